@@ -1,0 +1,102 @@
+/*
+ * Sender-side congestion control (spec 7), pluggable the way ns-3's TcpCongestionOps is: the
+ * connection owns an algorithm object and hands it plain state blocks (one per path, one for the
+ * connection) to work on. Algorithms keep no per-path state of their own, so one object serves
+ * every path and Clone() gives each connection its own.
+ *
+ * The default, AimdCongestionControl, is the ECN-driven AIMD the MetaRoCE announcement
+ * describes, with windows per path and per connection: an ACK echoing CE marks cuts the window
+ * of the path that saw them (at most once per RTT) and, more gently, the connection's window;
+ * unmarked ACKs grow both additively. Because a marked path's window shrinks while clear paths
+ * keep theirs, the path selector naturally steers traffic to clear paths. The receiver's
+ * fair-share rate hint bounds the sending rate on top (pacing, in the connection).
+ */
+#ifndef METAROCE_ENGINE_CONGESTION_CONTROL_H
+#define METAROCE_ENGINE_CONGESTION_CONTROL_H
+
+#include "engine-types.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace metaroce
+{
+
+/// A window the algorithm adjusts, with its bounds.
+struct WindowState
+{
+    double window{0};    ///< bytes
+    double minWindow{0}; ///< bytes
+    double maxWindow{0}; ///< bytes
+    TimeNs lastDecrease{0};
+    bool decreased{false}; ///< lastDecrease is valid
+
+    void Clamp();
+};
+
+/// What one ACK told the sender about one path.
+struct AckSample
+{
+    uint64_t ackedBytes{0};
+    uint32_t ackedPackets{0};
+    uint32_t ceCount{0}; ///< of the acknowledged packets, how many were CE-marked
+    TimeNs srtt{0};      ///< the path's smoothed RTT after this sample
+};
+
+/// Interface of a congestion control algorithm.
+class CongestionControl
+{
+  public:
+    virtual ~CongestionControl() = default;
+
+    virtual const char* Name() const = 0;
+
+    /// New acknowledgements arrived on `path`.
+    virtual void OnAck(WindowState& path,
+                       WindowState& connection,
+                       const AckSample& sample,
+                       TimeNs now) = 0;
+
+    /// Packets of `path` were declared lost by the sequence or time rule.
+    virtual void OnLoss(WindowState& path, WindowState& connection, TimeNs srtt, TimeNs now) = 0;
+
+    /// The retransmission timer of `path` expired.
+    virtual void OnTimeout(WindowState& path, WindowState& connection, TimeNs now) = 0;
+
+    /// A fresh copy with the same parameters.
+    virtual std::unique_ptr<CongestionControl> Clone() const = 0;
+};
+
+/// ECN-driven additive increase, multiplicative decrease, per path and per connection.
+class AimdCongestionControl : public CongestionControl
+{
+  public:
+    /**
+     * \param additiveIncrease bytes added per RTT to each window without marks
+     * \param pathDecrease fraction removed from a path window on marks (once per RTT)
+     * \param connectionDecrease fraction removed from the connection window (once per RTT)
+     */
+    AimdCongestionControl(double additiveIncrease, double pathDecrease, double connectionDecrease);
+
+    const char* Name() const override;
+    void OnAck(WindowState& path,
+               WindowState& connection,
+               const AckSample& sample,
+               TimeNs now) override;
+    void OnLoss(WindowState& path, WindowState& connection, TimeNs srtt, TimeNs now) override;
+    void OnTimeout(WindowState& path, WindowState& connection, TimeNs now) override;
+    std::unique_ptr<CongestionControl> Clone() const override;
+
+  private:
+    /// Multiplies the window by (1 - fraction) unless it was cut less than one RTT ago.
+    static void Decrease(WindowState& w, double fraction, TimeNs srtt, TimeNs now);
+    void Increase(WindowState& w, uint64_t ackedBytes) const;
+
+    double m_additiveIncrease;
+    double m_pathDecrease;
+    double m_connectionDecrease;
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_CONGESTION_CONTROL_H

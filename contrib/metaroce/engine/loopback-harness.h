@@ -1,0 +1,162 @@
+/*
+ * The loopback harness: two engines joined by a scripted, impaired channel on a virtual clock,
+ * all in one process (spec 10, "Reference harness").
+ *
+ * Each side has one port per plane. A port serialises one packet at a time at its line rate;
+ * the channel then adds a propagation delay and may drop, duplicate or delay (reorder) packets
+ * at random from a seeded generator, drop chosen packets deterministically, and take a whole
+ * plane down (packets on it are lost, both ends see their port go down) and up again. The
+ * harness is a driver like the ns-3 NIC: it pulls packets when ports are free, calls
+ * OnTimeout() at the engines' deadlines, and collects completions. Tests, benchmarks, the
+ * compliance runner and the quick-start example use it.
+ */
+#ifndef METAROCE_ENGINE_LOOPBACK_HARNESS_H
+#define METAROCE_ENGINE_LOOPBACK_HARNESS_H
+
+#include "transport-engine.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <random>
+#include <set>
+#include <vector>
+
+namespace metaroce
+{
+
+/// Channel impairments, per direction and plane alike.
+struct ChannelConfig
+{
+    uint16_t ports{1};
+    uint64_t rateBps{100'000'000'000}; ///< line rate of every port
+    TimeNs delayNs{2'000};             ///< one-way propagation delay
+    double lossRate{0};                ///< probability a packet is dropped
+    double duplicateRate{0};           ///< probability a packet is delivered twice
+    double reorderRate{0};             ///< probability a packet is held back
+    TimeNs reorderDelayNs{5'000};      ///< how long a held-back packet waits, at most
+    uint64_t seed{1};
+};
+
+/// What happened on the channel.
+struct ChannelStats
+{
+    uint64_t sent{0};
+    uint64_t dropped{0};
+    uint64_t duplicated{0};
+    uint64_t reordered{0};
+    uint64_t lostOnDownPlane{0};
+    uint64_t bytesDelivered{0};
+};
+
+/// Two engines, a virtual clock and a channel between them.
+class LoopbackHarness
+{
+  public:
+    /// Side index: 0 is `a`, 1 is `b`.
+    LoopbackHarness(TransportEngine& a, TransportEngine& b, const ChannelConfig& channel);
+
+    /// Drops the n-th packet (counting from 0) that `side` transmits, whatever it is.
+    void DropNth(int side, uint64_t n);
+
+    /// Takes plane `port` down at `at` and, when `upAt` != kNever, back up at `upAt`.
+    void SchedulePlaneFailure(uint16_t port, TimeNs at, TimeNs upAt = kNever);
+
+    /// Called for every transmitted packet with (side, packet, dropped).
+    void OnTransmit(std::function<void(int, const OutPacket&, bool)> cb)
+    {
+        m_onTransmit = std::move(cb);
+    }
+
+    /**
+     * Runs until `done()` holds after an event, the clock passes `limit`, or nothing is left to
+     * do. Returns true when `done()` held.
+     */
+    bool Run(const std::function<bool()>& done, TimeNs limit);
+
+    /// Runs until both engines are idle (all WRITE/SEND acknowledged) or `limit`.
+    bool RunUntilIdle(TimeNs limit);
+
+    /// Makes the harness look for work: call after posting requests between runs.
+    void Kick();
+
+    TimeNs Now() const
+    {
+        return m_now;
+    }
+
+    /// Completions collected so far from `side`.
+    const std::vector<Completion>& Completions(int side) const
+    {
+        return m_completions[side];
+    }
+
+    const ChannelStats& Stats() const
+    {
+        return m_stats;
+    }
+
+  private:
+    enum class EventType
+    {
+        PortFree,
+        Deliver,
+        Timer,
+        PlaneDown,
+        PlaneUp,
+    };
+
+    struct Event
+    {
+        TimeNs time;
+        uint64_t seq;
+        EventType type;
+        int side;
+        uint16_t port;
+        uint64_t generation; ///< Timer: only the newest counts; Deliver: index in m_inflight
+        bool operator>(const Event& o) const
+        {
+            return time != o.time ? time > o.time : seq > o.seq;
+        }
+    };
+
+    struct Frame
+    {
+        std::vector<uint8_t> bytes; ///< header, plus payload in real-payload mode
+        std::size_t wireSize{0};
+        uint64_t planeEpoch{0}; ///< the plane's epoch at transmission
+    };
+
+    void Push(TimeNs time, EventType type, int side, uint16_t port, uint64_t generation = 0);
+    void ServePort(int side, uint16_t port);
+    void ServeAll(int side);
+    void Transmit(int side, const OutPacket& pkt);
+    void Rearm(int side);
+    void Collect(int side);
+
+    std::array<TransportEngine*, 2> m_engines;
+    ChannelConfig m_channel;
+    std::mt19937_64 m_rng;
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
+    uint64_t m_seq{0};
+    TimeNs m_now{0};
+    std::array<std::vector<bool>, 2> m_portBusy;
+    std::vector<bool> m_planeUp;
+    std::vector<uint64_t> m_planeEpoch; ///< bumped when a plane fails: in-flight frames die
+    std::array<uint64_t, 2> m_timerGeneration{};
+    std::array<TimeNs, 2> m_timerAt{kNever, kNever};
+    std::array<TimeNs, 2> m_lastTimerAt{kNever, kNever};
+    std::array<uint32_t, 2> m_timersAtSameTime{};
+    std::array<uint64_t, 2> m_txCount{};
+    std::array<std::set<uint64_t>, 2> m_dropNth;
+    std::vector<Frame> m_frames;
+    std::vector<std::size_t> m_freeFrames;
+    std::array<std::vector<Completion>, 2> m_completions;
+    std::function<void(int, const OutPacket&, bool)> m_onTransmit;
+    ChannelStats m_stats;
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_LOOPBACK_HARNESS_H

@@ -1,0 +1,68 @@
+#include "loss-detection.h"
+
+#include <algorithm>
+
+namespace metaroce
+{
+
+LossVerdict
+DetectLosses(const std::deque<SentPacket>& outstanding,
+             uint32_t reorderTolerance,
+             TimeNs srtt,
+             TimeNs now)
+{
+    LossVerdict verdict;
+    const TimeNs reorderWindow = srtt + srtt / 4;
+    // Walk from the newest packet back, remembering the highest acknowledged PSN of the epoch
+    // being walked and the latest send time of any acknowledged packet seen so far.
+    bool epochAcked = false;
+    uint64_t epochMaxAckedPsn = 0;
+    uint32_t epoch = outstanding.empty() ? 0 : outstanding.back().epoch;
+    bool anyAcked = false;
+    TimeNs latestAckedSentAt = 0;
+    for (auto it = outstanding.rbegin(); it != outstanding.rend(); ++it)
+    {
+        const SentPacket& p = *it;
+        if (p.epoch != epoch)
+        {
+            epoch = p.epoch;
+            epochAcked = false;
+        }
+        if (p.state == SentPacket::State::Acked)
+        {
+            if (!epochAcked)
+            {
+                epochAcked = true;
+                epochMaxAckedPsn = p.psn;
+            }
+            anyAcked = true;
+            latestAckedSentAt = std::max(latestAckedSentAt, p.sentAt);
+            continue;
+        }
+        if (p.state != SentPacket::State::InFlight)
+        {
+            continue;
+        }
+        const std::size_t index = outstanding.size() - 1 - (it - outstanding.rbegin());
+        if (epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance)
+        {
+            verdict.lost.push_back(index);
+        }
+        else if (anyAcked && latestAckedSentAt > p.sentAt)
+        {
+            const TimeNs deadline = p.sentAt + reorderWindow;
+            if (now >= deadline)
+            {
+                verdict.lost.push_back(index);
+            }
+            else
+            {
+                verdict.nextCheck = std::min(verdict.nextCheck, deadline);
+            }
+        }
+    }
+    std::reverse(verdict.lost.begin(), verdict.lost.end());
+    return verdict;
+}
+
+} // namespace metaroce

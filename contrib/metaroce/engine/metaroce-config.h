@@ -1,0 +1,69 @@
+/*
+ * Configuration of one MetaRoCE connection end. The public description of MetaRoCE gives no
+ * constants (no AIMD gains, timers or encodings), so each value below is an assumption of this
+ * model, named in the spec (doc/spec.md, section 9 "Assumptions") and exposed as an ns-3
+ * attribute by the NIC. Validate() refuses impossible values with a message naming the field.
+ */
+#ifndef METAROCE_ENGINE_METAROCE_CONFIG_H
+#define METAROCE_ENGINE_METAROCE_CONFIG_H
+
+#include "engine-types.h"
+
+#include <cstdint>
+
+namespace metaroce
+{
+
+/// All tunables of a MetaRoCE connection (defaults: 100 Gb/s ports, ~8 us fabric RTT).
+struct MetaRoceConfig
+{
+    // Identity.
+    uint32_t localConnection{1};  ///< our connection id: peers put it in their packets
+    uint32_t remoteConnection{1}; ///< the peer's connection id
+    uint64_t seed{1};             ///< seeds entropy draws; same seed -> same packets
+
+    // Shape.
+    uint16_t ports{1};        ///< NIC ports = planes this connection may use
+    uint16_t pathsPerPort{8}; ///< logical paths per plane (spec 4.1)
+    uint16_t streams{16};     ///< ordered streams multiplexed on the connection (spec 6)
+    uint32_t mtu{4096};       ///< payload bytes per data packet
+    uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
+
+    // Windows and congestion control (spec 7).
+    uint32_t initialPathWindowPackets{4}; ///< starting path window
+    uint32_t maxPathWindowPackets{256};   ///< never above the SACK bitvector width
+    uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
+    uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
+    double pathDecrease{0.5};        ///< multiplicative decrease of a path on ECN (once per RTT)
+    double connectionDecrease{0.25}; ///< same, for the connection window
+    uint32_t additiveIncreaseBytes{4096}; ///< per RTT, per path and per connection
+    bool honourRateHint{true};       ///< pace at the receiver's fair-share hint
+
+    // Loss recovery (spec 5).
+    uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
+    TimeNs rtoMinNs{50'000};
+    TimeNs rtoMaxNs{10'000'000};
+    TimeNs initialRttNs{8'000};          ///< RTT assumed before the first sample
+    uint32_t maxRetransmissions{32};     ///< per packet; beyond it the connection fails
+    uint32_t pathSuspectTimeouts{1};     ///< consecutive RTOs before a path is suspect
+    uint32_t pathDownTimeouts{3};        ///< consecutive RTOs before a path is taken down
+    TimeNs probeIntervalNs{100'000};     ///< how often a down path is probed
+    uint32_t entropyRedrawMarks{3};      ///< consecutive CE-echo ACK rounds that move a path
+    uint16_t entropyBase{49152};         ///< UDP source ports are drawn from
+    uint16_t entropyCount{16384};        ///<   [entropyBase, entropyBase + entropyCount)
+
+    // Receiver (spec 6).
+    uint32_t ackEveryPackets{2};        ///< coalesce this many packets per path into one ACK
+    TimeNs ackDelayNs{2'000};           ///< longest an ACK waits
+    uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
+
+    /// Throws std::invalid_argument naming the first field that is out of range.
+    void Validate() const;
+
+    /// Bytes of the connection's aggregate line rate over `ns` nanoseconds.
+    uint64_t BytesAtLineRate(TimeNs ns) const;
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_METAROCE_CONFIG_H

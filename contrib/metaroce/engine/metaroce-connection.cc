@@ -1,0 +1,251 @@
+#include "metaroce-connection.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace metaroce
+{
+
+namespace
+{
+
+const MetaRoceConfig&
+Validated(const MetaRoceConfig& config)
+{
+    config.Validate();
+    return config;
+}
+
+std::unique_ptr<CongestionControl>
+DefaultCc(const MetaRoceConfig& c, std::unique_ptr<CongestionControl> cc)
+{
+    if (cc)
+    {
+        return cc;
+    }
+    return std::make_unique<AimdCongestionControl>(c.additiveIncreaseBytes,
+                                                   c.pathDecrease,
+                                                   c.connectionDecrease);
+}
+
+std::unique_ptr<PathSelector>
+DefaultSelector(std::unique_ptr<PathSelector> selector)
+{
+    return selector ? std::move(selector) : std::make_unique<SprayPathSelector>();
+}
+
+} // namespace
+
+MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
+                                       MemoryRegistry* memory,
+                                       std::unique_ptr<CongestionControl> cc,
+                                       std::unique_ptr<PathSelector> selector)
+    : m_config(Validated(config)),
+      m_memory(memory),
+      m_requester(m_config,
+                  memory,
+                  m_counters,
+                  DefaultCc(m_config, std::move(cc)),
+                  DefaultSelector(std::move(selector))),
+      m_responder(m_config, memory, m_counters),
+      m_portUp(m_config.ports, true)
+{
+}
+
+const char*
+MetaRoceConnection::Name() const
+{
+    return "metaroce";
+}
+
+void
+MetaRoceConnection::ValidateWorkRequest(const WorkRequest& wr, bool recv) const
+{
+    auto bad = [&](const std::string& why) {
+        throw std::invalid_argument("work request " + std::to_string(wr.id) + " (" +
+                                    OpcodeName(wr.op) + "): " + why);
+    };
+    if (recv != (wr.op == Opcode::Recv))
+    {
+        bad(recv ? "PostRecv takes RECV requests only" : "PostSend takes WRITE or SEND only");
+    }
+    if (wr.stream >= m_config.streams)
+    {
+        bad("stream " + std::to_string(wr.stream) + " beyond the configured " +
+            std::to_string(m_config.streams));
+    }
+    if (!recv && wr.length == 0)
+    {
+        bad("zero length");
+    }
+    if (wr.length > UINT32_MAX)
+    {
+        bad("length above 4 GiB - 1, the largest message the wire format describes");
+    }
+    if (wr.localKey != 0 &&
+        (m_memory == nullptr || !m_memory->Check(wr.localKey, wr.localAddr, wr.length)))
+    {
+        bad("local buffer outside the region of key " + std::to_string(wr.localKey));
+    }
+}
+
+void
+MetaRoceConnection::PostSend(const WorkRequest& wr, TimeNs now)
+{
+    ValidateWorkRequest(wr, false);
+    m_requester.Post(wr, now);
+}
+
+void
+MetaRoceConnection::PostRecv(const WorkRequest& wr)
+{
+    ValidateWorkRequest(wr, true);
+    m_responder.PostRecv(wr);
+}
+
+RxResult
+MetaRoceConnection::Refuse(DropReason reason)
+{
+    m_counters.CountDrop(reason);
+    return RxResult{false, reason};
+}
+
+RxResult
+MetaRoceConnection::OnPacket(const RxPacket& pkt)
+{
+    ++m_counters.rxPackets;
+    m_counters.rxBytes += pkt.wireSize;
+    if (pkt.port >= m_config.ports || !m_portUp[pkt.port])
+    {
+        return Refuse(DropReason::PortDown);
+    }
+    const MrParseResult parsed = MrParse(pkt.data, pkt.size, pkt.wireSize);
+    if (!parsed.header)
+    {
+        return Refuse(parsed.reason);
+    }
+    const MrHeader& h = *parsed.header;
+    if (h.connection != m_config.localConnection)
+    {
+        return Refuse(DropReason::WrongConnection);
+    }
+    if (pkt.ecnCe)
+    {
+        ++m_counters.rxEcnMarked;
+    }
+    RxResult result;
+    switch (h.opcode)
+    {
+    case MrOpcode::Write:
+    case MrOpcode::Send: {
+        const bool real = pkt.size == pkt.wireSize;
+        result = m_responder.OnData(h, real ? pkt.data + h.Size() : nullptr, pkt);
+        break;
+    }
+    case MrOpcode::Probe:
+        result = m_responder.OnProbe(h, pkt);
+        break;
+    case MrOpcode::Ack:
+        ++m_counters.rxControlPackets;
+        if (h.pathId >= size_t{m_config.ports} * m_config.pathsPerPort)
+        {
+            result = RxResult{false, DropReason::BadField};
+        }
+        else if (!m_requester.OnAck(h, pkt.now))
+        {
+            result = RxResult{false, DropReason::AckOutOfWindow};
+        }
+        break;
+    case MrOpcode::Nak:
+        ++m_counters.rxControlPackets;
+        m_requester.OnNak(h, pkt.now);
+        break;
+    }
+    if (!result.accepted)
+    {
+        m_counters.CountDrop(result.reason);
+    }
+    return result;
+}
+
+void
+MetaRoceConnection::OnTimeout(TimeNs now)
+{
+    m_responder.OnTimeout(now);
+    m_requester.OnTimeout(now);
+}
+
+void
+MetaRoceConnection::OnPortState(uint16_t port, bool up, TimeNs now)
+{
+    if (port >= m_config.ports)
+    {
+        throw std::invalid_argument("port " + std::to_string(port) + " beyond the configured " +
+                                    std::to_string(m_config.ports));
+    }
+    m_portUp[port] = up;
+    m_responder.OnPortState(port, up);
+    m_requester.OnPortState(port, up, now);
+}
+
+std::optional<OutPacket>
+MetaRoceConnection::PullPacket(uint16_t port, TimeNs now)
+{
+    if (port >= m_config.ports || !m_portUp[port])
+    {
+        return std::nullopt;
+    }
+    std::optional<OutPacket> out = m_responder.Pull(port, now);
+    if (!out)
+    {
+        out = m_requester.Pull(port, now);
+    }
+    if (out)
+    {
+        ++m_counters.txPackets;
+        m_counters.txBytes += out->WireSize();
+    }
+    return out;
+}
+
+bool
+MetaRoceConnection::HasWork(uint16_t port) const
+{
+    return port < m_config.ports && m_portUp[port] &&
+           (m_responder.HasWork(port) || m_requester.HasWork(port));
+}
+
+TimeNs
+MetaRoceConnection::NextTimeout() const
+{
+    return std::min(m_responder.NextTimeout(), m_requester.NextTimeout());
+}
+
+std::vector<Completion>
+MetaRoceConnection::TakeCompletions()
+{
+    std::vector<Completion> out;
+    m_requester.TakeCompletions(out);
+    m_responder.TakeCompletions(out);
+    return out;
+}
+
+bool
+MetaRoceConnection::Idle() const
+{
+    return m_requester.Idle();
+}
+
+const Counters&
+MetaRoceConnection::GetCounters() const
+{
+    return m_counters;
+}
+
+void
+MetaRoceConnection::SetFairShare(uint64_t bps)
+{
+    m_responder.SetFairShare(bps);
+}
+
+} // namespace metaroce

@@ -1,0 +1,87 @@
+/*
+ * A MetaRoCE connection end (spec 2): many ordered streams above, many paths below, one
+ * congestion controller, behind the TransportEngine interface.
+ *
+ * It parses and validates every packet once (a refused packet is counted under its reason and
+ * changes nothing), routes data and probes to the responder and ACKs/NAKs to the requester,
+ * serves each port's pulls with feedback first (ACKs are small and unblock the peer), then
+ * probes and data. Its state grows with paths and with messages in flight, never with the
+ * number of streams in use by the application beyond the configured stream count.
+ */
+#ifndef METAROCE_ENGINE_METAROCE_CONNECTION_H
+#define METAROCE_ENGINE_METAROCE_CONNECTION_H
+
+#include "congestion-control.h"
+#include "engine-memory.h"
+#include "metaroce-config.h"
+#include "metaroce-requester.h"
+#include "metaroce-responder.h"
+#include "path-selector.h"
+#include "transport-engine.h"
+
+#include <memory>
+
+namespace metaroce
+{
+
+/// One end of a MetaRoCE connection.
+class MetaRoceConnection : public TransportEngine
+{
+  public:
+    /**
+     * \param config validated here; throws std::invalid_argument naming a bad field
+     * \param memory the NIC's registered memory (may be null: virtual buffers only)
+     * \param cc congestion control (default: AIMD built from config)
+     * \param selector path selection (default: spraying)
+     */
+    explicit MetaRoceConnection(const MetaRoceConfig& config,
+                                MemoryRegistry* memory = nullptr,
+                                std::unique_ptr<CongestionControl> cc = nullptr,
+                                std::unique_ptr<PathSelector> selector = nullptr);
+
+    const char* Name() const override;
+    void PostSend(const WorkRequest& wr, TimeNs now) override;
+    void PostRecv(const WorkRequest& wr) override;
+    RxResult OnPacket(const RxPacket& pkt) override;
+    void OnTimeout(TimeNs now) override;
+    void OnPortState(uint16_t port, bool up, TimeNs now) override;
+    std::optional<OutPacket> PullPacket(uint16_t port, TimeNs now) override;
+    bool HasWork(uint16_t port) const override;
+    TimeNs NextTimeout() const override;
+    std::vector<Completion> TakeCompletions() override;
+    bool Idle() const override;
+    const Counters& GetCounters() const override;
+
+    /// The receiver's fair share advertised to the peer in every ACK (bits/s).
+    void SetFairShare(uint64_t bps);
+
+    const MetaRoceConfig& Config() const
+    {
+        return m_config;
+    }
+
+    const MetaRoceRequester& Requester() const
+    {
+        return m_requester;
+    }
+
+    const MetaRoceResponder& Responder() const
+    {
+        return m_responder;
+    }
+
+  private:
+    void ValidateWorkRequest(const WorkRequest& wr, bool recv) const;
+    RxResult Refuse(DropReason reason);
+
+    MetaRoceConfig m_config;
+    MemoryRegistry* m_memory;
+    Counters m_counters;
+    MetaRoceRequester m_requester;
+    MetaRoceResponder m_responder;
+    std::vector<bool> m_portUp;
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_METAROCE_CONNECTION_H

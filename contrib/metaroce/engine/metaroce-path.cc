@@ -1,0 +1,122 @@
+#include "metaroce-path.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace metaroce
+{
+
+const char*
+PathHealthName(PathHealth health)
+{
+    switch (health)
+    {
+    case PathHealth::Up:
+        return "up";
+    case PathHealth::Suspect:
+        return "suspect";
+    case PathHealth::Down:
+        return "down";
+    }
+    return "?";
+}
+
+RttEstimator::RttEstimator(TimeNs initial)
+    : m_srtt(initial),
+      m_rttvar(initial / 2),
+      m_min(initial)
+{
+}
+
+void
+RttEstimator::Sample(TimeNs rtt)
+{
+    if (!m_hasSample)
+    {
+        m_srtt = rtt;
+        m_rttvar = rtt / 2;
+        m_min = rtt;
+        m_hasSample = true;
+        return;
+    }
+    const TimeNs delta = rtt > m_srtt ? rtt - m_srtt : m_srtt - rtt;
+    m_rttvar = (3 * m_rttvar + delta) / 4;
+    m_srtt = (7 * m_srtt + rtt) / 8;
+    m_min = std::min(m_min, rtt);
+}
+
+TimeNs
+RttEstimator::Rto(TimeNs min, TimeNs max) const
+{
+    return std::clamp(m_srtt + 4 * m_rttvar, min, max);
+}
+
+Path::Path(uint16_t id_, uint16_t port_, uint16_t entropy_, TimeNs initialRtt)
+    : id(id_),
+      port(port_),
+      entropy(entropy_),
+      rtt(initialRtt)
+{
+}
+
+bool
+Path::HasRoom(uint32_t bytes, uint32_t maxPackets) const
+{
+    if (nextPsn - Floor() >= maxPackets)
+    {
+        return false;
+    }
+    if (health == PathHealth::Suspect)
+    {
+        return inflightBytes == 0;
+    }
+    // A window below one packet still lets one packet out when nothing is in flight.
+    return inflightBytes == 0 || inflightBytes + bytes <= window.window;
+}
+
+TimeNs
+Path::OldestInFlight() const
+{
+    for (const SentPacket& p : outstanding)
+    {
+        if (p.state == SentPacket::State::InFlight)
+        {
+            return p.sentAt;
+        }
+    }
+    return kNever;
+}
+
+void
+Path::PopResolved()
+{
+    while (!outstanding.empty() && outstanding.front().state != SentPacket::State::InFlight)
+    {
+        outstanding.pop_front();
+    }
+}
+
+void
+Path::SetHealth(PathHealth next)
+{
+    const bool legal = next == health || (health == PathHealth::Up && next != PathHealth::Up) ||
+                       (health == PathHealth::Suspect) ||
+                       (health == PathHealth::Down && next == PathHealth::Up);
+    if (!legal)
+    {
+        throw std::logic_error(std::string("path health: illegal transition ") +
+                               PathHealthName(health) + " -> " + PathHealthName(next));
+    }
+    health = next;
+}
+
+void
+Path::Redraw(uint16_t newEntropy)
+{
+    entropy = newEntropy;
+    ++epoch;
+    markedRounds = 0;
+}
+
+} // namespace metaroce

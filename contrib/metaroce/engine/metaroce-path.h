@@ -1,0 +1,114 @@
+/*
+ * One logical path of a MetaRoCE connection, as its sender sees it (spec 4).
+ *
+ * A path is a plane (NIC port) plus a UDP source port (the ECMP entropy that picks a route
+ * through that plane). It owns its ordered PSN sequence, its outstanding packets, its window,
+ * its RTT estimate, its ECN history and its health. The entropy can be re-drawn at any time to
+ * move off a bad route; the PSN sequence continues, and a new route epoch begins so that loss
+ * detection does not mistake cross-route reordering for loss.
+ *
+ * Health (spec 4.3) changes only through SetHealth(), which checks the transition is legal:
+ *
+ *     Up --RTO--> Suspect --more RTOs--> Down --probe acknowledged--> Up
+ *     Up/Suspect --port down--> Down      Suspect --any ACK--> Up
+ */
+#ifndef METAROCE_ENGINE_METAROCE_PATH_H
+#define METAROCE_ENGINE_METAROCE_PATH_H
+
+#include "congestion-control.h"
+#include "engine-types.h"
+#include "loss-detection.h"
+
+#include <cstdint>
+#include <deque>
+
+namespace metaroce
+{
+
+/// Health of a path.
+enum class PathHealth : uint8_t
+{
+    Up,      ///< carries data within its window
+    Suspect, ///< timed out recently: one packet at a time until it is heard from again
+    Down,    ///< carries only probes (and none while its port is down)
+};
+
+/// Printable name of a health state.
+const char* PathHealthName(PathHealth health);
+
+/// RFC 6298-style RTT estimator in integer nanoseconds.
+class RttEstimator
+{
+  public:
+    explicit RttEstimator(TimeNs initial);
+    void Sample(TimeNs rtt);
+    TimeNs Smoothed() const
+    {
+        return m_srtt;
+    }
+    TimeNs Minimum() const
+    {
+        return m_min;
+    }
+    /// srtt + 4 * rttvar, clamped to [min, max].
+    TimeNs Rto(TimeNs min, TimeNs max) const;
+    bool HasSample() const
+    {
+        return m_hasSample;
+    }
+
+  private:
+    TimeNs m_srtt;
+    TimeNs m_rttvar;
+    TimeNs m_min;
+    bool m_hasSample{false};
+};
+
+/// Sender-side state of one path.
+struct Path
+{
+    Path(uint16_t id, uint16_t port, uint16_t entropy, TimeNs initialRtt);
+
+    uint16_t id;
+    uint16_t port;
+    uint16_t entropy;
+    uint32_t epoch{0};
+    uint64_t nextPsn{0};
+    std::deque<SentPacket> outstanding; ///< PSN order; front() is the ack floor
+    uint64_t inflightBytes{0};
+    WindowState window;
+    RttEstimator rtt;
+    PathHealth health{PathHealth::Up};
+    uint32_t consecutiveTimeouts{0};
+    uint32_t markedRounds{0}; ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    TimeNs probeDue{kNever};  ///< Down paths: when to send the next probe
+    TimeNs lossCheckAt{kNever}; ///< from the time rule of DetectLosses
+    TimeNs lastSendAt{0};     ///< last packet sent; the retransmission timer runs from here
+    uint64_t packetsSent{0};
+    uint64_t bytesAcked{0};
+
+    /// Lowest PSN not yet resolved (acknowledged or given up): what packets carry as ack floor.
+    uint64_t Floor() const
+    {
+        return outstanding.empty() ? nextPsn : outstanding.front().psn;
+    }
+
+    /// True when a packet of `bytes` fits the path's window and its 256-PSN SACK span.
+    bool HasRoom(uint32_t bytes, uint32_t maxPackets) const;
+
+    /// Oldest in-flight packet's send time, or kNever.
+    TimeNs OldestInFlight() const;
+
+    /// Drops resolved packets from the front, advancing the floor.
+    void PopResolved();
+
+    /// Changes health; asserts the transition is one the state machine allows.
+    void SetHealth(PathHealth next);
+
+    /// Moves the path to a new route: new entropy, new epoch.
+    void Redraw(uint16_t newEntropy);
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_METAROCE_PATH_H

@@ -1,0 +1,676 @@
+#include "metaroce-requester.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace metaroce
+{
+
+MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
+                                     MemoryRegistry* memory,
+                                     Counters& counters,
+                                     std::unique_ptr<CongestionControl> cc,
+                                     std::unique_ptr<PathSelector> selector)
+    : m_config(config),
+      m_memory(memory),
+      m_counters(counters),
+      m_cc(std::move(cc)),
+      m_selector(std::move(selector)),
+      m_rng(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection),
+      m_pathsByPort(config.ports),
+      m_portUp(config.ports, true),
+      m_order(config.streams),
+      m_nextMsn(config.streams, 0),
+      m_nextRecvIndex(config.streams, 0)
+{
+    const double mtu = config.mtu + kMrWriteHeaderSize;
+    for (uint16_t port = 0; port < config.ports; ++port)
+    {
+        for (uint16_t k = 0; k < config.pathsPerPort; ++k)
+        {
+            const auto id = static_cast<uint16_t>(m_paths.size());
+            Path path(id, port, DrawEntropy(), config.initialRttNs);
+            path.window.minWindow = mtu;
+            path.window.maxWindow = mtu * config.maxPathWindowPackets;
+            path.window.window = mtu * config.initialPathWindowPackets;
+            m_paths.push_back(std::move(path));
+            m_pathsByPort[port].push_back(id);
+        }
+    }
+    m_lastRedraw.assign(m_paths.size(), 0);
+    m_connectionWindow.minWindow = mtu * config.ports;
+    m_connectionWindow.maxWindow = static_cast<double>(config.maxConnectionWindowBytes);
+    m_connectionWindow.window = static_cast<double>(config.initialConnectionWindowBytes);
+}
+
+uint16_t
+MetaRoceRequester::DrawEntropy()
+{
+    return static_cast<uint16_t>(m_config.entropyBase + m_rng() % m_config.entropyCount);
+}
+
+void
+MetaRoceRequester::Post(const WorkRequest& wr, TimeNs now)
+{
+    m_now = std::max(m_now, now);
+    const uint64_t id = m_nextMessageId++;
+    Message m;
+    m.wr = wr;
+    m.msn = m_nextMsn[wr.stream]++;
+    m.recvIndex = wr.op == Opcode::Send ? m_nextRecvIndex[wr.stream]++ : 0;
+    m.packets = static_cast<uint32_t>((wr.length + m_config.mtu - 1) / m_config.mtu);
+    m.acked.resize(m.packets);
+    m.transmissions.assign(m.packets, 0);
+    m_messages.emplace(id, std::move(m));
+    m_order[wr.stream].push_back(id);
+    if (m_failed)
+    {
+        Fail(CompletionStatus::Flushed, id, now);
+        return;
+    }
+    m_unsent.push_back(id);
+}
+
+uint32_t
+MetaRoceRequester::PacketBytes(const Message& m, uint32_t index) const
+{
+    const uint64_t offset = uint64_t{index} * m_config.mtu;
+    return static_cast<uint32_t>(std::min<uint64_t>(m_config.mtu, m.wr.length - offset));
+}
+
+std::optional<MetaRoceRequester::PendingPacket>
+MetaRoceRequester::NextData()
+{
+    // Retransmissions first: they hold back completion of data already mostly delivered.
+    while (!m_retransmit.empty())
+    {
+        const PendingPacket p = m_retransmit.front();
+        auto it = m_messages.find(p.message);
+        if (it != m_messages.end() && !it->second.finished && !it->second.acked[p.index])
+        {
+            return p;
+        }
+        m_retransmit.pop_front(); // delivered meanwhile (a late original was acknowledged)
+    }
+    while (!m_unsent.empty())
+    {
+        auto it = m_messages.find(m_unsent.front());
+        if (it != m_messages.end() && !it->second.finished &&
+            it->second.nextPacket < it->second.packets)
+        {
+            return PendingPacket{m_unsent.front(), it->second.nextPacket};
+        }
+        m_unsent.pop_front();
+    }
+    return std::nullopt;
+}
+
+uint64_t
+MetaRoceRequester::PacingRateBps() const
+{
+    const uint64_t line = m_config.portRateBps * m_config.ports;
+    if (!m_config.honourRateHint || m_rateHintBps == 0)
+    {
+        return line;
+    }
+    return std::min(line, m_rateHintBps);
+}
+
+OutPacket
+MetaRoceRequester::BuildData(Path& path,
+                             uint64_t id,
+                             const Message& m,
+                             uint32_t index,
+                             bool retx,
+                             TimeNs now)
+{
+    MrHeader h;
+    h.opcode = m.wr.op == Opcode::Write ? MrOpcode::Write : MrOpcode::Send;
+    h.pathId = path.id;
+    h.connection = m_config.remoteConnection;
+    h.psn = static_cast<uint32_t>(path.nextPsn);
+    h.ackFloor = static_cast<uint32_t>(path.Floor());
+    h.stream = m.wr.stream;
+    h.msn = m.msn;
+    h.messageLength = static_cast<uint32_t>(m.wr.length);
+    h.offset = index * m_config.mtu;
+    h.payloadLength = PacketBytes(m, index);
+    h.recvIndex = m.recvIndex;
+    h.timestamp = now;
+    h.remoteAddr = m.wr.remoteAddr + h.offset;
+    h.remoteKey = m.wr.remoteKey;
+    h.flags = (h.offset == 0 ? kMrFlagFirst : 0) | (retx ? kMrFlagRetx : 0);
+    if (index + 1 == m.packets)
+    {
+        // The last packet asks for an immediate ACK so that completion is not delayed.
+        h.flags |= kMrFlagLast | kMrFlagAckReq;
+    }
+
+    OutPacket out;
+    out.header.resize(h.Size());
+    MrSerialize(h, out.header.data());
+    out.payloadSize = h.payloadLength;
+    if (m.wr.localKey != 0 && m_memory != nullptr)
+    {
+        const uint64_t addr = m.wr.localAddr + h.offset;
+        if (const MemoryRegion* r = m_memory->Check(m.wr.localKey, addr, h.payloadLength))
+        {
+            out.payload.resize(h.payloadLength);
+            if (!m_memory->Read(*r, addr, out.payload.data(), h.payloadLength))
+            {
+                out.payload.clear();
+            }
+        }
+    }
+    out.port = path.port;
+    out.udpSrcPort = path.entropy;
+    out.udpDstPort = kMetaRoceUdpPort;
+
+    SentPacket sent;
+    sent.psn = path.nextPsn++;
+    sent.epoch = path.epoch;
+    sent.sentAt = now;
+    sent.bytes = static_cast<uint32_t>(out.WireSize());
+    sent.message = id;
+    sent.packetIndex = index;
+    path.outstanding.push_back(sent);
+    path.inflightBytes += sent.bytes;
+    path.lastSendAt = now;
+    ++path.packetsSent;
+    m_inflightBytes += sent.bytes;
+    return out;
+}
+
+OutPacket
+MetaRoceRequester::BuildProbe(Path& path, TimeNs now)
+{
+    // Earlier probes that were never answered are given up: the floor must move past them.
+    for (SentPacket& p : path.outstanding)
+    {
+        if (p.state == SentPacket::State::InFlight)
+        {
+            p.state = SentPacket::State::Lost;
+            path.inflightBytes -= p.bytes;
+            m_inflightBytes -= p.bytes;
+        }
+    }
+    path.PopResolved();
+    MrHeader h;
+    h.opcode = MrOpcode::Probe;
+    h.flags = kMrFlagAckReq;
+    h.pathId = path.id;
+    h.connection = m_config.remoteConnection;
+    h.psn = static_cast<uint32_t>(path.nextPsn);
+    h.ackFloor = static_cast<uint32_t>(path.Floor());
+    h.timestamp = now;
+    OutPacket out;
+    out.header.resize(h.Size());
+    MrSerialize(h, out.header.data());
+    out.port = path.port;
+    out.udpSrcPort = path.entropy;
+    out.udpDstPort = kMetaRoceUdpPort;
+    out.isControl = true;
+
+    SentPacket sent;
+    sent.psn = path.nextPsn++;
+    sent.epoch = path.epoch;
+    sent.sentAt = now;
+    sent.bytes = static_cast<uint32_t>(out.WireSize());
+    sent.message = kProbeMessage;
+    path.outstanding.push_back(sent);
+    path.inflightBytes += sent.bytes;
+    m_inflightBytes += sent.bytes;
+    path.lastSendAt = now;
+    path.probeDue = now + m_config.probeIntervalNs;
+    return out;
+}
+
+std::optional<OutPacket>
+MetaRoceRequester::Pull(uint16_t port, TimeNs now)
+{
+    m_now = std::max(m_now, now);
+    if (port >= m_config.ports || !m_portUp[port] || m_failed)
+    {
+        return std::nullopt;
+    }
+    for (uint16_t id : m_pathsByPort[port])
+    {
+        Path& path = m_paths[id];
+        if (path.health == PathHealth::Down && path.probeDue <= now)
+        {
+            return BuildProbe(path, now);
+        }
+    }
+    const std::optional<PendingPacket> next = NextData();
+    if (!next)
+    {
+        return std::nullopt;
+    }
+    m_pacingBlocked = now < m_nextSendAt;
+    if (m_pacingBlocked)
+    {
+        return std::nullopt;
+    }
+    Message& m = m_messages.at(next->message);
+    const uint32_t bytes = PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxHeaderSize);
+    if (m_inflightBytes > 0 && m_inflightBytes + bytes > m_connectionWindow.window)
+    {
+        return std::nullopt;
+    }
+    const int chosen =
+        m_selector->Select(m_paths, m_pathsByPort[port], bytes, m_config.maxPathWindowPackets);
+    if (chosen < 0)
+    {
+        return std::nullopt;
+    }
+    Path& path = m_paths[chosen];
+    const bool retx = !m_retransmit.empty();
+    if (retx)
+    {
+        m_retransmit.pop_front();
+        ++m_counters.retransmittedPackets;
+    }
+    else
+    {
+        ++m.nextPacket;
+    }
+    ++m.transmissions[next->index];
+    OutPacket out = BuildData(path, next->message, m, next->index, retx, now);
+    const uint64_t rate = PacingRateBps();
+    if (rate < m_config.portRateBps * m_config.ports)
+    {
+        m_nextSendAt = std::max(m_nextSendAt, now) + out.WireSize() * 8'000'000'000ULL / rate;
+    }
+    ++m_counters.txDataPackets;
+    return out;
+}
+
+void
+MetaRoceRequester::AckData(const SentPacket& sent, TimeNs now)
+{
+    if (sent.message == kProbeMessage)
+    {
+        return;
+    }
+    auto it = m_messages.find(sent.message);
+    if (it == m_messages.end() || it->second.finished || it->second.acked[sent.packetIndex])
+    {
+        return;
+    }
+    Message& m = it->second;
+    m.acked[sent.packetIndex] = true;
+    if (++m.ackedPackets == m.packets)
+    {
+        m.finished = true;
+        CompleteInOrder(m.wr.stream, now);
+    }
+}
+
+void
+MetaRoceRequester::CompleteInOrder(uint16_t stream, TimeNs now)
+{
+    auto& order = m_order[stream];
+    while (!order.empty())
+    {
+        auto it = m_messages.find(order.front());
+        if (it == m_messages.end() || !it->second.finished)
+        {
+            break;
+        }
+        const Message& m = it->second;
+        m_completions.push_back(
+            Completion{m.wr.id, m.wr.op, m.wr.stream, m.status, m.wr.length, now});
+        ++m_counters.completions;
+        m_messages.erase(it);
+        order.pop_front();
+    }
+}
+
+bool
+MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
+{
+    m_now = std::max(m_now, now);
+    Path& path = m_paths[ack.pathId];
+    const uint64_t cumulative = MrUnwrapPsn(ack.cumulativePsn, path.nextPsn);
+    // An ACK may not cover PSNs that were never sent (spec 5.2, validation).
+    if (cumulative > path.nextPsn)
+    {
+        return false;
+    }
+    for (std::size_t i = 0; i < kSackBits; ++i)
+    {
+        if (ack.sack[i] && cumulative + 1 + i >= path.nextPsn)
+        {
+            return false;
+        }
+    }
+
+    AckSample sample;
+    sample.ceCount = ack.ceCount;
+    bool probeAcked = false;
+    for (SentPacket& p : path.outstanding)
+    {
+        const bool covered =
+            p.psn < cumulative || (p.psn > cumulative && ack.sack[p.psn - cumulative - 1]);
+        if (!covered || p.state == SentPacket::State::Acked)
+        {
+            continue;
+        }
+        if (p.state == SentPacket::State::InFlight)
+        {
+            path.inflightBytes -= p.bytes;
+            m_inflightBytes -= p.bytes;
+            sample.ackedBytes += p.bytes;
+            ++sample.ackedPackets;
+        }
+        p.state = SentPacket::State::Acked;
+        probeAcked |= p.message == kProbeMessage;
+        AckData(p, now);
+    }
+    if (ack.echoTimestamp != 0 && ack.echoTimestamp <= now)
+    {
+        path.rtt.Sample(now - ack.echoTimestamp);
+    }
+    if (ack.rateHintMbps != 0)
+    {
+        m_rateHintBps = uint64_t{ack.rateHintMbps} * 1'000'000;
+    }
+    if (sample.ackedPackets > 0)
+    {
+        path.bytesAcked += sample.ackedBytes;
+        path.consecutiveTimeouts = 0;
+        if (path.health == PathHealth::Suspect || (path.health == PathHealth::Down && probeAcked))
+        {
+            if (path.health == PathHealth::Down)
+            {
+                path.window.window = path.window.minWindow * m_config.initialPathWindowPackets;
+                path.window.Clamp();
+            }
+            path.SetHealth(PathHealth::Up);
+            path.probeDue = kNever;
+        }
+    }
+    sample.srtt = path.rtt.Smoothed();
+    m_cc->OnAck(path.window, m_connectionWindow, sample, now);
+    if (ack.ceCount > 0)
+    {
+        if (++path.markedRounds >= m_config.entropyRedrawMarks)
+        {
+            MaybeRedraw(path, now);
+        }
+    }
+    else if (sample.ackedPackets > 0)
+    {
+        path.markedRounds = 0;
+    }
+    RunLossDetection(path, now);
+    path.PopResolved();
+    return true;
+}
+
+void
+MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
+{
+    const LossVerdict verdict = DetectLosses(
+        path.outstanding, m_config.reorderTolerancePackets, path.rtt.Smoothed(), now);
+    path.lossCheckAt = verdict.nextCheck;
+    if (verdict.lost.empty())
+    {
+        return;
+    }
+    m_counters.fastRetransmits += verdict.lost.size();
+    for (std::size_t index : verdict.lost)
+    {
+        MarkLost(path, index, now);
+    }
+    m_cc->OnLoss(path.window, m_connectionWindow, path.rtt.Smoothed(), now);
+    MaybeRedraw(path, now);
+}
+
+void
+MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now)
+{
+    SentPacket& p = path.outstanding[index];
+    assert(p.state == SentPacket::State::InFlight);
+    p.state = SentPacket::State::Lost;
+    path.inflightBytes -= p.bytes;
+    m_inflightBytes -= p.bytes;
+    if (p.message == kProbeMessage)
+    {
+        return;
+    }
+    auto it = m_messages.find(p.message);
+    if (it == m_messages.end() || it->second.finished || it->second.acked[p.packetIndex])
+    {
+        return;
+    }
+    if (it->second.transmissions[p.packetIndex] > m_config.maxRetransmissions)
+    {
+        Fail(CompletionStatus::RetryExceeded, p.message, now);
+        return;
+    }
+    m_retransmit.push_back(PendingPacket{p.message, p.packetIndex});
+}
+
+void
+MetaRoceRequester::MaybeRedraw(Path& path, TimeNs now)
+{
+    // At most one move per RTT: the new route needs a round trip to show whether it is better.
+    if (now < m_lastRedraw[path.id] + path.rtt.Smoothed() && m_lastRedraw[path.id] != 0)
+    {
+        return;
+    }
+    m_lastRedraw[path.id] = now;
+    path.Redraw(DrawEntropy());
+    ++m_counters.entropyRedraws;
+}
+
+TimeNs
+MetaRoceRequester::PathRto(const Path& path) const
+{
+    const TimeNs base = path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
+    const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
+    return std::min(base << shift, m_config.rtoMaxNs);
+}
+
+void
+MetaRoceRequester::TakeDown(Path& path, TimeNs now)
+{
+    for (std::size_t i = 0; i < path.outstanding.size(); ++i)
+    {
+        if (path.outstanding[i].state == SentPacket::State::InFlight)
+        {
+            MarkLost(path, i, now);
+        }
+    }
+    path.PopResolved();
+    if (path.health != PathHealth::Down)
+    {
+        path.SetHealth(PathHealth::Down);
+        ++m_counters.pathsDown;
+    }
+    path.probeDue = m_portUp[path.port] ? now + m_config.probeIntervalNs : kNever;
+}
+
+void
+MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
+{
+    ++m_counters.timeouts;
+    ++path.consecutiveTimeouts;
+    m_cc->OnTimeout(path.window, m_connectionWindow, now);
+    if (path.consecutiveTimeouts >= m_config.pathDownTimeouts)
+    {
+        TakeDown(path, now);
+        return;
+    }
+    for (std::size_t i = 0; i < path.outstanding.size(); ++i)
+    {
+        if (path.outstanding[i].state == SentPacket::State::InFlight)
+        {
+            MarkLost(path, i, now);
+        }
+    }
+    path.PopResolved();
+    if (path.consecutiveTimeouts >= m_config.pathSuspectTimeouts)
+    {
+        path.SetHealth(PathHealth::Suspect);
+    }
+    m_lastRedraw[path.id] = 0;
+    MaybeRedraw(path, now);
+}
+
+void
+MetaRoceRequester::OnTimeout(TimeNs now)
+{
+    m_now = std::max(m_now, now);
+    if (m_failed)
+    {
+        return;
+    }
+    for (Path& path : m_paths)
+    {
+        if (path.lossCheckAt <= now)
+        {
+            RunLossDetection(path, now);
+            path.PopResolved();
+        }
+        const TimeNs oldest = path.OldestInFlight();
+        if (path.health != PathHealth::Down && oldest != kNever && oldest + PathRto(path) <= now)
+        {
+            OnPathTimeout(path, now);
+        }
+        if (m_failed)
+        {
+            return;
+        }
+    }
+}
+
+void
+MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
+{
+    m_now = std::max(m_now, now);
+    if (port >= m_config.ports || m_portUp[port] == up)
+    {
+        return;
+    }
+    m_portUp[port] = up;
+    for (uint16_t id : m_pathsByPort[port])
+    {
+        Path& path = m_paths[id];
+        if (!up)
+        {
+            TakeDown(path, now);
+        }
+        else if (path.health == PathHealth::Down)
+        {
+            path.probeDue = now; // probe at once: the port is back
+        }
+    }
+}
+
+void
+MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
+{
+    for (auto& [id, m] : m_messages)
+    {
+        if (m.wr.stream == nak.stream && m.msn == nak.msn && !m.finished)
+        {
+            Fail(CompletionStatus::RemoteAccessError, id, now);
+            return;
+        }
+    }
+}
+
+void
+MetaRoceRequester::Fail(CompletionStatus status, uint64_t culprit, TimeNs now)
+{
+    // The connection enters the error state, as an RC queue pair does: the culprit completes
+    // with its error and every other outstanding request is flushed (spec 5.6).
+    m_failed = true;
+    for (auto& [id, m] : m_messages)
+    {
+        if (!m.finished)
+        {
+            m.finished = true;
+            m.status = id == culprit ? status : CompletionStatus::Flushed;
+        }
+    }
+    for (uint16_t s = 0; s < m_config.streams; ++s)
+    {
+        CompleteInOrder(s, now);
+    }
+    m_unsent.clear();
+    m_retransmit.clear();
+}
+
+bool
+MetaRoceRequester::HasWork(uint16_t port) const
+{
+    if (port >= m_config.ports || !m_portUp[port] || m_failed)
+    {
+        return false;
+    }
+    for (uint16_t id : m_pathsByPort[port])
+    {
+        if (m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now)
+        {
+            return true;
+        }
+    }
+    return !m_unsent.empty() || !m_retransmit.empty();
+}
+
+TimeNs
+MetaRoceRequester::NextTimeout() const
+{
+    if (m_failed)
+    {
+        return kNever;
+    }
+    // Deadlines OnTimeout() acts on are reported even when overdue (clamped to the latest time
+    // seen); work that only waits for a free port (due probes, elapsed pacing) is announced by
+    // HasWork() instead, so that a busy port cannot make the driver spin.
+    TimeNs next = kNever;
+    auto consider = [&](TimeNs t) { next = std::min(next, std::max(t, m_now)); };
+    for (const Path& path : m_paths)
+    {
+        if (path.lossCheckAt != kNever)
+        {
+            consider(path.lossCheckAt);
+        }
+        if (path.health == PathHealth::Down)
+        {
+            if (path.probeDue != kNever && path.probeDue > m_now)
+            {
+                next = std::min(next, path.probeDue);
+            }
+            continue;
+        }
+        const TimeNs oldest = path.OldestInFlight();
+        if (oldest != kNever)
+        {
+            consider(oldest + PathRto(path));
+        }
+    }
+    if (m_pacingBlocked && m_nextSendAt > m_now)
+    {
+        next = std::min(next, m_nextSendAt);
+    }
+    return next;
+}
+
+bool
+MetaRoceRequester::Idle() const
+{
+    return m_messages.empty();
+}
+
+void
+MetaRoceRequester::TakeCompletions(std::vector<Completion>& out)
+{
+    out.insert(out.end(), m_completions.begin(), m_completions.end());
+    m_completions.clear();
+}
+
+} // namespace metaroce

@@ -1,0 +1,158 @@
+/*
+ * The MetaRoCE requester (spec 5): the sending half of a connection.
+ *
+ * It segments WRITE and SEND work requests into MTU-sized packets, each carrying its own
+ * placement (so the receiver needs no reorder buffer), sprays them over the connection's paths,
+ * learns from per-path ACKs what arrived, retransmits exactly the packets a SACK gap reveals as
+ * lost (under a fresh PSN, on whichever path has room), falls back on a per-path retransmission
+ * timer with exponential backoff, moves paths to new routes after loss or persistent marks,
+ * takes paths out after repeated timeouts or when their port goes down, probes them back, and
+ * completes work requests in posting order per stream.
+ */
+#ifndef METAROCE_ENGINE_METAROCE_REQUESTER_H
+#define METAROCE_ENGINE_METAROCE_REQUESTER_H
+
+#include "congestion-control.h"
+#include "engine-counters.h"
+#include "engine-memory.h"
+#include "metaroce-config.h"
+#include "metaroce-path.h"
+#include "metaroce-wire.h"
+#include "path-selector.h"
+
+#include <boost/dynamic_bitset.hpp>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+namespace metaroce
+{
+
+/// Sending half of a MetaRoCE connection.
+class MetaRoceRequester
+{
+  public:
+    MetaRoceRequester(const MetaRoceConfig& config,
+                      MemoryRegistry* memory,
+                      Counters& counters,
+                      std::unique_ptr<CongestionControl> cc,
+                      std::unique_ptr<PathSelector> selector);
+
+    /// Queues a WRITE or SEND (already validated by the connection).
+    void Post(const WorkRequest& wr, TimeNs now);
+
+    /// Processes an ACK; returns false (and changes nothing) when it acknowledges PSNs never sent.
+    bool OnAck(const MrHeader& ack, TimeNs now);
+
+    /// Processes a NAK: the named message failed at the responder; the connection fails.
+    void OnNak(const MrHeader& nak, TimeNs now);
+
+    void OnTimeout(TimeNs now);
+    void OnPortState(uint16_t port, bool up, TimeNs now);
+
+    /// Next data or probe packet for `port`, if one may go now.
+    std::optional<OutPacket> Pull(uint16_t port, TimeNs now);
+
+    bool HasWork(uint16_t port) const;
+    TimeNs NextTimeout() const;
+    bool Idle() const;
+
+    /// Moves finished completions into `out`.
+    void TakeCompletions(std::vector<Completion>& out);
+
+    const std::vector<Path>& Paths() const
+    {
+        return m_paths;
+    }
+
+    /// Sending rate the receiver's last rate hint allows (bits/s), 0 when none was received.
+    uint64_t RateHintBps() const
+    {
+        return m_rateHintBps;
+    }
+
+    const WindowState& ConnectionWindow() const
+    {
+        return m_connectionWindow;
+    }
+
+  private:
+    /// A posted WRITE/SEND and how much of it has been sent and acknowledged.
+    struct Message
+    {
+        WorkRequest wr;
+        uint32_t msn{0};
+        uint32_t recvIndex{0};
+        uint32_t packets{0};
+        uint32_t nextPacket{0}; ///< segmentation cursor
+        uint32_t ackedPackets{0};
+        boost::dynamic_bitset<> acked;
+        std::vector<uint8_t> transmissions; ///< per packet, to enforce maxRetransmissions
+        bool finished{false};
+        CompletionStatus status{CompletionStatus::Success};
+    };
+
+    /// A unit of data waiting to be (re)sent.
+    struct PendingPacket
+    {
+        uint64_t message;
+        uint32_t index;
+    };
+
+    std::optional<PendingPacket> NextData();
+    uint32_t PacketBytes(const Message& m, uint32_t index) const;
+    OutPacket BuildData(Path& path,
+                        uint64_t id,
+                        const Message& m,
+                        uint32_t index,
+                        bool retx,
+                        TimeNs now);
+    OutPacket BuildProbe(Path& path, TimeNs now);
+    void MarkLost(Path& path, std::size_t index, TimeNs now);
+    void AckData(const SentPacket& sent, TimeNs now);
+    void RunLossDetection(Path& path, TimeNs now);
+    void OnPathTimeout(Path& path, TimeNs now);
+    void MaybeRedraw(Path& path, TimeNs now);
+    void TakeDown(Path& path, TimeNs now);
+    void CompleteInOrder(uint16_t stream, TimeNs now);
+    void Fail(CompletionStatus status, uint64_t culprit, TimeNs now);
+    TimeNs PathRto(const Path& path) const;
+    uint64_t PacingRateBps() const;
+    uint16_t DrawEntropy();
+
+    const MetaRoceConfig m_config;
+    MemoryRegistry* m_memory;
+    Counters& m_counters;
+    std::unique_ptr<CongestionControl> m_cc;
+    std::unique_ptr<PathSelector> m_selector;
+    std::mt19937_64 m_rng;
+
+    std::vector<Path> m_paths;
+    std::vector<std::vector<uint16_t>> m_pathsByPort;
+    std::vector<bool> m_portUp;
+    WindowState m_connectionWindow;
+    uint64_t m_inflightBytes{0};
+    uint64_t m_rateHintBps{0};
+    TimeNs m_nextSendAt{0};
+    bool m_pacingBlocked{false}; ///< the last Pull() was held back by pacing
+    TimeNs m_now{0};             ///< latest time the engine was given
+
+    uint64_t m_nextMessageId{0};
+    std::unordered_map<uint64_t, Message> m_messages;
+    std::deque<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
+    std::deque<PendingPacket> m_retransmit;    ///< lost packets, FIFO
+    std::vector<std::deque<uint64_t>> m_order; ///< per stream, message ids in posting order
+    std::vector<uint32_t> m_nextMsn;
+    std::vector<uint32_t> m_nextRecvIndex;
+    std::vector<TimeNs> m_lastRedraw;
+    std::vector<Completion> m_completions;
+    bool m_failed{false};
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_METAROCE_REQUESTER_H

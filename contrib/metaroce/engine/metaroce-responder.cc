@@ -1,0 +1,378 @@
+#include "metaroce-responder.h"
+
+#include <algorithm>
+
+namespace metaroce
+{
+
+MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
+                                     MemoryRegistry* memory,
+                                     Counters& counters)
+    : m_config(config),
+      m_memory(memory),
+      m_counters(counters),
+      m_fairShareBps(config.portRateBps * config.ports),
+      m_paths(size_t{config.ports} * config.pathsPerPort),
+      m_streams(config.streams),
+      m_ackQueue(config.ports),
+      m_nakQueue(config.ports)
+{
+}
+
+uint16_t
+MetaRoceResponder::PortOf(uint16_t pathId) const
+{
+    return static_cast<uint16_t>(pathId / m_config.pathsPerPort);
+}
+
+void
+MetaRoceResponder::PostRecv(const WorkRequest& wr)
+{
+    m_streams[wr.stream].recvs.push_back(wr);
+}
+
+RxResult
+MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
+{
+    auto refuse = [](DropReason r) { return RxResult{false, r}; };
+    // Segmentation is fixed by the MTU both ends agreed on (spec 3.3): every packet but the last
+    // is full, and offsets are multiples of the MTU.
+    if (h.payloadLength > m_config.mtu || h.offset % m_config.mtu != 0 ||
+        (!(h.flags & kMrFlagLast) && h.payloadLength != m_config.mtu) ||
+        h.stream >= m_config.streams)
+    {
+        return refuse(DropReason::BadField);
+    }
+    const Stream& s = m_streams[h.stream];
+    if (h.msn >= s.nextMsn && h.msn - s.nextMsn >= m_config.maxMessagesInFlight)
+    {
+        return refuse(DropReason::PsnOutOfWindow);
+    }
+    if (h.msn < s.nextMsn)
+    {
+        return RxResult{}; // an old duplicate: acknowledged, not placed
+    }
+    auto it = s.messages.find(h.msn);
+    const Opcode op = h.opcode == MrOpcode::Write ? Opcode::Write : Opcode::Send;
+    if (it != s.messages.end() && (it->second.op != op || it->second.length != h.messageLength ||
+                                   it->second.recvIndex != h.recvIndex))
+    {
+        return refuse(DropReason::BadField); // contradicts earlier packets of the message
+    }
+    if (op == Opcode::Write)
+    {
+        if (m_memory == nullptr && h.remoteKey != 0)
+        {
+            return refuse(DropReason::AccessError);
+        }
+        if (m_memory != nullptr &&
+            !m_memory->Check(h.remoteKey, h.remoteAddr, h.payloadLength))
+        {
+            m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
+            return refuse(DropReason::AccessError);
+        }
+        return RxResult{};
+    }
+    if (h.recvIndex < s.recvBase)
+    {
+        return RxResult{}; // its RECV already completed: a duplicate
+    }
+    if (h.recvIndex - s.recvBase >= s.recvs.size())
+    {
+        return refuse(DropReason::NoReceivePosted);
+    }
+    const WorkRequest& recv = s.recvs[h.recvIndex - s.recvBase];
+    if (h.messageLength > recv.length)
+    {
+        m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::InvalidRequest});
+        return refuse(DropReason::AccessError);
+    }
+    if (m_memory != nullptr && !m_memory->Check(recv.localKey, recv.localAddr + h.offset,
+                                                h.payloadLength))
+    {
+        m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
+        return refuse(DropReason::AccessError);
+    }
+    return RxResult{};
+}
+
+void
+MetaRoceResponder::Place(const MrHeader& h, const uint8_t* payload, TimeNs now)
+{
+    Stream& s = m_streams[h.stream];
+    if (h.msn < s.nextMsn)
+    {
+        m_counters.CountDrop(DropReason::Duplicate);
+        return;
+    }
+    auto [it, created] = s.messages.try_emplace(h.msn);
+    Message& m = it->second;
+    if (created)
+    {
+        m.op = h.opcode == MrOpcode::Write ? Opcode::Write : Opcode::Send;
+        m.length = h.messageLength;
+        m.recvIndex = h.recvIndex;
+        m.packets = (h.messageLength + m_config.mtu - 1) / m_config.mtu;
+        m.placed.resize(m.packets);
+    }
+    const uint32_t index = h.offset / m_config.mtu;
+    if (m.placed[index])
+    {
+        m_counters.CountDrop(DropReason::Duplicate);
+        return;
+    }
+    if (m_memory != nullptr && payload != nullptr)
+    {
+        uint32_t key = h.remoteKey;
+        uint64_t addr = h.remoteAddr;
+        if (m.op == Opcode::Send)
+        {
+            const WorkRequest& recv = s.recvs[h.recvIndex - s.recvBase];
+            key = recv.localKey;
+            addr = recv.localAddr + h.offset;
+        }
+        if (const MemoryRegion* r = m_memory->Check(key, addr, h.payloadLength))
+        {
+            m_memory->Write(*r, addr, payload, h.payloadLength);
+        }
+    }
+    m.placed[index] = true;
+    m_counters.placedBytes += h.payloadLength;
+    if (++m.placedPackets == m.packets && h.msn == s.nextMsn)
+    {
+        DeliverInOrder(s, h.stream, now);
+    }
+}
+
+void
+MetaRoceResponder::DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now)
+{
+    for (auto it = s.messages.find(s.nextMsn);
+         it != s.messages.end() && it->second.placedPackets == it->second.packets;
+         it = s.messages.find(s.nextMsn))
+    {
+        if (it->second.op == Opcode::Send)
+        {
+            const WorkRequest recv = s.recvs.front();
+            s.recvs.pop_front();
+            ++s.recvBase;
+            m_completions.push_back(Completion{recv.id,
+                                               Opcode::Recv,
+                                               streamId,
+                                               CompletionStatus::Success,
+                                               it->second.length,
+                                               now});
+            ++m_counters.completions;
+        }
+        s.messages.erase(it);
+        ++s.nextMsn;
+    }
+}
+
+void
+MetaRoceResponder::QueueAck(uint16_t pathId)
+{
+    PathRx& rx = m_paths[pathId];
+    if (!rx.queued)
+    {
+        rx.queued = true;
+        m_ackQueue[PortOf(pathId)].push_back(pathId);
+    }
+}
+
+void
+MetaRoceResponder::NoteArrival(PathRx& rx,
+                               uint16_t pathId,
+                               const RxPacket& pkt,
+                               TimeNs echo,
+                               bool urgent)
+{
+    ++rx.unacked;
+    rx.echo = echo;
+    if (pkt.ecnCe)
+    {
+        ++rx.ce;
+    }
+    // Immediate ACK on a gap (the sender must learn of loss at once), a mark (congestion
+    // feedback must not wait), a request or a full coalescing batch (spec 6.4).
+    if (urgent || pkt.ecnCe || rx.window.HasGap() || rx.unacked >= m_config.ackEveryPackets)
+    {
+        QueueAck(pathId);
+    }
+    else
+    {
+        rx.ackDue = std::min(rx.ackDue, pkt.now + m_config.ackDelayNs);
+    }
+}
+
+RxResult
+MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPacket& pkt)
+{
+    if (h.pathId >= m_paths.size() || PortOf(h.pathId) != pkt.port)
+    {
+        return RxResult{false, DropReason::BadField};
+    }
+    PathRx& rx = m_paths[h.pathId];
+    const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
+    const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
+    // The sender keeps at most 256 PSNs above its floor (spec 5.1); anything else is refused
+    // before it can move the window.
+    if (psn < floor || psn - floor >= kSackBits)
+    {
+        return RxResult{false, DropReason::PsnOutOfWindow};
+    }
+    const RxResult placement = CheckPlacement(h, pkt.port);
+    if (!placement.accepted)
+    {
+        return placement;
+    }
+    const auto verdict = rx.window.Observe(psn, floor);
+    if (verdict == PathReceiveWindow::Verdict::Duplicate)
+    {
+        m_counters.CountDrop(DropReason::Duplicate);
+        NoteArrival(rx, h.pathId, pkt, h.timestamp, true);
+        return RxResult{};
+    }
+    ++rx.fresh;
+    ++m_counters.rxDataPackets;
+    Place(h, payload, pkt.now);
+    NoteArrival(rx, h.pathId, pkt, h.timestamp, (h.flags & kMrFlagAckReq) != 0);
+    return RxResult{};
+}
+
+RxResult
+MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
+{
+    if (h.pathId >= m_paths.size() || PortOf(h.pathId) != pkt.port)
+    {
+        return RxResult{false, DropReason::BadField};
+    }
+    PathRx& rx = m_paths[h.pathId];
+    const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
+    const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
+    const auto verdict = rx.window.Observe(psn, floor);
+    if (verdict == PathReceiveWindow::Verdict::OutOfWindow)
+    {
+        return RxResult{false, DropReason::PsnOutOfWindow};
+    }
+    if (verdict == PathReceiveWindow::Verdict::New)
+    {
+        ++rx.fresh;
+    }
+    NoteArrival(rx, h.pathId, pkt, h.timestamp, true);
+    return RxResult{};
+}
+
+void
+MetaRoceResponder::OnTimeout(TimeNs now)
+{
+    for (uint16_t id = 0; id < m_paths.size(); ++id)
+    {
+        if (m_paths[id].ackDue <= now)
+        {
+            QueueAck(id);
+        }
+    }
+}
+
+void
+MetaRoceResponder::OnPortState(uint16_t port, bool up)
+{
+    if (up || port >= m_config.ports)
+    {
+        return;
+    }
+    // Feedback queued for a dead port is stale by the time it could leave; the sender's
+    // timers cover it.
+    for (uint16_t id : m_ackQueue[port])
+    {
+        m_paths[id].queued = false;
+    }
+    m_ackQueue[port].clear();
+    m_nakQueue[port].clear();
+}
+
+std::optional<OutPacket>
+MetaRoceResponder::Pull(uint16_t port, TimeNs now)
+{
+    if (port >= m_config.ports)
+    {
+        return std::nullopt;
+    }
+    MrHeader h;
+    h.connection = m_config.remoteConnection;
+    if (!m_nakQueue[port].empty())
+    {
+        const Nak nak = m_nakQueue[port].front();
+        m_nakQueue[port].pop_front();
+        h.opcode = MrOpcode::Nak;
+        h.stream = nak.stream;
+        h.msn = nak.msn;
+        h.syndrome = nak.syndrome;
+    }
+    else if (!m_ackQueue[port].empty())
+    {
+        const uint16_t id = m_ackQueue[port].front();
+        m_ackQueue[port].pop_front();
+        PathRx& rx = m_paths[id];
+        h.opcode = MrOpcode::Ack;
+        h.pathId = id;
+        h.flags = rx.ce > 0 ? kMrFlagEce : 0;
+        h.cumulativePsn = static_cast<uint32_t>(rx.window.Cumulative());
+        h.rateHintMbps = static_cast<uint32_t>(
+            std::min<uint64_t>(m_fairShareBps / 1'000'000, UINT32_MAX));
+        h.echoTimestamp = rx.echo;
+        h.ceCount = rx.ce;
+        h.newCount = rx.fresh;
+        h.sack = rx.window.Sack();
+        rx.unacked = 0;
+        rx.ce = 0;
+        rx.fresh = 0;
+        rx.ackDue = kNever;
+        rx.queued = false;
+    }
+    else
+    {
+        return std::nullopt;
+    }
+    OutPacket out;
+    out.header.resize(h.Size());
+    MrSerialize(h, out.header.data());
+    out.port = port;
+    // ACKs of one path share one route back; which one does not matter to the protocol.
+    out.udpSrcPort = static_cast<uint16_t>(m_config.entropyBase +
+                                           (h.pathId * 40503u) % m_config.entropyCount);
+    out.udpDstPort = kMetaRoceUdpPort;
+    out.isControl = true;
+    ++m_counters.txControlPackets;
+    return out;
+}
+
+bool
+MetaRoceResponder::HasWork(uint16_t port) const
+{
+    return port < m_config.ports && (!m_ackQueue[port].empty() || !m_nakQueue[port].empty());
+}
+
+TimeNs
+MetaRoceResponder::NextTimeout() const
+{
+    TimeNs next = kNever;
+    for (const PathRx& rx : m_paths)
+    {
+        if (!rx.queued)
+        {
+            next = std::min(next, rx.ackDue);
+        }
+    }
+    return next;
+}
+
+void
+MetaRoceResponder::TakeCompletions(std::vector<Completion>& out)
+{
+    out.insert(out.end(), m_completions.begin(), m_completions.end());
+    m_completions.clear();
+}
+
+} // namespace metaroce

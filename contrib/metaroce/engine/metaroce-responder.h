@@ -1,0 +1,136 @@
+/*
+ * The MetaRoCE responder (spec 6): the receiving half of a connection.
+ *
+ * Every data packet names its own destination, so it is placed the moment it arrives, whatever
+ * arrived before it: a WRITE at the remote address it carries, a SEND at its offset inside the
+ * RECV buffer that its (stream, receive index) selects - even when earlier messages of the
+ * stream are still missing. A per-message placement bitmap drops duplicates. Messages complete
+ * (and SENDs produce RECV completions) in order per stream, so a SEND completion still implies
+ * every earlier message of its stream has landed.
+ *
+ * Per path the responder keeps the cumulative PSN and the SACK bitvector, and acknowledges on
+ * the arrival plane: coalesced (every ackEveryPackets packets or after ackDelay), immediately on
+ * a gap, an ECN mark, a duplicate or a request. Every ACK carries the receiver's fair-share rate
+ * hint: its inbound line rate divided among its active senders (the driver supplies the share).
+ */
+#ifndef METAROCE_ENGINE_METAROCE_RESPONDER_H
+#define METAROCE_ENGINE_METAROCE_RESPONDER_H
+
+#include "engine-counters.h"
+#include "engine-memory.h"
+#include "metaroce-config.h"
+#include "metaroce-wire.h"
+#include "path-receive-window.h"
+#include "transport-engine.h"
+
+#include <boost/dynamic_bitset.hpp>
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace metaroce
+{
+
+/// Receiving half of a MetaRoCE connection.
+class MetaRoceResponder
+{
+  public:
+    MetaRoceResponder(const MetaRoceConfig& config, MemoryRegistry* memory, Counters& counters);
+
+    /// Queues a RECV buffer on its stream (already validated by the connection).
+    void PostRecv(const WorkRequest& wr);
+
+    /// A WRITE or SEND packet; `payload` is null in virtual-payload mode.
+    RxResult OnData(const MrHeader& h, const uint8_t* payload, const RxPacket& pkt);
+
+    /// A PROBE packet.
+    RxResult OnProbe(const MrHeader& h, const RxPacket& pkt);
+
+    void OnTimeout(TimeNs now);
+    void OnPortState(uint16_t port, bool up);
+
+    /// Next ACK or NAK for `port`, if one is due.
+    std::optional<OutPacket> Pull(uint16_t port, TimeNs now);
+
+    bool HasWork(uint16_t port) const;
+    TimeNs NextTimeout() const;
+    void TakeCompletions(std::vector<Completion>& out);
+
+    /// Sets the share of the inbound line rate advertised to this sender (bits/s).
+    void SetFairShare(uint64_t bps)
+    {
+        m_fairShareBps = bps;
+    }
+
+    uint64_t FairShare() const
+    {
+        return m_fairShareBps;
+    }
+
+    /// Receive state of one path, for tests and the compliance harness.
+    const PathReceiveWindow& Window(uint16_t pathId) const
+    {
+        return m_paths.at(pathId).window;
+    }
+
+  private:
+    struct PathRx
+    {
+        PathReceiveWindow window;
+        uint32_t unacked{0};
+        uint16_t ce{0};
+        uint16_t fresh{0};
+        TimeNs echo{0};
+        TimeNs ackDue{kNever};
+        bool queued{false};
+    };
+
+    struct Message
+    {
+        Opcode op{Opcode::Write};
+        uint32_t length{0};
+        uint32_t recvIndex{0};
+        uint32_t packets{0};
+        uint32_t placedPackets{0};
+        boost::dynamic_bitset<> placed;
+    };
+
+    struct Stream
+    {
+        uint32_t nextMsn{0}; ///< next message to complete in order
+        std::map<uint32_t, Message> messages;
+        std::deque<WorkRequest> recvs; ///< posted RECVs; front() has index recvBase
+        uint32_t recvBase{0};
+    };
+
+    struct Nak
+    {
+        uint16_t stream;
+        uint32_t msn;
+        MrNakSyndrome syndrome;
+    };
+
+    /// Checks placement without changing state; on refusal, may queue a NAK.
+    RxResult CheckPlacement(const MrHeader& h, uint16_t port);
+    void Place(const MrHeader& h, const uint8_t* payload, TimeNs now);
+    void DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now);
+    void NoteArrival(PathRx& rx, uint16_t pathId, const RxPacket& pkt, TimeNs echo, bool urgent);
+    void QueueAck(uint16_t pathId);
+    uint16_t PortOf(uint16_t pathId) const;
+
+    const MetaRoceConfig m_config;
+    MemoryRegistry* m_memory;
+    Counters& m_counters;
+    uint64_t m_fairShareBps;
+    std::vector<PathRx> m_paths;
+    std::vector<Stream> m_streams;
+    std::vector<std::deque<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
+    std::vector<std::deque<Nak>> m_nakQueue;      ///< per port
+    std::vector<Completion> m_completions;
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_METAROCE_RESPONDER_H

@@ -1,0 +1,270 @@
+#include "metaroce-wire.h"
+
+#include <boost/endian/conversion.hpp>
+
+namespace metaroce
+{
+
+namespace
+{
+
+using boost::endian::load_big_u16;
+using boost::endian::load_big_u32;
+using boost::endian::load_big_u64;
+using boost::endian::store_big_u16;
+using boost::endian::store_big_u32;
+using boost::endian::store_big_u64;
+
+const MrOpcodeInfo kMrOpcodes[] = {
+    {MrOpcode::Write,
+     "WRITE",
+     kMrOpData | kMrOpSequenced | kMrOpRemoteAddr,
+     static_cast<uint8_t>(kMrWriteHeaderSize)},
+    {MrOpcode::Send, "SEND", kMrOpData | kMrOpSequenced, static_cast<uint8_t>(kMrSendHeaderSize)},
+    {MrOpcode::Ack, "ACK", kMrOpControl, static_cast<uint8_t>(kMrAckHeaderSize)},
+    {MrOpcode::Probe, "PROBE", kMrOpSequenced, static_cast<uint8_t>(kMrProbeHeaderSize)},
+    {MrOpcode::Nak, "NAK", kMrOpControl, static_cast<uint8_t>(kMrNakHeaderSize)},
+};
+
+/// Flags each opcode may carry; any other bit set is malformed.
+uint8_t
+AllowedFlags(MrOpcode op)
+{
+    switch (op)
+    {
+    case MrOpcode::Write:
+    case MrOpcode::Send:
+        return kMrFlagFirst | kMrFlagLast | kMrFlagRetx | kMrFlagAckReq;
+    case MrOpcode::Probe:
+        return kMrFlagAckReq;
+    case MrOpcode::Ack:
+        return kMrFlagEce;
+    case MrOpcode::Nak:
+        return 0;
+    }
+    return 0;
+}
+
+void
+StoreSack(const std::bitset<kSackBits>& sack, uint8_t* out)
+{
+    for (std::size_t byte = 0; byte < kSackBits / 8; ++byte)
+    {
+        uint8_t v = 0;
+        for (std::size_t bit = 0; bit < 8; ++bit)
+        {
+            v |= static_cast<uint8_t>(sack[byte * 8 + bit]) << bit;
+        }
+        out[byte] = v;
+    }
+}
+
+std::bitset<kSackBits>
+LoadSack(const uint8_t* in)
+{
+    std::bitset<kSackBits> sack;
+    for (std::size_t byte = 0; byte < kSackBits / 8; ++byte)
+    {
+        for (std::size_t bit = 0; bit < 8; ++bit)
+        {
+            sack[byte * 8 + bit] = (in[byte] >> bit) & 1;
+        }
+    }
+    return sack;
+}
+
+} // namespace
+
+const MrOpcodeInfo*
+MrLookupOpcode(uint8_t opcode)
+{
+    for (const auto& info : kMrOpcodes)
+    {
+        if (static_cast<uint8_t>(info.opcode) == opcode)
+        {
+            return &info;
+        }
+    }
+    return nullptr;
+}
+
+std::size_t
+MrHeader::Size() const
+{
+    const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(opcode));
+    return info ? info->headerSize : 0;
+}
+
+std::size_t
+MrSerialize(const MrHeader& h, uint8_t* out)
+{
+    const std::size_t size = h.Size();
+    std::fill(out, out + size, uint8_t{0});
+    out[0] = static_cast<uint8_t>(kMetaRoceVersion << 4 | static_cast<uint8_t>(h.opcode));
+    out[1] = h.flags;
+    store_big_u16(out + 2, h.pathId);
+    store_big_u32(out + 4, h.connection);
+    switch (h.opcode)
+    {
+    case MrOpcode::Write:
+        store_big_u64(out + 48, h.remoteAddr);
+        store_big_u32(out + 56, h.remoteKey);
+        [[fallthrough]];
+    case MrOpcode::Send:
+        store_big_u32(out + 8, h.psn);
+        store_big_u32(out + 12, h.ackFloor);
+        store_big_u16(out + 16, h.stream);
+        store_big_u32(out + 20, h.msn);
+        store_big_u32(out + 24, h.messageLength);
+        store_big_u32(out + 28, h.offset);
+        store_big_u32(out + 32, h.payloadLength);
+        store_big_u32(out + 36, h.opcode == MrOpcode::Send ? h.recvIndex : 0);
+        store_big_u64(out + 40, h.timestamp);
+        break;
+    case MrOpcode::Probe:
+        store_big_u32(out + 8, h.psn);
+        store_big_u32(out + 12, h.ackFloor);
+        store_big_u64(out + 16, h.timestamp);
+        break;
+    case MrOpcode::Ack:
+        store_big_u32(out + 8, h.cumulativePsn);
+        store_big_u32(out + 12, h.rateHintMbps);
+        store_big_u64(out + 16, h.echoTimestamp);
+        store_big_u16(out + 24, h.ceCount);
+        store_big_u16(out + 26, h.newCount);
+        StoreSack(h.sack, out + 32);
+        break;
+    case MrOpcode::Nak:
+        store_big_u16(out + 8, h.stream);
+        store_big_u16(out + 10, static_cast<uint16_t>(h.syndrome));
+        store_big_u32(out + 12, h.msn);
+        break;
+    }
+    return size;
+}
+
+MrParseResult
+MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
+{
+    auto refuse = [](DropReason r) { return MrParseResult{std::nullopt, r}; };
+    if (size < kMrCommonSize || wireSize < size)
+    {
+        return refuse(DropReason::Truncated);
+    }
+    if (data[0] >> 4 != kMetaRoceVersion)
+    {
+        return refuse(DropReason::BadVersion);
+    }
+    const MrOpcodeInfo* info = MrLookupOpcode(data[0] & 0x0f);
+    if (info == nullptr)
+    {
+        return refuse(DropReason::BadOpcode);
+    }
+    if (size < info->headerSize)
+    {
+        return refuse(DropReason::Truncated);
+    }
+    MrHeader h;
+    h.opcode = info->opcode;
+    h.flags = data[1];
+    if ((h.flags & ~AllowedFlags(h.opcode)) != 0)
+    {
+        return refuse(DropReason::BadField);
+    }
+    h.pathId = load_big_u16(data + 2);
+    h.connection = load_big_u32(data + 4);
+    const std::size_t payload = wireSize - info->headerSize;
+    if (!(info->mask & kMrOpData) && payload != 0)
+    {
+        return refuse(DropReason::BadField);
+    }
+    switch (h.opcode)
+    {
+    case MrOpcode::Write:
+    case MrOpcode::Send:
+        h.psn = load_big_u32(data + 8);
+        h.ackFloor = load_big_u32(data + 12);
+        h.stream = load_big_u16(data + 16);
+        h.msn = load_big_u32(data + 20);
+        h.messageLength = load_big_u32(data + 24);
+        h.offset = load_big_u32(data + 28);
+        h.payloadLength = load_big_u32(data + 32);
+        h.recvIndex = load_big_u32(data + 36);
+        h.timestamp = load_big_u64(data + 40);
+        if (load_big_u16(data + 18) != 0 || (h.opcode == MrOpcode::Write && h.recvIndex != 0))
+        {
+            return refuse(DropReason::BadField);
+        }
+        if (h.opcode == MrOpcode::Write)
+        {
+            h.remoteAddr = load_big_u64(data + 48);
+            h.remoteKey = load_big_u32(data + 56);
+            if (load_big_u32(data + 60) != 0)
+            {
+                return refuse(DropReason::BadField);
+            }
+        }
+        if (h.payloadLength != payload)
+        {
+            return refuse(payload < h.payloadLength ? DropReason::Truncated : DropReason::BadField);
+        }
+        if (h.payloadLength == 0 || h.offset >= h.messageLength ||
+            h.payloadLength > h.messageLength - h.offset ||
+            ((h.flags & kMrFlagFirst) != 0) != (h.offset == 0) ||
+            ((h.flags & kMrFlagLast) != 0) != (h.offset + h.payloadLength == h.messageLength))
+        {
+            return refuse(DropReason::BadField);
+        }
+        break;
+    case MrOpcode::Probe:
+        h.psn = load_big_u32(data + 8);
+        h.ackFloor = load_big_u32(data + 12);
+        h.timestamp = load_big_u64(data + 16);
+        break;
+    case MrOpcode::Ack:
+        h.cumulativePsn = load_big_u32(data + 8);
+        h.rateHintMbps = load_big_u32(data + 12);
+        h.echoTimestamp = load_big_u64(data + 16);
+        h.ceCount = load_big_u16(data + 24);
+        h.newCount = load_big_u16(data + 26);
+        if (load_big_u32(data + 28) != 0)
+        {
+            return refuse(DropReason::BadField);
+        }
+        h.sack = LoadSack(data + 32);
+        break;
+    case MrOpcode::Nak: {
+        h.stream = load_big_u16(data + 8);
+        const uint16_t syndrome = load_big_u16(data + 10);
+        if (syndrome != static_cast<uint16_t>(MrNakSyndrome::RemoteAccess) &&
+            syndrome != static_cast<uint16_t>(MrNakSyndrome::InvalidRequest))
+        {
+            return refuse(DropReason::BadField);
+        }
+        h.syndrome = static_cast<MrNakSyndrome>(syndrome);
+        h.msn = load_big_u32(data + 12);
+        break;
+    }
+    }
+    return MrParseResult{h, DropReason::Count};
+}
+
+uint64_t
+MrUnwrapPsn(uint32_t wire, uint64_t reference)
+{
+    // The candidate with the same low 32 bits as `wire` nearest to `reference`.
+    const uint64_t base = reference & ~uint64_t{0xffffffff};
+    uint64_t candidate = base | wire;
+    constexpr uint64_t kHalf = uint64_t{1} << 31;
+    if (candidate > reference + kHalf && candidate >= (uint64_t{1} << 32))
+    {
+        candidate -= uint64_t{1} << 32;
+    }
+    else if (candidate + kHalf < reference)
+    {
+        candidate += uint64_t{1} << 32;
+    }
+    return candidate;
+}
+
+} // namespace metaroce

@@ -1,0 +1,162 @@
+/*
+ * MetaRoCE wire format (spec section 3, "Wire format"): the project's own design, since the
+ * public material does not give Meta's. Every packet is a UDP datagram to port 4792 (assumption
+ * A1) whose payload starts with one of the headers below; layouts are data (kMrOpcodes), not
+ * code, so the parser and the serializer cannot drift apart.
+ *
+ * Common part, all opcodes (16 bytes, big-endian):
+ *   0  u8   version (high nibble, = 1) | opcode (low nibble)
+ *   1  u8   flags (kMrFlag*)
+ *   2  u16  path id: the sender's logical path, whose PSN space this packet belongs to
+ *   4  u32  destination connection id
+ *   8  u32  DATA/PROBE: path PSN        ACK: cumulative PSN (next expected on the path)
+ *   NAK: stream (u16) | syndrome (u16)
+ *  12  u32  DATA/PROBE: path ack floor  ACK: fair-share rate hint (Mb/s, 0 = none)
+ *           NAK: message sequence number
+ * DATA (WRITE, SEND) continue with (SEND: 48 bytes in all, WRITE: 64):
+ *  16  u16  stream id            18 u16 reserved (0)
+ *  20  u32  message sequence number within the stream (WRITE and SEND share it)
+ *  24  u32  message length       28 u32 offset of this packet within the message
+ *  32  u32  payload length       36 u32 SEND: receive index (which RECV it fills); WRITE: 0
+ *  40  u64  sender timestamp (ns), echoed in the ACK for RTT samples
+ *  48  u64  WRITE only: remote virtual address of this packet's first byte
+ *  56  u32  WRITE only: remote key            60 u32 reserved (0)
+ * PROBE continues with 40 u64 timestamp at offset 16 (24 bytes in all).
+ * ACK continues with (64 bytes in all):
+ *  16  u64  echoed timestamp    24 u16 CE-marked packets since the last ACK
+ *  26  u16  packets newly received since the last ACK         28 u32 reserved (0)
+ *  32  256-bit SACK bitvector: bit i (byte i/8, bit i%8 from the least significant) set when
+ *       PSN cumulative+1+i has been received.
+ */
+#ifndef METAROCE_ENGINE_METAROCE_WIRE_H
+#define METAROCE_ENGINE_METAROCE_WIRE_H
+
+#include "engine-counters.h"
+
+#include <array>
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace metaroce
+{
+
+/// UDP destination port of MetaRoCE (assumption A1; RoCEv2 owns 4791).
+constexpr uint16_t kMetaRoceUdpPort = 4792;
+/// Protocol version carried in every header.
+constexpr uint8_t kMetaRoceVersion = 1;
+/// Width of the SACK bitvector, and so of a path's send window in packets (spec 3.4).
+constexpr std::size_t kSackBits = 256;
+
+/// MetaRoCE opcodes (the low nibble of byte 0).
+enum class MrOpcode : uint8_t
+{
+    Write = 1,
+    Send = 2,
+    Ack = 3,
+    Probe = 4,
+    Nak = 5,
+};
+
+/// Flags (byte 1).
+constexpr uint8_t kMrFlagFirst = 0x01;  ///< DATA: first packet of the message
+constexpr uint8_t kMrFlagLast = 0x02;   ///< DATA: last packet of the message
+constexpr uint8_t kMrFlagRetx = 0x04;   ///< DATA: retransmission of earlier data
+constexpr uint8_t kMrFlagAckReq = 0x08; ///< DATA/PROBE: acknowledge at once
+constexpr uint8_t kMrFlagEce = 0x10;    ///< ACK: some acknowledged packet was CE-marked
+
+/// Opcode properties (kMrOp*), so code asks `info.mask & kMrOpData` instead of listing opcodes.
+constexpr uint8_t kMrOpData = 0x01;      ///< carries payload and placement
+constexpr uint8_t kMrOpSequenced = 0x02; ///< consumes a path PSN and is acknowledged
+constexpr uint8_t kMrOpRemoteAddr = 0x04; ///< carries remote address and key (WRITE)
+constexpr uint8_t kMrOpControl = 0x08;    ///< receiver-to-sender feedback
+
+/// NAK syndromes.
+enum class MrNakSyndrome : uint16_t
+{
+    RemoteAccess = 1,  ///< WRITE outside a registered region, or bad key
+    InvalidRequest = 2, ///< SEND larger than the matched RECV buffer
+};
+
+/// One row of the opcode table.
+struct MrOpcodeInfo
+{
+    MrOpcode opcode;
+    const char* name;
+    uint8_t mask;
+    uint8_t headerSize;
+};
+
+/// The opcode table; returns nullptr for an unknown opcode.
+const MrOpcodeInfo* MrLookupOpcode(uint8_t opcode);
+
+/// Header sizes.
+constexpr std::size_t kMrCommonSize = 16;
+constexpr std::size_t kMrSendHeaderSize = 48;
+constexpr std::size_t kMrWriteHeaderSize = 64;
+constexpr std::size_t kMrProbeHeaderSize = 24;
+constexpr std::size_t kMrAckHeaderSize = 64;
+constexpr std::size_t kMrNakHeaderSize = 16;
+constexpr std::size_t kMrMaxHeaderSize = 64;
+
+/// A parsed or to-be-serialized MetaRoCE header. Which fields matter depends on the opcode.
+struct MrHeader
+{
+    MrOpcode opcode{MrOpcode::Send};
+    uint8_t flags{0};
+    uint16_t pathId{0};
+    uint32_t connection{0};
+    // DATA and PROBE
+    uint32_t psn{0};
+    uint32_t ackFloor{0};
+    uint16_t stream{0};
+    uint32_t msn{0};
+    uint32_t messageLength{0};
+    uint32_t offset{0};
+    uint32_t payloadLength{0};
+    uint32_t recvIndex{0};
+    uint64_t timestamp{0};
+    uint64_t remoteAddr{0};
+    uint32_t remoteKey{0};
+    // ACK
+    uint32_t cumulativePsn{0};
+    uint32_t rateHintMbps{0};
+    uint64_t echoTimestamp{0};
+    uint16_t ceCount{0};
+    uint16_t newCount{0};
+    std::bitset<kSackBits> sack;
+    // NAK (stream and msn above)
+    MrNakSyndrome syndrome{MrNakSyndrome::RemoteAccess};
+
+    /// Size of this header on the wire.
+    std::size_t Size() const;
+};
+
+/// Writes the header into `out` (at least Size() bytes); returns the number of bytes written.
+std::size_t MrSerialize(const MrHeader& h, uint8_t* out);
+
+/**
+ * Parses and validates a header from a UDP payload of `wireSize` bytes, of which `size` are
+ * available in `data`. Returns the header, or the reason for refusing it: truncation, unknown
+ * version or opcode, non-zero reserved fields, a payload length that disagrees with the datagram,
+ * placement fields that contradict each other (offset beyond the message, FIRST/LAST flags that
+ * do not match the offset). Connection-specific checks (MTU, windows) belong to the engine.
+ */
+struct MrParseResult
+{
+    std::optional<MrHeader> header;
+    DropReason reason{DropReason::Count};
+};
+
+MrParseResult MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize);
+
+/**
+ * Widens a 32-bit wire PSN to the 64-bit value closest to `reference` (spec 3.2: sequence numbers
+ * are 64-bit inside the engine and never wrap; the wire carries their low 32 bits).
+ */
+uint64_t MrUnwrapPsn(uint32_t wire, uint64_t reference);
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_METAROCE_WIRE_H

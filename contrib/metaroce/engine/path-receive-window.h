@@ -1,0 +1,73 @@
+/*
+ * The receiver's view of one path: its cumulative point and the 256-bit SACK bitvector
+ * (spec 5.2).
+ *
+ * Every path carries its own ordered PSN sequence and follows one route, so packets of a path
+ * arrive in order unless lost. The receiver therefore only has to remember which PSNs above the
+ * cumulative point it has seen; a hole below a received PSN is a loss, and the sender learns of
+ * it from the bitvector in the next ACK.
+ *
+ * The sender never retransmits a PSN: lost data goes out again under a fresh PSN, possibly on
+ * another path. To let the cumulative point pass PSNs that will never arrive, every packet
+ * carries the sender's ack floor, the lowest PSN it still waits for; the window jumps to it.
+ */
+#ifndef METAROCE_ENGINE_PATH_RECEIVE_WINDOW_H
+#define METAROCE_ENGINE_PATH_RECEIVE_WINDOW_H
+
+#include "metaroce-wire.h"
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+
+namespace metaroce
+{
+
+/// Receive-side sequence state of one path.
+class PathReceiveWindow
+{
+  public:
+    /// What Observe() made of a PSN.
+    enum class Verdict
+    {
+        New,         ///< first arrival, inside the window
+        Duplicate,   ///< already seen, or below the cumulative point
+        OutOfWindow, ///< beyond cumulative + 256: the sender broke its window
+    };
+
+    /**
+     * Records the arrival of `psn` with the sender's `floor`. The floor is applied first (it can
+     * only move the cumulative point forward); then the PSN is classified and, when new,
+     * recorded. Returns the verdict; OutOfWindow leaves the window unchanged.
+     */
+    Verdict Observe(uint64_t psn, uint64_t floor);
+
+    /// Checks a PSN without recording it (same classification as Observe, floor ignored).
+    Verdict Classify(uint64_t psn) const;
+
+    /// The next PSN expected in order: every PSN below it was received or abandoned.
+    uint64_t Cumulative() const
+    {
+        return m_cumulative;
+    }
+
+    /// True when some PSN above the cumulative point has been received (there is a hole).
+    bool HasGap() const;
+
+    /// The SACK bitvector: bit i set when PSN Cumulative()+1+i has been received.
+    std::bitset<kSackBits> Sack() const;
+
+  private:
+    void Advance(uint64_t to);
+    bool Test(uint64_t offset) const;
+    void Set(uint64_t offset);
+
+    static constexpr std::size_t kWords = (kSackBits + 1 + 63) / 64;
+    uint64_t m_cumulative{0};
+    /// Bit k: PSN m_cumulative + k received. Bit 0 is always clear (it would have advanced).
+    std::array<uint64_t, kWords> m_bits{};
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_PATH_RECEIVE_WINDOW_H

@@ -1,0 +1,57 @@
+#include "path-selector.h"
+
+namespace metaroce
+{
+
+const char*
+SprayPathSelector::Name() const
+{
+    return "spray";
+}
+
+int
+SprayPathSelector::Select(const std::vector<Path>& paths,
+                          const std::vector<uint16_t>& candidates,
+                          uint32_t bytes,
+                          uint32_t maxPackets)
+{
+    if (candidates.empty())
+    {
+        return -1;
+    }
+    const uint16_t port = paths[candidates.front()].port;
+    if (m_cursor.size() <= port)
+    {
+        m_cursor.resize(port + 1, 0);
+    }
+    std::size_t& cursor = m_cursor[port];
+    const std::size_t n = candidates.size();
+    // Pass 0: healthy paths without recent marks. Pass 1: any path that may send.
+    for (int pass = 0; pass < 2; ++pass)
+    {
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            const std::size_t slot = (cursor + k) % n;
+            const Path& p = paths[candidates[slot]];
+            if (p.health == PathHealth::Down || !p.HasRoom(bytes, maxPackets))
+            {
+                continue;
+            }
+            if (pass == 0 && (p.health != PathHealth::Up || p.markedRounds > 0))
+            {
+                continue;
+            }
+            cursor = (slot + 1) % n;
+            return candidates[slot];
+        }
+    }
+    return -1;
+}
+
+std::unique_ptr<PathSelector>
+SprayPathSelector::Clone() const
+{
+    return std::make_unique<SprayPathSelector>();
+}
+
+} // namespace metaroce

@@ -1,0 +1,95 @@
+/*
+ * The interface every transport engine implements: MetaRoCE and the RoCEv2 baseline alike, so
+ * that drivers and experiments swap transports with one setting.
+ *
+ * One engine object is one end of one connection (a MetaRoCE connection or a RoCEv2 RC queue
+ * pair). It is a deterministic state machine: the same calls with the same arguments produce the
+ * same packets, byte for byte. It is driven as follows (spec section "Engine interface"):
+ *
+ *   - PostSend / PostRecv: work requests from the application;
+ *   - OnPacket: a packet arrived on a port at time `now`;
+ *   - OnTimeout: called at (or after) NextTimeout();
+ *   - OnPortState: a NIC port went down or came back;
+ *   - PullPacket: the driver's port is free; the engine may hand it one packet. Pulling (instead
+ *     of pushing into a queue) is what lets a NIC never drop its own packets: the engine keeps
+ *     its data until a port can take it, and decides at that moment what is most urgent.
+ *   - TakeCompletions: finished work requests, in posting order per stream.
+ *
+ * After any call, the driver should try PullPacket on every idle port and re-arm its timer to
+ * NextTimeout().
+ */
+#ifndef METAROCE_ENGINE_TRANSPORT_ENGINE_H
+#define METAROCE_ENGINE_TRANSPORT_ENGINE_H
+
+#include "engine-counters.h"
+#include "engine-types.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace metaroce
+{
+
+/// Result of handing a packet to an engine.
+struct RxResult
+{
+    bool accepted{true};
+    DropReason reason{DropReason::Count}; ///< valid when !accepted
+};
+
+/// Common interface of the MetaRoCE and RoCEv2 engines.
+class TransportEngine
+{
+  public:
+    virtual ~TransportEngine() = default;
+
+    /// Short name of the transport ("metaroce", "rocev2").
+    virtual const char* Name() const = 0;
+
+    /**
+     * Posts a WRITE or SEND. Throws std::invalid_argument for a malformed request (wrong
+     * opcode, zero length, unknown stream, bad local key); nothing is changed then.
+     */
+    virtual void PostSend(const WorkRequest& wr, TimeNs now) = 0;
+
+    /// Posts a RECV buffer on a stream. Throws std::invalid_argument on a malformed request.
+    virtual void PostRecv(const WorkRequest& wr) = 0;
+
+    /// Hands an arriving packet to the engine. A refused packet changes no state.
+    virtual RxResult OnPacket(const RxPacket& pkt) = 0;
+
+    /// Lets the engine act on expired deadlines (retransmission, ACK timers, pacing).
+    virtual void OnTimeout(TimeNs now) = 0;
+
+    /// A port (plane) went down or came back up.
+    virtual void OnPortState(uint16_t port, bool up, TimeNs now) = 0;
+
+    /// The next packet to send on `port` now, if any is allowed.
+    virtual std::optional<OutPacket> PullPacket(uint16_t port, TimeNs now) = 0;
+
+    /// True when the engine has something it could send on `port` (ignoring pacing).
+    virtual bool HasWork(uint16_t port) const = 0;
+
+    /// Earliest time the engine wants OnTimeout(), or kNever.
+    virtual TimeNs NextTimeout() const = 0;
+
+    /// Completions since the last call, in posting order per stream.
+    virtual std::vector<Completion> TakeCompletions() = 0;
+
+    /// True when every posted WRITE/SEND has completed and nothing waits to be acknowledged.
+    virtual bool Idle() const = 0;
+
+    virtual const Counters& GetCounters() const = 0;
+};
+
+/**
+ * Reads the destination connection (MetaRoCE) or destination QP number (RoCEv2) from a packet
+ * so that a NIC can demultiplex without a full parse. Returns nullopt when the packet is too
+ * short or not of the given transport.
+ */
+std::optional<uint32_t> PeekDestination(const uint8_t* data, std::size_t size, uint16_t udpDstPort);
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_TRANSPORT_ENGINE_H

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every system package the project needs, idempotently (Debian bookworm, as root or via sudo).
+# Safe to run again: packages already present are skipped without touching apt.
+set -euo pipefail
+
+PACKAGES=(
+  # ns-3.37 from Debian: libns3-dev alone is not enough, its CMake targets reference files
+  # shipped by `ns3` (raw-sock-creator) and `libgsl-dev` (libgsl.so).
+  ns3 libns3-dev libgsl-dev
+  cmake ninja-build g++ ccache pkg-config
+  libboost-dev libbenchmark-dev googletest libgtest-dev
+  clang-format-14
+  python3 python3-venv python3-pip
+  bzip2 xz-utils
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
