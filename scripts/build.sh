@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures (Ninja, ccache when present) and builds the standalone project against the
+# installed ns-3.37: the module library, the engine alone, tests, examples and benchmarks.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+bash "$ROOT/scripts/install-deps.sh"
+mkdir -p "$CCACHE_DIR"
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  step "configure ($BUILD_DIR)"
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+step "build"
+cmake --build "$BUILD_DIR" -j "$JOBS"

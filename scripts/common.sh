@@ -1,0 +1,8 @@
+# Shared settings for the project's scripts (sourced, not run).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${METAROCE_BUILD_DIR:-$ROOT/build}"
+METAROCE_CACHE="${METAROCE_CACHE:-/var/cache/metaroce}"
+JOBS="${METAROCE_JOBS:-2}"
+export CCACHE_DIR="${CCACHE_DIR:-$METAROCE_CACHE/ccache}"
+
+step() { printf '\n== %s\n' "$*"; }

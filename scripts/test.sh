@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, builds, then
+#   1. the format check,
+#   2. the engine unit tests (GoogleTest, no ns-3 linked),
+#   3. the ns-3 TestSuites through the standalone test runner (QUICK),
+#   4. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
+# METAROCE_SKIP_IN_TREE=1 skips step 4; METAROCE_FULLNESS=EXTENSIVE runs the long suites too.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+bash "$ROOT/scripts/build.sh"
+
+step "format check"
+bash "$ROOT/scripts/check-format.sh"
+
+step "engine unit tests (no ns-3)"
+if ldd "$BUILD_DIR/metaroce-engine-tests" | grep -q libns3; then
+  echo "metaroce-engine-tests links ns-3: the engine must not depend on it" >&2
+  exit 1
+fi
+"$BUILD_DIR/metaroce-engine-tests" --gtest_brief=1
+
+step "ns-3 test suites (standalone runner)"
+fullness="${METAROCE_FULLNESS:-QUICK}"
+for suite in $("$BUILD_DIR/metaroce-test-runner" --list | grep '^metaroce'); do
+  "$BUILD_DIR/metaroce-test-runner" --suite="$suite" --fullness="$fullness"
+done
+
+if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
+  step "in-tree check (ns-3.37 source tree)"
+  bash "$ROOT/test/in-tree/run.sh"
+fi
+
+step "all tests passed"

@@ -1,0 +1,211 @@
+// Unit tests of the MetaRoCE parts on bare state: receive window, loss detection, congestion
+// control, path health, configuration validation.
+#include "congestion-control.h"
+#include "loss-detection.h"
+#include "metaroce-config.h"
+#include "metaroce-path.h"
+#include "path-receive-window.h"
+
+#include <gtest/gtest.h>
+
+namespace metaroce
+{
+namespace
+{
+
+using Verdict = PathReceiveWindow::Verdict;
+
+TEST(PathReceiveWindow, InOrderAdvancesCumulative)
+{
+    PathReceiveWindow w;
+    for (uint64_t psn = 0; psn < 1000; ++psn)
+    {
+        ASSERT_EQ(w.Observe(psn, psn), Verdict::New);
+    }
+    EXPECT_EQ(w.Cumulative(), 1000u);
+    EXPECT_FALSE(w.HasGap());
+    EXPECT_TRUE(w.Sack().none());
+}
+
+TEST(PathReceiveWindow, GapShowsInSackAndFillsIn)
+{
+    PathReceiveWindow w;
+    EXPECT_EQ(w.Observe(0, 0), Verdict::New);
+    EXPECT_EQ(w.Observe(2, 0), Verdict::New);
+    EXPECT_EQ(w.Observe(3, 0), Verdict::New);
+    EXPECT_EQ(w.Cumulative(), 1u);
+    EXPECT_TRUE(w.HasGap());
+    auto sack = w.Sack();
+    EXPECT_TRUE(sack[0]); // PSN 2
+    EXPECT_TRUE(sack[1]); // PSN 3
+    EXPECT_EQ(sack.count(), 2u);
+    EXPECT_EQ(w.Observe(3, 0), Verdict::Duplicate);
+    EXPECT_EQ(w.Observe(1, 0), Verdict::New);
+    EXPECT_EQ(w.Cumulative(), 4u);
+    EXPECT_FALSE(w.HasGap());
+}
+
+TEST(PathReceiveWindow, FloorSkipsAbandonedPsns)
+{
+    PathReceiveWindow w;
+    w.Observe(0, 0);
+    w.Observe(5, 0); // 1..4 missing
+    EXPECT_EQ(w.Cumulative(), 1u);
+    // The sender gave up on 1..4 (retransmitted their data elsewhere): floor 6.
+    EXPECT_EQ(w.Observe(6, 6), Verdict::New);
+    EXPECT_EQ(w.Cumulative(), 7u);
+    EXPECT_EQ(w.Observe(3, 6), Verdict::OutOfWindow); // below its own floor: nonsense
+}
+
+TEST(PathReceiveWindow, SackBoundaryAt256)
+{
+    PathReceiveWindow w;
+    EXPECT_EQ(w.Observe(255, 0), Verdict::New); // the last PSN the bitvector can show
+    EXPECT_TRUE(w.Sack()[254]);
+    EXPECT_EQ(w.Observe(256, 0), Verdict::OutOfWindow); // beyond the sender's window
+    EXPECT_EQ(w.Cumulative(), 0u);
+    for (uint64_t psn = 0; psn < 255; ++psn)
+    {
+        w.Observe(psn, 0);
+    }
+    EXPECT_EQ(w.Cumulative(), 256u);
+}
+
+SentPacket
+Sent(uint64_t psn, uint32_t epoch, TimeNs at, SentPacket::State s = SentPacket::State::InFlight)
+{
+    SentPacket p;
+    p.psn = psn;
+    p.epoch = epoch;
+    p.sentAt = at;
+    p.state = s;
+    return p;
+}
+
+TEST(LossDetection, GapInTheSameEpochIsLossAtOnce)
+{
+    std::deque<SentPacket> out{Sent(0, 0, 0),
+                               Sent(1, 0, 1),
+                               Sent(2, 0, 2, SentPacket::State::Acked),
+                               Sent(3, 0, 3)};
+    const LossVerdict v = DetectLosses(out, 0, 10'000, 5);
+    ASSERT_EQ(v.lost.size(), 2u);
+    EXPECT_EQ(v.lost[0], 0u);
+    EXPECT_EQ(v.lost[1], 1u);
+    EXPECT_EQ(v.nextCheck, kNever);
+}
+
+TEST(LossDetection, ToleranceAllowsSmallReordering)
+{
+    std::deque<SentPacket> out{Sent(0, 0, 0), Sent(1, 0, 1, SentPacket::State::Acked)};
+    EXPECT_TRUE(DetectLosses(out, 1, 10'000, 5).lost.empty());
+    EXPECT_EQ(DetectLosses(out, 0, 10'000, 5).lost.size(), 1u);
+}
+
+TEST(LossDetection, AcrossEpochsWaitsForTheReorderWindow)
+{
+    // PSN 0 went on the old route, PSN 1 on the new one and overtook it.
+    std::deque<SentPacket> out{Sent(0, 0, 100), Sent(1, 1, 200, SentPacket::State::Acked)};
+    const TimeNs srtt = 8'000;
+    LossVerdict v = DetectLosses(out, 0, srtt, 1'000);
+    EXPECT_TRUE(v.lost.empty());
+    EXPECT_EQ(v.nextCheck, 100 + srtt + srtt / 4);
+    v = DetectLosses(out, 0, srtt, v.nextCheck);
+    ASSERT_EQ(v.lost.size(), 1u);
+}
+
+TEST(LossDetection, TailWithoutLaterAckIsLeftToTheTimer)
+{
+    std::deque<SentPacket> out{Sent(0, 0, 0, SentPacket::State::Acked), Sent(1, 0, 1)};
+    const LossVerdict v = DetectLosses(out, 0, 1'000, 1'000'000);
+    EXPECT_TRUE(v.lost.empty());
+    EXPECT_EQ(v.nextCheck, kNever);
+}
+
+TEST(Aimd, MarksCutOncePerRttAndClearAcksGrow)
+{
+    AimdCongestionControl cc(4096, 0.5, 0.25);
+    WindowState path{40'000, 4'000, 1'000'000};
+    WindowState conn{400'000, 8'000, 10'000'000};
+    AckSample marked{8'000, 2, 1, 10'000};
+    cc.OnAck(path, conn, marked, 100);
+    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    EXPECT_DOUBLE_EQ(conn.window, 300'000);
+    cc.OnAck(path, conn, marked, 5'000); // same RTT: no second cut
+    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    cc.OnAck(path, conn, marked, 10'200); // next RTT
+    EXPECT_DOUBLE_EQ(path.window, 10'000);
+    AckSample clear{10'000, 2, 0, 10'000};
+    cc.OnAck(path, conn, clear, 20'000);
+    EXPECT_DOUBLE_EQ(path.window, 10'000 + 4096.0 * 10'000 / 10'000);
+}
+
+TEST(Aimd, LossCutsThePathOnlyAndTimeoutResetsIt)
+{
+    AimdCongestionControl cc(4096, 0.5, 0.25);
+    WindowState path{40'000, 4'000, 1'000'000};
+    WindowState conn{400'000, 8'000, 10'000'000};
+    cc.OnLoss(path, conn, 10'000, 1);
+    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    EXPECT_DOUBLE_EQ(conn.window, 400'000);
+    cc.OnTimeout(path, conn, 2);
+    EXPECT_DOUBLE_EQ(path.window, 4'000);
+}
+
+TEST(PathHealth, OnlyLegalTransitions)
+{
+    Path p(0, 0, 50000, 8'000);
+    p.SetHealth(PathHealth::Suspect);
+    p.SetHealth(PathHealth::Down);
+    EXPECT_THROW(p.SetHealth(PathHealth::Suspect), std::logic_error);
+    p.SetHealth(PathHealth::Up);
+    const uint32_t epoch = p.epoch;
+    p.Redraw(50001);
+    EXPECT_EQ(p.entropy, 50001);
+    EXPECT_EQ(p.epoch, epoch + 1);
+}
+
+TEST(PathWindow, RoomRespectsWindowAndSackSpan)
+{
+    Path p(0, 0, 50000, 8'000);
+    p.window = WindowState{8'000, 4'000, 1'000'000};
+    EXPECT_TRUE(p.HasRoom(4'000, 256));
+    p.inflightBytes = 6'000;
+    EXPECT_FALSE(p.HasRoom(4'000, 256));
+    p.inflightBytes = 0;
+    p.nextPsn = 256; // 256 PSNs outstanding above floor 0 would overflow the bitvector
+    p.outstanding.push_back(SentPacket{});
+    EXPECT_FALSE(p.HasRoom(100, 256));
+}
+
+TEST(MetaRoceConfig, DefaultsAreValid)
+{
+    EXPECT_NO_THROW(MetaRoceConfig{}.Validate());
+}
+
+TEST(MetaRoceConfig, BadValuesNameTheirField)
+{
+    auto expectBad = [](auto mutate, const std::string& field) {
+        MetaRoceConfig c;
+        mutate(c);
+        try
+        {
+            c.Validate();
+            ADD_FAILURE() << field << " accepted";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+        }
+    };
+    expectBad([](MetaRoceConfig& c) { c.mtu = 100; }, "mtu");
+    expectBad([](MetaRoceConfig& c) { c.ports = 0; }, "ports");
+    expectBad([](MetaRoceConfig& c) { c.maxPathWindowPackets = 300; }, "maxPathWindowPackets");
+    expectBad([](MetaRoceConfig& c) { c.pathDecrease = 1.5; }, "pathDecrease");
+    expectBad([](MetaRoceConfig& c) { c.rtoMaxNs = 1; }, "rtoMaxNs");
+    expectBad([](MetaRoceConfig& c) { c.entropyCount = 0; }, "entropyCount");
+    expectBad([](MetaRoceConfig& c) { c.pathDownTimeouts = 0; }, "pathDownTimeouts");
+}
+
+} // namespace
+} // namespace metaroce

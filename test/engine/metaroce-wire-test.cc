@@ -1,0 +1,201 @@
+// MetaRoCE wire format: round-trips for every opcode and strict rejection of malformed headers.
+#include "metaroce-wire.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace metaroce
+{
+namespace
+{
+
+MrHeader
+Write()
+{
+    MrHeader h;
+    h.opcode = MrOpcode::Write;
+    h.flags = kMrFlagFirst | kMrFlagRetx;
+    h.pathId = 513;
+    h.connection = 0xdeadbeef;
+    h.psn = 0xfffffff0;
+    h.ackFloor = 0xffffffe0;
+    h.stream = 9;
+    h.msn = 77;
+    h.messageLength = 10'000;
+    h.offset = 0;
+    h.payloadLength = 4096;
+    h.timestamp = 0x0102030405060708;
+    h.remoteAddr = 0x1122334455667788;
+    h.remoteKey = 0xabcdef01;
+    return h;
+}
+
+std::vector<uint8_t>
+Bytes(const MrHeader& h)
+{
+    std::vector<uint8_t> b(h.Size());
+    EXPECT_EQ(MrSerialize(h, b.data()), h.Size());
+    return b;
+}
+
+TEST(MetaRoceWire, SizesFollowTheOpcodeTable)
+{
+    MrHeader h;
+    for (auto [op, size] : {std::pair{MrOpcode::Write, kMrWriteHeaderSize},
+                            {MrOpcode::Send, kMrSendHeaderSize},
+                            {MrOpcode::Ack, kMrAckHeaderSize},
+                            {MrOpcode::Probe, kMrProbeHeaderSize},
+                            {MrOpcode::Nak, kMrNakHeaderSize}})
+    {
+        h.opcode = op;
+        EXPECT_EQ(h.Size(), size);
+        ASSERT_NE(MrLookupOpcode(static_cast<uint8_t>(op)), nullptr);
+    }
+    EXPECT_EQ(MrLookupOpcode(0), nullptr);
+    EXPECT_EQ(MrLookupOpcode(6), nullptr);
+}
+
+TEST(MetaRoceWire, WriteRoundTrip)
+{
+    const MrHeader h = Write();
+    const auto b = Bytes(h);
+    EXPECT_EQ(b[0], 0x11); // version 1, opcode 1
+    const MrParseResult r = MrParse(b.data(), b.size(), b.size() + 4096);
+    ASSERT_TRUE(r.header) << DropReasonName(r.reason);
+    const MrHeader& p = *r.header;
+    EXPECT_EQ(p.flags, h.flags);
+    EXPECT_EQ(p.pathId, h.pathId);
+    EXPECT_EQ(p.connection, h.connection);
+    EXPECT_EQ(p.psn, h.psn);
+    EXPECT_EQ(p.ackFloor, h.ackFloor);
+    EXPECT_EQ(p.stream, h.stream);
+    EXPECT_EQ(p.msn, h.msn);
+    EXPECT_EQ(p.messageLength, h.messageLength);
+    EXPECT_EQ(p.payloadLength, h.payloadLength);
+    EXPECT_EQ(p.timestamp, h.timestamp);
+    EXPECT_EQ(p.remoteAddr, h.remoteAddr);
+    EXPECT_EQ(p.remoteKey, h.remoteKey);
+}
+
+TEST(MetaRoceWire, SendCarriesReceiveIndex)
+{
+    MrHeader h = Write();
+    h.opcode = MrOpcode::Send;
+    h.flags = kMrFlagLast | kMrFlagAckReq;
+    h.offset = 8192;
+    h.payloadLength = 10'000 - 8192;
+    h.recvIndex = 1234;
+    const auto b = Bytes(h);
+    const MrParseResult r = MrParse(b.data(), b.size(), b.size() + h.payloadLength);
+    ASSERT_TRUE(r.header);
+    EXPECT_EQ(r.header->recvIndex, 1234u);
+    EXPECT_EQ(r.header->offset, 8192u);
+}
+
+TEST(MetaRoceWire, AckSackBitOrderIsLsbFirst)
+{
+    MrHeader h;
+    h.opcode = MrOpcode::Ack;
+    h.flags = kMrFlagEce;
+    h.cumulativePsn = 100;
+    h.rateHintMbps = 50'000;
+    h.echoTimestamp = 99;
+    h.ceCount = 3;
+    h.newCount = 4;
+    h.sack.set(0);
+    h.sack.set(9);
+    h.sack.set(255);
+    const auto b = Bytes(h);
+    EXPECT_EQ(b[32], 0x01);
+    EXPECT_EQ(b[33], 0x02);
+    EXPECT_EQ(b[63], 0x80);
+    const MrParseResult r = MrParse(b.data(), b.size(), b.size());
+    ASSERT_TRUE(r.header);
+    EXPECT_EQ(r.header->sack, h.sack);
+    EXPECT_EQ(r.header->rateHintMbps, 50'000u);
+    EXPECT_EQ(r.header->ceCount, 3);
+    EXPECT_EQ(r.header->newCount, 4);
+}
+
+TEST(MetaRoceWire, NakAndProbeRoundTrip)
+{
+    MrHeader nak;
+    nak.opcode = MrOpcode::Nak;
+    nak.stream = 3;
+    nak.msn = 17;
+    nak.syndrome = MrNakSyndrome::InvalidRequest;
+    auto b = Bytes(nak);
+    MrParseResult r = MrParse(b.data(), b.size(), b.size());
+    ASSERT_TRUE(r.header);
+    EXPECT_EQ(r.header->syndrome, MrNakSyndrome::InvalidRequest);
+    EXPECT_EQ(r.header->msn, 17u);
+
+    MrHeader probe;
+    probe.opcode = MrOpcode::Probe;
+    probe.flags = kMrFlagAckReq;
+    probe.psn = 5;
+    probe.ackFloor = 4;
+    probe.timestamp = 77;
+    b = Bytes(probe);
+    r = MrParse(b.data(), b.size(), b.size());
+    ASSERT_TRUE(r.header);
+    EXPECT_EQ(r.header->psn, 5u);
+    EXPECT_EQ(r.header->timestamp, 77u);
+}
+
+struct Malformed
+{
+    const char* name;
+    void (*mutate)(std::vector<uint8_t>& bytes, std::size_t& wireSize);
+    DropReason reason;
+};
+
+const Malformed kMalformed[] = {
+    {"truncated header", [](auto& b, auto& w) { b.resize(40); w = 40 + 4096; },
+     DropReason::Truncated},
+    {"shorter than common", [](auto& b, auto& w) { b.resize(8); w = 8; }, DropReason::Truncated},
+    {"payload shorter than declared", [](auto&, auto& w) { w -= 1; }, DropReason::Truncated},
+    {"payload longer than declared", [](auto&, auto& w) { w += 1; }, DropReason::BadField},
+    {"version 2", [](auto& b, auto&) { b[0] = 0x21; }, DropReason::BadVersion},
+    {"opcode 9", [](auto& b, auto&) { b[0] = 0x19; }, DropReason::BadOpcode},
+    {"unknown flag", [](auto& b, auto&) { b[1] |= 0x80; }, DropReason::BadField},
+    {"ECE flag on data", [](auto& b, auto&) { b[1] |= kMrFlagEce; }, DropReason::BadField},
+    {"reserved stream bits", [](auto& b, auto&) { b[19] = 1; }, DropReason::BadField},
+    {"reserved write bits", [](auto& b, auto&) { b[63] = 1; }, DropReason::BadField},
+    {"first flag missing", [](auto& b, auto&) { b[1] &= ~kMrFlagFirst; }, DropReason::BadField},
+    {"offset beyond message", [](auto& b, auto&) { b[28] = 0x7f; }, DropReason::BadField},
+};
+
+TEST(MetaRoceWire, MalformedHeadersAreRefusedWithTheirReason)
+{
+    for (const Malformed& m : kMalformed)
+    {
+        auto b = Bytes(Write());
+        std::size_t wire = b.size() + 4096;
+        m.mutate(b, wire);
+        const MrParseResult r = MrParse(b.data(), b.size(), wire);
+        EXPECT_FALSE(r.header) << m.name;
+        EXPECT_EQ(r.reason, m.reason) << m.name << ": got " << DropReasonName(r.reason);
+    }
+}
+
+TEST(MetaRoceWire, AckWithPayloadIsRefused)
+{
+    MrHeader h;
+    h.opcode = MrOpcode::Ack;
+    const auto b = Bytes(h);
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size() + 1).reason, DropReason::BadField);
+}
+
+TEST(MetaRoceWire, PsnUnwrapPicksTheNearestValue)
+{
+    EXPECT_EQ(MrUnwrapPsn(5, 0), 5u);
+    EXPECT_EQ(MrUnwrapPsn(0xffffffff, 0), 0xffffffffu); // cannot go below zero
+    EXPECT_EQ(MrUnwrapPsn(2, 0xfffffff0), 0x100000002u);
+    EXPECT_EQ(MrUnwrapPsn(0xfffffff0, 0x100000002u), 0xfffffff0u);
+    EXPECT_EQ(MrUnwrapPsn(7, 0x300000005u), 0x300000007u);
+}
+
+} // namespace
+} // namespace metaroce

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The in-tree check: copies the unchanged contrib/metaroce into an ns-3.37 source tree (Debian's
+# source package, cached outside the repository), configures ns-3 with only what the module
+# needs, builds, runs test.py on every metaroce suite and one example with ./ns3 run.
+# The built tree stays in $METAROCE_CACHE, so later runs rebuild only what changed.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/common.sh"
+
+TREE="$(bash "$ROOT/scripts/fetch-ns3-source.sh")"
+mkdir -p "$CCACHE_DIR"
+step "sync contrib/metaroce into $TREE"
+rm -rf "$TREE/contrib/metaroce"
+cp -r "$ROOT/contrib/metaroce" "$TREE/contrib/metaroce"
+
+cd "$TREE"
+want="--enable-modules=metaroce --enable-tests --enable-examples"
+if [ ! -f cmake-cache/build.ninja ] || [ "$(cat .metaroce-configured 2>/dev/null)" != "$want" ]; then
+  step "configure ns-3 ($want)"
+  # shellcheck disable=SC2086
+  ./ns3 configure -d optimized $want >/dev/null
+  echo "$want" >.metaroce-configured
+fi
+step "build (-j $JOBS)"
+./ns3 build -j "$JOBS" 2>&1 | tail -n 3
+
+suites=$(./build/utils/ns3.37-test-runner-optimized --list | grep '^metaroce' || true)
+if [ -z "$suites" ]; then
+  echo "in-tree: no metaroce test suite was built" >&2
+  exit 1
+fi
+for suite in $suites; do
+  step "test.py --suite=$suite"
+  ./test.py --no-build --suite="$suite"
+done
+step "./ns3 run metaroce-loopback"
+./ns3 run --no-build "metaroce-loopback --loss=0,0.01 --messages=8"
