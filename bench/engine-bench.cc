@@ -129,7 +129,11 @@ BM_LoopbackPerPacket(benchmark::State& state)
                    std::to_string(state.range(1) / 10.0) + "%");
 }
 
-BENCHMARK(BM_LoopbackPerPacket)->Args({0, 0})->Args({0, 10})->Args({1, 0})->Args({1, 10})
+BENCHMARK(BM_LoopbackPerPacket)
+    ->Args({0, 0})
+    ->Args({0, 10})
+    ->Args({1, 0})
+    ->Args({1, 10})
     ->Unit(benchmark::kMillisecond);
 
 } // namespace

@@ -18,12 +18,16 @@ if ldd "$BUILD_DIR/metaroce-engine-tests" | grep -q libns3; then
   echo "metaroce-engine-tests links ns-3: the engine must not depend on it" >&2
   exit 1
 fi
-"$BUILD_DIR/metaroce-engine-tests" --gtest_brief=1
+engine_log="$BUILD_DIR/engine-tests.log"
+"$BUILD_DIR/metaroce-engine-tests" --gtest_brief=1 | tee "$engine_log"
+passed=$(sed -n 's/.*PASSED  \] \([0-9]*\) test.*/\1/p' "$engine_log")
+passed=${passed:-0}
 
 step "ns-3 test suites (standalone runner)"
 fullness="${METAROCE_FULLNESS:-QUICK}"
 for suite in $("$BUILD_DIR/metaroce-test-runner" --list | grep '^metaroce'); do
-  "$BUILD_DIR/metaroce-test-runner" --suite="$suite" --fullness="$fullness"
+  "$BUILD_DIR/metaroce-test-runner" --suite="$suite" --fullness="$fullness" --verbose
+  passed=$((passed + 1))
 done
 
 if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
@@ -32,3 +36,5 @@ if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
 fi
 
 step "all tests passed"
+# The closing line CI reads: engine unit tests plus ns-3 suites (each suite counts once).
+echo "${passed} passed, 0 failed"

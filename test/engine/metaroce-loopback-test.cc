@@ -4,7 +4,6 @@
 #include "metaroce-connection.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <numeric>
 
@@ -17,8 +16,8 @@ namespace
 struct Pair
 {
     explicit Pair(MetaRoceConfig base, std::size_t bytes = 1 << 20)
-        : src(bytes),
-          dst(bytes)
+        : src(bytes)
+        , dst(bytes)
     {
         std::iota(src.begin(), src.end(), uint8_t{7});
         memA.Register({1, 0x1000, src.size(), src.data()});
@@ -151,9 +150,8 @@ ExpectDelivered(const Pair& p, const LoopbackHarness& h, const Workload& w)
     for (const auto& item : w.items)
     {
         const uint64_t o = item.dstOffset;
-        ASSERT_TRUE(std::equal(p.src.begin() + o,
-                               p.src.begin() + o + item.wr.length,
-                               p.dst.begin() + o))
+        ASSERT_TRUE(
+            std::equal(p.src.begin() + o, p.src.begin() + o + item.wr.length, p.dst.begin() + o))
             << "wr " << item.wr.id << " not byte-exact";
     }
 }

@@ -2,7 +2,6 @@
 #include "metaroce-wire.h"
 
 #include <gtest/gtest.h>
-
 #include <vector>
 
 namespace metaroce
@@ -152,9 +151,18 @@ struct Malformed
 };
 
 const Malformed kMalformed[] = {
-    {"truncated header", [](auto& b, auto& w) { b.resize(40); w = 40 + 4096; },
+    {"truncated header",
+     [](auto& b, auto& w) {
+         b.resize(40);
+         w = 40 + 4096;
+     },
      DropReason::Truncated},
-    {"shorter than common", [](auto& b, auto& w) { b.resize(8); w = 8; }, DropReason::Truncated},
+    {"shorter than common",
+     [](auto& b, auto& w) {
+         b.resize(8);
+         w = 8;
+     },
+     DropReason::Truncated},
     {"payload shorter than declared", [](auto&, auto& w) { w -= 1; }, DropReason::Truncated},
     {"payload longer than declared", [](auto&, auto& w) { w += 1; }, DropReason::BadField},
     {"version 2", [](auto& b, auto&) { b[0] = 0x21; }, DropReason::BadVersion},

@@ -21,7 +21,8 @@ if [ ! -f cmake-cache/build.ninja ] || [ "$(cat .metaroce-configured 2>/dev/null
   echo "$want" >.metaroce-configured
 fi
 step "build (-j $JOBS)"
-./ns3 build -j "$JOBS" 2>&1 | tail -n 3
+# ./ns3 build clamps its job count to (cores - 1), whatever -j says: call CMake directly.
+cmake --build cmake-cache -j "$JOBS" 2>&1 | tail -n 3
 
 suites=$(./build/utils/ns3.37-test-runner-optimized --list | grep '^metaroce' || true)
 if [ -z "$suites" ]; then

@@ -14,9 +14,9 @@ WindowState::Clamp()
 AimdCongestionControl::AimdCongestionControl(double additiveIncrease,
                                              double pathDecrease,
                                              double connectionDecrease)
-    : m_additiveIncrease(additiveIncrease),
-      m_pathDecrease(pathDecrease),
-      m_connectionDecrease(connectionDecrease)
+    : m_additiveIncrease(additiveIncrease)
+    , m_pathDecrease(pathDecrease)
+    , m_connectionDecrease(connectionDecrease)
 {
 }
 

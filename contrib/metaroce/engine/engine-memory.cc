@@ -53,7 +53,10 @@ MemoryRegistry::Check(uint32_t key, uint64_t addr, uint64_t length) const
 }
 
 void
-MemoryRegistry::Write(const MemoryRegion& region, uint64_t addr, const uint8_t* src, uint64_t length)
+MemoryRegistry::Write(const MemoryRegion& region,
+                      uint64_t addr,
+                      const uint8_t* src,
+                      uint64_t length)
 {
     if (region.data != nullptr && src != nullptr && length > 0)
     {

@@ -8,11 +8,11 @@ namespace metaroce
 LoopbackHarness::LoopbackHarness(TransportEngine& a,
                                  TransportEngine& b,
                                  const ChannelConfig& channel)
-    : m_engines{&a, &b},
-      m_channel(channel),
-      m_rng(channel.seed),
-      m_planeUp(channel.ports, true),
-      m_planeEpoch(channel.ports, 0)
+    : m_engines{&a, &b}
+    , m_channel(channel)
+    , m_rng(channel.seed)
+    , m_planeUp(channel.ports, true)
+    , m_planeEpoch(channel.ports, 0)
 {
     if (channel.ports == 0 || channel.rateBps == 0)
     {

@@ -115,6 +115,7 @@ class LoopbackHarness
         int side;
         uint16_t port;
         uint64_t generation; ///< Timer: only the newest counts; Deliver: index in m_inflight
+
         bool operator>(const Event& o) const
         {
             return time != o.time ? time > o.time : seq > o.seq;

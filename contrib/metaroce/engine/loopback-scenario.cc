@@ -1,6 +1,7 @@
 #include "loopback-scenario.h"
 
 #include "metaroce-connection.h"
+#include "rocev2-queue-pair.h"
 
 #include <map>
 #include <memory>
@@ -33,6 +34,20 @@ struct End
     std::unique_ptr<TransportEngine> engine;
 };
 
+/// A RoCEv2 queue pair shaped like the MetaRoCE configuration: same MTU and line rate, port 0,
+/// one fixed entropy.
+std::unique_ptr<TransportEngine>
+MakeRoceV2Engine(const MetaRoceConfig& mc, MemoryRegistry& memory)
+{
+    RoceV2Config rc;
+    rc.localQpn = mc.localConnection;
+    rc.remoteQpn = mc.remoteConnection;
+    rc.mtu = mc.mtu;
+    rc.lineRateBps = mc.portRateBps;
+    rc.udpSrcPort = static_cast<uint16_t>(mc.entropyBase + mc.seed % mc.entropyCount);
+    return std::make_unique<RoceV2QueuePair>(rc, memory);
+}
+
 std::unique_ptr<TransportEngine>
 MakeEngine(const ScenarioConfig& c, MemoryRegistry* memory, uint32_t local, uint32_t remote)
 {
@@ -45,7 +60,7 @@ MakeEngine(const ScenarioConfig& c, MemoryRegistry* memory, uint32_t local, uint
     case Transport::MetaRoce:
         return std::make_unique<MetaRoceConnection>(mc, memory);
     case Transport::RoceV2:
-        return MakeRoceV2Engine(mc, memory);
+        return MakeRoceV2Engine(mc, *memory);
     }
     throw std::invalid_argument("unknown transport");
 }

@@ -46,7 +46,7 @@ struct ScenarioConfig
     TimeNs limit{10'000'000'000};     ///< give up at this virtual time
     int planeFailurePort{-1};         ///< when >= 0, this plane fails at planeFailureAt...
     TimeNs planeFailureAt{0};
-    TimeNs planeRecoveryAt{kNever};   ///< ...and comes back then (kNever: stays down)
+    TimeNs planeRecoveryAt{kNever}; ///< ...and comes back then (kNever: stays down)
     uint64_t seed{1};
 };
 

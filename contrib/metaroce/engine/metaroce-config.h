@@ -30,27 +30,27 @@ struct MetaRoceConfig
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
     // Windows and congestion control (spec 7).
-    uint32_t initialPathWindowPackets{4}; ///< starting path window
-    uint32_t maxPathWindowPackets{256};   ///< never above the SACK bitvector width
+    uint32_t initialPathWindowPackets{4};           ///< starting path window
+    uint32_t maxPathWindowPackets{256};             ///< never above the SACK bitvector width
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
     double pathDecrease{0.5};        ///< multiplicative decrease of a path on ECN (once per RTT)
     double connectionDecrease{0.25}; ///< same, for the connection window
     uint32_t additiveIncreaseBytes{4096}; ///< per RTT, per path and per connection
-    bool honourRateHint{true};       ///< pace at the receiver's fair-share hint
+    bool honourRateHint{true};            ///< pace at the receiver's fair-share hint
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
     TimeNs rtoMinNs{50'000};
     TimeNs rtoMaxNs{10'000'000};
-    TimeNs initialRttNs{8'000};          ///< RTT assumed before the first sample
-    uint32_t maxRetransmissions{32};     ///< per packet; beyond it the connection fails
-    uint32_t pathSuspectTimeouts{1};     ///< consecutive RTOs before a path is suspect
-    uint32_t pathDownTimeouts{3};        ///< consecutive RTOs before a path is taken down
-    TimeNs probeIntervalNs{100'000};     ///< how often a down path is probed
-    uint32_t entropyRedrawMarks{3};      ///< consecutive CE-echo ACK rounds that move a path
-    uint16_t entropyBase{49152};         ///< UDP source ports are drawn from
-    uint16_t entropyCount{16384};        ///<   [entropyBase, entropyBase + entropyCount)
+    TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
+    uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
+    uint32_t pathSuspectTimeouts{1}; ///< consecutive RTOs before a path is suspect
+    uint32_t pathDownTimeouts{3};    ///< consecutive RTOs before a path is taken down
+    TimeNs probeIntervalNs{100'000}; ///< how often a down path is probed
+    uint32_t entropyRedrawMarks{3};  ///< consecutive CE-echo ACK rounds that move a path
+    uint16_t entropyBase{49152};     ///< UDP source ports are drawn from
+    uint16_t entropyCount{16384};    ///<   [entropyBase, entropyBase + entropyCount)
 
     // Receiver (spec 6).
     uint32_t ackEveryPackets{2};        ///< coalesce this many packets per path into one ACK

@@ -40,15 +40,15 @@ MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
                                        MemoryRegistry* memory,
                                        std::unique_ptr<CongestionControl> cc,
                                        std::unique_ptr<PathSelector> selector)
-    : m_config(Validated(config)),
-      m_memory(memory),
-      m_requester(m_config,
+    : m_config(Validated(config))
+    , m_memory(memory)
+    , m_requester(m_config,
                   memory,
                   m_counters,
                   DefaultCc(m_config, std::move(cc)),
-                  DefaultSelector(std::move(selector))),
-      m_responder(m_config, memory, m_counters),
-      m_portUp(m_config.ports, true)
+                  DefaultSelector(std::move(selector)))
+    , m_responder(m_config, memory, m_counters)
+    , m_portUp(m_config.ports, true)
 {
 }
 

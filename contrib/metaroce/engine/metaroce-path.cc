@@ -23,9 +23,9 @@ PathHealthName(PathHealth health)
 }
 
 RttEstimator::RttEstimator(TimeNs initial)
-    : m_srtt(initial),
-      m_rttvar(initial / 2),
-      m_min(initial)
+    : m_srtt(initial)
+    , m_rttvar(initial / 2)
+    , m_min(initial)
 {
 }
 
@@ -53,10 +53,10 @@ RttEstimator::Rto(TimeNs min, TimeNs max) const
 }
 
 Path::Path(uint16_t id_, uint16_t port_, uint16_t entropy_, TimeNs initialRtt)
-    : id(id_),
-      port(port_),
-      entropy(entropy_),
-      rtt(initialRtt)
+    : id(id_)
+    , port(port_)
+    , entropy(entropy_)
+    , rtt(initialRtt)
 {
 }
 

@@ -42,16 +42,20 @@ class RttEstimator
   public:
     explicit RttEstimator(TimeNs initial);
     void Sample(TimeNs rtt);
+
     TimeNs Smoothed() const
     {
         return m_srtt;
     }
+
     TimeNs Minimum() const
     {
         return m_min;
     }
+
     /// srtt + 4 * rttvar, clamped to [min, max].
     TimeNs Rto(TimeNs min, TimeNs max) const;
+
     bool HasSample() const
     {
         return m_hasSample;
@@ -80,10 +84,10 @@ struct Path
     RttEstimator rtt;
     PathHealth health{PathHealth::Up};
     uint32_t consecutiveTimeouts{0};
-    uint32_t markedRounds{0}; ///< consecutive ACKs echoing CE, towards an entropy re-draw
-    TimeNs probeDue{kNever};  ///< Down paths: when to send the next probe
+    uint32_t markedRounds{0};   ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    TimeNs probeDue{kNever};    ///< Down paths: when to send the next probe
     TimeNs lossCheckAt{kNever}; ///< from the time rule of DetectLosses
-    TimeNs lastSendAt{0};     ///< last packet sent; the retransmission timer runs from here
+    TimeNs lastSendAt{0};       ///< last packet sent; the retransmission timer runs from here
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
 

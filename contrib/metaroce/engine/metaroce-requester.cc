@@ -11,17 +11,17 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
                                      Counters& counters,
                                      std::unique_ptr<CongestionControl> cc,
                                      std::unique_ptr<PathSelector> selector)
-    : m_config(config),
-      m_memory(memory),
-      m_counters(counters),
-      m_cc(std::move(cc)),
-      m_selector(std::move(selector)),
-      m_rng(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection),
-      m_pathsByPort(config.ports),
-      m_portUp(config.ports, true),
-      m_order(config.streams),
-      m_nextMsn(config.streams, 0),
-      m_nextRecvIndex(config.streams, 0)
+    : m_config(config)
+    , m_memory(memory)
+    , m_counters(counters)
+    , m_cc(std::move(cc))
+    , m_selector(std::move(selector))
+    , m_rng(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
+    , m_pathsByPort(config.ports)
+    , m_portUp(config.ports, true)
+    , m_order(config.streams)
+    , m_nextMsn(config.streams, 0)
+    , m_nextRecvIndex(config.streams, 0)
 {
     const double mtu = config.mtu + kMrWriteHeaderSize;
     for (uint16_t port = 0; port < config.ports; ++port)
@@ -411,8 +411,8 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
 void
 MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
 {
-    const LossVerdict verdict = DetectLosses(
-        path.outstanding, m_config.reorderTolerancePackets, path.rtt.Smoothed(), now);
+    const LossVerdict verdict =
+        DetectLosses(path.outstanding, m_config.reorderTolerancePackets, path.rtt.Smoothed(), now);
     path.lossCheckAt = verdict.nextCheck;
     if (verdict.lost.empty())
     {

@@ -21,7 +21,6 @@
 #include "path-selector.h"
 
 #include <boost/dynamic_bitset.hpp>
-
 #include <deque>
 #include <memory>
 #include <optional>

@@ -8,14 +8,14 @@ namespace metaroce
 MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
                                      MemoryRegistry* memory,
                                      Counters& counters)
-    : m_config(config),
-      m_memory(memory),
-      m_counters(counters),
-      m_fairShareBps(config.portRateBps * config.ports),
-      m_paths(size_t{config.ports} * config.pathsPerPort),
-      m_streams(config.streams),
-      m_ackQueue(config.ports),
-      m_nakQueue(config.ports)
+    : m_config(config)
+    , m_memory(memory)
+    , m_counters(counters)
+    , m_fairShareBps(config.portRateBps * config.ports)
+    , m_paths(size_t{config.ports} * config.pathsPerPort)
+    , m_streams(config.streams)
+    , m_ackQueue(config.ports)
+    , m_nakQueue(config.ports)
 {
 }
 
@@ -65,8 +65,7 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
         {
             return refuse(DropReason::AccessError);
         }
-        if (m_memory != nullptr &&
-            !m_memory->Check(h.remoteKey, h.remoteAddr, h.payloadLength))
+        if (m_memory != nullptr && !m_memory->Check(h.remoteKey, h.remoteAddr, h.payloadLength))
         {
             m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
             return refuse(DropReason::AccessError);
@@ -87,8 +86,8 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
         m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::InvalidRequest});
         return refuse(DropReason::AccessError);
     }
-    if (m_memory != nullptr && !m_memory->Check(recv.localKey, recv.localAddr + h.offset,
-                                                h.payloadLength))
+    if (m_memory != nullptr &&
+        !m_memory->Check(recv.localKey, recv.localAddr + h.offset, h.payloadLength))
     {
         m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
         return refuse(DropReason::AccessError);
@@ -319,8 +318,8 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.pathId = id;
         h.flags = rx.ce > 0 ? kMrFlagEce : 0;
         h.cumulativePsn = static_cast<uint32_t>(rx.window.Cumulative());
-        h.rateHintMbps = static_cast<uint32_t>(
-            std::min<uint64_t>(m_fairShareBps / 1'000'000, UINT32_MAX));
+        h.rateHintMbps =
+            static_cast<uint32_t>(std::min<uint64_t>(m_fairShareBps / 1'000'000, UINT32_MAX));
         h.echoTimestamp = rx.echo;
         h.ceCount = rx.ce;
         h.newCount = rx.fresh;
@@ -340,8 +339,8 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
     MrSerialize(h, out.header.data());
     out.port = port;
     // ACKs of one path share one route back; which one does not matter to the protocol.
-    out.udpSrcPort = static_cast<uint16_t>(m_config.entropyBase +
-                                           (h.pathId * 40503u) % m_config.entropyCount);
+    out.udpSrcPort =
+        static_cast<uint16_t>(m_config.entropyBase + (h.pathId * 40503u) % m_config.entropyCount);
     out.udpDstPort = kMetaRoceUdpPort;
     out.isControl = true;
     ++m_counters.txControlPackets;

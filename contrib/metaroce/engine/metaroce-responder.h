@@ -24,7 +24,6 @@
 #include "transport-engine.h"
 
 #include <boost/dynamic_bitset.hpp>
-
 #include <deque>
 #include <map>
 #include <optional>

@@ -67,15 +67,15 @@ constexpr uint8_t kMrFlagAckReq = 0x08; ///< DATA/PROBE: acknowledge at once
 constexpr uint8_t kMrFlagEce = 0x10;    ///< ACK: some acknowledged packet was CE-marked
 
 /// Opcode properties (kMrOp*), so code asks `info.mask & kMrOpData` instead of listing opcodes.
-constexpr uint8_t kMrOpData = 0x01;      ///< carries payload and placement
-constexpr uint8_t kMrOpSequenced = 0x02; ///< consumes a path PSN and is acknowledged
+constexpr uint8_t kMrOpData = 0x01;       ///< carries payload and placement
+constexpr uint8_t kMrOpSequenced = 0x02;  ///< consumes a path PSN and is acknowledged
 constexpr uint8_t kMrOpRemoteAddr = 0x04; ///< carries remote address and key (WRITE)
 constexpr uint8_t kMrOpControl = 0x08;    ///< receiver-to-sender feedback
 
 /// NAK syndromes.
 enum class MrNakSyndrome : uint16_t
 {
-    RemoteAccess = 1,  ///< WRITE outside a registered region, or bad key
+    RemoteAccess = 1,   ///< WRITE outside a registered region, or bad key
     InvalidRequest = 2, ///< SEND larger than the matched RECV buffer
 };
 

@@ -16,7 +16,8 @@
  *   9  u24  PSN
  * RETH (RDMA extended header, WRITE FIRST/ONLY): u64 virtual address, u32 R_Key, u32 DMA length.
  * AETH (ACK extended header, ACKNOWLEDGE): u8 syndrome, u24 MSN.
- * CNP (annex A17.9.3): BTH with opcode 0x81, PSN 0, followed by 16 reserved bytes.
+ * CNP (annex A17, congestion notification): BTH with opcode 0x81, PSN 0, followed by 16 reserved
+ * bytes.
  *
  * Payload is padded to a multiple of 4 bytes (PadCnt says how many pad bytes there are), and
  * every packet ends with the 4-byte invariant CRC. The ICRC is part of the wire here: it is
@@ -46,7 +47,7 @@ namespace metaroce
 /// IANA UDP destination port of RoCEv2.
 constexpr uint16_t kRoceV2UdpPort = 4791;
 
-/// Header sizes (IBA 9.2, 9.3; CNP: annex A17.9.3).
+/// Header sizes (IBA ch. 9, base and extended transport headers; CNP: annex A17).
 constexpr std::size_t kIbBthSize = 12;
 constexpr std::size_t kIbRethSize = 16;
 constexpr std::size_t kIbAethSize = 4;
@@ -57,7 +58,7 @@ constexpr std::size_t kIbIcrcSize = 4;
 constexpr uint32_t kIb24BitMask = 0xFFFFFF;
 /// The default partition key (full member of the default partition).
 constexpr uint16_t kIbDefaultPKey = 0xFFFF;
-/// The largest message a RETH DMA length (and an RC SEND) can describe: 2^31 bytes (IBA 9.4.3).
+/// The largest message a RETH DMA length (and an RC SEND) can describe: 2^31 bytes (IBA ch. 9).
 constexpr uint64_t kIbMaxMessageSize = uint64_t{1} << 31;
 
 /// The supported BTH opcodes: reliable-connected SEND and RDMA WRITE, ACKNOWLEDGE, and CNP.
@@ -76,9 +77,9 @@ enum class IbOpcode : uint8_t
 };
 
 /// Opcode properties (the `mask` of IbOpcodeInfo).
-constexpr uint16_t kIbHasReth = 0x0001;   ///< a RETH follows the BTH
-constexpr uint16_t kIbHasAeth = 0x0002;   ///< an AETH follows the BTH
-constexpr uint16_t kIbHasCnpPad = 0x0004; ///< 16 reserved bytes follow the BTH
+constexpr uint16_t kIbHasReth = 0x0001;    ///< a RETH follows the BTH
+constexpr uint16_t kIbHasAeth = 0x0002;    ///< an AETH follows the BTH
+constexpr uint16_t kIbHasCnpPad = 0x0004;  ///< 16 reserved bytes follow the BTH
 constexpr uint16_t kIbHasPayload = 0x0008; ///< carries message bytes
 constexpr uint16_t kIbFirst = 0x0010;      ///< first packet of a message (also set for ONLY)
 constexpr uint16_t kIbMiddle = 0x0020;     ///< neither first nor last
@@ -133,7 +134,7 @@ struct IbAeth
     uint32_t msn{0}; ///< 24-bit message sequence number
 };
 
-/// AETH syndrome types, bits 6-5 of the syndrome (IBA 9.7.5.2.1).
+/// AETH syndrome types, bits 6-5 of the syndrome (IBA ch. 9.7, AETH syndrome encoding).
 enum class IbAethType : uint8_t
 {
     Ack = 0,
@@ -142,7 +143,7 @@ enum class IbAethType : uint8_t
     Nak = 3,
 };
 
-/// NAK codes, bits 4-0 of a NAK syndrome (IBA 9.7.5.2.1, table 44).
+/// NAK codes, bits 4-0 of a NAK syndrome (IBA ch. 9.7, AETH syndrome encoding).
 enum class IbNakCode : uint8_t
 {
     PsnSequenceError = 0,
@@ -162,7 +163,7 @@ IbAethType IbSyndromeType(uint8_t syndrome);
 /// The low five bits of a syndrome: credit count, RNR timer code or NAK code.
 uint8_t IbSyndromeValue(uint8_t syndrome);
 
-/// The delay an RNR timer code stands for (IBA 9.7.5.2.8, table 45), in nanoseconds.
+/// The delay an RNR timer code stands for (IBA ch. 9.7, RNR timer encoding), in nanoseconds.
 TimeNs IbRnrTimerNs(uint8_t timerCode);
 
 /// Number of pad bytes that bring a payload to a multiple of 4.

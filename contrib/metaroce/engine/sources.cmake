@@ -3,10 +3,12 @@
 # CMakeLists.txt (which also builds the engine alone as a library with no ns-3 dependency).
 set(METAROCE_ENGINE_SOURCES
     engine/congestion-control.cc
+    engine/dcqcn.cc
     engine/engine-counters.cc
     engine/engine-memory.cc
     engine/engine-types.cc
     engine/loopback-harness.cc
+    engine/loopback-scenario.cc
     engine/loss-detection.cc
     engine/metaroce-config.cc
     engine/metaroce-connection.cc
@@ -16,14 +18,21 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce-wire.cc
     engine/path-receive-window.cc
     engine/path-selector.cc
+    engine/rocev2-config.cc
+    engine/rocev2-queue-pair.cc
+    engine/rocev2-requester.cc
+    engine/rocev2-responder.cc
+    engine/rocev2-wire.cc
     engine/transport-engine.cc
 )
 set(METAROCE_ENGINE_HEADERS
     engine/congestion-control.h
+    engine/dcqcn.h
     engine/engine-counters.h
     engine/engine-memory.h
     engine/engine-types.h
     engine/loopback-harness.h
+    engine/loopback-scenario.h
     engine/loss-detection.h
     engine/metaroce-config.h
     engine/metaroce-connection.h
@@ -33,5 +42,10 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce-wire.h
     engine/path-receive-window.h
     engine/path-selector.h
+    engine/rocev2-config.h
+    engine/rocev2-queue-pair.h
+    engine/rocev2-requester.h
+    engine/rocev2-responder.h
+    engine/rocev2-wire.h
     engine/transport-engine.h
 )

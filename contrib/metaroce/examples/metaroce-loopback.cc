@@ -94,13 +94,13 @@ main(int argc, char* argv[])
             csv << "transport,planes,loss,goodput_gbps,relative,duration_ns,retransmitted,"
                    "timeouts,sent_packets,ok\n";
         }
-        std::cout << "Loss sweep on the loopback: " << messages << " x " << messageBytes
-                  << " B, " << rateGbps << " Gb/s per plane, " << delayNs
-                  << " ns one-way, seed " << seed << "\n\n"
+        std::cout << "Loss sweep on the loopback: " << messages << " x " << messageBytes << " B, "
+                  << rateGbps << " Gb/s per plane, " << delayNs << " ns one-way, seed " << seed
+                  << "\n\n"
                   << std::left << std::setw(10) << "transport" << std::right << std::setw(8)
-                  << "planes" << std::setw(8) << "loss" << std::setw(12) << "Gb/s"
-                  << std::setw(11) << "vs 0 loss" << std::setw(10) << "retx"
-                  << std::setw(10) << "RTOs" << "  check\n";
+                  << "planes" << std::setw(8) << "loss" << std::setw(12) << "Gb/s" << std::setw(11)
+                  << "vs 0 loss" << std::setw(10) << "retx" << std::setw(10) << "RTOs"
+                  << "  check\n";
         for (Transport t : transportList)
         {
             double lossless = 0;
@@ -139,8 +139,8 @@ main(int argc, char* argv[])
                           << std::defaultfloat;
                 if (csv)
                 {
-                    csv << TransportName(t) << "," << c.metaroce.ports << "," << loss << ","
-                        << gbps << "," << relative << "," << r.duration << ","
+                    csv << TransportName(t) << "," << c.metaroce.ports << "," << loss << "," << gbps
+                        << "," << relative << "," << r.duration << ","
                         << r.sender.retransmittedPackets << "," << r.sender.timeouts << ","
                         << r.sender.txDataPackets << "," << (r.Ok() ? 1 : 0) << "\n";
                 }

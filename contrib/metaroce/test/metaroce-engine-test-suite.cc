@@ -26,9 +26,9 @@ class ScenarioTestCase : public TestCase
 {
   public:
     ScenarioTestCase(const std::string& name, const ScenarioConfig& config, uint64_t minRetx)
-        : TestCase(name),
-          m_config(config),
-          m_minRetx(minRetx)
+        : TestCase(name)
+        , m_config(config)
+        , m_minRetx(minRetx)
     {
     }
 
@@ -110,8 +110,7 @@ class MetaRoceEngineTestSuite : public TestSuite
         {
             AddTestCase(new ScenarioTestCase(Name("clean", t, 1), Base(t, 0, 1), 0), QUICK);
             AddTestCase(new ScenarioTestCase(Name("1% loss", t, 2), Base(t, 0.01, 2), 1), QUICK);
-            AddTestCase(new ScenarioTestCase(Name("10% loss", t, 3), Base(t, 0.1, 3), 1),
-                        QUICK);
+            AddTestCase(new ScenarioTestCase(Name("10% loss", t, 3), Base(t, 0.1, 3), 1), QUICK);
         }
         ScenarioConfig reorder = Base(Transport::MetaRoce, 0, 4);
         reorder.channel.reorderRate = 0.2;
