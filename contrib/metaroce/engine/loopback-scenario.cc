@@ -141,26 +141,6 @@ CheckProperties(const std::vector<Item>& items,
 
 } // namespace
 
-const char*
-TransportName(Transport t)
-{
-    return t == Transport::MetaRoce ? "metaroce" : "rocev2";
-}
-
-Transport
-ParseTransport(const std::string& name)
-{
-    if (name == "metaroce")
-    {
-        return Transport::MetaRoce;
-    }
-    if (name == "rocev2")
-    {
-        return Transport::RoceV2;
-    }
-    throw std::invalid_argument("unknown transport '" + name + "' (metaroce or rocev2)");
-}
-
 double
 ScenarioResult::GoodputGbps() const
 {

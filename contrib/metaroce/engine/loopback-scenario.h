@@ -19,19 +19,6 @@
 namespace metaroce
 {
 
-/// The transports an experiment can choose between.
-enum class Transport
-{
-    MetaRoce,
-    RoceV2,
-};
-
-/// Printable name; ParseTransport() accepts it back.
-const char* TransportName(Transport t);
-
-/// Parses "metaroce" or "rocev2"; throws std::invalid_argument otherwise.
-Transport ParseTransport(const std::string& name);
-
 /// What to run.
 struct ScenarioConfig
 {

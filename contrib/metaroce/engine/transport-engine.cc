@@ -1,17 +1,33 @@
 #include "transport-engine.h"
 
 #include "metaroce-wire.h"
+#include "rocev2-wire.h"
 
 #include <boost/endian/conversion.hpp>
+#include <stdexcept>
 
 namespace metaroce
 {
 
-namespace
+const char*
+TransportName(Transport t)
 {
-constexpr uint16_t kRoceV2UdpPort = 4791;
-constexpr std::size_t kBthSize = 12;
-} // namespace
+    return t == Transport::MetaRoce ? "metaroce" : "rocev2";
+}
+
+Transport
+ParseTransport(const std::string& name)
+{
+    if (name == "metaroce")
+    {
+        return Transport::MetaRoce;
+    }
+    if (name == "rocev2")
+    {
+        return Transport::RoceV2;
+    }
+    throw std::invalid_argument("unknown transport '" + name + "' (metaroce or rocev2)");
+}
 
 std::optional<uint32_t>
 PeekDestination(const uint8_t* data, std::size_t size, uint16_t udpDstPort)
@@ -20,10 +36,9 @@ PeekDestination(const uint8_t* data, std::size_t size, uint16_t udpDstPort)
     {
         return boost::endian::load_big_u32(data + 4);
     }
-    if (udpDstPort == kRoceV2UdpPort && size >= kBthSize)
+    if (udpDstPort == kRoceV2UdpPort)
     {
-        // BTH bytes 5..7: the 24-bit destination QP number.
-        return boost::endian::load_big_u32(data + 4) & 0x00ffffff;
+        return IbPeekDestQpn(data, size);
     }
     return std::nullopt;
 }

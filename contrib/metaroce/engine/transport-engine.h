@@ -31,6 +31,19 @@
 namespace metaroce
 {
 
+/// The transports a driver can choose between.
+enum class Transport
+{
+    MetaRoce,
+    RoceV2,
+};
+
+/// Printable name; ParseTransport() accepts it back.
+const char* TransportName(Transport t);
+
+/// Parses "metaroce" or "rocev2"; throws std::invalid_argument otherwise.
+Transport ParseTransport(const std::string& name);
+
 /// Result of handing a packet to an engine.
 struct RxResult
 {

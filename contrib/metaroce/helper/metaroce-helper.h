@@ -1,0 +1,65 @@
+/*
+ * MetaRoceHelper: puts MetaRoCE NICs on nodes, wires them and connects queue pairs.
+ *
+ *   MetaRoceHelper rdma;
+ *   rdma.SetNicAttribute("Mtu", UintegerValue(4096));
+ *   rdma.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+ *   Ptr<MetaRoceNic> a = rdma.Install(nodes.Get(0));
+ *   Ptr<MetaRoceNic> b = rdma.Install(nodes.Get(1));
+ *   rdma.ConnectBackToBack(a, b, 2);               // two planes, two links
+ *   auto [qa, qb] = rdma.Connect(a, b, metaroce::Transport::MetaRoce);
+ *   qa->PostWrite(0, 1 << 20);
+ *
+ * Fabrics with switches are built by the fabric helper; this helper also serves them with
+ * AddPort() on a device that is already attached to a switch.
+ */
+#ifndef METAROCE_HELPER_H
+#define METAROCE_HELPER_H
+
+#include "ns3/metaroce-nic.h"
+#include "ns3/node.h"
+#include "ns3/object-factory.h"
+#include "ns3/point-to-point-helper.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief Installs MetaRoCE NICs and connects queue pairs.
+ */
+class MetaRoceHelper
+{
+  public:
+    MetaRoceHelper();
+
+    /// Sets an attribute of every NIC installed from now on.
+    void SetNicAttribute(const std::string& name, const AttributeValue& value);
+    /// Sets an attribute of every PointToPointNetDevice created from now on (e.g. DataRate).
+    void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
+    /// Sets an attribute of every PointToPointChannel created from now on (e.g. Delay).
+    void SetChannelAttribute(const std::string& name, const AttributeValue& value);
+
+    /// Creates a NIC and aggregates it to `node` (one NIC per node).
+    Ptr<MetaRoceNic> Install(Ptr<Node> node) const;
+
+    /**
+     * Links NIC `a` to NIC `b` directly, one link per plane, and adds the ports: plane p uses
+     * 10.(p+1).0.1 on `a` and 10.(p+1).0.2 on `b`. Returns the devices (a's, b's per plane).
+     */
+    NetDeviceContainer ConnectBackToBack(Ptr<MetaRoceNic> a, Ptr<MetaRoceNic> b, uint32_t planes);
+
+    /// Connects a queue pair between two NICs (see MetaRoceNic::Connect).
+    std::pair<Ptr<MetaRoceQueuePair>, Ptr<MetaRoceQueuePair>> Connect(Ptr<MetaRoceNic> a,
+                                                                      Ptr<MetaRoceNic> b,
+                                                                      metaroce::Transport transport,
+                                                                      uint32_t plane = 0) const;
+
+  private:
+    ObjectFactory m_nicFactory;
+    PointToPointHelper m_p2p;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_HELPER_H

@@ -1,0 +1,162 @@
+/*
+ * An RDMA NIC on a host node, with one port per plane (spec 2; design "The ns-3 side").
+ *
+ * Each port is a stock PointToPointNetDevice on a standard PointToPointChannel, so DataRate,
+ * Delay, ReceiveErrorModel (RateErrorModel, BurstErrorModel, ReceiveListErrorModel), pcap and
+ * ascii tracing all apply unchanged. The NIC replaces only the device's transmit queue, with a
+ * MetaRocePortQueue that pulls: whenever a port is free the NIC asks its queue pairs, in
+ * round-robin, for the next packet for that port. Engines keep their packets until a port can
+ * take them, so a NIC never drops its own packets, and each port has exactly one pending
+ * transmit event (the device's).
+ *
+ * Packets are IPv4 | UDP | transport header (MetaRoCE on UDP 4792, RoCEv2 BTH on UDP 4791) |
+ * payload; hosts run no ns-3 Internet stack - the NIC is the RDMA offload. IPv4 carries ECT(0)
+ * so switches can mark CE; CE on arrival is passed to the engine.
+ *
+ * The NIC owns the connection engines (through MetaRoceQueuePair), runs their timers with the
+ * simulator (one event per queue pair, re-armed lazily: a timer firing early is harmless) and
+ * computes the receiver's fair share - its inbound line rate divided among the queue pairs that
+ * received data in the last FairShareWindow - which MetaRoCE advertises in every ACK.
+ */
+#ifndef METAROCE_NIC_H
+#define METAROCE_NIC_H
+
+#include "engine-memory.h"
+#include "metaroce-config.h"
+#include "metaroce-port-queue.h"
+#include "metaroce-queue-pair.h"
+#include "rocev2-config.h"
+
+#include "ns3/ipv4-address.h"
+#include "ns3/object.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief An RDMA NIC with one port per plane, running MetaRoCE connections and RoCEv2 QPs.
+ */
+class MetaRoceNic : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    MetaRoceNic();
+    ~MetaRoceNic() override;
+
+    /**
+     * Adds a port (the next plane) on `device`, with source address `address`. The device must
+     * be attached to a channel; its DataRate is the port's line rate. Returns the port index.
+     */
+    uint32_t AddPort(Ptr<PointToPointNetDevice> device, Ipv4Address address);
+
+    uint32_t GetNPorts() const;
+    Ptr<PointToPointNetDevice> GetPort(uint32_t port) const;
+    Ipv4Address GetAddress(uint32_t port) const;
+
+    /**
+     * Connects `a` and `b` with a MetaRoCE connection (over every plane) or a RoCEv2 queue pair
+     * (on plane `plane` only). Both NICs need the same number of ports and must agree on the
+     * connection shape (Mtu, PathsPerPort, Streams); a disagreement is a fatal error naming the
+     * attribute. Returns (end at a, end at b).
+     */
+    static std::pair<Ptr<MetaRoceQueuePair>, Ptr<MetaRoceQueuePair>> Connect(
+        Ptr<MetaRoceNic> a,
+        Ptr<MetaRoceNic> b,
+        metaroce::Transport transport,
+        uint32_t plane = 0);
+
+    /// Takes a port down (the link failed) or up; every queue pair is told.
+    void SetPortUp(uint32_t port, bool up);
+    bool IsPortUp(uint32_t port) const;
+
+    /// Registers memory in the NIC's protection domain (see metaroce::MemoryRegistry).
+    void RegisterMemory(uint32_t key, uint64_t addr, uint64_t length, uint8_t* data);
+
+    /// The queue pairs of this NIC.
+    std::vector<Ptr<MetaRoceQueuePair>> GetQueuePairs() const;
+
+    /// Current fair share advertised to each sender (bits/s).
+    uint64_t GetFairShare() const;
+
+    /// Assigns random streams (entropy draws); returns the number used.
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class MetaRoceQueuePair;
+
+    struct Port
+    {
+        Ptr<PointToPointNetDevice> device;
+        Ptr<MetaRocePortQueue> queue;
+        Ipv4Address address;
+        bool up{true};
+        std::vector<Ptr<MetaRoceQueuePair>> qps; ///< round-robin order
+        std::size_t cursor{0};
+    };
+
+    metaroce::MetaRoceConfig MetaRoceConfigFor(uint32_t local, uint32_t remote) const;
+    metaroce::RoceV2Config RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) const;
+    Ptr<MetaRoceQueuePair> CreateQueuePair(metaroce::Transport transport,
+                                           uint32_t localId,
+                                           uint32_t remoteId,
+                                           uint32_t plane);
+    Ptr<Packet> Pull(uint32_t port);
+    Ptr<Packet> Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out);
+    bool Receive(Ptr<NetDevice> device,
+                 Ptr<const Packet> packet,
+                 uint16_t protocol,
+                 const Address& from);
+    /// After any event of `qp`: deliver completions, start idle ports, re-arm its timer.
+    void Service(MetaRoceQueuePair& qp);
+    /// Schedules the queue pair's timer for its engine's next deadline, if earlier.
+    void Rearm(MetaRoceQueuePair& qp);
+    void OnTimer(Ptr<MetaRoceQueuePair> qp);
+    void UpdateFairShare();
+    uint64_t LineRateBps(uint32_t port) const;
+
+    std::vector<Port> m_ports;
+    std::map<uint32_t, Ptr<MetaRoceQueuePair>> m_qps; ///< by local id
+    uint32_t m_nextId{2};                             ///< RoCEv2 reserves QP numbers 0 and 1
+    metaroce::MemoryRegistry m_memory;
+    Ptr<UniformRandomVariable> m_rng;
+    uint64_t m_fairShareBps{0};
+    Time m_fairShareUpdated{Seconds(-1)};
+
+    // Attributes.
+    uint32_t m_mtu;
+    uint32_t m_pathsPerPort;
+    uint32_t m_streams;
+    uint32_t m_initialPathWindow;
+    uint32_t m_ackEveryPackets;
+    Time m_ackDelay;
+    Time m_rtoMin;
+    Time m_rtoMax;
+    Time m_initialRtt;
+    uint32_t m_pathDownTimeouts;
+    Time m_probeInterval;
+    bool m_honourRateHint;
+    bool m_realPayload;
+    Time m_fairShareWindow;
+    uint32_t m_roceWindow;
+    Time m_roceRto;
+    uint32_t m_roceRetryLimit;
+    bool m_dcqcn;
+
+    TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_rxTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, std::string> m_dropTrace;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_NIC_H

@@ -1,0 +1,111 @@
+#include "metaroce-port-queue.h"
+
+#include "ns3/ppp-header.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(MetaRocePortQueue);
+
+TypeId
+MetaRocePortQueue::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::MetaRocePortQueue")
+                            .SetParent<Queue<Packet>>()
+                            .SetGroupName("MetaRoce")
+                            .AddConstructor<MetaRocePortQueue>();
+    return tid;
+}
+
+// No NS_LOG_* in members: Queue<Packet> declares a private g_log that name lookup would find.
+MetaRocePortQueue::MetaRocePortQueue() = default;
+
+MetaRocePortQueue::~MetaRocePortQueue() = default;
+
+void
+MetaRocePortQueue::DoDispose()
+{
+    m_pull = PullCallback();
+    m_device = nullptr;
+    m_handed = nullptr;
+    Queue<Packet>::DoDispose();
+}
+
+void
+MetaRocePortQueue::SetPullCallback(PullCallback pull)
+{
+    m_pull = pull;
+}
+
+void
+MetaRocePortQueue::Attach(Ptr<PointToPointNetDevice> device)
+{
+    m_device = device;
+    device->SetQueue(this);
+}
+
+bool
+MetaRocePortQueue::IsBusy() const
+{
+    return m_busy;
+}
+
+void
+MetaRocePortQueue::Kick()
+{
+    if (m_busy || m_device == nullptr || m_pull.IsNull())
+    {
+        return;
+    }
+    Ptr<Packet> p = m_pull();
+    if (p == nullptr)
+    {
+        return;
+    }
+    // Send() adds the PPP header, enqueues (we hold the packet) and, the device being idle,
+    // dequeues it straight away and starts serialising.
+    m_device->Send(p, m_device->GetBroadcast(), 0x0800);
+}
+
+bool
+MetaRocePortQueue::Enqueue(Ptr<Packet> item)
+{
+    NS_ASSERT_MSG(m_handed == nullptr, "MetaRocePortQueue holds one packet at a time");
+    m_handed = item;
+    return true;
+}
+
+Ptr<Packet>
+MetaRocePortQueue::Dequeue()
+{
+    Ptr<Packet> p = m_handed;
+    m_handed = nullptr;
+    if (p == nullptr && !m_pull.IsNull())
+    {
+        p = m_pull();
+        if (p != nullptr)
+        {
+            PppHeader ppp;
+            ppp.SetProtocol(0x0021); // IPv4
+            p->AddHeader(ppp);
+        }
+    }
+    m_busy = p != nullptr;
+    return p;
+}
+
+Ptr<Packet>
+MetaRocePortQueue::Remove()
+{
+    Ptr<Packet> p = m_handed;
+    m_handed = nullptr;
+    return p;
+}
+
+Ptr<const Packet>
+MetaRocePortQueue::Peek() const
+{
+    return m_handed;
+}
+
+} // namespace ns3

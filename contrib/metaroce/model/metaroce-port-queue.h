@@ -1,0 +1,70 @@
+/*
+ * The transmit queue of a metaroce port: a pull queue.
+ *
+ * A stock PointToPointNetDevice serialises packets at its DataRate and asks its queue for the
+ * next packet the moment the previous one has left (TransmitComplete -> Queue::Dequeue). This
+ * queue answers that call by asking its owner - a NIC or a switch port - for the packet that
+ * should go next, *now*. So the owner keeps its packets in its own structures (engines, per
+ * priority egress queues, PFC state) and decides at the last moment, exactly as a hardware
+ * scheduler does; the device stays the unchanged ns-3 device, so DataRate, the channel, error
+ * models and pcap/ascii tracing all apply; and no event is spent per packet beyond the device's
+ * own.
+ *
+ * When the device is idle and the owner gets new work, the owner calls Kick(): the next packet
+ * is pulled and handed to the device through its ordinary Send().
+ */
+#ifndef METAROCE_PORT_QUEUE_H
+#define METAROCE_PORT_QUEUE_H
+
+#include "ns3/callback.h"
+#include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief A Queue<Packet> that holds nothing of its own and pulls from its owner on Dequeue().
+ */
+class MetaRocePortQueue : public Queue<Packet>
+{
+  public:
+    /// Returns the next packet to transmit (without a PPP header), or null when none may go.
+    using PullCallback = Callback<Ptr<Packet>>;
+
+    static TypeId GetTypeId();
+    MetaRocePortQueue();
+    ~MetaRocePortQueue() override;
+
+    /// Sets the owner's pull function.
+    void SetPullCallback(PullCallback pull);
+
+    /// Binds the queue to its device and installs it as the device's transmit queue.
+    void Attach(Ptr<PointToPointNetDevice> device);
+
+    /// If the device is idle, pulls one packet and starts its transmission.
+    void Kick();
+
+    /// True while the device is serialising a packet this queue gave it.
+    bool IsBusy() const;
+
+    bool Enqueue(Ptr<Packet> item) override;
+    Ptr<Packet> Dequeue() override;
+    Ptr<Packet> Remove() override;
+    Ptr<const Packet> Peek() const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    PullCallback m_pull;
+    Ptr<PointToPointNetDevice> m_device;
+    Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue
+    bool m_busy{false};
+};
+
+} // namespace ns3
+
+#endif // METAROCE_PORT_QUEUE_H

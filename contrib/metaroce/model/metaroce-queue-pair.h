@@ -1,0 +1,118 @@
+/*
+ * The user's handle on one end of a connection: a MetaRoCE connection or a RoCEv2 RC queue
+ * pair, verbs-style. Work requests are posted here, completions come back through a callback
+ * and the "Completion" trace source, in posting order per stream.
+ *
+ * The queue pair owns its protocol engine (libsoftmetaroce); the NIC it belongs to drives it:
+ * transmits its packets when ports are free, hands it arriving packets, runs its timer. Create
+ * queue pairs in connected pairs with MetaRoceNic::Connect() (or MetaRoceHelper::Connect()).
+ */
+#ifndef METAROCE_QUEUE_PAIR_H
+#define METAROCE_QUEUE_PAIR_H
+
+#include "transport-engine.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+class MetaRoceNic;
+
+/**
+ * \ingroup metaroce
+ * \brief One end of a MetaRoCE connection or RoCEv2 queue pair.
+ */
+class MetaRoceQueuePair : public Object
+{
+  public:
+    /// Called for each completion.
+    using CompletionCallback = Callback<void, Ptr<MetaRoceQueuePair>, const metaroce::Completion&>;
+
+    static TypeId GetTypeId();
+    MetaRoceQueuePair();
+    ~MetaRoceQueuePair() override;
+
+    /**
+     * Posts an RDMA WRITE of `length` bytes on `stream` into the peer's region `remoteKey` at
+     * `remoteAddr` (key 0: virtual, unchecked). With a non-zero `localKey` the bytes are read
+     * from the NIC's registered memory and really travel. Returns the work request id.
+     */
+    uint64_t PostWrite(uint16_t stream,
+                       uint64_t length,
+                       uint64_t remoteAddr = 0,
+                       uint32_t remoteKey = 0,
+                       uint64_t localAddr = 0,
+                       uint32_t localKey = 0);
+
+    /// Posts a SEND, matched to the peer's next RECV on the same stream. Returns its id.
+    uint64_t PostSend(uint16_t stream,
+                      uint64_t length,
+                      uint64_t localAddr = 0,
+                      uint32_t localKey = 0);
+
+    /// Posts a RECV buffer for a future SEND on `stream`. Returns its id.
+    uint64_t PostRecv(uint16_t stream,
+                      uint64_t length,
+                      uint64_t localAddr = 0,
+                      uint32_t localKey = 0);
+
+    void SetCompletionCallback(CompletionCallback cb);
+
+    /// "metaroce" or "rocev2".
+    std::string GetTransportName() const;
+    metaroce::Transport GetTransport() const;
+    uint32_t GetLocalId() const;
+    uint32_t GetRemoteId() const;
+    Ptr<MetaRoceNic> GetNic() const;
+    const metaroce::Counters& GetCounters() const;
+    /// True when every posted WRITE/SEND has completed.
+    bool IsIdle() const;
+    /// Completions delivered so far.
+    uint64_t GetCompletedCount() const;
+    /// The engine, for inspection (path state, windows) in tests and experiments.
+    metaroce::TransportEngine& GetEngine() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class MetaRoceNic;
+
+    uint64_t Post(metaroce::Opcode op,
+                  uint16_t stream,
+                  uint64_t length,
+                  uint64_t localAddr,
+                  uint32_t localKey,
+                  uint64_t remoteAddr,
+                  uint32_t remoteKey);
+    void Deliver(const metaroce::Completion& c);
+
+    MetaRoceNic* m_nic{nullptr}; ///< owner; the NIC outlives its queue pairs' use
+    metaroce::Transport m_transport{metaroce::Transport::MetaRoce};
+    std::unique_ptr<metaroce::TransportEngine> m_engine;
+    uint32_t m_localId{0};
+    uint32_t m_remoteId{0};
+    std::vector<Ipv4Address> m_peerAddresses; ///< per plane
+    uint16_t m_udpPort{0};
+    bool m_realPayload{false};
+    uint64_t m_nextWrId{1};
+    uint64_t m_completed{0};
+    EventId m_timer;
+    metaroce::TimeNs m_timerAt{metaroce::kNever};
+    Time m_lastDataRx{Seconds(-1)};
+    CompletionCallback m_completionCallback;
+    TracedCallback<Ptr<MetaRoceQueuePair>, const metaroce::Completion&> m_completionTrace;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_QUEUE_PAIR_H

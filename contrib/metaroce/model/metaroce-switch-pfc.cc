@@ -1,0 +1,164 @@
+#include "metaroce-switch-pfc.h"
+
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MetaRoceSwitchPfc");
+NS_OBJECT_ENSURE_REGISTERED(MetaRocePfcHeader);
+
+namespace
+{
+constexpr uint8_t kDscpCs6 = 48;
+constexpr uint8_t kDscpCs7 = 56;
+constexpr uint32_t kIpv4HeaderSize = 20;
+} // namespace
+
+MetaRoceTrafficClass
+MetaRoceClassify(uint8_t tos, uint32_t l4Payload, uint32_t controlMaxPayload)
+{
+    const uint8_t dscp = tos >> 2;
+    if (dscp == kDscpCs6 || dscp == kDscpCs7 || l4Payload <= controlMaxPayload)
+    {
+        return METAROCE_CLASS_CONTROL;
+    }
+    return METAROCE_CLASS_DATA;
+}
+
+TypeId
+MetaRocePfcHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::MetaRocePfcHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("MetaRoce")
+                            .AddConstructor<MetaRocePfcHeader>();
+    return tid;
+}
+
+TypeId
+MetaRocePfcHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+MetaRocePfcHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+MetaRocePfcHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU16(m_magic);
+    start.WriteU8(m_opcode);
+    start.WriteU8(m_class);
+    start.WriteHtonU16(m_quanta);
+    start.WriteHtonU16(m_reserved);
+}
+
+uint32_t
+MetaRocePfcHeader::Deserialize(Buffer::Iterator start)
+{
+    m_magic = start.ReadNtohU16();
+    m_opcode = start.ReadU8();
+    m_class = start.ReadU8();
+    m_quanta = start.ReadNtohU16();
+    m_reserved = start.ReadNtohU16();
+    return SIZE;
+}
+
+void
+MetaRocePfcHeader::Print(std::ostream& os) const
+{
+    os << (m_opcode == OP_PAUSE    ? "PFC PAUSE"
+           : m_opcode == OP_RESUME ? "PFC RESUME"
+                                   : "PFC ?")
+       << " class=" << unsigned(m_class) << " quanta=" << m_quanta;
+}
+
+Ptr<Packet>
+MakePfcFrame(uint8_t cls, bool pause, uint16_t quanta)
+{
+    NS_LOG_FUNCTION(unsigned(cls) << pause << quanta);
+    NS_ASSERT_MSG(cls < kMetaRoceNumClasses, "MakePfcFrame: class " << unsigned(cls));
+    MetaRocePfcHeader pfc;
+    pfc.m_opcode = pause ? MetaRocePfcHeader::OP_PAUSE : MetaRocePfcHeader::OP_RESUME;
+    pfc.m_class = cls;
+    pfc.m_quanta = pause ? quanta : 0;
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(pfc);
+
+    Ipv4Header ip;
+    ip.SetSource(Ipv4Address::GetAny());
+    ip.SetDestination(Ipv4Address::GetBroadcast());
+    ip.SetProtocol(kMetaRocePfcProtocol);
+    ip.SetTtl(1);
+    ip.SetDscp(Ipv4Header::DSCP_CS7);
+    ip.SetEcn(Ipv4Header::ECN_NotECT);
+    ip.SetDontFragment();
+    ip.SetPayloadSize(MetaRocePfcHeader::SIZE);
+    if (Node::ChecksumEnabled())
+    {
+        ip.EnableChecksum();
+    }
+    p->AddHeader(ip);
+    return p;
+}
+
+bool
+IsPfcProtocol(Ptr<const Packet> packet)
+{
+    uint8_t buf[kIpv4HeaderSize];
+    if (packet->CopyData(buf, kIpv4HeaderSize) < kIpv4HeaderSize)
+    {
+        return false;
+    }
+    return (buf[0] >> 4) == 4 && buf[9] == kMetaRocePfcProtocol;
+}
+
+std::optional<MetaRocePfcFrame>
+ParsePfcFrame(Ptr<const Packet> packet)
+{
+    // The IPv4 header may carry options (IHL > 5): read the PFC header after IHL * 4 bytes.
+    uint8_t buf[60 + MetaRocePfcHeader::SIZE];
+    const uint32_t n = packet->CopyData(buf, sizeof(buf));
+    if (n < kIpv4HeaderSize || (buf[0] >> 4) != 4 || buf[9] != kMetaRocePfcProtocol)
+    {
+        return std::nullopt;
+    }
+    const uint32_t ihl = (buf[0] & 0x0f) * 4u;
+    if (ihl < kIpv4HeaderSize || n < ihl + MetaRocePfcHeader::SIZE)
+    {
+        return std::nullopt;
+    }
+    const uint8_t* h = buf + ihl;
+    const uint16_t magic = (h[0] << 8) | h[1];
+    const uint8_t op = h[2];
+    const uint8_t cls = h[3];
+    const uint16_t quanta = (h[4] << 8) | h[5];
+    const uint16_t reserved = (h[6] << 8) | h[7];
+    if (magic != MetaRocePfcHeader::MAGIC || cls >= kMetaRoceNumClasses || reserved != 0 ||
+        (op != MetaRocePfcHeader::OP_PAUSE && op != MetaRocePfcHeader::OP_RESUME))
+    {
+        NS_LOG_LOGIC("not a metaroce PFC frame: magic " << magic << " op " << unsigned(op)
+                                                        << " class " << unsigned(cls));
+        return std::nullopt;
+    }
+    MetaRocePfcFrame f;
+    f.cls = cls;
+    f.pause = op == MetaRocePfcHeader::OP_PAUSE && quanta != 0; // 802.1Qbb: quanta 0 = XON
+    f.quanta = f.pause ? quanta : 0;
+    return f;
+}
+
+Time
+PfcQuantaToTime(uint16_t quanta, DataRate rate)
+{
+    return rate.CalculateBitsTxTime(uint32_t(quanta) * 512u);
+}
+
+} // namespace ns3

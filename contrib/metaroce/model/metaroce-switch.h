@@ -1,0 +1,290 @@
+/*
+ * The metaroce switch: an output-queued, shared-buffer IPv4 switch for RoCE fabrics.
+ *
+ * Ports. Each port is a stock PointToPointNetDevice whose transmit queue is a
+ * MetaRocePortQueue: the device pulls the next packet from the switch when it is free, so the
+ * switch decides at the last moment what goes (PFC frames, then CONTROL, then DATA, skipping
+ * paused classes) and the device keeps its DataRate, channel, error models and pcap. Hosts do
+ * not run the ns-3 Internet stack and neither does the switch: it parses the IPv4/UDP bytes
+ * itself and forwards by its own table.
+ *
+ * Forwarding (MetaRoceFib). Longest-prefix match on the destination, an ECMP group per
+ * prefix, a member chosen by a hash of the 5-tuple and the per-switch "EcmpSeed". Ports marked
+ * down with SetPortUp() leave their groups. TTL is not decremented: that would cost a header
+ * rewrite per packet, and fabric routes are computed loop-free by the fabric helper.
+ *
+ * Classes. Two egress queues per port in strict priority, CONTROL before DATA; the class rule
+ * (DSCP CS6/CS7, or an L4 payload of at most "ControlMaxPayload" bytes) is MetaRoceClassify()
+ * in metaroce-switch-pfc.h, shared with the NIC.
+ *
+ * Buffer. One shared pool of "BufferSize" bytes for all egress queues (sizes are IPv4 bytes).
+ * Lossy mode (PFC off) uses Choudhury-Hahne dynamic thresholds, as shared-buffer ASICs do: a
+ * packet enters queue (port, class) only if that queue holds fewer than
+ * DtAlpha x (BufferSize - bytes in use) bytes, else it is dropped as "port-limit"; a large
+ * alpha approaches complete sharing, a small one isolates ports. Whatever the mode, a packet
+ * that does not fit in the free space is dropped as "buffer-full". Drops are tail drops.
+ *
+ * ECN. At enqueue into a DATA queue holding q bytes, a packet is marked with probability 0 if
+ * q <= EcnKmin, EcnPmax x (q - Kmin) / (Kmax - Kmin) up to Kmax, and 1 above Kmax (RED on the
+ * instantaneous queue, the DCQCN recommendation). Only ECT(0)/ECT(1) packets are marked: the
+ * IPv4 header is rewritten with CE. CONTROL is never marked.
+ *
+ * PFC (lossless mode, "PfcEnabled"). Every buffered packet is also counted against its ingress
+ * port and class. When that count exceeds "PfcXoff" the switch sends PAUSE for the class on the
+ * ingress port (and refreshes it every half pause time); when it falls to "PfcXon" or below it
+ * sends RESUME. A PAUSE received on a port stops that class there until RESUME or expiry. In
+ * lossless mode the dynamic threshold is not applied (an egress queue may hold what its
+ * ingresses allow); the buffer must cover, per ingress port and class, Xoff plus the headroom
+ * of bytes still arriving after the PAUSE (about 2 x link delay x rate + 2 MTU): if it does
+ * not, "buffer-full" drops still happen and tell you so. Frame format: metaroce-switch-pfc.h.
+ *
+ * Trimming ("TrimEnabled", lossy mode). A DATA packet that is refused by the buffer is cut to
+ * its IPv4 and UDP headers plus the first "TrimSize" bytes of UDP payload (the transport
+ * header) and offered to the CONTROL queue instead; the IPv4 length shrinks, the UDP length
+ * keeps the original size, so the receiver sees both what was sent and that it was trimmed.
+ * Only if the CONTROL queue refuses it too is it dropped.
+ *
+ * Link failure. SetPortUp(port, false) models the link being cut at the switch side: the port
+ * leaves all ECMP groups, its queued packets are dropped as "port-down", packets arriving on it
+ * are dropped as "port-down", and its PFC state is cleared. A packet already being serialised
+ * finishes. The far end (host NIC or switch) must be told separately.
+ *
+ * Accounting. Per-port counters (MetaRoceSwitchPortCounters); received packets are counted at
+ * the ingress, forwarded at the egress, and drops at the egress port if routing chose one, else
+ * at the ingress. PFC frames are counted apart and not as received/forwarded. The switch
+ * asserts packet conservation, received = forwarded + dropped + queued, after every change.
+ */
+#ifndef METAROCE_SWITCH_H
+#define METAROCE_SWITCH_H
+
+#include "metaroce-port-queue.h"
+#include "metaroce-switch-fib.h"
+#include "metaroce-switch-pfc.h"
+
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/object.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// Why the switch dropped a packet; the names are MetaRoceSwitch::*_DROP.
+enum class MetaRoceDropReason : uint8_t
+{
+    NO_ROUTE,    ///< no forwarding entry for the destination
+    PORT_DOWN,   ///< the ingress or every egress candidate is down, or flushed at link down
+    BUFFER_FULL, ///< the shared buffer has no room for the packet
+    PORT_LIMIT,  ///< the egress queue is over its dynamic threshold
+    MALFORMED,   ///< not an IPv4 datagram the switch can parse
+    COUNT,
+};
+
+/// Counters of one switch port.
+struct MetaRoceSwitchPortCounters
+{
+    uint64_t rxPackets{0}; ///< received on this port for forwarding (PFC frames excluded)
+    uint64_t rxBytes{0};
+    uint64_t txPackets{0}; ///< forwarded out of this port (PFC frames excluded)
+    uint64_t txBytes{0};
+    std::array<uint64_t, size_t(MetaRoceDropReason::COUNT)> drops{}; ///< by reason
+    uint64_t ecnMarked{0};      ///< packets marked CE on enqueue to this port
+    uint64_t trimmed{0};        ///< packets trimmed on enqueue to this port
+    uint64_t pauseSent{0};      ///< PAUSE frames sent on this port (refreshes included)
+    uint64_t resumeSent{0};     ///< RESUME frames sent on this port
+    uint64_t pauseReceived{0};  ///< PAUSE frames received on this port
+    uint64_t resumeReceived{0}; ///< RESUME frames received on this port
+    uint64_t maxQueueBytes{0};  ///< high-water mark of this port's egress queues together
+
+    /// All drops, whatever the reason.
+    uint64_t Dropped() const;
+};
+
+/**
+ * \ingroup metaroce
+ * \brief Shared-buffer output-queued switch with ECMP, ECN, PFC and trimming.
+ *
+ * See the file comment for the design. Typical use:
+ * \code
+ *   Ptr<MetaRoceSwitch> sw = CreateObject<MetaRoceSwitch>();
+ *   node->AggregateObject(sw);
+ *   uint32_t p0 = sw->AddPort(device0);
+ *   sw->AddRoute(Ipv4Address("10.0.0.0"), Ipv4Mask("/24"), p0);
+ * \endcode
+ */
+class MetaRoceSwitch : public Object
+{
+  public:
+    static constexpr const char* NO_ROUTE_DROP = "no-route";
+    static constexpr const char* PORT_DOWN_DROP = "port-down";
+    static constexpr const char* BUFFER_FULL_DROP = "buffer-full";
+    static constexpr const char* PORT_LIMIT_DROP = "port-limit";
+    static constexpr const char* MALFORMED_DROP = "malformed";
+
+    /// The name of a drop reason (one of the *_DROP strings).
+    static const char* DropReasonName(MetaRoceDropReason reason);
+
+    /// Enqueue/Dequeue/Trim: the packet (IPv4 onwards), the egress port, the class.
+    typedef void (*PacketTracedCallback)(Ptr<const Packet> packet, uint32_t port, uint32_t cls);
+    /// Drop: the packet, the port it is counted at, the reason (a *_DROP string).
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t port, const char* why);
+    /// EcnMark: the marked packet, the egress port, the DATA queue bytes that caused it.
+    typedef void (*EcnTracedCallback)(Ptr<const Packet> packet, uint32_t port, uint64_t qBytes);
+    /// PfcPause/PfcReceived: the port, the class, PAUSE (true) or RESUME (false).
+    typedef void (*PfcTracedCallback)(uint32_t port, uint32_t cls, bool pause);
+
+    static TypeId GetTypeId();
+    MetaRoceSwitch();
+    ~MetaRoceSwitch() override;
+
+    /**
+     * Makes `device` a port of this switch: installs a MetaRocePortQueue on it (replacing its
+     * queue) and the switch's receive callback. Returns the port index (0, 1, ...).
+     */
+    uint32_t AddPort(Ptr<PointToPointNetDevice> device);
+
+    /// Adds `port` to the ECMP group of dst/mask (see MetaRoceFib::AddRoute).
+    void AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port);
+
+    /// Marks a port's link up or down (see "Link failure" in the file comment).
+    void SetPortUp(uint32_t port, bool up);
+    bool IsPortUp(uint32_t port) const;
+
+    /**
+     * Acts on a PFC frame received on `port`: PAUSE stops `frame.cls` there until RESUME or
+     * until the quanta expire at the port's DataRate; RESUME restarts it at once.
+     */
+    void HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame);
+
+    /// True while the neighbour on `port` has paused class `cls`.
+    bool IsPaused(uint32_t port, uint32_t cls) const;
+
+    uint32_t GetNPorts() const;
+    Ptr<PointToPointNetDevice> GetPortDevice(uint32_t port) const;
+    const MetaRoceSwitchPortCounters& GetPortCounters(uint32_t port) const;
+    /// Drops over all ports for one reason, by its *_DROP name (0 for an unknown name).
+    uint64_t GetDropCount(const std::string& reason) const;
+    /// Bytes queued for (port, cls), and in the whole shared buffer.
+    uint64_t GetQueueBytes(uint32_t port, uint32_t cls) const;
+    uint64_t GetBufferUsed() const;
+    /// Totals over all ports; conservation is received = forwarded + dropped + queued.
+    uint64_t GetReceived() const;
+    uint64_t GetForwarded() const;
+    uint64_t GetDropped() const;
+    uint64_t GetQueuedPackets() const;
+
+    /**
+     * Assigns a fixed random stream to the ECN marking variable; returns the number of
+     * streams used (1).
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoInitialize() override;
+    void DoDispose() override;
+
+  private:
+    /// A buffered packet and what is needed to release it.
+    struct Item
+    {
+        Ptr<Packet> packet;
+        uint32_t ingress;
+        uint32_t size;
+    };
+
+    /// Everything the switch keeps per port.
+    struct Port
+    {
+        Ptr<PointToPointNetDevice> device;
+        Ptr<MetaRocePortQueue> queue;
+        bool up{true};
+        bool inPull{false}; ///< inside this port's pull: do not Kick() it again
+        std::array<std::deque<Item>, kMetaRoceNumClasses> egress;
+        std::array<uint64_t, kMetaRoceNumClasses> egressBytes{};
+        std::deque<Ptr<Packet>> pfcOut; ///< PFC frames waiting to go out, ahead of all classes
+        // PFC as the receiver of traffic on this port (we pause the neighbour)
+        std::array<uint64_t, kMetaRoceNumClasses> ingressBytes{};
+        std::array<bool, kMetaRoceNumClasses> pausing{};
+        std::array<EventId, kMetaRoceNumClasses> refresh;
+        // PFC as the sender on this port (the neighbour pauses us)
+        std::array<bool, kMetaRoceNumClasses> paused{};
+        std::array<EventId, kMetaRoceNumClasses> pauseExpiry;
+        MetaRoceSwitchPortCounters counters;
+    };
+
+    /// The device receive callback, with the port bound in front.
+    bool Receive(uint32_t port,
+                 Ptr<NetDevice> device,
+                 Ptr<const Packet> packet,
+                 uint16_t protocol,
+                 const Address& from);
+    /// The port queue's pull callback: the next packet for `port`, or null.
+    Ptr<Packet> Pull(uint32_t port);
+
+    /// Admission of `size` bytes into (port, cls): COUNT when admitted, else the reason.
+    MetaRoceDropReason Admit(uint32_t port, uint32_t cls, uint32_t size) const;
+    /// RED decision for a DATA packet entering a queue of `qBytes`.
+    bool ShouldMark(uint64_t qBytes);
+    /// Rewrites the IPv4 header of `p` with ECN = CE.
+    static void MarkCe(Ptr<Packet> p);
+    /// Cuts `p` to IPv4 + UDP + TrimSize payload bytes (see the file comment).
+    void Trim(Ptr<Packet> p, const MetaRocePacketInfo& info) const;
+    void Enqueue(Ptr<Packet> p, uint32_t ingress, uint32_t egress, uint32_t cls);
+    /// Counts and traces a drop of a packet that is not (or no longer) buffered.
+    void Drop(Ptr<const Packet> p, uint32_t port, MetaRoceDropReason reason);
+    /// Returns an item's bytes to the buffer and to its ingress account.
+    void Release(const Item& item, uint32_t cls);
+
+    void SendPfc(uint32_t port, uint32_t cls, bool pause);
+    void RefreshPause(uint32_t port, uint32_t cls);
+    void PauseExpired(uint32_t port, uint32_t cls);
+    DataRate PortRate(uint32_t port) const;
+    void KickPort(uint32_t port);
+
+    void CheckConfig() const;
+    void CheckConservation() const;
+
+    std::vector<Port> m_ports;
+    MetaRoceFib m_fib;
+    Ptr<UniformRandomVariable> m_rng;
+    uint64_t m_bufferUsed{0};
+    uint64_t m_received{0};
+    uint64_t m_forwarded{0};
+    uint64_t m_dropped{0};
+    uint64_t m_queued{0};
+
+    // Attributes
+    uint64_t m_ecmpSeed;
+    uint64_t m_bufferSize;
+    double m_dtAlpha;
+    uint32_t m_controlMaxPayload;
+    bool m_ecnEnabled;
+    uint64_t m_ecnKmin;
+    uint64_t m_ecnKmax;
+    double m_ecnPmax;
+    bool m_pfcEnabled;
+    uint64_t m_pfcXoff;
+    uint64_t m_pfcXon;
+    uint16_t m_pfcQuanta;
+    bool m_trimEnabled;
+    uint32_t m_trimSize;
+
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_enqueueTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_dequeueTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, const char*> m_dropTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, uint64_t> m_ecnTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_trimTrace;
+    TracedCallback<uint32_t, uint32_t, bool> m_pfcTxTrace;
+    TracedCallback<uint32_t, uint32_t, bool> m_pfcRxTrace;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_SWITCH_H

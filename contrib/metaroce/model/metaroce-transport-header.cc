@@ -1,0 +1,114 @@
+#include "metaroce-transport-header.h"
+
+#include "metaroce-wire.h"
+#include "rocev2-wire.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(MetaRoceTransportHeader);
+
+TypeId
+MetaRoceTransportHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::MetaRoceTransportHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("MetaRoce")
+                            .AddConstructor<MetaRoceTransportHeader>();
+    return tid;
+}
+
+TypeId
+MetaRoceTransportHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+MetaRoceTransportHeader::MetaRoceTransportHeader() = default;
+
+MetaRoceTransportHeader::MetaRoceTransportHeader(std::vector<uint8_t> bytes, uint16_t udpPort)
+    : m_bytes(std::move(bytes))
+    , m_udpPort(udpPort)
+{
+}
+
+void
+MetaRoceTransportHeader::SetUdpPort(uint16_t port)
+{
+    m_udpPort = port;
+}
+
+uint16_t
+MetaRoceTransportHeader::GetUdpPort() const
+{
+    return m_udpPort;
+}
+
+const std::vector<uint8_t>&
+MetaRoceTransportHeader::GetBytes() const
+{
+    return m_bytes;
+}
+
+uint32_t
+MetaRoceTransportHeader::HeaderSize(uint16_t udpPort, uint8_t first)
+{
+    if (udpPort == metaroce::kMetaRoceUdpPort)
+    {
+        const auto* info = metaroce::MrLookupOpcode(first & 0x0f);
+        return info ? info->headerSize : 0;
+    }
+    if (udpPort == metaroce::kRoceV2UdpPort)
+    {
+        const auto* info = metaroce::IbLookupOpcode(first);
+        return info ? info->headerSize : 0;
+    }
+    return 0;
+}
+
+uint32_t
+MetaRoceTransportHeader::GetSerializedSize() const
+{
+    return static_cast<uint32_t>(m_bytes.size());
+}
+
+void
+MetaRoceTransportHeader::Serialize(Buffer::Iterator start) const
+{
+    start.Write(m_bytes.data(), static_cast<uint32_t>(m_bytes.size()));
+}
+
+uint32_t
+MetaRoceTransportHeader::Deserialize(Buffer::Iterator start)
+{
+    Buffer::Iterator i = start;
+    const uint32_t size = HeaderSize(m_udpPort, i.PeekU8());
+    m_bytes.resize(size);
+    i.Read(m_bytes.data(), size);
+    return size;
+}
+
+void
+MetaRoceTransportHeader::Print(std::ostream& os) const
+{
+    if (m_bytes.empty())
+    {
+        os << "empty";
+        return;
+    }
+    if (m_udpPort == metaroce::kMetaRoceUdpPort)
+    {
+        const auto r = metaroce::MrParse(m_bytes.data(), m_bytes.size(), m_bytes.size());
+        const auto* info = metaroce::MrLookupOpcode(m_bytes[0] & 0x0f);
+        os << "MetaRoCE " << (info ? info->name : "?");
+        if (r.header)
+        {
+            os << " conn=" << r.header->connection << " path=" << r.header->pathId;
+        }
+        return;
+    }
+    const auto* info = metaroce::IbLookupOpcode(m_bytes[0]);
+    os << "RoCEv2 " << (info ? info->name : "?");
+}
+
+} // namespace ns3

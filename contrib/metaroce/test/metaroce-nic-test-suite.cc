@@ -1,0 +1,231 @@
+/*
+ * The NIC on real ns-3 point-to-point links: two hosts back to back, one link per plane.
+ *
+ *  - a WRITE and a SEND complete byte-exact, over MetaRoCE and over RoCEv2;
+ *  - deterministic loss (ReceiveListErrorModel drops the n-th packet a port receives):
+ *    MetaRoCE retransmits exactly the missing packet, RoCEv2 goes back N;
+ *  - a plane's link fails mid-transfer: MetaRoCE completes on the remaining plane;
+ *  - MetaRoCE sprays one connection's packets over every path of every plane.
+ */
+#include "metaroce-connection.h"
+
+#include "ns3/boolean.h"
+#include "ns3/error-model.h"
+#include "ns3/metaroce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <numeric>
+
+using namespace ns3;
+using metaroce::Transport;
+
+namespace
+{
+
+constexpr uint32_t kSrcKey = 1;
+constexpr uint32_t kDstKey = 2;
+constexpr uint64_t kBytes = 200'000;
+
+/// Two hosts, NICs back to back over `planes` links of 100 Gb/s, 1 us.
+struct BackToBack
+{
+    BackToBack(uint32_t planes, bool realPayload)
+        : src(kBytes)
+        , dst(kBytes, 0)
+    {
+        nodes.Create(2);
+        MetaRoceHelper rdma;
+        rdma.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        rdma.SetChannelAttribute("Delay", StringValue("1us"));
+        rdma.SetNicAttribute("RealPayload", BooleanValue(realPayload));
+        rdma.SetNicAttribute("PathsPerPort", UintegerValue(4));
+        a = rdma.Install(nodes.Get(0));
+        b = rdma.Install(nodes.Get(1));
+        devices = rdma.ConnectBackToBack(a, b, planes);
+        std::iota(src.begin(), src.end(), uint8_t{3});
+        a->RegisterMemory(kSrcKey, 0x1000, kBytes, src.data());
+        b->RegisterMemory(kDstKey, 0x1000, kBytes, dst.data());
+    }
+
+    /// The device of `nic` (0 = a, 1 = b) on `plane`.
+    Ptr<PointToPointNetDevice> Device(int nic, uint32_t plane) const
+    {
+        return DynamicCast<PointToPointNetDevice>(devices.Get(2 * plane + nic));
+    }
+
+    NodeContainer nodes;
+    Ptr<MetaRoceNic> a;
+    Ptr<MetaRoceNic> b;
+    NetDeviceContainer devices;
+    std::vector<uint8_t> src;
+    std::vector<uint8_t> dst;
+};
+
+/// Posts a WRITE of the first half and a SEND of the second half; checks both land.
+class ByteExactTestCase : public TestCase
+{
+  public:
+    explicit ByteExactTestCase(Transport t)
+        : TestCase(std::string(metaroce::TransportName(t)) + " WRITE and SEND byte-exact")
+        , m_transport(t)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BackToBack net(2, true);
+        auto [qa, qb] = MetaRoceNic::Connect(net.a, net.b, m_transport);
+        qa->SetCompletionCallback(MakeCallback(&ByteExactTestCase::Completed, this));
+        qb->SetCompletionCallback(MakeCallback(&ByteExactTestCase::Completed, this));
+        auto& done = m_done;
+        const uint64_t half = kBytes / 2;
+        qb->PostRecv(0, half, 0x1000 + half, kDstKey);
+        qa->PostWrite(0, half, 0x1000, kDstKey, 0x1000, kSrcKey);
+        qa->PostSend(0, half, 0x1000 + half, kSrcKey);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(done.size(), 3, "WRITE, SEND and RECV should complete");
+        for (const auto& c : done)
+        {
+            NS_TEST_ASSERT_MSG_EQ(std::string(metaroce::CompletionStatusName(c.status)),
+                                  "success",
+                                  "wr " << c.wrId << " failed");
+        }
+        NS_TEST_ASSERT_MSG_EQ((net.src == net.dst), true, "bytes differ at the receiver");
+        NS_TEST_ASSERT_MSG_EQ(qa->GetCounters().retransmittedPackets, 0, "no loss, no retx");
+        Simulator::Destroy();
+    }
+
+    void Completed(Ptr<MetaRoceQueuePair>, const metaroce::Completion& c)
+    {
+        m_done.push_back(c);
+    }
+
+    Transport m_transport;
+    std::vector<metaroce::Completion> m_done;
+};
+
+/// The receiver's plane-0 port loses its 10th packet.
+class DeterministicLossTestCase : public TestCase
+{
+  public:
+    explicit DeterministicLossTestCase(Transport t)
+        : TestCase(std::string(metaroce::TransportName(t)) + " repairs one chosen loss")
+        , m_transport(t)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BackToBack net(1, false);
+        Ptr<ReceiveListErrorModel> em = CreateObject<ReceiveListErrorModel>();
+        em->SetList({9});
+        net.Device(1, 0)->SetReceiveErrorModel(em);
+        auto [qa, qb] = MetaRoceNic::Connect(net.a, net.b, m_transport);
+        qa->PostWrite(0, 1 << 20);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(qa->GetCompletedCount(), 1, "the WRITE did not complete");
+        const uint64_t retx = qa->GetCounters().retransmittedPackets;
+        if (m_transport == Transport::MetaRoce)
+        {
+            NS_TEST_ASSERT_MSG_EQ(retx, 1, "MetaRoCE retransmits exactly the missing packet");
+            NS_TEST_ASSERT_MSG_EQ(qa->GetCounters().timeouts, 0, "a gap is not a timeout");
+        }
+        else
+        {
+            NS_TEST_ASSERT_MSG_GT(retx, 1, "RoCEv2 goes back N: everything after the loss");
+        }
+        Simulator::Destroy();
+    }
+
+    Transport m_transport;
+};
+
+/// Plane 1's link dies 20 us into a 4 MiB WRITE; both NICs see their port go down.
+class LinkFailureTestCase : public TestCase
+{
+  public:
+    LinkFailureTestCase()
+        : TestCase("metaroce completes on the remaining plane after a link failure")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BackToBack net(2, false);
+        auto [qa, qb] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
+        qa->PostWrite(0, 4 << 20);
+        Ptr<RateErrorModel> blackhole = CreateObject<RateErrorModel>();
+        blackhole->SetRate(1.0);
+        blackhole->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        Simulator::Schedule(MicroSeconds(20), [&net, blackhole]() {
+            net.Device(0, 1)->SetReceiveErrorModel(blackhole);
+            net.Device(1, 1)->SetReceiveErrorModel(blackhole);
+            net.a->SetPortUp(1, false);
+            net.b->SetPortUp(1, false);
+        });
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(qa->GetCompletedCount(), 1, "the WRITE did not complete");
+        const auto& engine = dynamic_cast<metaroce::MetaRoceConnection&>(qa->GetEngine());
+        for (const auto& path : engine.Requester().Paths())
+        {
+            NS_TEST_ASSERT_MSG_EQ((path.health == metaroce::PathHealth::Down),
+                                  (path.port == 1),
+                                  "path " << path.id << " health");
+        }
+        Simulator::Destroy();
+    }
+};
+
+/// One connection's packets use every path of every plane.
+class SprayTestCase : public TestCase
+{
+  public:
+    SprayTestCase()
+        : TestCase("metaroce sprays one connection over all paths and planes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BackToBack net(2, false);
+        auto [qa, qb] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
+        qa->PostWrite(0, 8 << 20);
+        Simulator::Run();
+        const auto& engine = dynamic_cast<metaroce::MetaRoceConnection&>(qa->GetEngine());
+        uint64_t total = 0;
+        for (const auto& path : engine.Requester().Paths())
+        {
+            NS_TEST_ASSERT_MSG_GT(path.packetsSent, 100, "path " << path.id << " barely used");
+            total += path.packetsSent;
+        }
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(total, (8u << 20) / 4096, "every packet is on some path");
+        Simulator::Destroy();
+    }
+};
+
+class MetaRoceNicTestSuite : public TestSuite
+{
+  public:
+    MetaRoceNicTestSuite()
+        : TestSuite("metaroce-nic", UNIT)
+    {
+        for (Transport t : {Transport::MetaRoce, Transport::RoceV2})
+        {
+            AddTestCase(new ByteExactTestCase(t), QUICK);
+            AddTestCase(new DeterministicLossTestCase(t), QUICK);
+        }
+        AddTestCase(new LinkFailureTestCase, QUICK);
+        AddTestCase(new SprayTestCase, QUICK);
+    }
+};
+
+MetaRoceNicTestSuite g_metaRoceNicTestSuite;
+
+} // namespace
