@@ -337,12 +337,13 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     {
         return false;
     }
-    for (std::size_t i = 0; i < kSackBits; ++i)
+    // SACK bit i is PSN cumulative+1+i: bits from (nextPsn - cumulative - 1) up name PSNs never
+    // sent.
+    const uint64_t firstUnsent = path.nextPsn - cumulative;
+    if (firstUnsent == 0 ? ack.sack.any()
+                         : firstUnsent - 1 < kSackBits && (ack.sack >> (firstUnsent - 1)).any())
     {
-        if (ack.sack[i] && cumulative + 1 + i >= path.nextPsn)
-        {
-            return false;
-        }
+        return false;
     }
 
     AckSample sample;

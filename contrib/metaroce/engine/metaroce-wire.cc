@@ -48,32 +48,50 @@ AllowedFlags(MrOpcode op)
 void
 StoreSack(const std::bitset<kSackBits>& sack, uint8_t* out)
 {
-    for (std::size_t byte = 0; byte < kSackBits / 8; ++byte)
+    // Bit i lives in byte i/8 at bit i%8: each 64-bit word is stored little-endian.
+    const SackWords words = SackToWords(sack);
+    for (std::size_t k = 0; k < words.size(); ++k)
     {
-        uint8_t v = 0;
-        for (std::size_t bit = 0; bit < 8; ++bit)
-        {
-            v |= static_cast<uint8_t>(sack[byte * 8 + bit]) << bit;
-        }
-        out[byte] = v;
+        boost::endian::store_little_u64(out + 8 * k, words[k]);
     }
 }
 
 std::bitset<kSackBits>
 LoadSack(const uint8_t* in)
 {
-    std::bitset<kSackBits> sack;
-    for (std::size_t byte = 0; byte < kSackBits / 8; ++byte)
+    SackWords words;
+    for (std::size_t k = 0; k < words.size(); ++k)
     {
-        for (std::size_t bit = 0; bit < 8; ++bit)
-        {
-            sack[byte * 8 + bit] = (in[byte] >> bit) & 1;
-        }
+        words[k] = boost::endian::load_little_u64(in + 8 * k);
+    }
+    return SackFromWords(words);
+}
+
+} // namespace
+
+std::bitset<kSackBits>
+SackFromWords(const SackWords& words)
+{
+    std::bitset<kSackBits> sack;
+    for (std::size_t k = words.size(); k-- > 0;)
+    {
+        sack <<= 64;
+        sack |= std::bitset<kSackBits>(words[k]);
     }
     return sack;
 }
 
-} // namespace
+SackWords
+SackToWords(const std::bitset<kSackBits>& sack)
+{
+    static const std::bitset<kSackBits> kLow64(~uint64_t{0});
+    SackWords words;
+    for (std::size_t k = 0; k < words.size(); ++k)
+    {
+        words[k] = ((sack >> (64 * k)) & kLow64).to_ullong();
+    }
+    return words;
+}
 
 const MrOpcodeInfo*
 MrLookupOpcode(uint8_t opcode)

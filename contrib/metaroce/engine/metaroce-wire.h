@@ -151,6 +151,13 @@ struct MrParseResult
 
 MrParseResult MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize);
 
+/// The SACK bitvector as four 64-bit words, bit i of the vector = bit i%64 of word i/64.
+using SackWords = std::array<uint64_t, kSackBits / 64>;
+
+/// Converts between the bitvector and its words (word-at-a-time, for the per-ACK paths).
+std::bitset<kSackBits> SackFromWords(const SackWords& words);
+SackWords SackToWords(const std::bitset<kSackBits>& sack);
+
 /**
  * Widens a 32-bit wire PSN to the 64-bit value closest to `reference` (spec 3.2: sequence numbers
  * are 64-bit inside the engine and never wrap; the wire carries their low 32 bits).

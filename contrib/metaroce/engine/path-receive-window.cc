@@ -102,12 +102,13 @@ PathReceiveWindow::HasGap() const
 std::bitset<kSackBits>
 PathReceiveWindow::Sack() const
 {
-    std::bitset<kSackBits> sack;
-    for (std::size_t i = 0; i < kSackBits; ++i)
+    // SACK bit i is window bit i+1: shift the words right by one.
+    SackWords words;
+    for (std::size_t k = 0; k < words.size(); ++k)
     {
-        sack[i] = Test(i + 1);
+        words[k] = (m_bits[k] >> 1) | (m_bits[k + 1] << 63);
     }
-    return sack;
+    return SackFromWords(words);
 }
 
 } // namespace metaroce

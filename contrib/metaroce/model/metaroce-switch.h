@@ -38,7 +38,7 @@
  * of bytes still arriving after the PAUSE (about 2 x link delay x rate + 2 MTU): if it does
  * not, "buffer-full" drops still happen and tell you so. Frame format: metaroce-switch-pfc.h.
  *
- * Trimming ("TrimEnabled", lossy mode). A DATA packet that is refused by the buffer is cut to
+ * Trimming ("TrimEnabled"). A DATA packet that is refused by the buffer is cut to
  * its IPv4 and UDP headers plus the first "TrimSize" bytes of UDP payload (the transport
  * header) and offered to the CONTROL queue instead; the IPv4 length shrinks, the UDP length
  * keeps the original size, so the receiver sees both what was sent and that it was trimmed.
@@ -239,8 +239,10 @@ class MetaRoceSwitch : public Object
     void Enqueue(Ptr<Packet> p, uint32_t ingress, uint32_t egress, uint32_t cls);
     /// Counts and traces a drop of a packet that is not (or no longer) buffered.
     void Drop(Ptr<const Packet> p, uint32_t port, MetaRoceDropReason reason);
-    /// Returns an item's bytes to the buffer and to its ingress account.
-    void Release(const Item& item, uint32_t cls);
+    /// Returns an item's bytes to the buffer and to its ingress account (accounting only).
+    void Unbuffer(const Item& item, uint32_t egress, uint32_t cls);
+    /// Sends RESUME on `ingress` if it is pausing `cls` and has fallen to PfcXon.
+    void MaybeResume(uint32_t ingress, uint32_t cls);
 
     void SendPfc(uint32_t port, uint32_t cls, bool pause);
     void RefreshPause(uint32_t port, uint32_t cls);
@@ -248,7 +250,8 @@ class MetaRoceSwitch : public Object
     DataRate PortRate(uint32_t port) const;
     void KickPort(uint32_t port);
 
-    void CheckConfig() const;
+    /// Cross-attribute validation; aborts naming the attribute.
+    void CheckConfig();
     void CheckConservation() const;
 
     std::vector<Port> m_ports;
@@ -259,6 +262,7 @@ class MetaRoceSwitch : public Object
     uint64_t m_forwarded{0};
     uint64_t m_dropped{0};
     uint64_t m_queued{0};
+    bool m_configChecked{false};
 
     // Attributes
     uint64_t m_ecmpSeed;

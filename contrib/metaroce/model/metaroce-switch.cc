@@ -1,0 +1,738 @@
+#include "metaroce-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MetaRoceSwitch");
+NS_OBJECT_ENSURE_REGISTERED(MetaRoceSwitch);
+
+namespace
+{
+constexpr uint16_t kIpv4EtherType = 0x0800;
+constexpr uint8_t kUdp = 17;
+constexpr uint32_t kUdpHeaderSize = 8;
+constexpr MetaRoceDropReason kAdmitted = MetaRoceDropReason::COUNT;
+} // namespace
+
+uint64_t
+MetaRoceSwitchPortCounters::Dropped() const
+{
+    uint64_t n = 0;
+    for (uint64_t d : drops)
+    {
+        n += d;
+    }
+    return n;
+}
+
+const char*
+MetaRoceSwitch::DropReasonName(MetaRoceDropReason reason)
+{
+    static constexpr const char* kNames[] = {NO_ROUTE_DROP,
+                                             PORT_DOWN_DROP,
+                                             BUFFER_FULL_DROP,
+                                             PORT_LIMIT_DROP,
+                                             MALFORMED_DROP};
+    static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(MetaRoceDropReason::COUNT));
+    return reason < MetaRoceDropReason::COUNT ? kNames[size_t(reason)] : "?";
+}
+
+TypeId
+MetaRoceSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::MetaRoceSwitch")
+            .SetParent<Object>()
+            .SetGroupName("MetaRoce")
+            .AddConstructor<MetaRoceSwitch>()
+            .AddAttribute("EcmpSeed",
+                          "Per-switch seed of the ECMP hash; give each switch its own to avoid "
+                          "hash polarisation between tiers.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_ecmpSeed),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("BufferSize",
+                          "Shared packet buffer of the switch, in bytes (IPv4 sizes).",
+                          UintegerValue(32 * 1024 * 1024),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_bufferSize),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("DtAlpha",
+                          "Dynamic-threshold alpha (lossy mode): a queue may grow while it "
+                          "holds less than DtAlpha x the free buffer.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&MetaRoceSwitch::m_dtAlpha),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("ControlMaxPayload",
+                          "Largest L4 payload (bytes) that makes a packet CONTROL class.",
+                          UintegerValue(kMetaRoceControlMaxPayload),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_controlMaxPayload),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable DATA packets CE (RED on the instantaneous queue).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&MetaRoceSwitch::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "DATA queue bytes at and below which nothing is marked.",
+                          UintegerValue(100000),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_ecnKmin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmax",
+                          "DATA queue bytes above which every ECT packet is marked.",
+                          UintegerValue(400000),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_ecnKmax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "Marking probability reached at EcnKmax.",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&MetaRoceSwitch::m_ecnPmax),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("PfcEnabled",
+                          "Lossless mode: send PAUSE/RESUME per ingress port and class, and "
+                          "honour those received.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&MetaRoceSwitch::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("PfcXoff",
+                          "Bytes buffered from one ingress port and class above which that "
+                          "ingress is paused.",
+                          UintegerValue(96 * 1024),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_pfcXoff),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcXon",
+                          "Bytes at or below which a paused ingress is resumed (< PfcXoff).",
+                          UintegerValue(64 * 1024),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_pfcXon),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcQuanta",
+                          "Pause time carried in PAUSE frames, in 512-bit-time units.",
+                          UintegerValue(0xFFFF),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_pfcQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("TrimEnabled",
+                          "Trim a DATA packet that does not fit to its headers and forward "
+                          "it as CONTROL instead of dropping it.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&MetaRoceSwitch::m_trimEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("TrimSize",
+                          "UDP payload bytes a trimmed packet keeps (its transport header; "
+                          "64 covers every MetaRoCE and RoCEv2 data header).",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&MetaRoceSwitch::m_trimSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("Enqueue",
+                            "A packet entered an egress queue (packet, port, class).",
+                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_enqueueTrace),
+                            "ns3::MetaRoceSwitch::PacketTracedCallback")
+            .AddTraceSource("Dequeue",
+                            "A packet left an egress queue for the wire (packet, port, class).",
+                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_dequeueTrace),
+                            "ns3::MetaRoceSwitch::PacketTracedCallback")
+            .AddTraceSource("Drop",
+                            "A packet was dropped (packet, port, reason).",
+                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_dropTrace),
+                            "ns3::MetaRoceSwitch::DropTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "A packet was marked CE (packet, port, DATA queue bytes).",
+                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_ecnTrace),
+                            "ns3::MetaRoceSwitch::EcnTracedCallback")
+            .AddTraceSource("Trim",
+                            "A packet was trimmed (trimmed packet, port, class).",
+                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_trimTrace),
+                            "ns3::MetaRoceSwitch::PacketTracedCallback")
+            .AddTraceSource("PfcPause",
+                            "A PFC frame was sent (port, class, PAUSE or RESUME).",
+                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_pfcTxTrace),
+                            "ns3::MetaRoceSwitch::PfcTracedCallback")
+            .AddTraceSource("PfcReceived",
+                            "A PFC frame was received (port, class, PAUSE or RESUME).",
+                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_pfcRxTrace),
+                            "ns3::MetaRoceSwitch::PfcTracedCallback");
+    return tid;
+}
+
+MetaRoceSwitch::MetaRoceSwitch()
+    : m_rng(CreateObject<UniformRandomVariable>())
+{
+    NS_LOG_FUNCTION(this);
+}
+
+MetaRoceSwitch::~MetaRoceSwitch() = default;
+
+void
+MetaRoceSwitch::DoInitialize()
+{
+    NS_LOG_FUNCTION(this);
+    CheckConfig();
+    Object::DoInitialize();
+}
+
+void
+MetaRoceSwitch::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    for (Port& pt : m_ports)
+    {
+        for (uint32_t c = 0; c < kMetaRoceNumClasses; ++c)
+        {
+            pt.refresh[c].Cancel();
+            pt.pauseExpiry[c].Cancel();
+        }
+        pt.device->SetReceiveCallback(MakeNullCallback<bool,
+                                                       Ptr<NetDevice>,
+                                                       Ptr<const Packet>,
+                                                       uint16_t,
+                                                       const Address&>());
+        pt.queue->SetPullCallback(MetaRocePortQueue::PullCallback());
+    }
+    m_ports.clear();
+    m_rng = nullptr;
+    Object::DoDispose();
+}
+
+void
+MetaRoceSwitch::CheckConfig()
+{
+    // Cross-attribute checks: attributes may be set in any order, so they are checked when the
+    // switch starts (DoInitialize) and, for switches never initialised, on the first packet.
+    NS_ABORT_MSG_IF(m_dtAlpha <= 0, "MetaRoceSwitch: DtAlpha must be > 0, is " << m_dtAlpha);
+    NS_ABORT_MSG_IF(m_ecnKmin > m_ecnKmax,
+                    "MetaRoceSwitch: EcnKmin (" << m_ecnKmin << ") must not exceed EcnKmax ("
+                                                << m_ecnKmax << ")");
+    NS_ABORT_MSG_IF(m_ecnPmax < 0 || m_ecnPmax > 1,
+                    "MetaRoceSwitch: EcnPmax must be in [0, 1], is " << m_ecnPmax);
+    if (m_pfcEnabled)
+    {
+        NS_ABORT_MSG_IF(m_pfcXon >= m_pfcXoff,
+                        "MetaRoceSwitch: PfcXon (" << m_pfcXon << ") must be below PfcXoff ("
+                                                   << m_pfcXoff << ")");
+        NS_ABORT_MSG_IF(m_pfcXoff >= m_bufferSize,
+                        "MetaRoceSwitch: PfcXoff (" << m_pfcXoff << ") must be below BufferSize ("
+                                                    << m_bufferSize << ")");
+    }
+    m_configChecked = true;
+}
+
+uint32_t
+MetaRoceSwitch::AddPort(Ptr<PointToPointNetDevice> device)
+{
+    NS_LOG_FUNCTION(this << device);
+    NS_ABORT_MSG_IF(device == nullptr, "MetaRoceSwitch::AddPort: null device");
+    const uint32_t idx = m_ports.size();
+    m_ports.emplace_back();
+    Port& pt = m_ports.back();
+    pt.device = device;
+    pt.queue = CreateObject<MetaRocePortQueue>();
+    pt.queue->SetPullCallback(MakeCallback(&MetaRoceSwitch::Pull, this, idx));
+    pt.queue->Attach(device);
+    device->SetReceiveCallback(MakeCallback(&MetaRoceSwitch::Receive, this, idx));
+    m_fib.SetPortUp(idx, true);
+    return idx;
+}
+
+void
+MetaRoceSwitch::AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port)
+{
+    NS_LOG_FUNCTION(this << dst << mask << port);
+    NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceSwitch::AddRoute: no port " << port);
+    m_fib.AddRoute(dst, mask, port);
+}
+
+bool
+MetaRoceSwitch::Receive(uint32_t port,
+                        Ptr<NetDevice> device,
+                        Ptr<const Packet> packet,
+                        uint16_t protocol,
+                        const Address& from)
+{
+    NS_LOG_FUNCTION(this << port << packet << protocol);
+    if (!m_configChecked)
+    {
+        CheckConfig();
+    }
+    Port& in = m_ports[port];
+    // 1. PFC frames are link-local MAC control: consumed here, never counted as traffic.
+    if (protocol == kIpv4EtherType && IsPfcProtocol(packet))
+    {
+        if (auto frame = ParsePfcFrame(packet))
+        {
+            if (in.up && m_pfcEnabled)
+            {
+                HandlePfcFrame(port, *frame);
+            }
+            return true;
+        }
+    }
+    in.counters.rxPackets++;
+    in.counters.rxBytes += packet->GetSize();
+    m_received++;
+    // 2. Parse and look up the egress.
+    if (!in.up)
+    {
+        Drop(packet, port, MetaRoceDropReason::PORT_DOWN);
+        return true;
+    }
+    MetaRocePacketInfo info;
+    if (protocol != kIpv4EtherType || !MetaRoceParseIpv4(packet, info))
+    {
+        Drop(packet, port, MetaRoceDropReason::MALFORMED);
+        return true;
+    }
+    const MetaRoceFib::Result route = m_fib.Lookup(info.key, m_ecmpSeed);
+    if (route.status != MetaRoceFib::Status::OK)
+    {
+        Drop(packet,
+             port,
+             route.status == MetaRoceFib::Status::NO_ROUTE ? MetaRoceDropReason::NO_ROUTE
+                                                           : MetaRoceDropReason::PORT_DOWN);
+        return true;
+    }
+    const uint32_t egress = route.port;
+    const uint32_t cls = MetaRoceClassify(info.tos, info.l4Payload, m_controlMaxPayload);
+    Ptr<Packet> p = packet->Copy();
+
+    // 3. Admission to the shared buffer; a refused DATA packet may survive trimmed.
+    const MetaRoceDropReason verdict = Admit(egress, cls, p->GetSize());
+    if (verdict != kAdmitted)
+    {
+        if (m_trimEnabled && cls == METAROCE_CLASS_DATA && info.key.protocol == kUdp &&
+            info.l4Payload > m_trimSize)
+        {
+            Trim(p, info);
+            if (Admit(egress, METAROCE_CLASS_CONTROL, p->GetSize()) == kAdmitted)
+            {
+                m_ports[egress].counters.trimmed++;
+                m_trimTrace(p, egress, METAROCE_CLASS_CONTROL);
+                Enqueue(p, port, egress, METAROCE_CLASS_CONTROL);
+                return true;
+            }
+        }
+        Drop(packet, egress, verdict);
+        return true;
+    }
+
+    // 4. ECN: RED on the DATA queue, ECT(0) and ECT(1) only.
+    const uint8_t ecn = info.Ecn();
+    if (m_ecnEnabled && cls == METAROCE_CLASS_DATA &&
+        (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1))
+    {
+        const uint64_t q = m_ports[egress].egressBytes[METAROCE_CLASS_DATA];
+        if (ShouldMark(q))
+        {
+            MarkCe(p);
+            m_ports[egress].counters.ecnMarked++;
+            m_ecnTrace(p, egress, q);
+        }
+    }
+    Enqueue(p, port, egress, cls);
+    return true;
+}
+
+MetaRoceDropReason
+MetaRoceSwitch::Admit(uint32_t port, uint32_t cls, uint32_t size) const
+{
+    if (m_bufferUsed + size > m_bufferSize)
+    {
+        return MetaRoceDropReason::BUFFER_FULL;
+    }
+    if (!m_pfcEnabled)
+    {
+        // Choudhury-Hahne: queue length below alpha x free space (before this packet).
+        const double threshold = m_dtAlpha * double(m_bufferSize - m_bufferUsed);
+        if (double(m_ports[port].egressBytes[cls]) >= threshold)
+        {
+            return MetaRoceDropReason::PORT_LIMIT;
+        }
+    }
+    return kAdmitted;
+}
+
+bool
+MetaRoceSwitch::ShouldMark(uint64_t qBytes)
+{
+    if (qBytes <= m_ecnKmin)
+    {
+        return false;
+    }
+    if (qBytes > m_ecnKmax)
+    {
+        return true;
+    }
+    const double p = m_ecnPmax * double(qBytes - m_ecnKmin) / double(m_ecnKmax - m_ecnKmin);
+    return m_rng->GetValue() < p;
+}
+
+void
+MetaRoceSwitch::MarkCe(Ptr<Packet> p)
+{
+    Ipv4Header ip;
+    p->RemoveHeader(ip);
+    ip.SetEcn(Ipv4Header::ECN_CE);
+    if (Node::ChecksumEnabled())
+    {
+        ip.EnableChecksum();
+    }
+    p->AddHeader(ip);
+}
+
+void
+MetaRoceSwitch::Trim(Ptr<Packet> p, const MetaRocePacketInfo& info) const
+{
+    // Keep IPv4 + UDP + TrimSize bytes; the IPv4 length shrinks, the UDP length (untouched
+    // bytes) still tells the receiver the original size.
+    Ipv4Header ip;
+    p->RemoveHeader(ip);
+    const uint32_t keep = kUdpHeaderSize + std::min(m_trimSize, info.l4Payload);
+    p->RemoveAtEnd(p->GetSize() - keep);
+    ip.SetPayloadSize(keep);
+    if (Node::ChecksumEnabled())
+    {
+        ip.EnableChecksum();
+    }
+    p->AddHeader(ip);
+}
+
+void
+MetaRoceSwitch::Enqueue(Ptr<Packet> p, uint32_t ingress, uint32_t egress, uint32_t cls)
+{
+    NS_LOG_FUNCTION(this << p << ingress << egress << cls);
+    const uint32_t size = p->GetSize();
+    Port& out = m_ports[egress];
+    out.egress[cls].push_back(Item{p, ingress, size});
+    out.egressBytes[cls] += size;
+    out.counters.maxQueueBytes =
+        std::max(out.counters.maxQueueBytes,
+                 out.egressBytes[METAROCE_CLASS_CONTROL] + out.egressBytes[METAROCE_CLASS_DATA]);
+    m_bufferUsed += size;
+    m_queued++;
+    m_enqueueTrace(p, egress, cls);
+    CheckConservation();
+
+    // PFC: the ingress account crossed Xoff -> pause the upstream neighbour for this class.
+    Port& in = m_ports[ingress];
+    in.ingressBytes[cls] += size;
+    if (m_pfcEnabled && !in.pausing[cls] && in.ingressBytes[cls] > m_pfcXoff)
+    {
+        in.pausing[cls] = true;
+        SendPfc(ingress, cls, true);
+    }
+    KickPort(egress);
+}
+
+void
+MetaRoceSwitch::Drop(Ptr<const Packet> p, uint32_t port, MetaRoceDropReason reason)
+{
+    NS_LOG_LOGIC("drop " << p << " at port " << port << ": " << DropReasonName(reason));
+    m_ports[port].counters.drops[size_t(reason)]++;
+    m_dropped++;
+    m_dropTrace(p, port, DropReasonName(reason));
+    CheckConservation();
+}
+
+void
+MetaRoceSwitch::Unbuffer(const Item& item, uint32_t egress, uint32_t cls)
+{
+    m_ports[egress].egressBytes[cls] -= item.size;
+    m_bufferUsed -= item.size;
+    m_queued--;
+    m_ports[item.ingress].ingressBytes[cls] -= item.size;
+}
+
+void
+MetaRoceSwitch::MaybeResume(uint32_t ingress, uint32_t cls)
+{
+    Port& in = m_ports[ingress];
+    if (in.pausing[cls] && in.ingressBytes[cls] <= m_pfcXon)
+    {
+        in.pausing[cls] = false;
+        in.refresh[cls].Cancel();
+        SendPfc(ingress, cls, false);
+    }
+}
+
+Ptr<Packet>
+MetaRoceSwitch::Pull(uint32_t port)
+{
+    Port& pt = m_ports[port];
+    if (!pt.up)
+    {
+        return nullptr;
+    }
+    if (!pt.pfcOut.empty())
+    {
+        Ptr<Packet> frame = pt.pfcOut.front();
+        pt.pfcOut.pop_front();
+        return frame;
+    }
+    for (uint32_t cls = 0; cls < kMetaRoceNumClasses; ++cls)
+    {
+        if (pt.paused[cls] || pt.egress[cls].empty())
+        {
+            continue;
+        }
+        const Item item = pt.egress[cls].front();
+        pt.egress[cls].pop_front();
+        Unbuffer(item, port, cls);
+        pt.counters.txPackets++;
+        pt.counters.txBytes += item.size;
+        m_forwarded++;
+        m_dequeueTrace(item.packet, port, cls);
+        CheckConservation();
+        // A RESUME may be due on the ingress; if that is this very port, it goes out after
+        // this packet (the port's device asks again when it is done).
+        pt.inPull = true;
+        MaybeResume(item.ingress, cls);
+        m_ports[port].inPull = false;
+        return item.packet;
+    }
+    return nullptr;
+}
+
+void
+MetaRoceSwitch::KickPort(uint32_t port)
+{
+    Port& pt = m_ports[port];
+    if (pt.up && !pt.inPull)
+    {
+        pt.queue->Kick();
+    }
+}
+
+DataRate
+MetaRoceSwitch::PortRate(uint32_t port) const
+{
+    DataRateValue rate;
+    m_ports[port].device->GetAttribute("DataRate", rate);
+    return rate.Get();
+}
+
+void
+MetaRoceSwitch::SendPfc(uint32_t port, uint32_t cls, bool pause)
+{
+    NS_LOG_FUNCTION(this << port << cls << pause);
+    Port& pt = m_ports[port];
+    if (!pt.up)
+    {
+        return;
+    }
+    pt.pfcOut.push_back(MakePfcFrame(cls, pause, m_pfcQuanta));
+    if (pause)
+    {
+        pt.counters.pauseSent++;
+        // Refresh at half the pause time, so the neighbour never resumes on expiry while we
+        // are still above Xon (and a lost RESUME costs at most one pause time).
+        pt.refresh[cls].Cancel();
+        pt.refresh[cls] = Simulator::Schedule(PfcQuantaToTime(m_pfcQuanta, PortRate(port)) / 2,
+                                              &MetaRoceSwitch::RefreshPause,
+                                              this,
+                                              port,
+                                              cls);
+    }
+    else
+    {
+        pt.counters.resumeSent++;
+    }
+    m_pfcTxTrace(port, cls, pause);
+    KickPort(port);
+}
+
+void
+MetaRoceSwitch::RefreshPause(uint32_t port, uint32_t cls)
+{
+    if (m_ports[port].pausing[cls])
+    {
+        SendPfc(port, cls, true);
+    }
+}
+
+void
+MetaRoceSwitch::HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame)
+{
+    NS_LOG_FUNCTION(this << port << unsigned(frame.cls) << frame.pause << frame.quanta);
+    NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceSwitch::HandlePfcFrame: no port " << port);
+    NS_ABORT_MSG_IF(frame.cls >= kMetaRoceNumClasses,
+                    "MetaRoceSwitch::HandlePfcFrame: class " << unsigned(frame.cls));
+    Port& pt = m_ports[port];
+    const uint32_t cls = frame.cls;
+    pt.pauseExpiry[cls].Cancel();
+    m_pfcRxTrace(port, cls, frame.pause);
+    if (frame.pause)
+    {
+        pt.counters.pauseReceived++;
+        pt.paused[cls] = true;
+        pt.pauseExpiry[cls] = Simulator::Schedule(PfcQuantaToTime(frame.quanta, PortRate(port)),
+                                                  &MetaRoceSwitch::PauseExpired,
+                                                  this,
+                                                  port,
+                                                  cls);
+    }
+    else
+    {
+        pt.counters.resumeReceived++;
+        PauseExpired(port, cls);
+    }
+}
+
+void
+MetaRoceSwitch::PauseExpired(uint32_t port, uint32_t cls)
+{
+    Port& pt = m_ports[port];
+    if (pt.paused[cls])
+    {
+        pt.paused[cls] = false;
+        KickPort(port);
+    }
+}
+
+bool
+MetaRoceSwitch::IsPaused(uint32_t port, uint32_t cls) const
+{
+    return m_ports.at(port).paused.at(cls);
+}
+
+void
+MetaRoceSwitch::SetPortUp(uint32_t port, bool up)
+{
+    NS_LOG_FUNCTION(this << port << up);
+    NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceSwitch::SetPortUp: no port " << port);
+    if (m_ports[port].up == up)
+    {
+        return;
+    }
+    m_ports[port].up = up;
+    m_fib.SetPortUp(port, up);
+    if (up)
+    {
+        KickPort(port);
+        return;
+    }
+    Port& pt = m_ports[port];
+    pt.pfcOut.clear();
+    for (uint32_t cls = 0; cls < kMetaRoceNumClasses; ++cls)
+    {
+        pt.paused[cls] = false;
+        pt.pauseExpiry[cls].Cancel();
+        pt.pausing[cls] = false;
+        pt.refresh[cls].Cancel();
+    }
+    for (uint32_t cls = 0; cls < kMetaRoceNumClasses; ++cls)
+    {
+        while (!m_ports[port].egress[cls].empty())
+        {
+            const Item item = m_ports[port].egress[cls].front();
+            m_ports[port].egress[cls].pop_front();
+            Unbuffer(item, port, cls);
+            Drop(item.packet, port, MetaRoceDropReason::PORT_DOWN);
+            MaybeResume(item.ingress, cls);
+        }
+    }
+}
+
+bool
+MetaRoceSwitch::IsPortUp(uint32_t port) const
+{
+    return m_ports.at(port).up;
+}
+
+void
+MetaRoceSwitch::CheckConservation() const
+{
+    NS_ASSERT_MSG(m_received == m_forwarded + m_dropped + m_queued,
+                  "MetaRoceSwitch: packet conservation violated: received "
+                      << m_received << " != forwarded " << m_forwarded << " + dropped "
+                      << m_dropped << " + queued " << m_queued);
+}
+
+uint32_t
+MetaRoceSwitch::GetNPorts() const
+{
+    return m_ports.size();
+}
+
+Ptr<PointToPointNetDevice>
+MetaRoceSwitch::GetPortDevice(uint32_t port) const
+{
+    return m_ports.at(port).device;
+}
+
+const MetaRoceSwitchPortCounters&
+MetaRoceSwitch::GetPortCounters(uint32_t port) const
+{
+    return m_ports.at(port).counters;
+}
+
+uint64_t
+MetaRoceSwitch::GetDropCount(const std::string& reason) const
+{
+    for (size_t r = 0; r < size_t(MetaRoceDropReason::COUNT); ++r)
+    {
+        if (reason == DropReasonName(MetaRoceDropReason(r)))
+        {
+            uint64_t n = 0;
+            for (const Port& pt : m_ports)
+            {
+                n += pt.counters.drops[r];
+            }
+            return n;
+        }
+    }
+    return 0;
+}
+
+uint64_t
+MetaRoceSwitch::GetQueueBytes(uint32_t port, uint32_t cls) const
+{
+    return m_ports.at(port).egressBytes.at(cls);
+}
+
+uint64_t
+MetaRoceSwitch::GetBufferUsed() const
+{
+    return m_bufferUsed;
+}
+
+uint64_t
+MetaRoceSwitch::GetReceived() const
+{
+    return m_received;
+}
+
+uint64_t
+MetaRoceSwitch::GetForwarded() const
+{
+    return m_forwarded;
+}
+
+uint64_t
+MetaRoceSwitch::GetDropped() const
+{
+    return m_dropped;
+}
+
+uint64_t
+MetaRoceSwitch::GetQueuedPackets() const
+{
+    return m_queued;
+}
+
+int64_t
+MetaRoceSwitch::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+} // namespace ns3
