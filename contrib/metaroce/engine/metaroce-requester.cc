@@ -139,7 +139,8 @@ MetaRoceRequester::BuildData(Path& path,
     h.timestamp = now;
     h.remoteAddr = m.wr.remoteAddr + h.offset;
     h.remoteKey = m.wr.remoteKey;
-    h.flags = (h.offset == 0 ? kMrFlagFirst : 0) | (retx ? kMrFlagRetx : 0);
+    // A retransmission asks for an immediate ACK: the message it belongs to is waiting on it.
+    h.flags = (h.offset == 0 ? kMrFlagFirst : 0) | (retx ? kMrFlagRetx | kMrFlagAckReq : 0);
     if (index + 1 == m.packets)
     {
         // The last packet asks for an immediate ACK so that completion is not delayed.

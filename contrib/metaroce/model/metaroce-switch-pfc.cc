@@ -1,8 +1,15 @@
+/*
+ * PFC frames (MakePfcFrame, ParsePfcFrame: the format is in metaroce-switch-pfc.h) and the
+ * switch's PFC state machine (MetaRoceSwitch, part 2 of 3).
+ */
 #include "metaroce-switch-pfc.h"
+
+#include "metaroce-switch.h"
 
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {
@@ -159,6 +166,117 @@ Time
 PfcQuantaToTime(uint16_t quanta, DataRate rate)
 {
     return rate.CalculateBitsTxTime(uint32_t(quanta) * 512u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// MetaRoceSwitch, part 2 of 3: the PFC state machine. Per port and class, two independent halves:
+// as a receiver of traffic the switch pauses its neighbour (pausing, refresh) when the bytes
+// buffered from that ingress cross PfcXoff and resumes it at PfcXon; as a sender it obeys the
+// neighbour's PAUSE (paused, pauseExpiry) until RESUME or expiry.
+// ---------------------------------------------------------------------------------------------
+
+void
+MetaRoceSwitch::MaybeResume(uint32_t ingress, uint32_t cls)
+{
+    Port& in = m_ports[ingress];
+    if (in.pausing[cls] && in.ingressBytes[cls] <= m_pfcXon)
+    {
+        in.pausing[cls] = false;
+        in.refresh[cls].Cancel();
+        SendPfc(ingress, cls, false);
+    }
+}
+
+DataRate
+MetaRoceSwitch::PortRate(uint32_t port) const
+{
+    DataRateValue rate;
+    m_ports[port].device->GetAttribute("DataRate", rate);
+    return rate.Get();
+}
+
+void
+MetaRoceSwitch::SendPfc(uint32_t port, uint32_t cls, bool pause)
+{
+    NS_LOG_FUNCTION(this << port << cls << pause);
+    Port& pt = m_ports[port];
+    if (!pt.up)
+    {
+        return;
+    }
+    pt.pfcOut.push_back(MakePfcFrame(cls, pause, m_pfcQuanta));
+    if (pause)
+    {
+        pt.counters.pauseSent++;
+        // Refresh at half the pause time, so the neighbour never resumes on expiry while we
+        // are still above Xon (and a lost RESUME costs at most one pause time).
+        pt.refresh[cls].Cancel();
+        pt.refresh[cls] = Simulator::Schedule(PfcQuantaToTime(m_pfcQuanta, PortRate(port)) / 2,
+                                              &MetaRoceSwitch::RefreshPause,
+                                              this,
+                                              port,
+                                              cls);
+    }
+    else
+    {
+        pt.counters.resumeSent++;
+    }
+    m_pfcTxTrace(port, cls, pause);
+    KickPort(port);
+}
+
+void
+MetaRoceSwitch::RefreshPause(uint32_t port, uint32_t cls)
+{
+    if (m_ports[port].pausing[cls])
+    {
+        SendPfc(port, cls, true);
+    }
+}
+
+void
+MetaRoceSwitch::HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame)
+{
+    NS_LOG_FUNCTION(this << port << unsigned(frame.cls) << frame.pause << frame.quanta);
+    NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceSwitch::HandlePfcFrame: no port " << port);
+    NS_ABORT_MSG_IF(frame.cls >= kMetaRoceNumClasses,
+                    "MetaRoceSwitch::HandlePfcFrame: class " << unsigned(frame.cls));
+    Port& pt = m_ports[port];
+    const uint32_t cls = frame.cls;
+    pt.pauseExpiry[cls].Cancel();
+    m_pfcRxTrace(port, cls, frame.pause);
+    if (frame.pause)
+    {
+        pt.counters.pauseReceived++;
+        pt.paused[cls] = true;
+        pt.pauseExpiry[cls] = Simulator::Schedule(PfcQuantaToTime(frame.quanta, PortRate(port)),
+                                                  &MetaRoceSwitch::PauseExpired,
+                                                  this,
+                                                  port,
+                                                  cls);
+    }
+    else
+    {
+        pt.counters.resumeReceived++;
+        PauseExpired(port, cls);
+    }
+}
+
+void
+MetaRoceSwitch::PauseExpired(uint32_t port, uint32_t cls)
+{
+    Port& pt = m_ports[port];
+    if (pt.paused[cls])
+    {
+        pt.paused[cls] = false;
+        KickPort(port);
+    }
+}
+
+bool
+MetaRoceSwitch::IsPaused(uint32_t port, uint32_t cls) const
+{
+    return m_ports.at(port).paused.at(cls);
 }
 
 } // namespace ns3

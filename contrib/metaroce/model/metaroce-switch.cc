@@ -1,3 +1,8 @@
+/*
+ * MetaRoceSwitch, part 1 of 3: ports, the forwarding path (receive -> parse -> route -> admit
+ * -> mark -> enqueue; pull -> dequeue), link state and configuration. The PFC state machine is
+ * in metaroce-switch-pfc.cc, counters and accessors in metaroce-switch-counters.cc.
+ */
 #include "metaroce-switch.h"
 
 #include "ns3/abort.h"
@@ -25,29 +30,6 @@ constexpr uint8_t kUdp = 17;
 constexpr uint32_t kUdpHeaderSize = 8;
 constexpr MetaRoceDropReason kAdmitted = MetaRoceDropReason::COUNT;
 } // namespace
-
-uint64_t
-MetaRoceSwitchPortCounters::Dropped() const
-{
-    uint64_t n = 0;
-    for (uint64_t d : drops)
-    {
-        n += d;
-    }
-    return n;
-}
-
-const char*
-MetaRoceSwitch::DropReasonName(MetaRoceDropReason reason)
-{
-    static constexpr const char* kNames[] = {NO_ROUTE_DROP,
-                                             PORT_DOWN_DROP,
-                                             BUFFER_FULL_DROP,
-                                             PORT_LIMIT_DROP,
-                                             MALFORMED_DROP};
-    static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(MetaRoceDropReason::COUNT));
-    return reason < MetaRoceDropReason::COUNT ? kNames[size_t(reason)] : "?";
-}
 
 TypeId
 MetaRoceSwitch::GetTypeId()
@@ -191,11 +173,8 @@ MetaRoceSwitch::DoDispose()
             pt.refresh[c].Cancel();
             pt.pauseExpiry[c].Cancel();
         }
-        pt.device->SetReceiveCallback(MakeNullCallback<bool,
-                                                       Ptr<NetDevice>,
-                                                       Ptr<const Packet>,
-                                                       uint16_t,
-                                                       const Address&>());
+        pt.device->SetReceiveCallback(
+            MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>());
         pt.queue->SetPullCallback(MetaRocePortQueue::PullCallback());
     }
     m_ports.clear();
@@ -451,18 +430,6 @@ MetaRoceSwitch::Unbuffer(const Item& item, uint32_t egress, uint32_t cls)
     m_ports[item.ingress].ingressBytes[cls] -= item.size;
 }
 
-void
-MetaRoceSwitch::MaybeResume(uint32_t ingress, uint32_t cls)
-{
-    Port& in = m_ports[ingress];
-    if (in.pausing[cls] && in.ingressBytes[cls] <= m_pfcXon)
-    {
-        in.pausing[cls] = false;
-        in.refresh[cls].Cancel();
-        SendPfc(ingress, cls, false);
-    }
-}
-
 Ptr<Packet>
 MetaRoceSwitch::Pull(uint32_t port)
 {
@@ -509,98 +476,6 @@ MetaRoceSwitch::KickPort(uint32_t port)
     {
         pt.queue->Kick();
     }
-}
-
-DataRate
-MetaRoceSwitch::PortRate(uint32_t port) const
-{
-    DataRateValue rate;
-    m_ports[port].device->GetAttribute("DataRate", rate);
-    return rate.Get();
-}
-
-void
-MetaRoceSwitch::SendPfc(uint32_t port, uint32_t cls, bool pause)
-{
-    NS_LOG_FUNCTION(this << port << cls << pause);
-    Port& pt = m_ports[port];
-    if (!pt.up)
-    {
-        return;
-    }
-    pt.pfcOut.push_back(MakePfcFrame(cls, pause, m_pfcQuanta));
-    if (pause)
-    {
-        pt.counters.pauseSent++;
-        // Refresh at half the pause time, so the neighbour never resumes on expiry while we
-        // are still above Xon (and a lost RESUME costs at most one pause time).
-        pt.refresh[cls].Cancel();
-        pt.refresh[cls] = Simulator::Schedule(PfcQuantaToTime(m_pfcQuanta, PortRate(port)) / 2,
-                                              &MetaRoceSwitch::RefreshPause,
-                                              this,
-                                              port,
-                                              cls);
-    }
-    else
-    {
-        pt.counters.resumeSent++;
-    }
-    m_pfcTxTrace(port, cls, pause);
-    KickPort(port);
-}
-
-void
-MetaRoceSwitch::RefreshPause(uint32_t port, uint32_t cls)
-{
-    if (m_ports[port].pausing[cls])
-    {
-        SendPfc(port, cls, true);
-    }
-}
-
-void
-MetaRoceSwitch::HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame)
-{
-    NS_LOG_FUNCTION(this << port << unsigned(frame.cls) << frame.pause << frame.quanta);
-    NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceSwitch::HandlePfcFrame: no port " << port);
-    NS_ABORT_MSG_IF(frame.cls >= kMetaRoceNumClasses,
-                    "MetaRoceSwitch::HandlePfcFrame: class " << unsigned(frame.cls));
-    Port& pt = m_ports[port];
-    const uint32_t cls = frame.cls;
-    pt.pauseExpiry[cls].Cancel();
-    m_pfcRxTrace(port, cls, frame.pause);
-    if (frame.pause)
-    {
-        pt.counters.pauseReceived++;
-        pt.paused[cls] = true;
-        pt.pauseExpiry[cls] = Simulator::Schedule(PfcQuantaToTime(frame.quanta, PortRate(port)),
-                                                  &MetaRoceSwitch::PauseExpired,
-                                                  this,
-                                                  port,
-                                                  cls);
-    }
-    else
-    {
-        pt.counters.resumeReceived++;
-        PauseExpired(port, cls);
-    }
-}
-
-void
-MetaRoceSwitch::PauseExpired(uint32_t port, uint32_t cls)
-{
-    Port& pt = m_ports[port];
-    if (pt.paused[cls])
-    {
-        pt.paused[cls] = false;
-        KickPort(port);
-    }
-}
-
-bool
-MetaRoceSwitch::IsPaused(uint32_t port, uint32_t cls) const
-{
-    return m_ports.at(port).paused.at(cls);
 }
 
 void
@@ -652,80 +527,8 @@ MetaRoceSwitch::CheckConservation() const
 {
     NS_ASSERT_MSG(m_received == m_forwarded + m_dropped + m_queued,
                   "MetaRoceSwitch: packet conservation violated: received "
-                      << m_received << " != forwarded " << m_forwarded << " + dropped "
-                      << m_dropped << " + queued " << m_queued);
-}
-
-uint32_t
-MetaRoceSwitch::GetNPorts() const
-{
-    return m_ports.size();
-}
-
-Ptr<PointToPointNetDevice>
-MetaRoceSwitch::GetPortDevice(uint32_t port) const
-{
-    return m_ports.at(port).device;
-}
-
-const MetaRoceSwitchPortCounters&
-MetaRoceSwitch::GetPortCounters(uint32_t port) const
-{
-    return m_ports.at(port).counters;
-}
-
-uint64_t
-MetaRoceSwitch::GetDropCount(const std::string& reason) const
-{
-    for (size_t r = 0; r < size_t(MetaRoceDropReason::COUNT); ++r)
-    {
-        if (reason == DropReasonName(MetaRoceDropReason(r)))
-        {
-            uint64_t n = 0;
-            for (const Port& pt : m_ports)
-            {
-                n += pt.counters.drops[r];
-            }
-            return n;
-        }
-    }
-    return 0;
-}
-
-uint64_t
-MetaRoceSwitch::GetQueueBytes(uint32_t port, uint32_t cls) const
-{
-    return m_ports.at(port).egressBytes.at(cls);
-}
-
-uint64_t
-MetaRoceSwitch::GetBufferUsed() const
-{
-    return m_bufferUsed;
-}
-
-uint64_t
-MetaRoceSwitch::GetReceived() const
-{
-    return m_received;
-}
-
-uint64_t
-MetaRoceSwitch::GetForwarded() const
-{
-    return m_forwarded;
-}
-
-uint64_t
-MetaRoceSwitch::GetDropped() const
-{
-    return m_dropped;
-}
-
-uint64_t
-MetaRoceSwitch::GetQueuedPackets() const
-{
-    return m_queued;
+                      << m_received << " != forwarded " << m_forwarded << " + dropped " << m_dropped
+                      << " + queued " << m_queued);
 }
 
 int64_t

@@ -1,0 +1,326 @@
+// MetaRoCE connection behaviour packet by packet (spec 5, 6): validation, direct placement,
+// per-stream order, ACK policy, exact retransmission, timeouts, NAKs, entropy moves.
+#include "metaroce-connection.h"
+#include "metaroce-wire.h"
+
+#include <gtest/gtest.h>
+
+namespace metaroce
+{
+namespace
+{
+
+/// Two connection ends driven by hand: packets are pulled and delivered explicitly.
+struct Manual
+{
+    explicit Manual(uint16_t ports = 1, uint16_t paths = 1)
+    {
+        MetaRoceConfig c;
+        c.ports = ports;
+        c.pathsPerPort = paths;
+        c.streams = 4;
+        c.mtu = 1024;
+        c.ackEveryPackets = 4;
+        c.initialPathWindowPackets = 64;
+        c.localConnection = 7;
+        c.remoteConnection = 9;
+        a = std::make_unique<MetaRoceConnection>(c);
+        std::swap(c.localConnection, c.remoteConnection);
+        b = std::make_unique<MetaRoceConnection>(c);
+    }
+
+    static std::vector<OutPacket> PullAll(MetaRoceConnection& e, uint16_t port, TimeNs now)
+    {
+        std::vector<OutPacket> out;
+        while (auto p = e.PullPacket(port, now))
+        {
+            out.push_back(std::move(*p));
+        }
+        return out;
+    }
+
+    static RxResult Deliver(MetaRoceConnection& e, const OutPacket& p, TimeNs now, bool ce = false)
+    {
+        std::vector<uint8_t> bytes = p.header;
+        RxPacket rx;
+        rx.data = bytes.data();
+        rx.size = bytes.size();
+        rx.wireSize = p.WireSize();
+        rx.port = p.port;
+        rx.ecnCe = ce;
+        rx.now = now;
+        return e.OnPacket(rx);
+    }
+
+    static MrHeader Parse(const OutPacket& p)
+    {
+        return *MrParse(p.header.data(), p.header.size(), p.WireSize()).header;
+    }
+
+    std::unique_ptr<MetaRoceConnection> a;
+    std::unique_ptr<MetaRoceConnection> b;
+};
+
+WorkRequest
+Write(uint64_t id, uint64_t length, uint16_t stream = 0)
+{
+    return WorkRequest{id, Opcode::Write, stream, length};
+}
+
+TEST(MetaRoceConnection, RefusedPacketsChangeNothingButTheirCounter)
+{
+    Manual m;
+    m.a->PostSend(Write(1, 4096), 0);
+    auto data = Manual::PullAll(*m.a, 0, 0);
+    ASSERT_EQ(data.size(), 4u);
+
+    // Wrong destination connection.
+    OutPacket wrong = data[0];
+    wrong.header[7] ^= 0xff;
+    EXPECT_EQ(Manual::Deliver(*m.b, wrong, 10).reason, DropReason::WrongConnection);
+    // PSN beyond the 256-packet window above the floor.
+    MrHeader h = Manual::Parse(data[1]);
+    h.psn = h.ackFloor + 256;
+    OutPacket far = data[1];
+    MrSerialize(h, far.header.data());
+    EXPECT_EQ(Manual::Deliver(*m.b, far, 10).reason, DropReason::PsnOutOfWindow);
+    // A path id that does not exist.
+    h = Manual::Parse(data[1]);
+    h.pathId = 5;
+    OutPacket badPath = data[1];
+    MrSerialize(h, badPath.header.data());
+    EXPECT_EQ(Manual::Deliver(*m.b, badPath, 10).reason, DropReason::BadField);
+    // Nothing of it was acknowledged or placed.
+    EXPECT_FALSE(m.b->HasWork(0));
+    EXPECT_EQ(m.b->GetCounters().placedBytes, 0u);
+    EXPECT_EQ(m.b->GetCounters().TotalDrops(), 3u);
+    EXPECT_EQ(m.b->Responder().Window(0).Cumulative(), 0u);
+
+    for (const auto& p : data)
+    {
+        EXPECT_TRUE(Manual::Deliver(*m.b, p, 20).accepted);
+    }
+    EXPECT_EQ(m.b->GetCounters().placedBytes, 4096u);
+}
+
+TEST(MetaRoceConnection, AcksNamingUnsentPsnsAreRefused)
+{
+    Manual m;
+    m.a->PostSend(Write(1, 2048), 0);
+    auto data = Manual::PullAll(*m.a, 0, 0); // PSNs 0 and 1
+    MrHeader ack;
+    ack.opcode = MrOpcode::Ack;
+    ack.connection = 7;
+    ack.cumulativePsn = 3; // beyond nextPsn = 2
+    OutPacket p;
+    p.header.resize(ack.Size());
+    MrSerialize(ack, p.header.data());
+    EXPECT_EQ(Manual::Deliver(*m.a, p, 5).reason, DropReason::AckOutOfWindow);
+    ack.cumulativePsn = 1;
+    ack.sack.set(0); // PSN 2: never sent
+    MrSerialize(ack, p.header.data());
+    EXPECT_EQ(Manual::Deliver(*m.a, p, 5).reason, DropReason::AckOutOfWindow);
+    ack.sack.reset();
+    MrSerialize(ack, p.header.data());
+    EXPECT_TRUE(Manual::Deliver(*m.a, p, 5).accepted);
+    EXPECT_EQ(m.a->GetCounters().Drops(DropReason::AckOutOfWindow), 2u);
+}
+
+TEST(MetaRoceConnection, LaterSendIsPlacedFirstButCompletesInOrder)
+{
+    Manual m;
+    m.b->PostRecv(WorkRequest{100, Opcode::Recv, 0, 2048});
+    m.b->PostRecv(WorkRequest{101, Opcode::Recv, 0, 2048});
+    m.a->PostSend(WorkRequest{1, Opcode::Send, 0, 2048}, 0);
+    m.a->PostSend(WorkRequest{2, Opcode::Send, 0, 2048}, 0);
+    auto data = Manual::PullAll(*m.a, 0, 0);
+    ASSERT_EQ(data.size(), 4u);
+    // The second message arrives first: placed at once, no completion yet.
+    Manual::Deliver(*m.b, data[2], 10);
+    Manual::Deliver(*m.b, data[3], 10);
+    EXPECT_EQ(m.b->GetCounters().placedBytes, 2048u);
+    EXPECT_TRUE(m.b->TakeCompletions().empty());
+    Manual::Deliver(*m.b, data[0], 11);
+    Manual::Deliver(*m.b, data[1], 11);
+    const auto done = m.b->TakeCompletions();
+    ASSERT_EQ(done.size(), 2u);
+    EXPECT_EQ(done[0].wrId, 100u);
+    EXPECT_EQ(done[1].wrId, 101u);
+}
+
+TEST(MetaRoceConnection, StreamsAreIndependent)
+{
+    Manual m;
+    m.b->PostRecv(WorkRequest{100, Opcode::Recv, 0, 1024});
+    m.b->PostRecv(WorkRequest{200, Opcode::Recv, 1, 1024});
+    m.a->PostSend(WorkRequest{1, Opcode::Send, 0, 1024}, 0);
+    m.a->PostSend(WorkRequest{2, Opcode::Send, 1, 1024}, 0);
+    auto data = Manual::PullAll(*m.a, 0, 0);
+    Manual::Deliver(*m.b, data[1], 10); // stream 1 completes although stream 0 has nothing
+    const auto done = m.b->TakeCompletions();
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0].wrId, 200u);
+}
+
+TEST(MetaRoceConnection, AckIsCoalescedUnlessThereIsAGapOrAMark)
+{
+    Manual m;
+    m.a->PostSend(Write(1, 8 * 1024), 0);
+    auto data = Manual::PullAll(*m.a, 0, 0);
+    ASSERT_EQ(data.size(), 8u);
+    Manual::Deliver(*m.b, data[0], 10);
+    EXPECT_FALSE(m.b->HasWork(0)) << "one packet: the ACK waits for more or for the delay";
+    EXPECT_EQ(m.b->NextTimeout(), 10 + MetaRoceConfig{}.ackDelayNs);
+    Manual::Deliver(*m.b, data[2], 11); // PSN 1 missing: immediate
+    ASSERT_TRUE(m.b->HasWork(0));
+    const MrHeader ack = Manual::Parse(*m.b->PullPacket(0, 11));
+    EXPECT_EQ(ack.opcode, MrOpcode::Ack);
+    EXPECT_EQ(ack.cumulativePsn, 1u);
+    EXPECT_TRUE(ack.sack[0]); // PSN 2
+    EXPECT_EQ(ack.sack.count(), 1u);
+    Manual::Deliver(*m.b, data[1], 12);
+    Manual::Deliver(*m.b, data[3], 12, true); // CE: immediate, ECE set
+    const MrHeader marked = Manual::Parse(*m.b->PullPacket(0, 12));
+    EXPECT_TRUE(marked.flags & kMrFlagEce);
+    EXPECT_EQ(marked.ceCount, 1);
+    EXPECT_EQ(marked.cumulativePsn, 4u);
+}
+
+TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshPsn)
+{
+    Manual m;
+    m.a->PostSend(Write(1, 6 * 1024), 0);
+    auto data = Manual::PullAll(*m.a, 0, 0);
+    ASSERT_EQ(data.size(), 6u);
+    for (std::size_t i = 0; i < data.size(); ++i)
+    {
+        if (i != 2)
+        {
+            Manual::Deliver(*m.b, data[i], 10);
+        }
+    }
+    for (const auto& ack : Manual::PullAll(*m.b, 0, 10))
+    {
+        Manual::Deliver(*m.a, ack, 20);
+    }
+    auto retx = Manual::PullAll(*m.a, 0, 20);
+    ASSERT_EQ(retx.size(), 1u);
+    const MrHeader h = Manual::Parse(retx[0]);
+    const MrHeader lost = Manual::Parse(data[2]);
+    EXPECT_TRUE(h.flags & kMrFlagRetx);
+    EXPECT_EQ(h.offset, lost.offset);
+    EXPECT_EQ(h.psn, 6u) << "a retransmission never reuses a PSN";
+    EXPECT_EQ(h.ackFloor, 6u) << "the floor moved past the abandoned PSN 2";
+    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 1u);
+    Manual::Deliver(*m.b, retx[0], 30);
+    for (const auto& ack : Manual::PullAll(*m.b, 0, 30))
+    {
+        Manual::Deliver(*m.a, ack, 40);
+    }
+    const auto done = m.a->TakeCompletions();
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0].status, CompletionStatus::Success);
+    EXPECT_EQ(m.b->Responder().Window(0).Cumulative(), 7u);
+}
+
+TEST(MetaRoceConnection, DuplicateIsAcknowledgedNotPlacedTwice)
+{
+    Manual m;
+    m.a->PostSend(Write(1, 1024), 0);
+    auto data = Manual::PullAll(*m.a, 0, 0);
+    Manual::Deliver(*m.b, data[0], 10);
+    Manual::PullAll(*m.b, 0, 10);
+    EXPECT_TRUE(Manual::Deliver(*m.b, data[0], 11).accepted);
+    EXPECT_EQ(m.b->GetCounters().Drops(DropReason::Duplicate), 1u);
+    EXPECT_EQ(m.b->GetCounters().placedBytes, 1024u);
+    EXPECT_TRUE(m.b->HasWork(0)) << "a duplicate is re-acknowledged at once";
+}
+
+TEST(MetaRoceConnection, TimeoutsBackOffThenTakeThePathDown)
+{
+    Manual m;
+    m.a->PostSend(Write(1, 1024), 0);
+    TimeNs now = 0;
+    std::vector<TimeNs> sends;
+    for (int round = 0; round < 4; ++round)
+    {
+        auto out = Manual::PullAll(*m.a, 0, now);
+        if (!out.empty())
+        {
+            sends.push_back(now);
+        }
+        now = m.a->NextTimeout();
+        m.a->OnTimeout(now);
+    }
+    ASSERT_GE(sends.size(), 3u);
+    const TimeNs first = sends[1] - sends[0];
+    const TimeNs second = sends[2] - sends[1];
+    EXPECT_EQ(second, 2 * first) << "exponential backoff";
+    EXPECT_EQ(m.a->GetCounters().timeouts, 3u);
+    EXPECT_EQ(m.a->Requester().Paths()[0].health, PathHealth::Down);
+    EXPECT_GE(m.a->GetCounters().entropyRedraws, 1u);
+}
+
+TEST(MetaRoceConnection, NakOnBadKeyFailsTheRequestAndFlushesTheRest)
+{
+    MemoryRegistry memory;
+    std::vector<uint8_t> buf(4096);
+    memory.Register({5, 0x1000, buf.size(), buf.data()});
+    MetaRoceConfig c;
+    c.localConnection = 9;
+    c.remoteConnection = 7;
+    c.mtu = 1024;
+    MetaRoceConnection b(c, &memory);
+    Manual m;
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 1024, 0, 0, 0x1000, 6}, 0); // key 6: unknown
+    m.a->PostSend(Write(2, 1024), 0);
+    auto data = Manual::PullAll(*m.a, 0, 0);
+    EXPECT_EQ(Manual::Deliver(b, data[0], 10).reason, DropReason::AccessError);
+    auto nak = Manual::PullAll(b, 0, 10);
+    ASSERT_EQ(nak.size(), 1u);
+    EXPECT_EQ(Manual::Parse(nak[0]).opcode, MrOpcode::Nak);
+    Manual::Deliver(*m.a, nak[0], 20);
+    const auto done = m.a->TakeCompletions();
+    ASSERT_EQ(done.size(), 2u);
+    EXPECT_EQ(done[0].status, CompletionStatus::RemoteAccessError);
+    EXPECT_EQ(done[1].status, CompletionStatus::Flushed);
+}
+
+TEST(MetaRoceConnection, InvalidWorkRequestsThrowAndChangeNothing)
+{
+    Manual m;
+    EXPECT_THROW(m.a->PostSend(Write(1, 0), 0), std::invalid_argument);
+    EXPECT_THROW(m.a->PostSend(Write(1, 10, 99), 0), std::invalid_argument);
+    EXPECT_THROW(m.a->PostSend(WorkRequest{1, Opcode::Recv, 0, 10}, 0), std::invalid_argument);
+    EXPECT_THROW(m.a->PostRecv(Write(1, 10)), std::invalid_argument);
+    EXPECT_THROW(m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 10, 0, 3}, 0),
+                 std::invalid_argument); // local key without memory
+    EXPECT_TRUE(m.a->Idle());
+    EXPECT_FALSE(m.a->PullPacket(0, 0));
+}
+
+TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
+{
+    Manual m;
+    m.b->SetFairShare(10'000'000'000); // 10 Gb/s of a 100 Gb/s port
+    m.a->PostSend(Write(1, 256 * 1024), 0); // more than the 64-packet window
+    auto first = Manual::PullAll(*m.a, 0, 0);
+    for (const auto& p : first)
+    {
+        Manual::Deliver(*m.b, p, 100);
+    }
+    for (const auto& ack : Manual::PullAll(*m.b, 0, 100))
+    {
+        Manual::Deliver(*m.a, ack, 200);
+    }
+    EXPECT_EQ(m.a->Requester().RateHintBps(), 10'000'000'000u);
+    // At 10 Gb/s a ~1.1 KB packet takes ~870 ns: only one packet may leave now.
+    auto paced = Manual::PullAll(*m.a, 0, 200);
+    EXPECT_EQ(paced.size(), 1u);
+    const TimeNs next = m.a->NextTimeout();
+    EXPECT_GT(next, 200u + 800);
+    EXPECT_LT(next, 200u + 1000);
+}
+
+} // namespace
+} // namespace metaroce
