@@ -7,12 +7,10 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
-#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -243,8 +241,11 @@ MetaRoceSwitch::Receive(uint32_t port,
         CheckConfig();
     }
     Port& in = m_ports[port];
-    // 1. PFC frames are link-local MAC control: consumed here, never counted as traffic.
-    if (protocol == kIpv4EtherType && IsPfcProtocol(packet))
+    // 1. Parse the IPv4/UDP bytes once. PFC frames are link-local MAC control: consumed here,
+    //    never counted as traffic (and ignored unless PFC is enabled).
+    MetaRocePacketInfo info;
+    const bool ipv4 = protocol == kIpv4EtherType && MetaRoceParseIpv4(packet, info);
+    if (ipv4 && info.key.protocol == kMetaRocePfcProtocol)
     {
         if (auto frame = ParsePfcFrame(packet))
         {
@@ -258,14 +259,13 @@ MetaRoceSwitch::Receive(uint32_t port,
     in.counters.rxPackets++;
     in.counters.rxBytes += packet->GetSize();
     m_received++;
-    // 2. Parse and look up the egress.
+    // 2. Look up the egress.
     if (!in.up)
     {
         Drop(packet, port, MetaRoceDropReason::PORT_DOWN);
         return true;
     }
-    MetaRocePacketInfo info;
-    if (protocol != kIpv4EtherType || !MetaRoceParseIpv4(packet, info))
+    if (!ipv4)
     {
         Drop(packet, port, MetaRoceDropReason::MALFORMED);
         return true;
@@ -281,15 +281,16 @@ MetaRoceSwitch::Receive(uint32_t port,
     }
     const uint32_t egress = route.port;
     const uint32_t cls = MetaRoceClassify(info.tos, info.l4Payload, m_controlMaxPayload);
-    Ptr<Packet> p = packet->Copy();
 
-    // 3. Admission to the shared buffer; a refused DATA packet may survive trimmed.
-    const MetaRoceDropReason verdict = Admit(egress, cls, p->GetSize());
+    // 3. Admission to the shared buffer; a refused DATA packet may survive trimmed. The
+    //    packet is copied (copy-on-write, cheap) only once it is going somewhere.
+    const MetaRoceDropReason verdict = Admit(egress, cls, packet->GetSize());
     if (verdict != kAdmitted)
     {
         if (m_trimEnabled && cls == METAROCE_CLASS_DATA && info.key.protocol == kUdp &&
             info.l4Payload > m_trimSize)
         {
+            Ptr<Packet> p = packet->Copy();
             Trim(p, info);
             if (Admit(egress, METAROCE_CLASS_CONTROL, p->GetSize()) == kAdmitted)
             {
@@ -304,6 +305,7 @@ MetaRoceSwitch::Receive(uint32_t port,
     }
 
     // 4. ECN: RED on the DATA queue, ECT(0) and ECT(1) only.
+    Ptr<Packet> p = packet->Copy();
     const uint8_t ecn = info.Ecn();
     if (m_ecnEnabled && cls == METAROCE_CLASS_DATA &&
         (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1))
@@ -450,7 +452,7 @@ MetaRoceSwitch::Pull(uint32_t port)
         {
             continue;
         }
-        const Item item = pt.egress[cls].front();
+        const Item item = std::move(pt.egress[cls].front());
         pt.egress[cls].pop_front();
         Unbuffer(item, port, cls);
         pt.counters.txPackets++;

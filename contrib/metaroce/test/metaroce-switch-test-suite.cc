@@ -7,7 +7,9 @@
  * 2. ECMP: even spread (chi-square), stable per 5-tuple, different per seed, down ports left out;
  * 3. ECN: a 2:1 incast marks ECT packets only and only above Kmin; a 1:1 flow is never marked;
  * 4. drop-tail: a small buffer drops under the right reason and conserves packets;
- * 5. PFC: the same incast is lossless with PFC on and lossy with it off; frame round trip.
+ * 5. strict priority: CONTROL packets overtake a standing DATA queue;
+ * 6. trimming: refused DATA arrives as headers, with its original UDP length;
+ * 7. PFC: the same incast is lossless with PFC on and lossy with it off; frame round trip.
  */
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -61,6 +63,9 @@ struct Arrival
     Ipv4Address src;
     uint16_t sport;
     uint8_t ecn;
+    uint32_t ipSize;    ///< bytes on the wire (IPv4 total)
+    uint16_t udpLength; ///< the UDP length field (the original size if trimmed)
+    Time at;
 };
 
 /// A bare host: scripted sender, counting receiver, PFC-honouring like a NIC must be.
@@ -129,9 +134,14 @@ class TestHost
         Ptr<Packet> p = packet->Copy();
         Ipv4Header ip;
         p->RemoveHeader(ip);
-        UdpHeader udp;
-        p->RemoveHeader(udp);
-        rx.push_back({ip.GetSource(), udp.GetSourcePort(), uint8_t(ip.GetEcn())});
+        uint8_t udp[8];
+        p->CopyData(udp, sizeof(udp));
+        rx.push_back({ip.GetSource(),
+                      uint16_t((udp[0] << 8) | udp[1]),
+                      uint8_t(ip.GetEcn()),
+                      packet->GetSize(),
+                      uint16_t((udp[4] << 8) | udp[5]),
+                      Simulator::Now()});
         return true;
     }
 
@@ -491,7 +501,82 @@ class DropTailTestCase : public SwitchTestCase
     }
 };
 
-// 5. PFC makes the incast lossless; frames round-trip.
+// 5. Strict priority: CONTROL overtakes a standing DATA queue.
+class PriorityTestCase : public SwitchTestCase
+{
+  public:
+    PriorityTestCase()
+        : SwitchTestCase("CONTROL packets overtake a full DATA queue")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Star s(3);
+        // Halfway through the incast (~150 kB queued at port 2), host 1 sends 10 ACK-sized
+        // packets; its own NIC-like pull sends them next, the switch must send them at once.
+        Simulator::Schedule(MicroSeconds(120), [&s]() {
+            for (uint32_t i = 0; i < 10; ++i)
+            {
+                s.hosts[1]->Send(MakeUdp(Star::Addr(1), Star::Addr(2), 9000, 64));
+            }
+        });
+        Incast(s, 2, 300, {0, 0});
+        uint32_t control = 0;
+        for (const Arrival& a : s.hosts[2]->rx)
+        {
+            if (a.sport == 9000)
+            {
+                control++;
+                NS_TEST_EXPECT_MSG_LT(a.at, MicroSeconds(120 + 10), "CONTROL did not wait");
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(control, 10, "all CONTROL packets arrived");
+        NS_TEST_EXPECT_MSG_GT(s.sw->GetPortCounters(2).maxQueueBytes, 100000, "DATA did queue");
+        CheckAccounting(s.sw);
+        Simulator::Destroy();
+    }
+};
+
+// 6. Trimming: DATA that does not fit goes on trimmed, as CONTROL.
+class TrimTestCase : public SwitchTestCase
+{
+  public:
+    TrimTestCase()
+        : SwitchTestCase("trimming forwards headers instead of dropping")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Star s(3);
+        s.sw->SetAttribute("BufferSize", UintegerValue(30000));
+        s.sw->SetAttribute("TrimEnabled", BooleanValue(true));
+        s.sw->SetAttribute("TrimSize", UintegerValue(48));
+        Incast(s, 2, 300, {0, 0});
+        const uint64_t trimmed = s.sw->GetPortCounters(2).trimmed;
+        uint32_t small = 0;
+        for (const Arrival& a : s.hosts[2]->rx)
+        {
+            if (a.ipSize < 1028)
+            {
+                small++;
+                NS_TEST_EXPECT_MSG_EQ(a.ipSize, 20 + 8 + 48, "IPv4 + UDP + TrimSize");
+                NS_TEST_EXPECT_MSG_EQ(a.udpLength, 8 + 1000, "UDP length keeps the original");
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(trimmed, 0, "the small buffer trims");
+        NS_TEST_EXPECT_MSG_EQ(small, trimmed, "every trimmed packet arrives trimmed");
+        NS_TEST_EXPECT_MSG_EQ(s.hosts[2]->rx.size() + s.sw->GetDropped(), 600, "conservation");
+        NS_TEST_EXPECT_MSG_LT(s.sw->GetDropped(), trimmed, "trimming replaces most drops");
+        CheckAccounting(s.sw);
+        Simulator::Destroy();
+    }
+};
+
+// 7. PFC makes the incast lossless; frames round-trip.
 class PfcTestCase : public SwitchTestCase
 {
   public:
@@ -562,6 +647,8 @@ class MetaRoceSwitchTestSuite : public TestSuite
         AddTestCase(new EcmpTestCase, TestCase::QUICK);
         AddTestCase(new EcnTestCase, TestCase::QUICK);
         AddTestCase(new DropTailTestCase, TestCase::QUICK);
+        AddTestCase(new PriorityTestCase, TestCase::QUICK);
+        AddTestCase(new TrimTestCase, TestCase::QUICK);
         AddTestCase(new PfcTestCase, TestCase::QUICK);
     }
 };
