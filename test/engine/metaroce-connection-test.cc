@@ -302,7 +302,7 @@ TEST(MetaRoceConnection, InvalidWorkRequestsThrowAndChangeNothing)
 TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
 {
     Manual m;
-    m.b->SetFairShare(10'000'000'000); // 10 Gb/s of a 100 Gb/s port
+    m.b->SetFairShare(10'000'000'000);      // 10 Gb/s of a 100 Gb/s port
     m.a->PostSend(Write(1, 256 * 1024), 0); // more than the 64-packet window
     auto first = Manual::PullAll(*m.a, 0, 0);
     for (const auto& p : first)

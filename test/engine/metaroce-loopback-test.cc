@@ -1,6 +1,7 @@
 // Loopback properties of the MetaRoCE engine (spec 10): every message completes exactly once,
 // byte-exact, in stream order, under loss, reordering, duplication and plane failure.
 #include "loopback-harness.h"
+#include "loopback-scenario.h"
 #include "metaroce-connection.h"
 
 #include <gtest/gtest.h>
@@ -267,6 +268,26 @@ TEST(MetaRoceLoopback, PlaneComesBackAndIsProbedIntoUse)
         }
     }
     EXPECT_GT(sentAfterRecovery, 100u) << "plane 1 was not used again after it came back";
+}
+
+} // namespace
+} // namespace metaroce
+
+namespace metaroce
+{
+namespace
+{
+
+TEST(MetaRoceLoopback, SenderStaysInsideTheReceiversMessageWindow)
+{
+    ScenarioConfig c;
+    c.metaroce.streams = 1;
+    c.metaroce.maxMessagesInFlight = 4;
+    c.messages = 200;
+    c.maxMessageBytes = 100; // one packet each: hundreds could be in flight at once
+    const ScenarioResult r = RunScenario(c);
+    EXPECT_TRUE(r.Ok()) << r.error;
+    EXPECT_EQ(r.receiver.Drops(DropReason::PsnOutOfWindow), 0u);
 }
 
 } // namespace

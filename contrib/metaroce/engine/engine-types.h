@@ -39,7 +39,7 @@ enum class CompletionStatus : uint8_t
 {
     Success,
     RemoteAccessError, ///< the responder refused the placement (bad key or out of bounds)
-    RetryExceeded,     ///< the requester gave up after the configured number of timeouts
+    RetryExceeded,     ///< the requester gave up: a packet was sent the maximum number of times
     LocalLengthError,  ///< an incoming SEND did not fit the posted RECV buffer
     Flushed,           ///< the connection failed before the request could finish
 };

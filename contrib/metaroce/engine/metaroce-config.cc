@@ -39,9 +39,11 @@ MetaRoceConfig::Validate() const
     Require(initialPathWindowPackets >= 1 && initialPathWindowPackets <= maxPathWindowPackets,
             "initialPathWindowPackets",
             "must be in [1, maxPathWindowPackets]");
-    Require(initialConnectionWindowBytes >= mtu,
+    // The connection window never goes below one full packet per port (spec 7.1).
+    const uint64_t minWindow = uint64_t{ports} * (mtu + kMrMaxHeaderSize);
+    Require(initialConnectionWindowBytes >= minWindow,
             "initialConnectionWindowBytes",
-            "must hold at least one MTU");
+            "must hold at least one packet (MTU + 64 bytes of header) per port");
     Require(maxConnectionWindowBytes >= initialConnectionWindowBytes,
             "maxConnectionWindowBytes",
             "must be >= initialConnectionWindowBytes");
@@ -56,7 +58,9 @@ MetaRoceConfig::Validate() const
     Require(rtoMinNs >= 1, "rtoMinNs", "must be positive");
     Require(rtoMaxNs >= rtoMinNs, "rtoMaxNs", "must be >= rtoMinNs");
     Require(initialRttNs >= 1, "initialRttNs", "must be positive");
-    Require(maxRetransmissions >= 1, "maxRetransmissions", "must be at least 1");
+    Require(maxRetransmissions >= 1 && maxRetransmissions <= 1000,
+            "maxRetransmissions",
+            "must be in [1, 1000]");
     Require(pathSuspectTimeouts >= 1, "pathSuspectTimeouts", "must be at least 1");
     Require(pathDownTimeouts >= pathSuspectTimeouts,
             "pathDownTimeouts",

@@ -87,7 +87,7 @@ struct Path
     uint32_t markedRounds{0};   ///< consecutive ACKs echoing CE, towards an entropy re-draw
     TimeNs probeDue{kNever};    ///< Down paths: when to send the next probe
     TimeNs lossCheckAt{kNever}; ///< from the time rule of DetectLosses
-    TimeNs lastSendAt{0};       ///< last packet sent; the retransmission timer runs from here
+    TimeNs lastSendAt{0};       ///< last packet sent (the timer runs from the oldest in flight)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
 

@@ -37,7 +37,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
             m_pathsByPort[port].push_back(id);
         }
     }
-    m_lastRedraw.assign(m_paths.size(), 0);
+    m_lastRedraw.assign(m_paths.size(), kNever);
     m_connectionWindow.minWindow = mtu * config.ports;
     m_connectionWindow.maxWindow = static_cast<double>(config.maxConnectionWindowBytes);
     m_connectionWindow.window = static_cast<double>(config.initialConnectionWindowBytes);
@@ -98,7 +98,15 @@ MetaRoceRequester::NextData()
         if (it != m_messages.end() && !it->second.finished &&
             it->second.nextPacket < it->second.packets)
         {
-            return PendingPacket{m_unsent.front(), it->second.nextPacket};
+            // A new message may start only inside the responder's message window (spec 6.3);
+            // the posting order is kept, so a stream at its limit holds back later messages.
+            const Message& m = it->second;
+            const uint32_t oldest = m_messages.at(m_order[m.wr.stream].front()).msn;
+            if (m.nextPacket == 0 && m.msn - oldest >= m_config.maxMessagesInFlight)
+            {
+                return std::nullopt;
+            }
+            return PendingPacket{m_unsent.front(), m.nextPacket};
         }
         m_unsent.pop_front();
     }
@@ -223,6 +231,7 @@ MetaRoceRequester::BuildProbe(Path& path, TimeNs now)
     m_inflightBytes += sent.bytes;
     path.lastSendAt = now;
     path.probeDue = now + m_config.probeIntervalNs;
+    ++m_counters.txControlPackets;
     return out;
 }
 
@@ -352,8 +361,11 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     bool probeAcked = false;
     for (SentPacket& p : path.outstanding)
     {
+        // A stale ACK (cumulative far below this PSN) says nothing about it: bits cover only
+        // cumulative+1 .. cumulative+256.
         const bool covered =
-            p.psn < cumulative || (p.psn > cumulative && ack.sack[p.psn - cumulative - 1]);
+            p.psn < cumulative || (p.psn > cumulative && p.psn - cumulative - 1 < kSackBits &&
+                                   ack.sack[p.psn - cumulative - 1]);
         if (!covered || p.state == SentPacket::State::Acked)
         {
             continue;
@@ -458,12 +470,17 @@ void
 MetaRoceRequester::MaybeRedraw(Path& path, TimeNs now)
 {
     // At most one move per RTT: the new route needs a round trip to show whether it is better.
-    if (now < m_lastRedraw[path.id] + path.rtt.Smoothed() && m_lastRedraw[path.id] != 0)
+    if (m_lastRedraw[path.id] != kNever && now < m_lastRedraw[path.id] + path.rtt.Smoothed())
     {
         return;
     }
     m_lastRedraw[path.id] = now;
-    path.Redraw(DrawEntropy());
+    uint16_t entropy = DrawEntropy();
+    while (entropy == path.entropy && m_config.entropyCount > 1)
+    {
+        entropy = DrawEntropy();
+    }
+    path.Redraw(entropy);
     ++m_counters.entropyRedraws;
 }
 
@@ -517,7 +534,7 @@ MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
     {
         path.SetHealth(PathHealth::Suspect);
     }
-    m_lastRedraw[path.id] = 0;
+    m_lastRedraw[path.id] = kNever; // a timeout always moves the path
     MaybeRedraw(path, now);
 }
 

@@ -90,7 +90,7 @@ class MetaRoceRequester
         uint32_t nextPacket{0}; ///< segmentation cursor
         uint32_t ackedPackets{0};
         boost::dynamic_bitset<> acked;
-        std::vector<uint8_t> transmissions; ///< per packet, to enforce maxRetransmissions
+        std::vector<uint16_t> transmissions; ///< per packet, to enforce maxRetransmissions
         bool finished{false};
         CompletionStatus status{CompletionStatus::Success};
     };

@@ -63,6 +63,7 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
     {
         if (m_memory == nullptr && h.remoteKey != 0)
         {
+            m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
             return refuse(DropReason::AccessError);
         }
         if (m_memory != nullptr && !m_memory->Check(h.remoteKey, h.remoteAddr, h.payloadLength))

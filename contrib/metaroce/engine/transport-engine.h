@@ -81,7 +81,8 @@ class TransportEngine
     /// The next packet to send on `port` now, if any is allowed.
     virtual std::optional<OutPacket> PullPacket(uint16_t port, TimeNs now) = 0;
 
-    /// True when the engine has something it could send on `port` (ignoring pacing).
+    /// True when the engine has something it might send on `port`: pacing and windows are
+    /// not checked, so PullPacket() may still return nothing.
     virtual bool HasWork(uint16_t port) const = 0;
 
     /// Earliest time the engine wants OnTimeout(), or kNever.
