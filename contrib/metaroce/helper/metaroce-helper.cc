@@ -73,4 +73,19 @@ MetaRoceHelper::Connect(Ptr<MetaRoceNic> a,
     return MetaRoceNic::Connect(a, b, transport, plane);
 }
 
+Ptr<MetaRoceSocketFactory>
+MetaRoceHelper::InstallSocketFactory(Ptr<Node> node, metaroce::Transport transport) const
+{
+    NS_ABORT_MSG_IF(node->GetObject<MetaRoceNic>() == nullptr,
+                    "MetaRoceHelper::InstallSocketFactory: node " << node->GetId()
+                                                                  << " has no NIC (Install first)");
+    NS_ABORT_MSG_IF(node->GetObject<MetaRoceSocketFactory>() != nullptr,
+                    "MetaRoceHelper::InstallSocketFactory: node " << node->GetId()
+                                                                  << " already has one");
+    Ptr<MetaRoceSocketFactory> factory = CreateObject<MetaRoceSocketFactory>();
+    factory->SetTransport(transport);
+    node->AggregateObject(factory);
+    return factory;
+}
+
 } // namespace ns3

@@ -17,6 +17,7 @@
 #define METAROCE_HELPER_H
 
 #include "ns3/metaroce-nic.h"
+#include "ns3/metaroce-socket-factory.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/point-to-point-helper.h"
@@ -54,6 +55,16 @@ class MetaRoceHelper
                                                                       Ptr<MetaRoceNic> b,
                                                                       metaroce::Transport transport,
                                                                       uint32_t plane = 0) const;
+
+    /**
+     * Aggregates a MetaRoceSocketFactory to `node` (which needs a NIC: Install first), so that
+     * applications reach MetaRoCE through Socket::CreateSocket with the TypeId
+     * "ns3::MetaRoceSocketFactory". Its sockets use `transport` (the factory's "Transport"
+     * attribute). One factory per node.
+     */
+    Ptr<MetaRoceSocketFactory> InstallSocketFactory(
+        Ptr<Node> node,
+        metaroce::Transport transport = metaroce::Transport::MetaRoce) const;
 
   private:
     ObjectFactory m_nicFactory;

@@ -1,6 +1,7 @@
 #include "metaroce-nic.h"
 
 #include "metaroce-connection.h"
+#include "metaroce-switch-pfc.h"
 #include "metaroce-transport-header.h"
 #include "rocev2-queue-pair.h"
 
@@ -177,6 +178,8 @@ MetaRoceNic::DoDispose()
     m_qps.clear();
     for (Port& port : m_ports)
     {
+        port.pauseExpiry.Cancel();
+        port.held.clear();
         port.qps.clear();
         port.queue->Dispose();
         port.device = nullptr;
@@ -436,7 +439,38 @@ Ptr<Packet>
 MetaRoceNic::Pull(uint32_t index)
 {
     Port& port = m_ports[index];
-    if (!port.up || port.qps.empty())
+    if (!port.up)
+    {
+        return nullptr;
+    }
+    if (!port.dataPaused && !port.held.empty())
+    {
+        Ptr<Packet> p = port.held.front();
+        port.held.pop_front();
+        return p;
+    }
+    // While DATA is paused, control packets still leave; data pulled meanwhile is held.
+    for (Ptr<Packet> p = PullFromQueuePairs(index); p != nullptr; p = PullFromQueuePairs(index))
+    {
+        if (!port.dataPaused)
+        {
+            return p;
+        }
+        const uint32_t l4Payload = p->GetSize() - 28; // IPv4 (20) and UDP (8) headers
+        if (MetaRoceClassify(0, l4Payload, kMetaRoceControlMaxPayload) == METAROCE_CLASS_CONTROL)
+        {
+            return p;
+        }
+        port.held.push_back(p);
+    }
+    return nullptr;
+}
+
+Ptr<Packet>
+MetaRoceNic::PullFromQueuePairs(uint32_t index)
+{
+    Port& port = m_ports[index];
+    if (port.qps.empty())
     {
         return nullptr;
     }
@@ -467,6 +501,21 @@ MetaRoceNic::Pull(uint32_t index)
     return nullptr;
 }
 
+void
+MetaRoceNic::SetDataPaused(uint32_t index, bool paused, Time duration)
+{
+    Port& port = m_ports[index];
+    port.pauseExpiry.Cancel();
+    port.dataPaused = paused;
+    if (paused)
+    {
+        port.pauseExpiry =
+            Simulator::Schedule(duration, &MetaRoceNic::SetDataPaused, this, index, false, Time());
+        return;
+    }
+    port.queue->Kick();
+}
+
 bool
 MetaRoceNic::Receive(Ptr<NetDevice> device,
                      Ptr<const Packet> packet,
@@ -483,6 +532,17 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     if (!m_ports[index].up)
     {
         m_dropTrace(packet, index, "port-down");
+        return true;
+    }
+    if (IsPfcProtocol(packet))
+    {
+        const std::optional<MetaRocePfcFrame> frame = ParsePfcFrame(packet);
+        if (frame && frame->cls == METAROCE_CLASS_DATA)
+        {
+            DataRateValue rate;
+            m_ports[index].device->GetAttribute("DataRate", rate);
+            SetDataPaused(index, frame->pause, PfcQuantaToTime(frame->quanta, rate.Get()));
+        }
         return true;
     }
     Ptr<Packet> p = packet->Copy();

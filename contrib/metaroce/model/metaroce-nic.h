@@ -15,6 +15,8 @@
  *
  * The NIC owns the connection engines (through MetaRoceQueuePair), runs their timers with the
  * simulator (one event per queue pair, re-armed lazily: a timer firing early is harmless) and
+ * honours PFC: a PAUSE for the DATA class from its switch holds data back (pulled data waits
+ * in a per-port list, so nothing is dropped) while ACKs and other control packets still go; and
  * computes the receiver's fair share - its inbound line rate divided among the queue pairs that
  * received data in the last FairShareWindow - which MetaRoCE advertises in every ACK.
  */
@@ -27,12 +29,14 @@
 #include "metaroce-queue-pair.h"
 #include "rocev2-config.h"
 
+#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/object.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -102,6 +106,9 @@ class MetaRoceNic : public Object
         bool up{true};
         std::vector<Ptr<MetaRoceQueuePair>> qps; ///< round-robin order
         std::size_t cursor{0};
+        bool dataPaused{false};       ///< the switch sent PFC PAUSE for the DATA class
+        EventId pauseExpiry;          ///< when the PAUSE lapses without a RESUME
+        std::deque<Ptr<Packet>> held; ///< DATA pulled while paused, sent first on resume
     };
 
     metaroce::MetaRoceConfig MetaRoceConfigFor(uint32_t local, uint32_t remote) const;
@@ -111,6 +118,10 @@ class MetaRoceNic : public Object
                                            uint32_t remoteId,
                                            uint32_t plane);
     Ptr<Packet> Pull(uint32_t port);
+    /// Next packet of any queue pair for `port`, round-robin, or null.
+    Ptr<Packet> PullFromQueuePairs(uint32_t port);
+    /// Applies a PFC PAUSE/RESUME for the DATA class received on `port` (spec: PFC baseline).
+    void SetDataPaused(uint32_t port, bool paused, Time duration);
     Ptr<Packet> Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out);
     bool Receive(Ptr<NetDevice> device,
                  Ptr<const Packet> packet,

@@ -1,0 +1,296 @@
+/*
+ * MetaRoCE against RoCEv2 on a multi-plane leaf-spine fabric, with random loss.
+ *
+ * Every host runs the same traffic pattern (all-to-all by default: each host sends one message
+ * to every other host) over one of three transports:
+ *   metaroce    one MetaRoCE connection per host pair, sprayed over every plane;
+ *   rocev2      one RoCEv2 QP per host pair and plane (the message split evenly), no PFC;
+ *   rocev2-pfc  the same with PFC on every switch (loss from the error model still drops).
+ * and prints, per transport and loss rate: the time until the last message completes, the
+ * aggregate goodput, flow completion times (mean, p99), retransmissions, switch drops and PFC
+ * pauses. Loss is a RateErrorModel on every link end.
+ *
+ *   ./metaroce-fabric --hosts=32 --planes=8 --loss=0,0.01 --pattern=alltoall --output=out.csv
+ */
+#include "ns3/boolean.h"
+#include "ns3/command-line.h"
+#include "ns3/error-model.h"
+#include "ns3/metaroce-fabric-helper.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Options
+{
+    uint32_t hosts{32};
+    uint32_t planes{8};
+    uint32_t hostsPerLeaf{8};
+    uint32_t spines{4};
+    std::string rate{"100Gbps"};
+    uint64_t messageBytes{1 << 20};
+    std::string pattern{"alltoall"};
+    uint32_t seed{1};
+};
+
+struct Result
+{
+    double lastCompletionUs{0};
+    double goodputGbps{0};
+    double fctMeanUs{0};
+    double fctP99Us{0};
+    uint64_t retransmitted{0};
+    uint64_t switchDrops{0};
+    uint64_t pauses{0};
+    uint64_t messages{0};
+    uint64_t completed{0};
+    double wallSeconds{0};
+};
+
+/// Collects completion times of the requester side.
+class Recorder
+{
+  public:
+    void OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c)
+    {
+        if (c.op != metaroce::Opcode::Recv && c.status == metaroce::CompletionStatus::Success)
+        {
+            m_fct.push_back(static_cast<double>(c.time) / 1000.0);
+        }
+    }
+
+    std::vector<double> m_fct;
+};
+
+std::vector<std::pair<uint32_t, uint32_t>>
+Flows(const Options& o)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> flows;
+    if (o.pattern == "alltoall")
+    {
+        for (uint32_t a = 0; a < o.hosts; ++a)
+        {
+            for (uint32_t b = 0; b < o.hosts; ++b)
+            {
+                if (a != b)
+                {
+                    flows.emplace_back(a, b);
+                }
+            }
+        }
+    }
+    else if (o.pattern == "permutation")
+    {
+        for (uint32_t a = 0; a < o.hosts; ++a)
+        {
+            flows.emplace_back(a, (a + o.hosts / 2) % o.hosts);
+        }
+    }
+    else if (o.pattern == "incast")
+    {
+        for (uint32_t a = 1; a < o.hosts; ++a)
+        {
+            flows.emplace_back(a, 0);
+        }
+    }
+    else
+    {
+        NS_FATAL_ERROR("--pattern: '" << o.pattern << "' is not alltoall, permutation or incast");
+    }
+    return flows;
+}
+
+Result
+Run(const Options& o, const std::string& transport, double loss)
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    RngSeedManager::SetSeed(o.seed);
+    RngSeedManager::SetRun(1);
+    MetaRoceFabricHelper fabric;
+    fabric.SetHosts(o.hosts);
+    fabric.SetPlanes(o.planes);
+    fabric.SetHostsPerLeaf(o.hostsPerLeaf);
+    fabric.SetSpines(o.spines);
+    fabric.SetHostLink(DataRate(o.rate), MicroSeconds(1));
+    fabric.SetFabricLink(DataRate(o.rate), MicroSeconds(1));
+    fabric.SetEcmpSeed(o.seed);
+    fabric.SetSwitchAttribute("PfcEnabled", BooleanValue(transport == "rocev2-pfc"));
+    fabric.Build();
+    int64_t stream = fabric.AssignStreams(100);
+    if (loss > 0)
+    {
+        NetDeviceContainer devices = fabric.GetDevices();
+        for (uint32_t i = 0; i < devices.GetN(); ++i)
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            em->SetRate(loss);
+            stream += em->AssignStreams(100 + stream);
+            DynamicCast<PointToPointNetDevice>(devices.Get(i))->SetReceiveErrorModel(em);
+        }
+    }
+    Recorder recorder;
+    std::vector<Ptr<MetaRoceQueuePair>> senders;
+    uint64_t messages = 0;
+    for (const auto& [a, b] : Flows(o))
+    {
+        if (transport == "metaroce")
+        {
+            auto [qa, qb] = MetaRoceNic::Connect(fabric.GetNic(a),
+                                                 fabric.GetNic(b),
+                                                 metaroce::Transport::MetaRoce);
+            qa->SetCompletionCallback(MakeCallback(&Recorder::OnCompletion, &recorder));
+            qa->PostWrite(0, o.messageBytes);
+            senders.push_back(qa);
+            ++messages;
+            continue;
+        }
+        for (uint32_t p = 0; p < o.planes; ++p)
+        {
+            auto [qa, qb] = MetaRoceNic::Connect(fabric.GetNic(a),
+                                                 fabric.GetNic(b),
+                                                 metaroce::Transport::RoceV2,
+                                                 p);
+            qa->SetCompletionCallback(MakeCallback(&Recorder::OnCompletion, &recorder));
+            qa->PostWrite(0, std::max<uint64_t>(1, o.messageBytes / o.planes));
+            senders.push_back(qa);
+            ++messages;
+        }
+    }
+    Simulator::Run();
+
+    Result r;
+    r.messages = messages;
+    r.completed = recorder.m_fct.size();
+    std::vector<double> fct = recorder.m_fct;
+    std::sort(fct.begin(), fct.end());
+    if (!fct.empty())
+    {
+        r.lastCompletionUs = fct.back();
+        double sum = 0;
+        for (double f : fct)
+        {
+            sum += f;
+        }
+        r.fctMeanUs = sum / fct.size();
+        r.fctP99Us = fct[std::min(fct.size() - 1, static_cast<std::size_t>(fct.size() * 0.99))];
+    }
+    const double bytes = static_cast<double>(Flows(o).size()) * o.messageBytes;
+    r.goodputGbps = r.lastCompletionUs > 0 ? bytes * 8 / (r.lastCompletionUs * 1000) : 0;
+    for (const auto& qp : senders)
+    {
+        r.retransmitted += qp->GetCounters().retransmittedPackets;
+    }
+    for (const auto& sw : fabric.GetSwitches())
+    {
+        r.switchDrops += sw->GetDropped();
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            r.pauses += sw->GetPortCounters(port).pauseSent;
+        }
+    }
+    Simulator::Destroy();
+    r.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return r;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    std::string losses = "0,0.01";
+    std::string transports = "metaroce,rocev2,rocev2-pfc";
+    std::string output;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("hosts", "hosts (one NIC each)", o.hosts);
+    cmd.AddValue("planes", "planes (NIC ports per host)", o.planes);
+    cmd.AddValue("hostsPerLeaf", "hosts per leaf switch", o.hostsPerLeaf);
+    cmd.AddValue("spines", "spine switches per plane", o.spines);
+    cmd.AddValue("rate", "rate of every link", o.rate);
+    cmd.AddValue("messageBytes", "bytes per message (per host pair)", o.messageBytes);
+    cmd.AddValue("pattern", "alltoall, permutation or incast", o.pattern);
+    cmd.AddValue("loss", "comma-separated packet loss probabilities per link", losses);
+    cmd.AddValue("transports", "comma-separated: metaroce, rocev2, rocev2-pfc", transports);
+    cmd.AddValue("seed", "random seed", o.seed);
+    cmd.AddValue("output", "CSV file to write (optional)", output);
+    cmd.Parse(argc, argv);
+
+    std::vector<double> lossList;
+    std::stringstream ls(losses);
+    for (std::string item; std::getline(ls, item, ',');)
+    {
+        const double v = std::stod(item);
+        NS_ABORT_MSG_IF(v < 0 || v >= 1, "--loss: " << item << " is not a probability in [0, 1)");
+        lossList.push_back(v);
+    }
+    std::vector<std::string> transportList;
+    std::stringstream ts(transports);
+    for (std::string item; std::getline(ts, item, ',');)
+    {
+        NS_ABORT_MSG_IF(item != "metaroce" && item != "rocev2" && item != "rocev2-pfc",
+                        "--transports: unknown transport '" << item << "'");
+        transportList.push_back(item);
+    }
+    std::ofstream csv;
+    if (!output.empty())
+    {
+        csv.open(output);
+        NS_ABORT_MSG_IF(!csv, "--output: cannot write " << output);
+        csv << "transport,loss,hosts,planes,pattern,message_bytes,last_completion_us,"
+               "goodput_gbps,fct_mean_us,fct_p99_us,retransmitted,switch_drops,pfc_pauses,"
+               "messages,completed\n";
+    }
+    std::cout << o.pattern << " of " << o.messageBytes << " B messages, " << o.hosts
+              << " hosts, " << o.planes << " planes x (" << (o.hosts + o.hostsPerLeaf - 1) /
+                                                             o.hostsPerLeaf
+              << " leaves, " << o.spines << " spines), " << o.rate << " links\n\n"
+              << std::left << std::setw(12) << "transport" << std::right << std::setw(7)
+              << "loss" << std::setw(11) << "done (us)" << std::setw(10) << "Gb/s"
+              << std::setw(11) << "FCT mean" << std::setw(10) << "FCT p99" << std::setw(9)
+              << "retx" << std::setw(8) << "drops" << std::setw(8) << "pauses" << std::setw(8)
+              << "wall s" << "\n";
+    int status = 0;
+    for (const auto& t : transportList)
+    {
+        for (double loss : lossList)
+        {
+            const Result r = Run(o, t, loss);
+            std::cout << std::left << std::setw(12) << t << std::right << std::fixed
+                      << std::setprecision(1) << std::setw(6) << loss * 100 << "%"
+                      << std::setw(11) << r.lastCompletionUs << std::setw(10) << r.goodputGbps
+                      << std::setw(11) << r.fctMeanUs << std::setw(10) << r.fctP99Us
+                      << std::setw(9) << r.retransmitted << std::setw(8) << r.switchDrops
+                      << std::setw(8) << r.pauses << std::setw(8) << std::setprecision(2)
+                      << r.wallSeconds;
+            if (r.completed != r.messages)
+            {
+                std::cout << "  INCOMPLETE: " << r.completed << " of " << r.messages;
+                status = 1;
+            }
+            std::cout << "\n" << std::defaultfloat;
+            if (csv)
+            {
+                csv << t << "," << loss << "," << o.hosts << "," << o.planes << "," << o.pattern
+                    << "," << o.messageBytes << "," << r.lastCompletionUs << ","
+                    << r.goodputGbps << "," << r.fctMeanUs << "," << r.fctP99Us << ","
+                    << r.retransmitted << "," << r.switchDrops << "," << r.pauses << ","
+                    << r.messages << "," << r.completed << "\n";
+            }
+        }
+    }
+    return status;
+}
