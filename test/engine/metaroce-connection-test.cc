@@ -3,6 +3,7 @@
 #include "metaroce-connection.h"
 #include "metaroce-wire.h"
 
+#include <functional>
 #include <gtest/gtest.h>
 
 namespace metaroce
@@ -13,7 +14,9 @@ namespace
 /// Two connection ends driven by hand: packets are pulled and delivered explicitly.
 struct Manual
 {
-    explicit Manual(uint16_t ports = 1, uint16_t paths = 1)
+    explicit Manual(uint16_t ports = 1,
+                    uint16_t paths = 1,
+                    const std::function<void(MetaRoceConfig&)>& tweak = {})
     {
         MetaRoceConfig c;
         c.ports = ports;
@@ -24,6 +27,10 @@ struct Manual
         c.initialPathWindowPackets = 64;
         c.localConnection = 7;
         c.remoteConnection = 9;
+        if (tweak)
+        {
+            tweak(c);
+        }
         a = std::make_unique<MetaRoceConnection>(c);
         std::swap(c.localConnection, c.remoteConnection);
         b = std::make_unique<MetaRoceConnection>(c);
@@ -238,7 +245,7 @@ TEST(MetaRoceConnection, DuplicateIsAcknowledgedNotPlacedTwice)
 
 TEST(MetaRoceConnection, TimeoutsBackOffThenTakeThePathDown)
 {
-    Manual m;
+    Manual m(1, 1, [](MetaRoceConfig& c) { c.maxTailProbes = 0; });
     m.a->PostSend(Write(1, 1024), 0);
     TimeNs now = 0;
     std::vector<TimeNs> sends;
@@ -320,6 +327,46 @@ TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
     const TimeNs next = m.a->NextTimeout();
     EXPECT_GT(next, 200u + 800);
     EXPECT_LT(next, 200u + 1000);
+}
+
+} // namespace
+} // namespace metaroce
+
+namespace metaroce
+{
+namespace
+{
+
+TEST(MetaRoceConnection, TailLossIsRepairedByAProbeBeforeTheTimeout)
+{
+    Manual m;
+    m.a->PostSend(Write(1, 4 * 1024), 1);
+    auto data = Manual::PullAll(*m.a, 0, 1); // at t = 1: a timestamp of 0 means "none"
+    ASSERT_EQ(data.size(), 4u);
+    for (std::size_t i = 0; i < 3; ++i) // the last packet is lost
+    {
+        Manual::Deliver(*m.b, data[i], 10);
+    }
+    m.b->OnTimeout(m.b->NextTimeout());
+    for (const auto& ack : Manual::PullAll(*m.b, 0, 3000))
+    {
+        Manual::Deliver(*m.a, ack, 3000);
+    }
+    const TimeNs probeAt = m.a->NextTimeout();
+    EXPECT_EQ(probeAt, 1 + MetaRoceConfig{}.tailProbeMinNs) << "2 x srtt is below the minimum";
+    m.a->OnTimeout(probeAt);
+    auto probe = Manual::PullAll(*m.a, 0, probeAt);
+    ASSERT_EQ(probe.size(), 1u);
+    const MrHeader h = Manual::Parse(probe[0]);
+    EXPECT_EQ(h.offset, 3u * 1024) << "the newest unacknowledged data goes again";
+    EXPECT_TRUE(h.flags & kMrFlagRetx);
+    Manual::Deliver(*m.b, probe[0], probeAt + 10);
+    for (const auto& ack : Manual::PullAll(*m.b, 0, probeAt + 10))
+    {
+        Manual::Deliver(*m.a, ack, probeAt + 20);
+    }
+    ASSERT_EQ(m.a->TakeCompletions().size(), 1u);
+    EXPECT_EQ(m.a->GetCounters().timeouts, 0u);
 }
 
 } // namespace

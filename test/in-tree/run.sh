@@ -33,5 +33,5 @@ for suite in $suites; do
   step "test.py --suite=$suite"
   ./test.py --no-build --suite="$suite"
 done
-step "./ns3 run metaroce-loopback"
-./ns3 run --no-build "metaroce-loopback --loss=0,0.01 --messages=8"
+step "./ns3 run metaroce-fabric"
+./ns3 run --no-build "metaroce-fabric --hosts=4 --planes=2 --hostsPerLeaf=2 --spines=2 --messageBytes=65536"

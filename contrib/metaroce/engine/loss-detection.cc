@@ -8,11 +8,10 @@ namespace metaroce
 LossVerdict
 DetectLosses(const std::deque<SentPacket>& outstanding,
              uint32_t reorderTolerance,
-             TimeNs srtt,
+             TimeNs reorderWindow,
              TimeNs now)
 {
     LossVerdict verdict;
-    const TimeNs reorderWindow = srtt + srtt / 4;
     // Walk from the newest packet back, remembering the highest acknowledged PSN of the epoch
     // being walked and the latest send time of any acknowledged packet seen so far.
     bool epochAcked = false;

@@ -7,9 +7,11 @@
  *     every still-unacknowledged lower PSN of that epoch is lost at once - a gap in the SACK
  *     bitvector means loss, not reordering. `reorderTolerance` relaxes this for fabrics that do
  *     reorder within a route (default 0).
- *  2. Time: across a route change (entropy re-drawn) packets may legitimately overtake, so an
- *     older-epoch packet is lost only once a packet sent after it has been acknowledged and a
- *     reordering window (srtt/4) has passed since it should have arrived.
+ *  2. Time: across a route change (entropy re-drawn) packets may legitimately overtake - the
+ *     old route is usually the congested one - so an older-epoch packet is lost only once a
+ *     packet sent after it has been acknowledged and `reorderWindow` has passed since it was
+ *     sent. The requester passes the path's RTO: a per-packet verdict without the timeout's
+ *     penalties (window reset, suspect path).
  * Tail losses (nothing acknowledged after them) are left to the retransmission timer.
  *
  * The caller decides what to do with the verdict (retransmit, cut the window, move the path).
@@ -61,7 +63,7 @@ struct LossVerdict
  */
 LossVerdict DetectLosses(const std::deque<SentPacket>& outstanding,
                          uint32_t reorderTolerance,
-                         TimeNs srtt,
+                         TimeNs reorderWindow,
                          TimeNs now);
 
 } // namespace metaroce

@@ -58,6 +58,9 @@ MetaRoceConfig::Validate() const
     Require(rtoMinNs >= 1, "rtoMinNs", "must be positive");
     Require(rtoMaxNs >= rtoMinNs, "rtoMaxNs", "must be >= rtoMinNs");
     Require(initialRttNs >= 1, "initialRttNs", "must be positive");
+    Require(initialRtoNs >= rtoMinNs && initialRtoNs <= rtoMaxNs,
+            "initialRtoNs",
+            "must be in [rtoMinNs, rtoMaxNs]");
     Require(maxRetransmissions >= 1 && maxRetransmissions <= 1000,
             "maxRetransmissions",
             "must be in [1, 1000]");
@@ -66,6 +69,7 @@ MetaRoceConfig::Validate() const
             "pathDownTimeouts",
             "must be >= pathSuspectTimeouts");
     Require(probeIntervalNs >= 1, "probeIntervalNs", "must be positive");
+    Require(tailProbeMinNs >= 1, "tailProbeMinNs", "must be positive");
     Require(entropyRedrawMarks >= 1, "entropyRedrawMarks", "must be at least 1");
     Require(entropyCount >= 1 && uint32_t{entropyBase} + entropyCount <= 65536,
             "entropyCount",

@@ -84,10 +84,12 @@ struct Path
     RttEstimator rtt;
     PathHealth health{PathHealth::Up};
     uint32_t consecutiveTimeouts{0};
-    uint32_t markedRounds{0};   ///< consecutive ACKs echoing CE, towards an entropy re-draw
-    TimeNs probeDue{kNever};    ///< Down paths: when to send the next probe
-    TimeNs lossCheckAt{kNever}; ///< from the time rule of DetectLosses
-    TimeNs lastSendAt{0};       ///< last packet sent (the timer runs from the oldest in flight)
+    uint32_t markedRounds{0};     ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    TimeNs probeDue{kNever};      ///< Down paths: when to send the next probe
+    TimeNs lossCheckAt{kNever};   ///< from the time rule of DetectLosses
+    bool tailProbePending{false}; ///< a tail-loss probe should go out on this path
+    uint32_t tailProbes{0};       ///< tail-loss probes since the last acknowledgement
+    TimeNs lastSendAt{0};         ///< last packet sent (the timer runs from the oldest in flight)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
 

@@ -17,6 +17,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_cc(std::move(cc))
     , m_selector(std::move(selector))
     , m_rng(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
+    , m_connectionRtt(config.initialRttNs)
     , m_pathsByPort(config.ports)
     , m_portUp(config.ports, true)
     , m_order(config.streams)
@@ -191,12 +192,59 @@ MetaRoceRequester::BuildData(Path& path,
 }
 
 OutPacket
-MetaRoceRequester::BuildProbe(Path& path, TimeNs now)
+MetaRoceRequester::TailProbe(Path& path, TimeNs now)
 {
-    // Earlier probes that were never answered are given up: the floor must move past them.
+    // Send the newest unacknowledged data packet again, under a fresh PSN on the same route.
+    // It travels in the data class like the packets before it (a small PROBE would overtake
+    // them in a switch's control class and fake a gap); if the tail was lost it repairs it,
+    // and its ACK exposes any earlier hole (spec 5.5, after TCP's tail loss probe).
+    for (auto it = path.outstanding.rbegin(); it != path.outstanding.rend(); ++it)
+    {
+        if (it->state != SentPacket::State::InFlight || it->message == kProbeMessage)
+        {
+            continue;
+        }
+        auto m = m_messages.find(it->message);
+        if (m == m_messages.end() || m->second.finished || m->second.acked[it->packetIndex])
+        {
+            continue;
+        }
+        const uint32_t index = it->packetIndex;
+        ++m->second.transmissions[index];
+        ++m_counters.retransmittedPackets;
+        ++m_counters.txDataPackets;
+        return BuildData(path, it->message, m->second, index, true, now);
+    }
+    return BuildProbe(path, now, false);
+}
+
+TimeNs
+MetaRoceRequester::TailProbeAt(const Path& path) const
+{
+    // Only a true tail is probed: while the connection has data waiting, later packets will
+    // follow on this path as soon as its window opens, and they expose a hole by themselves.
+    if (path.health == PathHealth::Down || path.tailProbes >= m_config.maxTailProbes ||
+        path.OldestInFlight() == kNever || !m_unsent.empty() || !m_retransmit.empty())
+    {
+        return kNever;
+    }
+    // Before any RTT sample the first window may still sit in an incast queue: no probing yet.
+    if (!m_connectionRtt.HasSample())
+    {
+        return kNever;
+    }
+    const RttEstimator& rtt = path.rtt.HasSample() ? path.rtt : m_connectionRtt;
+    return path.lastSendAt + std::max(2 * rtt.Smoothed(), m_config.tailProbeMinNs);
+}
+
+OutPacket
+MetaRoceRequester::BuildProbe(Path& path, TimeNs now, bool abandonInFlight)
+{
+    // A Down path's earlier probes that were never answered are given up: the floor must
+    // move past them.
     for (SentPacket& p : path.outstanding)
     {
-        if (p.state == SentPacket::State::InFlight)
+        if (abandonInFlight && p.state == SentPacket::State::InFlight)
         {
             p.state = SentPacket::State::Lost;
             path.inflightBytes -= p.bytes;
@@ -248,7 +296,13 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
         Path& path = m_paths[id];
         if (path.health == PathHealth::Down && path.probeDue <= now)
         {
-            return BuildProbe(path, now);
+            return BuildProbe(path, now, true);
+        }
+        if (path.tailProbePending && path.health != PathHealth::Down)
+        {
+            path.tailProbePending = false;
+            ++path.tailProbes;
+            return TailProbe(path, now);
         }
     }
     const std::optional<PendingPacket> next = NextData();
@@ -384,6 +438,7 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     if (ack.echoTimestamp != 0 && ack.echoTimestamp <= now)
     {
         path.rtt.Sample(now - ack.echoTimestamp);
+        m_connectionRtt.Sample(now - ack.echoTimestamp);
     }
     if (ack.rateHintMbps != 0)
     {
@@ -393,6 +448,7 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     {
         path.bytesAcked += sample.ackedBytes;
         path.consecutiveTimeouts = 0;
+        path.tailProbes = 0;
         if (path.health == PathHealth::Suspect || (path.health == PathHealth::Down && probeAcked))
         {
             if (path.health == PathHealth::Down)
@@ -426,7 +482,7 @@ void
 MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
 {
     const LossVerdict verdict =
-        DetectLosses(path.outstanding, m_config.reorderTolerancePackets, path.rtt.Smoothed(), now);
+        DetectLosses(path.outstanding, m_config.reorderTolerancePackets, PathRto(path), now);
     path.lossCheckAt = verdict.nextCheck;
     if (verdict.lost.empty())
     {
@@ -487,7 +543,11 @@ MetaRoceRequester::MaybeRedraw(Path& path, TimeNs now)
 TimeNs
 MetaRoceRequester::PathRto(const Path& path) const
 {
-    const TimeNs base = path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
+    // A path without samples of its own keeps the conservative initial RTO: its first window
+    // may be queued behind an incast far longer than other paths' RTTs suggest. Tail-loss
+    // probes (which may borrow the connection's RTT) keep its tail losses fast.
+    const TimeNs base = path.rtt.HasSample() ? path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs)
+                                             : m_config.initialRtoNs;
     const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
     return std::min(base << shift, m_config.rtoMaxNs);
 }
@@ -557,6 +617,10 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         if (path.health != PathHealth::Down && oldest != kNever && oldest + PathRto(path) <= now)
         {
             OnPathTimeout(path, now);
+        }
+        else if (TailProbeAt(path) <= now)
+        {
+            path.tailProbePending = true;
         }
         if (m_failed)
         {
@@ -632,7 +696,8 @@ MetaRoceRequester::HasWork(uint16_t port) const
     }
     for (uint16_t id : m_pathsByPort[port])
     {
-        if (m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now)
+        if ((m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now) ||
+            m_paths[id].tailProbePending)
         {
             return true;
         }
@@ -670,6 +735,10 @@ MetaRoceRequester::NextTimeout() const
         if (oldest != kNever)
         {
             consider(oldest + PathRto(path));
+        }
+        if (!path.tailProbePending && TailProbeAt(path) != kNever)
+        {
+            consider(TailProbeAt(path));
         }
     }
     if (m_pacingBlocked && m_nextSendAt > m_now)

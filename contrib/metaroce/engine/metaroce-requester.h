@@ -110,7 +110,14 @@ class MetaRoceRequester
                         uint32_t index,
                         bool retx,
                         TimeNs now);
-    OutPacket BuildProbe(Path& path, TimeNs now);
+    /// A PROBE on `path`. A probe of a Down path gives up on what is still in flight; a
+    /// tail-loss probe does not: its only job is to put a later PSN behind a lost tail so that
+    /// the SACK shows the gap (spec 5.5).
+    OutPacket BuildProbe(Path& path, TimeNs now, bool abandonInFlight);
+    /// The tail-loss probe for `path`: its newest unacknowledged data again, else a PROBE.
+    OutPacket TailProbe(Path& path, TimeNs now);
+    /// When a tail-loss probe is due on `path`, or kNever.
+    TimeNs TailProbeAt(const Path& path) const;
     void MarkLost(Path& path, std::size_t index, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     void RunLossDetection(Path& path, TimeNs now);
@@ -131,6 +138,7 @@ class MetaRoceRequester
     std::mt19937_64 m_rng;
 
     std::vector<Path> m_paths;
+    RttEstimator m_connectionRtt; ///< all paths' samples: the RTO of paths without their own
     std::vector<std::vector<uint16_t>> m_pathsByPort;
     std::vector<bool> m_portUp;
     WindowState m_connectionWindow;

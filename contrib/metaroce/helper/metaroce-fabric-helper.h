@@ -137,8 +137,8 @@ class MetaRoceFabricHelper
     std::vector<Ptr<MetaRoceNic>> m_nics;
     std::vector<std::vector<Ptr<MetaRoceSwitch>>> m_leaves;  ///< [plane][leaf]
     std::vector<std::vector<Ptr<MetaRoceSwitch>>> m_spineSw; ///< [plane][spine]
-    std::vector<std::vector<Link>> m_hostLinks;               ///< [plane][host]
-    std::vector<std::vector<Link>> m_fabricLinks;             ///< [plane][leaf * spines + s]
+    std::vector<std::vector<Link>> m_hostLinks;              ///< [plane][host]
+    std::vector<std::vector<Link>> m_fabricLinks;            ///< [plane][leaf * spines + s]
 };
 
 } // namespace ns3

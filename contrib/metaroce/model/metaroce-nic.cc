@@ -84,7 +84,7 @@ MetaRoceNic::GetTypeId()
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RtoMin",
                           "MetaRoCE minimum per-path retransmission timeout.",
-                          TimeValue(MicroSeconds(50)),
+                          TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(&MetaRoceNic::m_rtoMin),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RtoMax",
@@ -96,6 +96,11 @@ MetaRoceNic::GetTypeId()
                           "RTT MetaRoCE assumes before its first sample.",
                           TimeValue(MicroSeconds(8)),
                           MakeTimeAccessor(&MetaRoceNic::m_initialRtt),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("InitialRto",
+                          "MetaRoCE retransmission timeout before a path's first RTT sample.",
+                          TimeValue(MicroSeconds(500)),
+                          MakeTimeAccessor(&MetaRoceNic::m_initialRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("PathDownTimeouts",
                           "Consecutive timeouts before a MetaRoCE path is taken down.",
@@ -290,6 +295,7 @@ MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
     c.rtoMinNs = Ns(m_rtoMin);
     c.rtoMaxNs = Ns(m_rtoMax);
     c.initialRttNs = Ns(m_initialRtt);
+    c.initialRtoNs = Ns(m_initialRto);
     c.pathDownTimeouts = m_pathDownTimeouts;
     c.pathSuspectTimeouts = std::min(c.pathSuspectTimeouts, m_pathDownTimeouts);
     c.probeIntervalNs = Ns(m_probeInterval);

@@ -153,6 +153,7 @@ class MetaRoceNic : public Object
     Time m_rtoMin;
     Time m_rtoMax;
     Time m_initialRtt;
+    Time m_initialRto;
     uint32_t m_pathDownTimeouts;
     Time m_probeInterval;
     bool m_honourRateHint;

@@ -36,6 +36,7 @@ void
 MetaRoceQueuePair::DoDispose()
 {
     m_timer.Cancel();
+    m_timer = EventId(); // the event holds a pointer to us: drop it or we never die
     m_completionCallback = CompletionCallback();
     m_nic = nullptr;
     Object::DoDispose();

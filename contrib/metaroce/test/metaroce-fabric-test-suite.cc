@@ -60,8 +60,8 @@ class ShapeTestCase : public TestCase
             {
                 for (uint32_t plane = 0; a != b && plane < 2; ++plane)
                 {
-                    auto [qa, qb] = MetaRoceNic::Connect(f.GetNic(a), f.GetNic(b),
-                                                         Transport::RoceV2, plane);
+                    auto [qa, qb] =
+                        MetaRoceNic::Connect(f.GetNic(a), f.GetNic(b), Transport::RoceV2, plane);
                     qa->PostWrite(0, 8192);
                     senders.push_back(qa);
                 }
@@ -132,8 +132,8 @@ class PlaneFailureTestCase : public TestCase
         std::vector<Ptr<MetaRoceQueuePair>> senders;
         for (uint32_t h = 0; h < 4; ++h)
         {
-            auto [qa, qb] = MetaRoceNic::Connect(f.GetNic(h), f.GetNic((h + 2) % 4),
-                                                 Transport::MetaRoce);
+            auto [qa, qb] =
+                MetaRoceNic::Connect(f.GetNic(h), f.GetNic((h + 2) % 4), Transport::MetaRoce);
             for (int m = 0; m < 4; ++m)
             {
                 qa->PostWrite(static_cast<uint16_t>(m), 1 << 20);
@@ -158,9 +158,9 @@ class IncastTestCase : public TestCase
   public:
     IncastTestCase(Transport t, bool pfc)
         : TestCase(std::string(metaroce::TransportName(t)) + " incast " +
-                   (pfc ? "with PFC: lossless" : "without PFC: drops, still completes")),
-          m_transport(t),
-          m_pfc(pfc)
+                   (pfc ? "with PFC: lossless" : "without PFC: drops, still completes"))
+        , m_transport(t)
+        , m_pfc(pfc)
     {
     }
 
