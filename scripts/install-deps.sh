@@ -10,6 +10,7 @@ PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   libboost-dev libbenchmark-dev googletest libgtest-dev
   clang-format-14
+  tshark
   python3 python3-venv python3-pip
   bzip2 xz-utils
 )

@@ -13,7 +13,9 @@ rm -rf "$TREE/contrib/metaroce"
 cp -r "$ROOT/contrib/metaroce" "$TREE/contrib/metaroce"
 
 cd "$TREE"
-want="--enable-modules=metaroce --enable-tests --enable-examples"
+# csma too: with tests on, ns-3.37's own src/test library (its TCP suites, which the internet
+# module dependency enables) links CsmaHelper and fails without it.
+want="--enable-modules=metaroce;csma --enable-tests --enable-examples"
 if [ ! -f cmake-cache/build.ninja ] || [ "$(cat .metaroce-configured 2>/dev/null)" != "$want" ]; then
   step "configure ns-3 ($want)"
   # shellcheck disable=SC2086

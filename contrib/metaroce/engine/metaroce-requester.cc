@@ -172,22 +172,8 @@ MetaRoceRequester::BuildData(Path& path,
             }
         }
     }
-    out.port = path.port;
-    out.udpSrcPort = path.entropy;
-    out.udpDstPort = kMetaRoceUdpPort;
-
-    SentPacket sent;
-    sent.psn = path.nextPsn++;
-    sent.epoch = path.epoch;
-    sent.sentAt = now;
-    sent.bytes = static_cast<uint32_t>(out.WireSize());
-    sent.message = id;
-    sent.packetIndex = index;
-    path.outstanding.push_back(sent);
-    path.inflightBytes += sent.bytes;
-    path.lastSendAt = now;
+    RecordSent(path, out, id, index, now);
     ++path.packetsSent;
-    m_inflightBytes += sent.bytes;
     return out;
 }
 
@@ -237,6 +223,29 @@ MetaRoceRequester::TailProbeAt(const Path& path) const
     return path.lastSendAt + std::max(2 * rtt.Smoothed(), m_config.tailProbeMinNs);
 }
 
+void
+MetaRoceRequester::RecordSent(Path& path,
+                              OutPacket& out,
+                              uint64_t message,
+                              uint32_t index,
+                              TimeNs now)
+{
+    out.port = path.port;
+    out.udpSrcPort = path.entropy;
+    out.udpDstPort = kMetaRoceUdpPort;
+    SentPacket sent;
+    sent.psn = path.nextPsn++;
+    sent.epoch = path.epoch;
+    sent.sentAt = now;
+    sent.bytes = static_cast<uint32_t>(out.WireSize());
+    sent.message = message;
+    sent.packetIndex = index;
+    path.outstanding.push_back(sent);
+    path.inflightBytes += sent.bytes;
+    path.lastSendAt = now;
+    m_inflightBytes += sent.bytes;
+}
+
 OutPacket
 MetaRoceRequester::BuildProbe(Path& path, TimeNs now, bool abandonInFlight)
 {
@@ -263,21 +272,8 @@ MetaRoceRequester::BuildProbe(Path& path, TimeNs now, bool abandonInFlight)
     OutPacket out;
     out.header.resize(h.Size());
     MrSerialize(h, out.header.data());
-    out.port = path.port;
-    out.udpSrcPort = path.entropy;
-    out.udpDstPort = kMetaRoceUdpPort;
     out.isControl = true;
-
-    SentPacket sent;
-    sent.psn = path.nextPsn++;
-    sent.epoch = path.epoch;
-    sent.sentAt = now;
-    sent.bytes = static_cast<uint32_t>(out.WireSize());
-    sent.message = kProbeMessage;
-    path.outstanding.push_back(sent);
-    path.inflightBytes += sent.bytes;
-    m_inflightBytes += sent.bytes;
-    path.lastSendAt = now;
+    RecordSent(path, out, kProbeMessage, 0, now);
     path.probeDue = now + m_config.probeIntervalNs;
     ++m_counters.txControlPackets;
     return out;

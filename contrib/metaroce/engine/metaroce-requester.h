@@ -110,6 +110,8 @@ class MetaRoceRequester
                         uint32_t index,
                         bool retx,
                         TimeNs now);
+    /// Addresses `out` to `path` and records it there as sent (a fresh PSN, in flight).
+    void RecordSent(Path& path, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
     /// A PROBE on `path`. A probe of a Down path gives up on what is still in flight; a
     /// tail-loss probe does not: its only job is to put a later PSN behind a lost tail so that
     /// the SACK shows the gap (spec 5.5).

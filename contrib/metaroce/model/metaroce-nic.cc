@@ -1,15 +1,15 @@
 #include "metaroce-nic.h"
 
-#include "metaroce-connection.h"
 #include "metaroce-switch-pfc.h"
 #include "metaroce-transport-header.h"
-#include "rocev2-queue-pair.h"
 
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-connection.h"
+#include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"

@@ -23,17 +23,17 @@
 #ifndef METAROCE_NIC_H
 #define METAROCE_NIC_H
 
-#include "engine-memory.h"
-#include "metaroce-config.h"
 #include "metaroce-port-queue.h"
 #include "metaroce-queue-pair.h"
-#include "rocev2-config.h"
 
+#include "ns3/engine-memory.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/metaroce-config.h"
 #include "ns3/object.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/rocev2-config.h"
 #include "ns3/traced-callback.h"
 
 #include <deque>

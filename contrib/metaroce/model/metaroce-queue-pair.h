@@ -10,14 +10,13 @@
 #ifndef METAROCE_QUEUE_PAIR_H
 #define METAROCE_QUEUE_PAIR_H
 
-#include "transport-engine.h"
-
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
+#include "ns3/transport-engine.h"
 
 #include <memory>
 #include <vector>

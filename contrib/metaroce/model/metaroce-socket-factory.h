@@ -29,10 +29,9 @@
 #ifndef METAROCE_SOCKET_FACTORY_H
 #define METAROCE_SOCKET_FACTORY_H
 
-#include "transport-engine.h"
-
 #include "ns3/ipv4-address.h"
 #include "ns3/socket-factory.h"
+#include "ns3/transport-engine.h"
 
 #include <map>
 #include <set>

@@ -58,12 +58,11 @@
 #ifndef METAROCE_SOCKET_H
 #define METAROCE_SOCKET_H
 
-#include "transport-engine.h"
-
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/socket.h"
 #include "ns3/traced-callback.h"
+#include "ns3/transport-engine.h"
 
 #include <deque>
 

@@ -1,7 +1,7 @@
 #include "metaroce-transport-header.h"
 
-#include "metaroce-wire.h"
-#include "rocev2-wire.h"
+#include "ns3/metaroce-wire.h"
+#include "ns3/rocev2-wire.h"
 
 namespace ns3
 {

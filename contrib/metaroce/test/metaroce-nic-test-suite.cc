@@ -7,16 +7,19 @@
  *  - a plane's link fails mid-transfer: MetaRoCE completes on the remaining plane;
  *  - MetaRoCE sprays one connection's packets over every path of every plane.
  */
-#include "metaroce-connection.h"
-
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/pcap-file-wrapper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/trace-helper.h"
 #include "ns3/uinteger.h"
 
+#include <cstdio>
+#include <map>
 #include <numeric>
 
 using namespace ns3;
@@ -210,6 +213,84 @@ class SprayTestCase : public TestCase
     }
 };
 
+/// Writes every sniffed packet to the capture (PcapHelper's own sink is private).
+void
+WriteToPcap(Ptr<PcapFileWrapper> file, Ptr<const Packet> packet)
+{
+    file->Write(Simulator::Now(), packet);
+}
+
+/// Runs `command` and returns what it printed, or nullopt when it could not run.
+std::optional<std::string>
+Capture(const std::string& command)
+{
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr)
+    {
+        return std::nullopt;
+    }
+    std::string out;
+    char buf[4096];
+    while (std::fgets(buf, sizeof(buf), pipe) != nullptr)
+    {
+        out += buf;
+    }
+    return pclose(pipe) == 0 ? std::optional<std::string>(out) : std::nullopt;
+}
+
+/// A RoCEv2 transfer captured with the ordinary pcap sink decodes as InfiniBand in tshark.
+class PcapDecodesTestCase : public TestCase
+{
+  public:
+    PcapDecodesTestCase()
+        : TestCase("a RoCEv2 capture decodes as InfiniBand BTH in tshark")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        if (!Capture("command -v tshark"))
+        {
+            std::cerr << "tshark not installed: capture decoding not checked\n";
+            return;
+        }
+        const std::string file = CreateTempDirFilename("metaroce-rocev2.pcap");
+        {
+            BackToBack net(1, false);
+            PcapHelper pcap;
+            Ptr<PcapFileWrapper> wrapper =
+                pcap.CreateFile(file, std::ios::out, PcapHelper::DLT_PPP);
+            net.Device(0, 0)->TraceConnectWithoutContext("PromiscSniffer",
+                                                         MakeBoundCallback(&WriteToPcap, wrapper));
+            auto [qa, qb] = MetaRoceNic::Connect(net.a, net.b, Transport::RoceV2);
+            qa->PostWrite(0, 3 * 4096);
+            Simulator::Run();
+            Simulator::Destroy();
+        }
+        const auto out = Capture("tshark -r '" + file +
+                                 "' -T fields -e udp.dstport -e infiniband.bth.opcode "
+                                 "-e infiniband.bth.destqp 2>/dev/null");
+        NS_TEST_ASSERT_MSG_EQ(out.has_value(), true, "tshark could not read " << file);
+        std::map<std::string, int> opcodes;
+        std::istringstream lines(*out);
+        for (std::string line; std::getline(lines, line);)
+        {
+            std::istringstream fields(line);
+            std::string port;
+            std::string opcode;
+            fields >> port >> opcode;
+            NS_TEST_ASSERT_MSG_EQ(port, "4791", "every packet is RoCEv2: " << line);
+            ++opcodes[opcode];
+        }
+        // A 3-packet WRITE: RDMA WRITE First (6), Middle (7), Last (8); ACKs (17) come back.
+        NS_TEST_ASSERT_MSG_EQ(opcodes["6"], 1, "WRITE First not decoded:\n" << *out);
+        NS_TEST_ASSERT_MSG_EQ(opcodes["7"], 1, "WRITE Middle not decoded:\n" << *out);
+        NS_TEST_ASSERT_MSG_EQ(opcodes["8"], 1, "WRITE Last not decoded:\n" << *out);
+        NS_TEST_ASSERT_MSG_GT(opcodes["17"], 0, "no ACK decoded:\n" << *out);
+    }
+};
+
 class MetaRoceNicTestSuite : public TestSuite
 {
   public:
@@ -223,6 +304,7 @@ class MetaRoceNicTestSuite : public TestSuite
         }
         AddTestCase(new LinkFailureTestCase, QUICK);
         AddTestCase(new SprayTestCase, QUICK);
+        AddTestCase(new PcapDecodesTestCase, QUICK);
     }
 };
 
