@@ -12,7 +12,7 @@ PACKAGES=(
   clang-format-14
   tshark
   python3 python3-venv python3-pip
-  bzip2 xz-utils
+  bzip2 xz-utils rsync
 )
 
 SUDO=""

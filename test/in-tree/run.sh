@@ -9,8 +9,9 @@ source "$(dirname "$0")/../../scripts/common.sh"
 TREE="$(bash "$ROOT/scripts/fetch-ns3-source.sh")"
 mkdir -p "$CCACHE_DIR"
 step "sync contrib/metaroce into $TREE"
-rm -rf "$TREE/contrib/metaroce"
-cp -r "$ROOT/contrib/metaroce" "$TREE/contrib/metaroce"
+# Copy only files whose content changed: untouched files keep their old modification times, so
+# ns-3's CMake is not re-run and the build stays incremental.
+rsync -a --checksum --delete "$ROOT/contrib/metaroce/" "$TREE/contrib/metaroce/"
 
 cd "$TREE"
 # csma too: with tests on, ns-3.37's own src/test library (its TCP suites, which the internet
