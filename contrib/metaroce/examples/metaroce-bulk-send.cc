@@ -15,6 +15,7 @@
 #include "ns3/command-line.h"
 #include "ns3/error-model.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/metaroce-options.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -22,26 +23,12 @@
 
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <vector>
 
 using namespace ns3;
 
 namespace
 {
-
-std::vector<std::string>
-Split(const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        items.push_back(item);
-    }
-    return items;
-}
 
 struct Result
 {
@@ -133,12 +120,11 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     std::cout << "transport,loss,planes,bytes_received,completion_us,goodput_gbps\n";
-    for (const std::string& name : Split(transports))
+    for (const std::string& name : SplitOptionList("transports", transports))
     {
         const metaroce::Transport transport = metaroce::ParseTransport(name);
-        for (const std::string& lossText : Split(losses))
+        for (const double loss : ParseProbabilityList("loss", losses))
         {
-            const double loss = std::stod(lossText);
             const Result r = RunOnce(transport, loss, planes, bytes, sendSize, rate, delay, seed);
             const double seconds = r.lastRx.GetSeconds();
             const double gbps = seconds > 0 ? r.received * 8.0 / seconds / 1e9 : 0.0;

@@ -18,6 +18,7 @@
 #include "ns3/command-line.h"
 #include "ns3/error-model.h"
 #include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -27,7 +28,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 using namespace ns3;
 
@@ -233,21 +233,12 @@ main(int argc, char* argv[])
     cmd.AddValue("output", "CSV file to write (optional)", output);
     cmd.Parse(argc, argv);
 
-    std::vector<double> lossList;
-    std::stringstream ls(losses);
-    for (std::string item; std::getline(ls, item, ',');)
-    {
-        const double v = std::stod(item);
-        NS_ABORT_MSG_IF(v < 0 || v >= 1, "--loss: " << item << " is not a probability in [0, 1)");
-        lossList.push_back(v);
-    }
-    std::vector<std::string> transportList;
-    std::stringstream ts(transports);
-    for (std::string item; std::getline(ts, item, ',');)
+    const std::vector<double> lossList = ParseProbabilityList("loss", losses);
+    const std::vector<std::string> transportList = SplitOptionList("transports", transports);
+    for (const std::string& item : transportList)
     {
         NS_ABORT_MSG_IF(item != "metaroce" && item != "rocev2" && item != "rocev2-pfc",
                         "--transports: unknown transport '" << item << "'");
-        transportList.push_back(item);
     }
     std::ofstream csv;
     if (!output.empty())

@@ -8,6 +8,7 @@
  */
 #include "ns3/command-line.h"
 #include "ns3/loopback-scenario.h"
+#include "ns3/metaroce-options.h"
 
 #include <fstream>
 #include <iomanip>
@@ -18,34 +19,6 @@
 
 using namespace ns3;
 using namespace metaroce;
-
-namespace
-{
-
-std::vector<double>
-ParseList(const std::string& text)
-{
-    std::vector<double> values;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        std::size_t used = 0;
-        const double v = std::stod(item, &used);
-        if (used != item.size() || v < 0 || v > 1)
-        {
-            throw std::invalid_argument("--loss: '" + item + "' is not a probability in [0, 1]");
-        }
-        values.push_back(v);
-    }
-    if (values.empty())
-    {
-        throw std::invalid_argument("--loss: empty list");
-    }
-    return values;
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -76,10 +49,9 @@ main(int argc, char* argv[])
 
     try
     {
-        const std::vector<double> lossList = ParseList(losses);
+        const std::vector<double> lossList = ParseProbabilityList("loss", losses);
         std::vector<Transport> transportList;
-        std::stringstream ts(transports);
-        for (std::string t; std::getline(ts, t, ',');)
+        for (const std::string& t : SplitOptionList("transports", transports))
         {
             transportList.push_back(ParseTransport(t));
         }
