@@ -435,6 +435,11 @@ MetaRoceNic::Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out)
     ip.SetProtocol(17);
     ip.SetTtl(64);
     ip.SetEcn(Ipv4Header::ECN_ECT0);
+    if (out.isControl)
+    {
+        // ACK, NAK, CNP, probe: the switches' CONTROL class (metaroce-switch-pfc.h).
+        ip.SetDscp(static_cast<Ipv4Header::DscpType>(kMetaRoceControlDscp));
+    }
     ip.SetPayloadSize(p->GetSize());
     ip.EnableChecksum();
     p->AddHeader(ip);
@@ -462,8 +467,11 @@ MetaRoceNic::Pull(uint32_t index)
         {
             return p;
         }
+        Ipv4Header ip;
+        p->PeekHeader(ip);
         const uint32_t l4Payload = p->GetSize() - 28; // IPv4 (20) and UDP (8) headers
-        if (MetaRoceClassify(0, l4Payload, kMetaRoceControlMaxPayload) == METAROCE_CLASS_CONTROL)
+        if (MetaRoceClassify(ip.GetTos(), l4Payload, kMetaRoceControlMaxPayload) ==
+            METAROCE_CLASS_CONTROL)
         {
             return p;
         }
