@@ -43,7 +43,16 @@ DetectLosses(const std::deque<SentPacket>& outstanding,
             continue;
         }
         const std::size_t index = outstanding.size() - 1 - (it - outstanding.rbegin());
-        if (epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance)
+        // METAROCE_MUTATION_NO_SACK_RETRANSMIT is a deliberate defect, defined only by the
+        // compliance suite's mutation check (test/compliance/mutation-check.sh): it disables
+        // rule 1, so a SACK gap no longer triggers the immediate retransmission of spec 5.3/5.4
+        // and the suite must notice.
+#ifndef METAROCE_MUTATION_NO_SACK_RETRANSMIT
+        const bool sequenceGap = epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance;
+#else
+        const bool sequenceGap = false;
+#endif
+        if (sequenceGap)
         {
             verdict.lost.push_back(index);
         }
