@@ -18,7 +18,6 @@
 #define METAROCE_COMPLIANCE_ADAPTER_H
 
 #include "dut-setup.h"
-
 #include "engine-counters.h"
 #include "engine-types.h"
 

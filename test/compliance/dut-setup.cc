@@ -136,8 +136,8 @@ ApplySetting(DutSetup& setup, const std::string& key, const std::string& value)
             known += (known.empty() ? "" : ", ") + k;
         }
         throw std::invalid_argument("'" + key + "' is not a portable " +
-                                    TransportName(setup.transport) + " setting (portable: " +
-                                    known + ")");
+                                    TransportName(setup.transport) +
+                                    " setting (portable: " + known + ")");
     }
     try
     {

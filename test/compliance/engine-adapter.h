@@ -11,7 +11,6 @@
 #define METAROCE_COMPLIANCE_ENGINE_ADAPTER_H
 
 #include "compliance-adapter.h"
-
 #include "transport-engine.h"
 
 #include <memory>

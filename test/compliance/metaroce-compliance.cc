@@ -1,6 +1,6 @@
 /*
- * metaroce-compliance: plays the compliance scenarios (test/compliance/scenarios, one .mrs file each)
- * against an implementation and reports pass/fail per scenario, with the first divergence of
+ * metaroce-compliance: plays the compliance scenarios (test/compliance/scenarios, one .mrs file
+ * each) against an implementation and reports pass/fail per scenario, with the first divergence of
  * each failure, and a JSON summary. Exits 0 only when every selected scenario passes.
  *
  *   metaroce-compliance [--adapter=engine|ns3-nic] [--scenario=SUBSTRING] [--report=FILE.json]
@@ -12,7 +12,7 @@
 #include "scenario.h"
 
 #ifdef METAROCE_COMPLIANCE_WITH_NS3
-#include "ns3-nic-adapter.h"
+#    include "ns3-nic-adapter.h"
 #endif
 
 #include <algorithm>

@@ -1,8 +1,7 @@
 #include "packet-codec.h"
 
-#include "text-values.h"
-
 #include "rocev2-wire.h"
+#include "text-values.h"
 
 #include <algorithm>
 #include <sstream>
@@ -280,7 +279,7 @@ Value(const std::map<std::string, uint64_t>& values, const std::string& name, ui
     return it == values.end() ? fallback : it->second;
 }
 
-template <typename T>
+template<typename T>
 T
 Narrow(const std::map<std::string, uint64_t>& values, const std::string& name, uint64_t fallback)
 {
@@ -375,8 +374,8 @@ BuildRoceV2(const IbOpcodeInfo& info, const std::map<std::string, uint64_t>& v)
     bth.destQpn = Narrow<uint32_t>(v, "destQpn", kDutConnection);
     bth.ackReq = Value(v, "ackReq", 0) != 0;
     bth.psn = Narrow<uint32_t>(v, "psn", 0);
-    const uint32_t payload = (info.mask & kIbHasPayload) ? Narrow<uint32_t>(v, "payloadLength", 0)
-                                                         : 0;
+    const uint32_t payload =
+        (info.mask & kIbHasPayload) ? Narrow<uint32_t>(v, "payloadLength", 0) : 0;
     bth.padCount = Narrow<uint8_t>(v, "padCount", IbPadCount(payload));
     IbReth reth;
     reth.va = Value(v, "va", 0);
@@ -386,8 +385,8 @@ BuildRoceV2(const IbOpcodeInfo& info, const std::map<std::string, uint64_t>& v)
     aeth.syndrome = Narrow<uint8_t>(v, "syndrome", IbAckSyndrome());
     aeth.msn = Narrow<uint32_t>(v, "msn", 0);
     std::vector<uint8_t> out = IbSerializeHeader(bth, reth, aeth);
-    const uint32_t trailer = (info.mask & kIbHasPayload) ? IbTrailedSize(payload)
-                                                         : static_cast<uint32_t>(kIbIcrcSize);
+    const uint32_t trailer =
+        (info.mask & kIbHasPayload) ? IbTrailedSize(payload) : static_cast<uint32_t>(kIbIcrcSize);
     out.resize(out.size() + trailer, 0);
     return out;
 }

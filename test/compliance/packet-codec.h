@@ -14,7 +14,6 @@
 #define METAROCE_COMPLIANCE_PACKET_CODEC_H
 
 #include "compliance-adapter.h"
-
 #include "metaroce-wire.h"
 
 #include <bitset>
@@ -30,11 +29,11 @@ namespace metaroce::compliance
 /// A packet as named fields.
 struct DecodedPacket
 {
-    std::string opcode;                                    ///< "WRITE", "RC_ACKNOWLEDGE", ...
-    std::vector<std::pair<std::string, uint64_t>> fields;  ///< in wire order
-    std::optional<std::bitset<kSackBits>> sack;            ///< MetaRoCE ACK only
-    std::string parseError;                                ///< set when the bytes do not parse
-    std::vector<uint8_t> bytes;                            ///< the UDP payload
+    std::string opcode;                                   ///< "WRITE", "RC_ACKNOWLEDGE", ...
+    std::vector<std::pair<std::string, uint64_t>> fields; ///< in wire order
+    std::optional<std::bitset<kSackBits>> sack;           ///< MetaRoCE ACK only
+    std::string parseError;                               ///< set when the bytes do not parse
+    std::vector<uint8_t> bytes;                           ///< the UDP payload
     TimeNs time{0};
 
     std::optional<uint64_t> Get(const std::string& name) const;

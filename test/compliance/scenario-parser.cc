@@ -47,12 +47,8 @@ IsBytePatch(const std::string& name)
     return name.size() > 1 && name[0] == '@';
 }
 
-const std::set<std::string> kPostKeys = {"stream",
-                                         "length",
-                                         "localAddr",
-                                         "localKey",
-                                         "remoteAddr",
-                                         "remoteKey"};
+const std::set<std::string> kPostKeys =
+    {"stream", "length", "localAddr", "localKey", "remoteAddr", "remoteKey"};
 const std::set<std::string> kCompletionKeys = {"op", "stream", "status", "bytes"};
 
 class Parser
@@ -217,8 +213,8 @@ class Parser
             }
             else
             {
-                throw std::invalid_argument("memory takes key=, addr= and length=, not '" +
-                                            t.name + "'");
+                throw std::invalid_argument("memory takes key=, addr= and length=, not '" + t.name +
+                                            "'");
             }
         }
         if (seen.size() != 3 || region.key == 0)
@@ -259,7 +255,8 @@ class Parser
         if (verb == "post")
         {
             step.kind = Step::Kind::Post;
-            if (words.size() < 4 || (words[2] != "WRITE" && words[2] != "SEND" && words[2] != "RECV"))
+            if (words.size() < 4 ||
+                (words[2] != "WRITE" && words[2] != "SEND" && words[2] != "RECV"))
             {
                 throw std::invalid_argument("post <WRITE|SEND|RECV> <label> name=value...");
             }
@@ -285,8 +282,8 @@ class Parser
         else if (verb == "port")
         {
             step.kind = Step::Kind::PortState;
-            step.port = static_cast<uint16_t>(ParseUnsigned(Word(words, 2, "port <n> <up|down>"),
-                                                            UINT16_MAX));
+            step.port = static_cast<uint16_t>(
+                ParseUnsigned(Word(words, 2, "port <n> <up|down>"), UINT16_MAX));
             const std::string state = Word(words, 3, "port <n> <up|down>");
             if (state != "up" && state != "down")
             {

@@ -24,9 +24,9 @@ class Runner
 {
   public:
     Runner(const Scenario& scenario, ComplianceAdapter& adapter)
-        : m_scenario(scenario),
-          m_adapter(adapter),
-          m_transport(scenario.setup.transport)
+        : m_scenario(scenario)
+        , m_adapter(adapter)
+        , m_transport(scenario.setup.transport)
     {
     }
 
@@ -146,7 +146,7 @@ class Runner
     }
 
     /// Runs until something is pending in `queue` or the deadline passes.
-    template <typename Queue>
+    template<typename Queue>
     void WaitFor(const Queue& queue, TimeNs deadline)
     {
         while (queue.empty())
@@ -166,7 +166,7 @@ class Runner
     void Post(const Step& step)
     {
         WorkRequest wr;
-        wr.op = step.opcode == "WRITE" ? Opcode::Write
+        wr.op = step.opcode == "WRITE"  ? Opcode::Write
                 : step.opcode == "SEND" ? Opcode::Send
                                         : Opcode::Recv;
         for (const Term& t : step.terms)

@@ -82,8 +82,8 @@ ParseTime(const std::string& text)
     const std::size_t dot = number.find('.');
     const std::string whole = number.substr(0, dot);
     std::string fraction = dot == std::string::npos ? "" : number.substr(dot + 1);
-    if (whole.empty() || number.find('.', dot == std::string::npos ? dot : dot + 1) !=
-                             std::string::npos)
+    if (whole.empty() ||
+        number.find('.', dot == std::string::npos ? dot : dot + 1) != std::string::npos)
     {
         throw std::invalid_argument("'" + text + "' is not a time");
     }

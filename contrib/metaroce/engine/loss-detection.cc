@@ -43,14 +43,12 @@ DetectLosses(const std::deque<SentPacket>& outstanding,
             continue;
         }
         const std::size_t index = outstanding.size() - 1 - (it - outstanding.rbegin());
-        // METAROCE_MUTATION_NO_SACK_RETRANSMIT is a deliberate defect, defined only by the
-        // compliance suite's mutation check (test/compliance/mutation-check.sh): it disables
-        // rule 1, so a SACK gap no longer triggers the immediate retransmission of spec 5.3/5.4
-        // and the suite must notice.
-#ifndef METAROCE_MUTATION_NO_SACK_RETRANSMIT
-        const bool sequenceGap = epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance;
-#else
-        const bool sequenceGap = false;
+        bool sequenceGap = epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance;
+#ifdef METAROCE_MUTATION_NO_SACK_RETRANSMIT
+        // A deliberate defect, compiled only by the compliance suite's mutation check
+        // (test/compliance/mutation-check.sh): rule 1 never fires, so a SACK gap no longer
+        // triggers the immediate retransmission of spec 5.3/5.4, and the suite must notice.
+        sequenceGap = false;
 #endif
         if (sequenceGap)
         {
