@@ -500,6 +500,12 @@ MetaRoceNic::PullFromQueuePairs(uint32_t index)
         }
         std::optional<metaroce::OutPacket> out =
             qp.m_engine->PullPacket(static_cast<uint16_t>(index), now);
+        // Every pull may move the deadline, also one that returns nothing: a pull held back by
+        // pacing makes the release time a deadline, and one that retires a fully sent message
+        // may start the tail-loss probe clock (spec 2.3: re-arm after every call). (No
+        // Service() here: this runs inside the device's Dequeue, where kicking a port would
+        // re-enter it.)
+        Rearm(qp);
         if (!out)
         {
             continue;
@@ -507,9 +513,6 @@ MetaRoceNic::PullFromQueuePairs(uint32_t index)
         port.cursor = (slot + 1) % n;
         Ptr<Packet> p = Frame(qp, *out);
         m_txTrace(p, index);
-        // Pacing may have moved the deadline. (No Service() here: this runs inside the device's
-        // Dequeue, where kicking a port would re-enter it.)
-        Rearm(qp);
         return p;
     }
     return nullptr;
