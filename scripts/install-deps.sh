@@ -9,6 +9,7 @@ PACKAGES=(
   ns3 libns3-dev libgsl-dev
   cmake ninja-build g++ ccache pkg-config
   libboost-dev libbenchmark-dev googletest libgtest-dev
+  nlohmann-json3-dev
   clang-format-14
   tshark
   python3 python3-venv python3-pip

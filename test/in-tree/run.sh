@@ -38,3 +38,7 @@ for suite in $suites; do
 done
 step "./ns3 run metaroce-fabric"
 ./ns3 run --no-build "metaroce-fabric --hosts=4 --planes=2 --hostsPerLeaf=2 --spines=2 --messageBytes=65536"
+step "./ns3 run metaroce-8-plane"
+./ns3 run --no-build "metaroce-8-plane --hosts=4 --planes=8 --hostsPerLeaf=2 --spines=2 --messageBytes=262144"
+step "./ns3 run metaroce-4-plane"
+./ns3 run --no-build "metaroce-4-plane --hosts=4 --hostsPerLeaf=2 --spines=2 --messageBytes=262144 --losses=0"

@@ -1,12 +1,38 @@
 #include "metaroce-options.h"
 
-#include "ns3/abort.h"
-
+#include <array>
 #include <sstream>
 #include <stdexcept>
 
 namespace ns3
 {
+
+namespace
+{
+
+[[noreturn]] void
+Fail(const std::string& option, const std::string& message)
+{
+    throw std::invalid_argument("--" + option + ": " + message);
+}
+
+/// Parses all of `text` as a double, or returns false.
+bool
+ParseDouble(const std::string& text, double& value)
+{
+    std::size_t used = 0;
+    try
+    {
+        value = std::stod(text, &used);
+    }
+    catch (const std::exception&)
+    {
+        return false;
+    }
+    return used == text.size();
+}
+
+} // namespace
 
 std::vector<std::string>
 SplitOptionList(const std::string& option, const std::string& text)
@@ -15,10 +41,16 @@ SplitOptionList(const std::string& option, const std::string& text)
     std::stringstream ss(text);
     for (std::string item; std::getline(ss, item, ',');)
     {
-        NS_ABORT_MSG_IF(item.empty(), "--" << option << ": empty item in '" << text << "'");
+        if (item.empty())
+        {
+            Fail(option, "empty item in '" + text + "'");
+        }
         items.push_back(item);
     }
-    NS_ABORT_MSG_IF(items.empty(), "--" << option << ": empty list");
+    if (items.empty())
+    {
+        Fail(option, "empty list");
+    }
     return items;
 }
 
@@ -28,21 +60,56 @@ ParseProbabilityList(const std::string& option, const std::string& text)
     std::vector<double> values;
     for (const std::string& item : SplitOptionList(option, text))
     {
-        std::size_t used = 0;
         double v = -1;
-        try
+        if (!ParseDouble(item, v) || !(v >= 0 && v < 1))
         {
-            v = std::stod(item, &used);
+            Fail(option, "'" + item + "' is not a probability in [0, 1)");
         }
-        catch (const std::exception&)
-        {
-            used = 0;
-        }
-        NS_ABORT_MSG_IF(used != item.size() || !(v >= 0 && v < 1),
-                        "--" << option << ": '" << item << "' is not a probability in [0, 1)");
         values.push_back(v);
     }
     return values;
+}
+
+Time
+ParseTimeOption(const std::string& option, const std::string& text)
+{
+    // The units ns-3's Time(std::string) understands; it aborts on anything else, so check
+    // first. Longest suffixes first ("ms" before "s").
+    static const std::array<const char*, 9>
+        units{"min", "ms", "us", "ns", "ps", "fs", "s", "h", "d"};
+    std::string number = text;
+    for (const char* unit : units)
+    {
+        const std::string u(unit);
+        if (text.size() > u.size() && text.compare(text.size() - u.size(), u.size(), u) == 0)
+        {
+            number = text.substr(0, text.size() - u.size());
+            break;
+        }
+    }
+    double v = -1;
+    if (!ParseDouble(number, v) || number.find_first_not_of("+-0123456789.eE") != std::string::npos)
+    {
+        Fail(option, "'" + text + "' is not a time (a number with s, ms, us, ns, ...)");
+    }
+    if (v < 0)
+    {
+        Fail(option, "'" + text + "' is negative");
+    }
+    return Time(text);
+}
+
+DataRate
+ParseRateOption(const std::string& option, const std::string& text)
+{
+    std::istringstream iss(text);
+    DataRate rate;
+    iss >> rate;
+    if (iss.fail() || rate.GetBitRate() == 0)
+    {
+        Fail(option, "'" + text + "' is not a positive data rate (e.g. 100Gbps)");
+    }
+    return rate;
 }
 
 } // namespace ns3

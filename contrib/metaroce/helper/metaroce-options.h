@@ -1,9 +1,15 @@
 /*
- * Parsing of the comma-separated command-line lists the metaroce examples share
- * ("--loss=0,0.01", "--transports=metaroce,rocev2"), with one validation and one error format.
+ * Parsing of the command-line values the metaroce examples and experiments share
+ * ("--loss=0,0.01", "--transports=metaroce,rocev2", "--hostDelay=1us", "--hostRate=100Gbps"),
+ * with one validation and one error format. Every function throws std::invalid_argument whose
+ * message names the option and the offending text, so a C++ main() or a Python caller reports
+ * it instead of aborting.
  */
 #ifndef METAROCE_OPTIONS_H
 #define METAROCE_OPTIONS_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 
 #include <string>
 #include <vector>
@@ -13,16 +19,28 @@ namespace ns3
 
 /**
  * \ingroup metaroce
- * Splits `text` at commas. Aborts, naming `option`, when the list or an item is empty.
+ * Splits `text` at commas. Throws, naming `option`, when the list or an item is empty.
  */
 std::vector<std::string> SplitOptionList(const std::string& option, const std::string& text);
 
 /**
  * \ingroup metaroce
- * Parses a comma-separated list of probabilities in [0, 1). Aborts, naming `option` and the
- * offending item, on anything else.
+ * Parses a comma-separated list of probabilities in [0, 1).
  */
 std::vector<double> ParseProbabilityList(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup metaroce
+ * Parses a time such as "1us", "2.5ms" or "0" (seconds) - the units ns-3's Time accepts.
+ * Negative times are refused.
+ */
+Time ParseTimeOption(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup metaroce
+ * Parses a positive data rate such as "100Gbps" or "400Gb/s".
+ */
+DataRate ParseRateOption(const std::string& option, const std::string& text);
 
 } // namespace ns3
 

@@ -1,0 +1,95 @@
+/*
+ * MetaRoceCollectiveHelper: installs one collective (or traffic pattern) on a set of hosts.
+ *
+ * It builds the schedule (metaroce-collective-schedule.h), connects the hosts that exchange
+ * messages (MetaRoCE: one connection per host pair, channel c on stream c; RoCEv2: one queue
+ * pair per host pair and channel, channel c on plane c mod planes) and installs a
+ * MetaRoceCollectiveApp per rank. After the run it reports the collective's time, nccl-tests'
+ * algorithm and bus bandwidth, and whether every byte arrived.
+ *
+ *   MetaRoceCollectiveHelper allReduce(MetaRoceCollective::ALL_REDUCE_RING, 64 << 20);
+ *   allReduce.SetChannels(8);
+ *   ApplicationContainer apps = allReduce.Install(nics, metaroce::Transport::MetaRoce);
+ *   Simulator::Run();
+ *   MetaRoceCollectiveResult r = allReduce.GetResult();
+ */
+#ifndef METAROCE_COLLECTIVE_HELPER_H
+#define METAROCE_COLLECTIVE_HELPER_H
+
+#include "ns3/application-container.h"
+#include "ns3/metaroce-collective-app.h"
+#include "ns3/metaroce-collective-schedule.h"
+#include "ns3/metaroce-nic.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/// The outcome of one collective, nccl-tests style.
+struct MetaRoceCollectiveResult
+{
+    std::string name;             ///< e.g. "allreduce-ring"
+    uint32_t ranks{0};            ///< participating hosts
+    uint32_t channels{0};         ///< channels the buffer was split over
+    uint32_t repetitions{0};      ///< times the collective ran back to back
+    uint64_t bytes{0};            ///< the buffer size S (per rank)
+    bool complete{false};         ///< every rank finished with the exact byte counts
+    double startUs{0};            ///< when the ranks started
+    double endUs{0};              ///< when the last rank finished
+    double timeUs{0};             ///< mean time of one repetition
+    double algBwGBps{0};          ///< S / time, in GB/s (1e9 bytes/s) as nccl-tests prints
+    double busBwGBps{0};          ///< algbw x BusBandwidthFactor
+    std::vector<double> repetitionUs; ///< duration of each repetition
+    uint64_t bytesSent{0};        ///< over all ranks
+    uint64_t bytesExpected{0};    ///< what the schedule says all ranks send
+    uint64_t errors{0};           ///< error completions and mismatched RECVs
+};
+
+/**
+ * \ingroup metaroce
+ * \brief Installs a collective's ranks on MetaRoCE NICs and reports its bandwidth.
+ */
+class MetaRoceCollectiveHelper
+{
+  public:
+    /// Throws std::invalid_argument for an impossible collective (see BuildSchedule()).
+    MetaRoceCollectiveHelper(MetaRoceCollective collective, uint64_t bytes);
+
+    /// Channels (0 = one per plane); the buffer is split over them. At most 65535.
+    void SetChannels(uint32_t channels);
+    /// Times the collective runs back to back (>= 1).
+    void SetRepetitions(uint32_t repetitions);
+    /// When the ranks start.
+    void SetStartTime(Time start);
+
+    /**
+     * Connects the hosts and installs one rank per NIC (rank i on nics[i]). Throws
+     * std::invalid_argument naming the problem: fewer than two NICs, channels above the NICs'
+     * Streams attribute (MetaRoCE), NICs without ports.
+     */
+    ApplicationContainer Install(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                 metaroce::Transport transport);
+
+    /// The installed ranks.
+    const std::vector<Ptr<MetaRoceCollectiveApp>>& GetApps() const;
+    /// Every queue pair the helper created (both ends).
+    const std::vector<Ptr<MetaRoceQueuePair>>& GetQueuePairs() const;
+    /// The result so far (complete once every rank has finished).
+    MetaRoceCollectiveResult GetResult() const;
+
+  private:
+    MetaRoceCollective m_collective;
+    uint64_t m_bytes;
+    uint32_t m_channels{0};
+    uint32_t m_repetitions{1};
+    Time m_start{Seconds(0)};
+    uint32_t m_usedChannels{0};
+    std::vector<MetaRoceSchedule> m_schedules; ///< per channel
+    std::vector<Ptr<MetaRoceCollectiveApp>> m_apps;
+    std::vector<Ptr<MetaRoceQueuePair>> m_qps;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_COLLECTIVE_HELPER_H

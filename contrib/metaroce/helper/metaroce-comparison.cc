@@ -1,0 +1,119 @@
+#include "metaroce-comparison.h"
+
+#include "metaroce-experiment.h"
+#include "metaroce-options.h"
+
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+std::string
+FilePart(double loss)
+{
+    std::ostringstream os;
+    os << "loss" << loss * 100;
+    return os.str();
+}
+
+} // namespace
+
+MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
+                                       const std::string& workloads,
+                                       const std::string& transports,
+                                       const std::string& losses)
+{
+    const auto lossList = ParseProbabilityList("loss", losses);
+    for (const auto& workload : SplitOptionList("workloads", workloads))
+    {
+        for (const auto& transport : SplitOptionList("transports", transports))
+        {
+            for (double loss : lossList)
+            {
+                MetaRoceExperimentConfig c = base;
+                c.workload = workload;
+                c.transport = transport;
+                c.loss = loss;
+                if (!base.output.empty())
+                {
+                    c.output = base.output + "-" + workload + "-" + transport + "-" + FilePart(loss);
+                }
+                c.Validate();
+                m_runs.push_back(c);
+            }
+        }
+    }
+}
+
+std::vector<MetaRoceExperimentResults>
+MetaRoceComparison::Run(std::ostream& os)
+{
+    std::vector<MetaRoceExperimentResults> results;
+    const auto& first = m_runs.front();
+    os << first.hosts << " hosts, " << first.planes << " planes x ("
+       << (first.hosts + first.hostsPerLeaf - 1) / first.hostsPerLeaf << " leaves, "
+       << first.spines << " spines), " << first.hostRate << " host links, "
+       << first.messageBytes << " B per rank, loss at every link end\n\n"
+       << std::left << std::setw(16) << "workload" << std::setw(12) << "transport" << std::right
+       << std::setw(6) << "loss" << std::setw(11) << "time (us)" << std::setw(9) << "algbw"
+       << std::setw(9) << "busbw" << std::setw(8) << "kept" << std::setw(10) << "FCT p99"
+       << std::setw(9) << "retx" << std::setw(6) << "RTOs" << std::setw(8) << "drops"
+       << std::setw(8) << "pauses" << std::setw(8) << "wall s"
+       << "\n"
+       << std::setw(50) << "GB/s" << std::setw(9) << "GB/s" << std::setw(8) << "%" << std::setw(10)
+       << "us"
+       << "\n";
+    // The lossless busbw of each (workload, transport), for the "kept" column.
+    std::map<std::pair<std::string, std::string>, double> lossless;
+    for (const auto& c : m_runs)
+    {
+        MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
+        const double bw = r.collective.name.empty() ? r.goodputGbps / 8 : r.collective.busBwGBps;
+        const auto key = std::make_pair(c.workload, c.transport);
+        if (c.loss == 0)
+        {
+            lossless[key] = bw;
+        }
+        uint64_t drops = 0;
+        for (const auto& [reason, n] : r.drops)
+        {
+            drops += reason.rfind("nic-", 0) == 0 ? 0 : n;
+        }
+        os << std::left << std::setw(16) << c.workload << std::setw(12) << c.transport
+           << std::right << std::fixed << std::setprecision(1) << std::setw(5) << c.loss * 100
+           << "%" << std::setw(11) << r.durationUs << std::setw(9) << r.collective.algBwGBps
+           << std::setw(9) << bw;
+        if (lossless.count(key) && lossless[key] > 0)
+        {
+            os << std::setw(8) << 100 * bw / lossless[key];
+        }
+        else
+        {
+            os << std::setw(8) << "-";
+        }
+        os << std::setw(10) << r.fctP99Us << std::setw(9) << r.retransmitted << std::setw(6)
+           << r.timeouts << std::setw(8) << drops << std::setw(8) << r.pfcPauses << std::setw(8)
+           << std::setprecision(2) << r.wallSeconds << std::defaultfloat;
+        if (!r.complete)
+        {
+            os << "  INCOMPLETE";
+            m_allComplete = false;
+        }
+        os << "\n" << std::flush;
+        results.push_back(std::move(r));
+    }
+    return results;
+}
+
+bool
+MetaRoceComparison::AllComplete() const
+{
+    return m_allComplete;
+}
+
+} // namespace ns3

@@ -1,0 +1,52 @@
+/*
+ * MetaRoceComparison: runs one experiment configuration over several workloads, transports and
+ * loss rates, and prints the side-by-side table the plane examples show (nccl-tests' busbw,
+ * the share of the lossless result each transport keeps, tail FCT, recovery work).
+ *
+ * Every run is an independent MetaRoceExperiment; with an output prefix, each writes its files
+ * as <prefix>-<workload>-<transport>-loss<percent>.
+ */
+#ifndef METAROCE_COMPARISON_H
+#define METAROCE_COMPARISON_H
+
+#include "ns3/metaroce-experiment-config.h"
+#include "ns3/metaroce-results.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief A grid of experiments (workload x transport x loss) and its printed comparison.
+ */
+class MetaRoceComparison
+{
+  public:
+    /**
+     * `base` is the configuration every run starts from; the lists are comma-separated
+     * ("allreduce-ring,alltoall", "metaroce,rocev2", "0,0.01"). Throws std::invalid_argument
+     * naming the list and item, or the first bad field of a run's configuration.
+     */
+    MetaRoceComparison(const MetaRoceExperimentConfig& base,
+                       const std::string& workloads,
+                       const std::string& transports,
+                       const std::string& losses);
+
+    /// Runs every combination, printing a row as each finishes. Returns the results in order.
+    std::vector<MetaRoceExperimentResults> Run(std::ostream& os);
+
+    /// True when every run completed.
+    bool AllComplete() const;
+
+  private:
+    std::vector<MetaRoceExperimentConfig> m_runs;
+    bool m_allComplete{true};
+};
+
+} // namespace ns3
+
+#endif // METAROCE_COMPARISON_H

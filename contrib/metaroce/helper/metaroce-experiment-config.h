@@ -1,0 +1,86 @@
+/*
+ * MetaRoceExperimentConfig: everything one experiment run needs - the fabric, the transport,
+ * loss and failures, the workload and where the results go - as a plain struct, so a C++
+ * example, a test or a Python script describes a run the same way and a sweep is a loop over
+ * copies of it.
+ *
+ * Transports:
+ *   metaroce     MetaRoCE, one connection per host pair sprayed over every plane;
+ *   rocev2       RoCEv2 RC with go-back-N and DCQCN, no PFC (loss drops packets);
+ *   rocev2-pfc   the same with PFC on every switch (random loss still drops packets);
+ *   rocev2-nocc  RoCEv2 go-back-N without DCQCN and without PFC.
+ */
+#ifndef METAROCE_EXPERIMENT_CONFIG_H
+#define METAROCE_EXPERIMENT_CONFIG_H
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+class CommandLine;
+
+/**
+ * \ingroup metaroce
+ * \brief The description of one experiment run (see MetaRoceExperiment).
+ */
+struct MetaRoceExperimentConfig
+{
+    // Fabric.
+    std::string topology{"leaf-spine"}; ///< two-tier multi-plane leaf-spine
+    uint32_t hosts{16};
+    uint32_t planes{8};
+    uint32_t hostsPerLeaf{8};
+    uint32_t spines{4};             ///< spines per plane
+    std::string hostRate{"100Gbps"};   ///< host-leaf links
+    std::string fabricRate{"100Gbps"}; ///< leaf-spine links
+    std::string hostDelay{"1us"};
+    std::string fabricDelay{"1us"};
+    /// Extra attributes, "Name=Value;Name=Value", for every NIC and every switch.
+    std::string nicAttributes;
+    std::string switchAttributes;
+
+    // Transport, loss, failures.
+    std::string transport{"metaroce"};
+    double loss{0};          ///< packet loss probability at every link end
+    int32_t lossPlane{-1};   ///< -1: loss on every plane; p: only on plane p's links
+    std::string failure{"none"}; ///< none, plane, spine, fabric-link, host-link
+    uint32_t failurePlane{0};
+    uint32_t failureIndex{0}; ///< the spine (spine), leaf (fabric-link) or host (host-link)
+    uint32_t failureSpine{0}; ///< the spine end of a failed fabric-link
+    std::string failureAt{"20us"};
+    std::string failureUntil; ///< empty: never restored
+
+    // Workload.
+    std::string workload{"allreduce-ring"}; ///< see ParseCollective(), or "flows"
+    uint64_t messageBytes{1 << 20};         ///< buffer per rank (collectives), message (patterns)
+    uint32_t channels{0};                   ///< 0: one per plane
+    uint32_t repetitions{1};
+    std::string cdfFile;   ///< flows: size distribution, lines "bytes cumulative-probability"
+    double load{0.5};      ///< flows: offered load, fraction of each host's line rate x planes
+    uint32_t flowsPerHost{20}; ///< flows: flows each host starts
+
+    // Run.
+    uint32_t seed{1};
+    uint32_t run{1};
+    std::string throughputInterval{"0us"}; ///< > 0: record delivered bytes per interval
+    std::string output;                    ///< file prefix: <output>.json and <output>-*.csv
+    bool progress{false};                  ///< a progress line on stderr every few seconds
+    std::string stopTime{"1s"};            ///< simulated-time limit (a run that hits it is incomplete)
+
+    /**
+     * Checks every field; throws std::invalid_argument naming the field and the problem.
+     */
+    void Validate() const;
+
+    /**
+     * Adds every field as a --option (same names) to `cmd`. Without `withGridFields`, leaves
+     * out workload, transport and loss, which a MetaRoceComparison takes as lists instead.
+     */
+    void AddOptions(CommandLine& cmd, bool withGridFields = true);
+};
+
+} // namespace ns3
+
+#endif // METAROCE_EXPERIMENT_CONFIG_H

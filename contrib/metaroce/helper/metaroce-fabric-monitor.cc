@@ -1,0 +1,251 @@
+#include "metaroce-fabric-monitor.h"
+
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Without throughput samples, progress is still checked this often (simulated time).
+const Time kProgressTick = MicroSeconds(20);
+/// Wall-clock seconds between progress lines.
+constexpr double kProgressEverySeconds = 2.0;
+
+std::string
+Label(const std::string& kind, uint32_t plane, uint32_t index)
+{
+    return kind + "-" + std::to_string(plane) + "-" + std::to_string(index);
+}
+
+} // namespace
+
+MetaRoceFabricMonitor::MetaRoceFabricMonitor(const MetaRoceFabricHelper& fabric)
+    : m_fabric(fabric)
+{
+    const uint32_t leaves = fabric.GetNLeaves();
+    for (uint32_t p = 0; p < fabric.GetNPlanes(); ++p)
+    {
+        // A host's leaf is whichever switch sits at the other end of its link.
+        std::map<uint32_t, std::string> leafLabels;
+        for (uint32_t l = 0; l < leaves; ++l)
+        {
+            leafLabels[fabric.GetLeaf(p, l)->GetObject<Node>()->GetId()] = Label("leaf", p, l);
+        }
+        for (uint32_t h = 0; h < fabric.GetNHosts(); ++h)
+        {
+            const auto [hostEnd, leafEnd] = fabric.GetHostLink(h, p);
+            AddLink(hostEnd,
+                    leafEnd,
+                    p,
+                    "host-leaf",
+                    "leaf-host",
+                    "host-" + std::to_string(h),
+                    leafLabels.at(leafEnd->GetNode()->GetId()));
+        }
+        for (uint32_t l = 0; l < leaves; ++l)
+        {
+            for (uint32_t s = 0; s < fabric.GetNSpines(); ++s)
+            {
+                const auto [leafEnd, spineEnd] = fabric.GetFabricLink(p, l, s);
+                AddLink(leafEnd,
+                        spineEnd,
+                        p,
+                        "leaf-spine",
+                        "spine-leaf",
+                        Label("leaf", p, l),
+                        Label("spine", p, s));
+            }
+        }
+    }
+}
+
+void
+MetaRoceFabricMonitor::AddLink(Ptr<PointToPointNetDevice> a,
+                               Ptr<PointToPointNetDevice> b,
+                               uint32_t plane,
+                               const std::string& tierAB,
+                               const std::string& tierBA,
+                               const std::string& labelA,
+                               const std::string& labelB)
+{
+    for (const bool forward : {true, false})
+    {
+        Ptr<PointToPointNetDevice> tx = forward ? a : b;
+        Ptr<PointToPointNetDevice> rx = forward ? b : a;
+        Direction d;
+        d.record.plane = plane;
+        d.record.tier = forward ? tierAB : tierBA;
+        d.record.from = forward ? labelA : labelB;
+        d.record.to = forward ? labelB : labelA;
+        DataRateValue rate;
+        tx->GetAttribute("DataRate", rate);
+        d.rateBps = rate.Get().GetBitRate();
+        const std::size_t index = m_directions.size();
+        m_directions.push_back(d);
+        tx->TraceConnectWithoutContext("PhyTxEnd",
+                                       MakeCallback(&MetaRoceFabricMonitor::OnTx, this).Bind(index));
+        rx->TraceConnectWithoutContext(
+            "PhyRxDrop",
+            MakeCallback(&MetaRoceFabricMonitor::OnLost, this).Bind(index));
+    }
+}
+
+void
+MetaRoceFabricMonitor::OnTx(std::size_t direction, Ptr<const Packet> packet)
+{
+    ++m_directions[direction].record.txPackets;
+    m_directions[direction].record.txBytes += packet->GetSize();
+}
+
+void
+MetaRoceFabricMonitor::OnLost(std::size_t direction, Ptr<const Packet> packet)
+{
+    ++m_directions[direction].record.lost;
+}
+
+void
+MetaRoceFabricMonitor::Start(Time start, Time interval, bool progress, std::function<bool()> done)
+{
+    m_interval = interval;
+    m_progress = progress;
+    m_done = std::move(done);
+    m_lastPrint = std::chrono::steady_clock::now();
+    if (interval.IsStrictlyPositive() || progress)
+    {
+        Simulator::Schedule(start - Simulator::Now() +
+                                (interval.IsStrictlyPositive() ? interval : kProgressTick),
+                            &MetaRoceFabricMonitor::Sample,
+                            this);
+    }
+}
+
+void
+MetaRoceFabricMonitor::Sample()
+{
+    const uint64_t delivered = DeliveredBytes();
+    if (m_interval.IsStrictlyPositive())
+    {
+        MetaRoceThroughputSample s;
+        s.startUs = (Simulator::Now() - m_interval).GetMicroSeconds();
+        s.deliveredBytes = delivered - m_lastDelivered;
+        s.gbps = s.deliveredBytes * 8.0 / m_interval.GetNanoSeconds();
+        m_samples.push_back(s);
+        m_lastDelivered = delivered;
+    }
+    if (m_progress)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (std::chrono::duration<double>(now - m_lastPrint).count() >= kProgressEverySeconds)
+        {
+            m_lastPrint = now;
+            std::cerr << "progress: simulated " << std::fixed << std::setprecision(1)
+                      << Simulator::Now().GetMicroSeconds() << " us, delivered "
+                      << delivered / 1048576.0 << " MiB\n"
+                      << std::defaultfloat;
+        }
+    }
+    if (!m_done())
+    {
+        Simulator::Schedule(m_interval.IsStrictlyPositive() ? m_interval : kProgressTick,
+                            &MetaRoceFabricMonitor::Sample,
+                            this);
+    }
+}
+
+uint64_t
+MetaRoceFabricMonitor::DeliveredBytes() const
+{
+    uint64_t sum = 0;
+    for (uint32_t h = 0; h < m_fabric.GetNHosts(); ++h)
+    {
+        for (const auto& qp : m_fabric.GetNic(h)->GetQueuePairs())
+        {
+            sum += qp->GetCounters().placedBytes;
+        }
+    }
+    return sum;
+}
+
+std::vector<MetaRoceLinkRecord>
+MetaRoceFabricMonitor::GetLinks(Time duration) const
+{
+    std::vector<MetaRoceLinkRecord> links;
+    for (const auto& d : m_directions)
+    {
+        MetaRoceLinkRecord r = d.record;
+        const double capacityBytes = d.rateBps / 8.0 * duration.GetSeconds();
+        r.utilisation = capacityBytes > 0 ? r.txBytes / capacityBytes : 0;
+        links.push_back(r);
+    }
+    return links;
+}
+
+std::vector<MetaRocePlaneRecord>
+MetaRoceFabricMonitor::GetPlanes(const std::vector<MetaRoceLinkRecord>& links) const
+{
+    std::vector<MetaRocePlaneRecord> planes(m_fabric.GetNPlanes());
+    std::vector<uint32_t> counts(planes.size(), 0);
+    for (uint32_t p = 0; p < planes.size(); ++p)
+    {
+        planes[p].plane = p;
+    }
+    for (const auto& l : links)
+    {
+        MetaRocePlaneRecord& p = planes[l.plane];
+        p.txBytes += l.txBytes;
+        p.lost += l.lost;
+        p.meanUtilisation += l.utilisation;
+        p.maxUtilisation = std::max(p.maxUtilisation, l.utilisation);
+        ++counts[l.plane];
+    }
+    for (uint32_t p = 0; p < planes.size(); ++p)
+    {
+        planes[p].meanUtilisation /= std::max<uint32_t>(1, counts[p]);
+        for (uint32_t l = 0; l < m_fabric.GetNLeaves(); ++l)
+        {
+            Ptr<MetaRoceSwitch> leaf = m_fabric.GetLeaf(p, l);
+            planes[p].switchDrops += leaf->GetDropped();
+            for (uint32_t port = 0; port < leaf->GetNPorts(); ++port)
+            {
+                planes[p].pfcPauses += leaf->GetPortCounters(port).pauseSent;
+            }
+        }
+        for (uint32_t s = 0; s < m_fabric.GetNSpines(); ++s)
+        {
+            Ptr<MetaRoceSwitch> spine = m_fabric.GetSpine(p, s);
+            planes[p].switchDrops += spine->GetDropped();
+            for (uint32_t port = 0; port < spine->GetNPorts(); ++port)
+            {
+                planes[p].pfcPauses += spine->GetPortCounters(port).pauseSent;
+            }
+        }
+    }
+    return planes;
+}
+
+const std::vector<MetaRoceThroughputSample>&
+MetaRoceFabricMonitor::GetThroughput() const
+{
+    return m_samples;
+}
+
+uint64_t
+MetaRoceFabricMonitor::GetPacketHops() const
+{
+    uint64_t sum = 0;
+    for (const auto& d : m_directions)
+    {
+        sum += d.record.txPackets;
+    }
+    return sum;
+}
+
+} // namespace ns3

@@ -1,0 +1,234 @@
+#include "metaroce-results.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Nearest-rank percentile of sorted values.
+double
+Percentile(const std::vector<double>& sorted, double p)
+{
+    if (sorted.empty())
+    {
+        return 0;
+    }
+    const auto rank = static_cast<std::size_t>(std::ceil(p * sorted.size()));
+    return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+double
+Mean(const std::vector<double>& values)
+{
+    double sum = 0;
+    for (double v : values)
+    {
+        sum += v;
+    }
+    return values.empty() ? 0 : sum / values.size();
+}
+
+std::ofstream
+Open(const std::string& path)
+{
+    std::ofstream out(path);
+    if (!out)
+    {
+        throw std::runtime_error("cannot write " + path);
+    }
+    // Enough digits to round-trip, the same on every run.
+    out << std::setprecision(12);
+    return out;
+}
+
+nlohmann::ordered_json
+ConfigJson(const MetaRoceExperimentConfig& c)
+{
+    return {{"topology", c.topology},
+            {"hosts", c.hosts},
+            {"planes", c.planes},
+            {"hosts_per_leaf", c.hostsPerLeaf},
+            {"spines", c.spines},
+            {"host_rate", c.hostRate},
+            {"fabric_rate", c.fabricRate},
+            {"host_delay", c.hostDelay},
+            {"fabric_delay", c.fabricDelay},
+            {"nic_attributes", c.nicAttributes},
+            {"switch_attributes", c.switchAttributes},
+            {"transport", c.transport},
+            {"loss", c.loss},
+            {"loss_plane", c.lossPlane},
+            {"failure", c.failure},
+            {"failure_plane", c.failurePlane},
+            {"failure_index", c.failureIndex},
+            {"failure_spine", c.failureSpine},
+            {"failure_at", c.failureAt},
+            {"failure_until", c.failureUntil},
+            {"workload", c.workload},
+            {"message_bytes", c.messageBytes},
+            {"channels", c.channels},
+            {"repetitions", c.repetitions},
+            {"cdf_file", c.cdfFile},
+            {"load", c.load},
+            {"flows_per_host", c.flowsPerHost},
+            {"seed", c.seed},
+            {"run", c.run},
+            {"throughput_interval", c.throughputInterval},
+            {"stop_time", c.stopTime}};
+}
+
+} // namespace
+
+void
+MetaRoceExperimentResults::SummariseFlows()
+{
+    std::vector<double> fct;
+    std::vector<double> slowdown;
+    for (const auto& f : flows)
+    {
+        fct.push_back(f.fctUs);
+        slowdown.push_back(f.slowdown);
+    }
+    std::sort(fct.begin(), fct.end());
+    std::sort(slowdown.begin(), slowdown.end());
+    fctMeanUs = Mean(fct);
+    fctP50Us = Percentile(fct, 0.5);
+    fctP99Us = Percentile(fct, 0.99);
+    slowdownMean = Mean(slowdown);
+    slowdownP99 = Percentile(slowdown, 0.99);
+}
+
+std::string
+MetaRoceExperimentResults::ToJson() const
+{
+    nlohmann::ordered_json j;
+    j["schema"] = SCHEMA;
+    j["config"] = ConfigJson(config);
+    j["summary"] = {{"complete", complete},
+                    {"duration_us", durationUs},
+                    {"sim_end_us", simEndUs},
+                    {"packet_hops", packetHops},
+                    {"messages", messages},
+                    {"messages_completed", messagesCompleted},
+                    {"bytes_delivered", bytesDelivered},
+                    {"goodput_gbps", goodputGbps},
+                    {"fct_mean_us", fctMeanUs},
+                    {"fct_p50_us", fctP50Us},
+                    {"fct_p99_us", fctP99Us},
+                    {"slowdown_mean", slowdownMean},
+                    {"slowdown_p99", slowdownP99},
+                    {"retransmitted", retransmitted},
+                    {"timeouts", timeouts},
+                    {"pfc_pauses", pfcPauses},
+                    {"ecn_marked", ecnMarked}};
+    if (!collective.name.empty())
+    {
+        j["collective"] = {{"name", collective.name},
+                           {"ranks", collective.ranks},
+                           {"channels", collective.channels},
+                           {"repetitions", collective.repetitions},
+                           {"bytes", collective.bytes},
+                           {"complete", collective.complete},
+                           {"time_us", collective.timeUs},
+                           {"algbw_GBps", collective.algBwGBps},
+                           {"busbw_GBps", collective.busBwGBps},
+                           {"repetition_us", nlohmann::ordered_json::array()},
+                           {"bytes_sent", collective.bytesSent},
+                           {"bytes_expected", collective.bytesExpected},
+                           {"errors", collective.errors}};
+        for (double us : collective.repetitionUs)
+        {
+            j["collective"]["repetition_us"].push_back(us);
+        }
+    }
+    j["drops"] = nlohmann::ordered_json::object();
+    for (const auto& [reason, count] : drops)
+    {
+        j["drops"][reason] = count;
+    }
+    j["planes"] = nlohmann::ordered_json::array();
+    for (const auto& p : planes)
+    {
+        j["planes"].push_back({{"plane", p.plane},
+                               {"tx_bytes", p.txBytes},
+                               {"mean_utilisation", p.meanUtilisation},
+                               {"max_utilisation", p.maxUtilisation},
+                               {"switch_drops", p.switchDrops},
+                               {"lost", p.lost},
+                               {"pfc_pauses", p.pfcPauses}});
+    }
+    return j.dump(2) + "\n";
+}
+
+void
+MetaRoceExperimentResults::Write(const std::string& prefix) const
+{
+    Open(prefix + ".json") << ToJson();
+
+    std::ofstream f = Open(prefix + "-flows.csv");
+    f << "src,dst,bytes,start_us,end_us,fct_us,ideal_us,slowdown\n";
+    for (const auto& r : flows)
+    {
+        f << r.src << ',' << r.dst << ',' << r.bytes << ',' << r.startUs << ',' << r.endUs << ','
+          << r.fctUs << ',' << r.idealUs << ',' << r.slowdown << '\n';
+    }
+    std::ofstream h = Open(prefix + "-hosts.csv");
+    h << "host,tx_bytes,delivered_bytes,goodput_gbps,retransmitted,timeouts,ecn_marked\n";
+    for (const auto& r : hosts)
+    {
+        h << r.host << ',' << r.txBytes << ',' << r.deliveredBytes << ',' << r.goodputGbps << ','
+          << r.retransmitted << ',' << r.timeouts << ',' << r.ecnMarked << '\n';
+    }
+    std::ofstream l = Open(prefix + "-links.csv");
+    l << "plane,tier,from,to,tx_packets,tx_bytes,utilisation,lost\n";
+    for (const auto& r : links)
+    {
+        l << r.plane << ',' << r.tier << ',' << r.from << ',' << r.to << ',' << r.txPackets << ','
+          << r.txBytes << ',' << r.utilisation << ',' << r.lost << '\n';
+    }
+    std::ofstream t = Open(prefix + "-throughput.csv");
+    t << "start_us,delivered_bytes,gbps\n";
+    for (const auto& r : throughput)
+    {
+        t << r.startUs << ',' << r.deliveredBytes << ',' << r.gbps << '\n';
+    }
+}
+
+void
+MetaRoceExperimentResults::Print(std::ostream& os) const
+{
+    const auto flags = os.flags();
+    os << std::fixed << std::setprecision(1);
+    os << config.workload << " of " << config.messageBytes << " B over " << config.transport
+       << ", " << config.hosts << " hosts x " << config.planes << " planes, loss "
+       << config.loss * 100 << "%: " << (complete ? "complete" : "INCOMPLETE") << " in "
+       << durationUs << " us (wall " << std::setprecision(2) << wallSeconds << " s)\n"
+       << std::setprecision(1);
+    if (!collective.name.empty())
+    {
+        os << "  collective " << collective.name << ": time " << collective.timeUs
+           << " us, algbw " << collective.algBwGBps << " GB/s, busbw " << collective.busBwGBps
+           << " GB/s\n";
+    }
+    os << "  goodput " << goodputGbps << " Gb/s, FCT mean " << fctMeanUs << " us, p99 "
+       << fctP99Us << " us, slowdown p99 " << slowdownP99 << "\n"
+       << "  retransmitted " << retransmitted << ", timeouts " << timeouts << ", PFC pauses "
+       << pfcPauses << ", ECN marked " << ecnMarked << "\n  drops:";
+    for (const auto& [reason, count] : drops)
+    {
+        os << " " << reason << "=" << count;
+    }
+    os << "\n";
+    os.flags(flags);
+}
+
+} // namespace ns3

@@ -1,0 +1,131 @@
+/*
+ * MetaRoceExperimentResults: what one experiment run measured, and its files.
+ *
+ * The files follow the schema documented in doc/results-schema.md ("metaroce-results/1"):
+ * <prefix>.json holds the configuration, the summary, the collective, drops by reason and the
+ * per-plane figures; <prefix>-flows.csv, -hosts.csv, -links.csv and -throughput.csv hold the
+ * per-message, per-host, per-link and per-interval rows. Nothing that depends on the machine
+ * (wall-clock time) goes into the files, so the same configuration and seed give byte-identical
+ * files; the stdout summary shows the wall time.
+ */
+#ifndef METAROCE_RESULTS_H
+#define METAROCE_RESULTS_H
+
+#include "ns3/metaroce-collective-helper.h"
+#include "ns3/metaroce-experiment-config.h"
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// One message: a collective's SEND or one flow of the flows workload.
+struct MetaRoceFlowRecord
+{
+    uint32_t src{0};
+    uint32_t dst{0};
+    uint64_t bytes{0};
+    double startUs{0};
+    double endUs{0};
+    double fctUs{0};
+    double idealUs{0};  ///< bytes at the NIC's full rate (all planes) plus the one-way latency
+    double slowdown{0}; ///< fctUs / idealUs
+};
+
+/// One host's NIC.
+struct MetaRoceHostRecord
+{
+    uint32_t host{0};
+    uint64_t txBytes{0};        ///< data and control bytes the NIC's queue pairs sent
+    uint64_t deliveredBytes{0}; ///< payload placed in this host's memory
+    double goodputGbps{0};      ///< deliveredBytes over the workload's duration
+    uint64_t retransmitted{0};
+    uint64_t timeouts{0};
+    uint64_t ecnMarked{0};
+};
+
+/// One direction of one link.
+struct MetaRoceLinkRecord
+{
+    uint32_t plane{0};
+    std::string tier; ///< "host-leaf", "leaf-host", "leaf-spine" or "spine-leaf"
+    std::string from; ///< node label: host-H, leaf-P-L, spine-P-S
+    std::string to;
+    uint64_t txPackets{0};
+    uint64_t txBytes{0};
+    double utilisation{0}; ///< txBytes x 8 over (rate x the workload's duration)
+    uint64_t lost{0};      ///< packets dropped at the receiving end (loss model or failure)
+};
+
+/// One plane's totals.
+struct MetaRocePlaneRecord
+{
+    uint32_t plane{0};
+    uint64_t txBytes{0};
+    double meanUtilisation{0};
+    double maxUtilisation{0};
+    uint64_t switchDrops{0};
+    uint64_t lost{0};
+    uint64_t pfcPauses{0};
+};
+
+/// Delivered bytes in one interval.
+struct MetaRoceThroughputSample
+{
+    double startUs{0};
+    uint64_t deliveredBytes{0};
+    double gbps{0};
+};
+
+/**
+ * \ingroup metaroce
+ * \brief The measurements of one MetaRoceExperiment run.
+ */
+struct MetaRoceExperimentResults
+{
+    static constexpr const char* SCHEMA = "metaroce-results/1";
+
+    MetaRoceExperimentConfig config;
+    bool complete{false};  ///< every message arrived with the exact byte count
+    double durationUs{0};  ///< from the workload's start to its last completion
+    double simEndUs{0};    ///< simulated time when the run stopped
+    double wallSeconds{0}; ///< not written to files
+    uint64_t packetHops{0};      ///< packets transmitted over all links
+    uint64_t messages{0};        ///< messages posted
+    uint64_t messagesCompleted{0};
+    uint64_t bytesDelivered{0};
+    double goodputGbps{0}; ///< bytesDelivered over durationUs, all hosts
+    double fctMeanUs{0};
+    double fctP50Us{0};
+    double fctP99Us{0};
+    double slowdownMean{0};
+    double slowdownP99{0};
+    uint64_t retransmitted{0};
+    uint64_t timeouts{0};
+    uint64_t pfcPauses{0};
+    uint64_t ecnMarked{0};
+    std::map<std::string, uint64_t> drops; ///< by reason: switch reasons, "link-loss", nic-*
+    MetaRoceCollectiveResult collective;  ///< empty name for the flows workload
+
+    std::vector<MetaRoceFlowRecord> flows;
+    std::vector<MetaRoceHostRecord> hosts;
+    std::vector<MetaRoceLinkRecord> links;
+    std::vector<MetaRocePlaneRecord> planes;
+    std::vector<MetaRoceThroughputSample> throughput;
+
+    /// Fills the FCT and slowdown statistics from `flows`.
+    void SummariseFlows();
+    /// Writes <prefix>.json and the CSV files; throws std::runtime_error if a file fails.
+    void Write(const std::string& prefix) const;
+    /// The JSON document (what <prefix>.json holds).
+    std::string ToJson() const;
+    /// A readable summary.
+    void Print(std::ostream& os) const;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_RESULTS_H

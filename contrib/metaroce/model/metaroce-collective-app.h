@@ -1,0 +1,127 @@
+/*
+ * One rank of a collective: an ns-3 Application on a host that plays its part of a
+ * MetaRoceSchedule over queue pairs (SEND/RECV, so the receiver learns of every arrival).
+ *
+ * A collective runs on one or more channels, as NCCL's do: each channel is an independent copy
+ * of the schedule over its share of the buffer, with its own queue pairs (RoCEv2: one QP per
+ * peer and channel, on plane channel mod planes) or its own stream of a shared connection
+ * (MetaRoCE: one connection per peer, stream = channel, sprayed over every plane).
+ *
+ * Per channel, the rank enters step s by posting the step's SENDs, and leaves it when every
+ * message the step expects has arrived; RECVs for every step and repetition are posted at start,
+ * in schedule order, so per stream the k-th RECV completion is the k-th expected message (spec
+ * section 6: completions in posting order per stream). The rank has finished when every channel
+ * has left its last step and every SEND has completed.
+ */
+#ifndef METAROCE_COLLECTIVE_APP_H
+#define METAROCE_COLLECTIVE_APP_H
+
+#include "ns3/application.h"
+#include "ns3/metaroce-collective-schedule.h"
+#include "ns3/metaroce-queue-pair.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief One rank of a collective (or traffic pattern) run over MetaRoCE or RoCEv2.
+ */
+class MetaRoceCollectiveApp : public Application
+{
+  public:
+    /// Message: source rank, destination rank, bytes, posted, completed (the SEND's completion).
+    typedef void (*MessageTracedCallback)(uint32_t src,
+                                          uint32_t dst,
+                                          uint64_t bytes,
+                                          Time posted,
+                                          Time completed);
+    /// Finished: the rank, the time it finished.
+    typedef void (*FinishedTracedCallback)(uint32_t rank, Time at);
+
+    static TypeId GetTypeId();
+    MetaRoceCollectiveApp();
+    ~MetaRoceCollectiveApp() override;
+
+    /// Sets this application's rank (its index in the schedule).
+    void SetRank(uint32_t rank);
+    uint32_t GetRank() const;
+
+    /**
+     * Adds a channel: this rank's `steps`, and for every peer the steps name, the queue pair and
+     * stream to reach it. Aborts if a peer has no queue pair or a queue pair is not this node's.
+     */
+    void AddChannel(const std::vector<MetaRoceCollectiveStep>& steps,
+                    const std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>>& peers);
+
+    bool IsFinished() const;
+    /// When the rank finished (every step left, every SEND completed); -1 s before.
+    Time GetFinishTime() const;
+    /// When the rank left the last step of each repetition (over all channels).
+    std::vector<Time> GetRepetitionEnds() const;
+    uint64_t GetMessagesPosted() const; ///< SENDs posted so far
+    uint64_t GetBytesSent() const;     ///< bytes of completed SENDs
+    uint64_t GetBytesReceived() const; ///< bytes of completed RECVs
+    /// Completions with an error status, or RECVs whose length differed from the schedule's.
+    uint64_t GetErrors() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    /// A message in flight on one (queue pair, stream).
+    struct Pending
+    {
+        uint32_t peer;
+        uint64_t bytes;
+        uint32_t channel;
+        uint32_t step; ///< global step index (repetition x steps + step)
+        Time posted;
+    };
+
+    /// One channel's progress.
+    struct Channel
+    {
+        std::vector<MetaRoceCollectiveStep> steps;
+        std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>> peers;
+        std::vector<uint32_t> remaining; ///< per global step: messages still expected
+        uint32_t current{0};             ///< the global step the channel is in
+        std::vector<Time> repetitionEnds;
+    };
+
+    /// Enters global steps from the current one on while their messages have all arrived.
+    void Advance(uint32_t channel);
+    void OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c);
+    void CheckFinished();
+
+    uint32_t m_rank{0};
+    uint32_t m_repetitions{1};
+    std::vector<Channel> m_channels;
+    /// SENDs and RECVs in posting order, per (queue pair id, stream).
+    std::map<std::pair<uint32_t, uint16_t>, std::deque<Pending>> m_sends;
+    std::map<std::pair<uint32_t, uint16_t>, std::deque<Pending>> m_recvs;
+    uint64_t m_sendsOutstanding{0};
+    uint64_t m_messagesPosted{0};
+    uint64_t m_bytesSent{0};
+    uint64_t m_bytesReceived{0};
+    uint64_t m_errors{0};
+    bool m_started{false};
+    Time m_finish{Seconds(-1)};
+
+    TracedCallback<uint32_t, uint32_t, uint64_t, Time, Time> m_messageTrace;
+    TracedCallback<uint32_t, Time> m_finishedTrace;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_COLLECTIVE_APP_H

@@ -1,0 +1,244 @@
+#include "metaroce-flow-generator.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MetaRoceFlowGenerator");
+NS_OBJECT_ENSURE_REGISTERED(MetaRoceFlowGenerator);
+
+Ptr<EmpiricalRandomVariable>
+ReadFlowSizeCdf(const std::string& path, double* meanBytes)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw std::invalid_argument("flow-size CDF " + path + ": cannot read the file");
+    }
+    Ptr<EmpiricalRandomVariable> rv = CreateObject<EmpiricalRandomVariable>();
+    rv->SetInterpolate(true);
+    double lastBytes = 0;
+    double lastProb = 0;
+    double mean = 0;
+    uint32_t points = 0;
+    uint32_t lineNo = 0;
+    for (std::string line; std::getline(in, line);)
+    {
+        ++lineNo;
+        line = line.substr(0, line.find('#'));
+        std::istringstream ss(line);
+        double bytes;
+        double prob;
+        if (!(ss >> bytes))
+        {
+            continue; // blank or comment
+        }
+        std::string rest;
+        if (!(ss >> prob) || (ss >> rest) || !(bytes >= 1) || !(prob >= 0 && prob <= 1) ||
+            bytes < lastBytes || prob < lastProb)
+        {
+            throw std::invalid_argument("flow-size CDF " + path + " line " +
+                                        std::to_string(lineNo) +
+                                        ": expected 'bytes probability' with bytes >= 1, "
+                                        "probability in [0, 1], both non-decreasing");
+        }
+        // Interpolation is linear between points: each segment contributes its midpoint.
+        mean += (prob - lastProb) * (points == 0 ? bytes : (bytes + lastBytes) / 2);
+        rv->CDF(bytes, prob);
+        lastBytes = bytes;
+        lastProb = prob;
+        ++points;
+    }
+    if (points == 0 || lastProb != 1.0)
+    {
+        throw std::invalid_argument("flow-size CDF " + path +
+                                    ": needs at least one point and must end at probability 1");
+    }
+    if (meanBytes)
+    {
+        *meanBytes = mean;
+    }
+    return rv;
+}
+
+TypeId
+MetaRoceFlowGenerator::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::MetaRoceFlowGenerator")
+            .SetParent<Application>()
+            .SetGroupName("MetaRoce")
+            .AddConstructor<MetaRoceFlowGenerator>()
+            .AddAttribute("Load",
+                          "Offered load: fraction of this host's line rate (all ports).",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&MetaRoceFlowGenerator::m_load),
+                          MakeDoubleChecker<double>(1e-6, 1.0))
+            .AddAttribute("MaxFlows",
+                          "Flows this host starts before it stops.",
+                          UintegerValue(100),
+                          MakeUintegerAccessor(&MetaRoceFlowGenerator::m_maxFlows),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("Flow",
+                            "A flow completed (source, destination, bytes, start, end).",
+                            MakeTraceSourceAccessor(&MetaRoceFlowGenerator::m_flowTrace),
+                            "ns3::MetaRoceCollectiveApp::MessageTracedCallback");
+    return tid;
+}
+
+MetaRoceFlowGenerator::MetaRoceFlowGenerator()
+    : m_interArrival(CreateObject<ExponentialRandomVariable>()),
+      m_destination(CreateObject<UniformRandomVariable>())
+{
+}
+
+MetaRoceFlowGenerator::~MetaRoceFlowGenerator() = default;
+
+void
+MetaRoceFlowGenerator::Setup(const std::vector<Ptr<MetaRoceNic>>& hosts,
+                             uint32_t self,
+                             metaroce::Transport transport,
+                             Ptr<RandomVariableStream> sizes,
+                             double meanBytes)
+{
+    if (hosts.size() < 2 || self >= hosts.size() || !sizes || !(meanBytes >= 1))
+    {
+        throw std::invalid_argument("MetaRoceFlowGenerator::Setup: needs at least 2 hosts, a "
+                                    "valid self index and a size distribution with mean >= 1");
+    }
+    m_hosts = hosts;
+    m_self = self;
+    m_transport = transport;
+    m_sizes = sizes;
+    m_meanBytes = meanBytes;
+}
+
+uint64_t
+MetaRoceFlowGenerator::GetStarted() const
+{
+    return m_started;
+}
+
+uint64_t
+MetaRoceFlowGenerator::GetCompleted() const
+{
+    return m_completed;
+}
+
+bool
+MetaRoceFlowGenerator::IsFinished() const
+{
+    return m_started == m_maxFlows && m_completed == m_started;
+}
+
+int64_t
+MetaRoceFlowGenerator::AssignStreams(int64_t stream)
+{
+    m_interArrival->SetStream(stream);
+    m_destination->SetStream(stream + 1);
+    return 2;
+}
+
+void
+MetaRoceFlowGenerator::StartApplication()
+{
+    NS_ABORT_MSG_IF(m_hosts.empty(), "MetaRoceFlowGenerator started without Setup()");
+    const Ptr<MetaRoceNic> nic = m_hosts[m_self];
+    double lineBps = 0;
+    for (uint32_t p = 0; p < nic->GetNPorts(); ++p)
+    {
+        DataRateValue rate;
+        nic->GetPort(p)->GetAttribute("DataRate", rate);
+        lineBps += rate.Get().GetBitRate();
+    }
+    const double meanGapSeconds = m_meanBytes * 8 / (m_load * lineBps);
+    m_interArrival->SetAttribute("Mean", DoubleValue(meanGapSeconds));
+    m_next = Simulator::Schedule(Seconds(m_interArrival->GetValue()),
+                                 &MetaRoceFlowGenerator::StartFlow,
+                                 this);
+}
+
+void
+MetaRoceFlowGenerator::StopApplication()
+{
+    m_next.Cancel();
+}
+
+void
+MetaRoceFlowGenerator::DoDispose()
+{
+    m_next.Cancel();
+    m_hosts.clear();
+    m_qps.clear();
+    m_inFlight.clear();
+    Application::DoDispose();
+}
+
+void
+MetaRoceFlowGenerator::StartFlow()
+{
+    // A destination other than this host, uniformly.
+    const uint32_t n = m_hosts.size();
+    uint32_t dst = m_destination->GetInteger(0, n - 2);
+    dst += dst >= m_self ? 1 : 0;
+    const auto bytes = static_cast<uint64_t>(std::max(1.0, std::round(m_sizes->GetValue())));
+    const uint32_t planes = m_hosts[m_self]->GetNPorts();
+    const bool roce = m_transport != metaroce::Transport::MetaRoce;
+    const uint32_t plane = roce ? m_started % planes : 0;
+    Ptr<MetaRoceQueuePair> qp = QueuePairTo(dst, plane);
+    UintegerValue streams;
+    m_hosts[m_self]->GetAttribute("Streams", streams);
+    const auto stream = static_cast<uint16_t>(roce ? 0 : m_started % streams.Get());
+    qp->PostWrite(stream, bytes);
+    m_inFlight[{qp->GetLocalId(), stream}].push_back({dst, bytes, Now()});
+    NS_LOG_INFO("host " << m_self << " flow " << m_started << " to " << dst << ": " << bytes
+                        << " B");
+    ++m_started;
+    if (m_started < m_maxFlows)
+    {
+        m_next = Simulator::Schedule(Seconds(m_interArrival->GetValue()),
+                                     &MetaRoceFlowGenerator::StartFlow,
+                                     this);
+    }
+}
+
+Ptr<MetaRoceQueuePair>
+MetaRoceFlowGenerator::QueuePairTo(uint32_t dst, uint32_t plane)
+{
+    auto it = m_qps.find({dst, plane});
+    if (it != m_qps.end())
+    {
+        return it->second;
+    }
+    auto [local, remote] = MetaRoceNic::Connect(m_hosts[m_self], m_hosts[dst], m_transport, plane);
+    local->SetCompletionCallback(MakeCallback(&MetaRoceFlowGenerator::OnCompletion, this));
+    m_qps[{dst, plane}] = local;
+    return local;
+}
+
+void
+MetaRoceFlowGenerator::OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c)
+{
+    auto& queue = m_inFlight[{qp->GetLocalId(), c.stream}];
+    NS_ABORT_MSG_IF(queue.empty(), "MetaRoceFlowGenerator: completion without a flow");
+    const Flow f = queue.front();
+    queue.pop_front();
+    if (c.status != metaroce::CompletionStatus::Success)
+    {
+        NS_LOG_WARN("host " << m_self << ": flow to " << f.dst << " failed");
+        return;
+    }
+    ++m_completed;
+    m_flowTrace(m_self, f.dst, f.bytes, f.start, Now());
+}
+
+} // namespace ns3

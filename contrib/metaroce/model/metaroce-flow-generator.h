@@ -1,0 +1,104 @@
+/*
+ * MetaRoceFlowGenerator: a host that starts flows (RDMA WRITEs) of random sizes to random
+ * other hosts at Poisson arrival times - the datacenter-workload model of pFabric, HPCC and
+ * their successors. Sizes come from any RandomVariableStream, usually an
+ * EmpiricalRandomVariable loaded from a CDF file (ReadFlowSizeCdf()); the mean inter-arrival time
+ * is set from the offered load: mean size x 8 / (Load x line rate x ports).
+ *
+ * Connections are opened on first use, one per destination (MetaRoCE, flows on streams in
+ * turn so that one slow flow does not hold the next behind it) or one per destination and
+ * plane (RoCEv2, flows on planes in turn).
+ */
+#ifndef METAROCE_FLOW_GENERATOR_H
+#define METAROCE_FLOW_GENERATOR_H
+
+#include "ns3/application.h"
+#include "ns3/event-id.h"
+#include "ns3/metaroce-nic.h"
+#include "ns3/metaroce-queue-pair.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * Reads a flow-size distribution: one "bytes cumulative-probability" pair per line ('#' starts
+ * a comment), sizes and probabilities non-decreasing, the last probability 1. Throws
+ * std::invalid_argument naming the file and line on anything else. Returns an
+ * EmpiricalRandomVariable (interpolating between points).
+ */
+Ptr<EmpiricalRandomVariable> ReadFlowSizeCdf(const std::string& path, double* meanBytes);
+
+/**
+ * \ingroup metaroce
+ * \brief Starts flows of random sizes to random hosts at Poisson arrival times.
+ */
+class MetaRoceFlowGenerator : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    MetaRoceFlowGenerator();
+    ~MetaRoceFlowGenerator() override;
+
+    /**
+     * The hosts (this one included, at index `self`) flows may go to, the transport, and the
+     * flow-size distribution with its mean (for the arrival rate).
+     */
+    void Setup(const std::vector<Ptr<MetaRoceNic>>& hosts,
+               uint32_t self,
+               metaroce::Transport transport,
+               Ptr<RandomVariableStream> sizes,
+               double meanBytes);
+
+    /// Flows started and completed so far.
+    uint64_t GetStarted() const;
+    uint64_t GetCompleted() const;
+    /// Every flow started (the configured number) and completed.
+    bool IsFinished() const;
+    /// Assigns random streams; returns the number used.
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void DoDispose() override;
+    void StartFlow();
+    Ptr<MetaRoceQueuePair> QueuePairTo(uint32_t dst, uint32_t plane);
+    void OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c);
+
+    /// A flow waiting for its completion, per queue pair in posting order.
+    struct Flow
+    {
+        uint32_t dst;
+        uint64_t bytes;
+        Time start;
+    };
+
+    double m_load;
+    uint32_t m_maxFlows;
+    std::vector<Ptr<MetaRoceNic>> m_hosts;
+    uint32_t m_self{0};
+    metaroce::Transport m_transport{metaroce::Transport::MetaRoce};
+    Ptr<RandomVariableStream> m_sizes;
+    double m_meanBytes{0};
+    Ptr<ExponentialRandomVariable> m_interArrival;
+    Ptr<UniformRandomVariable> m_destination;
+    std::map<std::pair<uint32_t, uint32_t>, Ptr<MetaRoceQueuePair>> m_qps; ///< (dst, plane)
+    std::map<std::pair<uint32_t, uint16_t>, std::deque<Flow>> m_inFlight; ///< (qp id, stream)
+    uint64_t m_started{0};
+    uint64_t m_completed{0};
+    EventId m_next;
+
+    TracedCallback<uint32_t, uint32_t, uint64_t, Time, Time> m_flowTrace;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_FLOW_GENERATOR_H
