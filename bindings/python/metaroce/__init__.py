@@ -21,14 +21,14 @@ cppyy = loader.cppyy
 engine = cppyy.gbl.metaroce
 
 from .errors import FatalError, InvalidParameter, MetaRoceError, cpp_errors  # noqa: E402
-from .objects import (attribute_value, callback, create, get_attribute,  # noqa: E402
+from .objects import (address, attribute_value, callback, create, get_attribute,  # noqa: E402
                       include_module, now, reset, run, schedule, set_attributes, set_default,
                       time)
 from .fabric import Fabric, on_completion, transport  # noqa: E402
 
 __all__ = [
     "ns", "engine", "cppyy", "build_dir", "LoadError", "MetaRoceError", "InvalidParameter",
-    "FatalError", "cpp_errors", "attribute_value", "callback", "create", "get_attribute",
+    "FatalError", "cpp_errors", "address", "attribute_value", "callback", "create", "get_attribute",
     "include_module", "now", "reset", "run", "schedule", "set_attributes", "set_default", "time",
     "Fabric", "on_completion", "transport",
 ]

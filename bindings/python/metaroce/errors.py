@@ -48,8 +48,10 @@ class FatalError(MetaRoceError):
 def _parse_ns3_report(output, fallback):
     """FatalError from what NS_FATAL_ERROR_IMPL printed:
     [aborted. |assert failed. ][cond="...", ]msg="...", file=..., line=N (msg may hold quotes)."""
-    msg = re.search(r'msg="(.*?)", file=', output, re.S)
-    cond = re.search(r'cond="(.*?)", (?:msg|file)=', output, re.S)
+    # With NS_LOG prefixes enabled, ns-3 puts "+<time>s <node> " before file=.
+    prefix = r"(?:[+-]?[\d.]+s )?(?:-?\d+ )?"
+    msg = re.search(r'msg="(.*?)", ' + prefix + "file=", output, re.S)
+    cond = re.search(r'cond="(.*?)", (?:msg=|' + prefix + "file=)", output, re.S)
     where = re.search(r"file=(\S+), line=(\d+)", output)
     message = msg.group(1) if msg else (output.strip() or fallback)
     return FatalError(message,

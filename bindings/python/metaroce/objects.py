@@ -133,6 +133,12 @@ def _split_arguments(text):
     return parts
 
 
+def address(ip, port):
+    """ns3::Address of an IPv4 address (string or Ipv4Address) and port, for socket APIs."""
+    ipv4 = ns.Ipv4Address(ip) if isinstance(ip, str) else ip
+    return _support.ToAddress(ns.InetSocketAddress(ipv4, port))
+
+
 def schedule(delay, function):
     """Calls `function()` after `delay` (see time()) of simulated time; returns the EventId."""
     _keep_alive.append(function)

@@ -5,6 +5,7 @@
  * - ns3::Callback from a Python callable: cppyy converts a Python callable to std::function,
  *   and ns-3.37's Callback is constructible from any functor.
  * - Simulator::Schedule of a Python callable (the C++ overloads are variadic templates).
+ * - Conversions cppyy leaves out: InetSocketAddress to Address, a Time parsed from text.
  * - Capture of std::cerr around a call, so the message NS_ABORT_MSG/NS_FATAL_ERROR prints
  *   before std::terminate() can be put into the Python exception (see errors.py), and a quiet
  *   terminate handler meanwhile (libstdc++'s default one prints to stderr on its own).
@@ -12,7 +13,9 @@
 #ifndef METAROCE_PYTHON_SUPPORT_H
 #define METAROCE_PYTHON_SUPPORT_H
 
+#include "ns3/address.h"
 #include "ns3/callback.h"
+#include "ns3/inet-socket-address.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
 
@@ -27,7 +30,7 @@ namespace metaroce_python
 {
 
 /// An ns3::Callback that calls `f` (a Python callable, converted by cppyy).
-template <typename R, typename... Args>
+template<typename R, typename... Args>
 ns3::Callback<R, Args...>
 MakeCallback(std::function<R(Args...)> f)
 {
@@ -47,6 +50,13 @@ inline ns3::Time
 ParseTime(const std::string& text)
 {
     return ns3::Time(text);
+}
+
+/// An Address from a socket address (cppyy does not apply the conversion operator itself).
+inline ns3::Address
+ToAddress(const ns3::InetSocketAddress& address)
+{
+    return address;
 }
 
 /// Redirects std::cerr and std::clog into a buffer while a guarded call runs.
