@@ -3,8 +3,9 @@
 #   1. the format check,
 #   2. the engine unit tests (GoogleTest, no ns-3 linked),
 #   3. the ns-3 TestSuites through the standalone test runner (QUICK),
-#   4. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
-# METAROCE_SKIP_IN_TREE=1 skips step 4; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
+#   4. the compliance suite on the engine and ns-3 NIC adapters, and its mutation check,
+#   5. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
+# METAROCE_SKIP_IN_TREE=1 skips step 5; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
 # cases (the engine's randomised seeds always run: they take seconds).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -33,11 +34,22 @@ for suite in $("$BUILD_DIR/metaroce-test-runner" --list | grep '^metaroce'); do
   passed=$((passed + 1))
 done
 
+step "compliance suite (test/compliance, doc/compliance.md)"
+for adapter in engine ns3-nic; do
+  report="$BUILD_DIR/compliance-$adapter.json"
+  "$BUILD_DIR/metaroce-compliance" --adapter="$adapter" --report="$report" | grep -v '^PASS'
+  passed=$((passed + $(sed -n 's/^  "passed": \([0-9]*\),$/\1/p' "$report")))
+done
+
+step "compliance mutation check (the suite must fail on a broken engine)"
+bash "$ROOT/test/compliance/mutation-check.sh"
+
 if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
   step "in-tree check (ns-3.37 source tree)"
   bash "$ROOT/test/in-tree/run.sh"
 fi
 
 step "all tests passed"
-# The closing line CI reads: engine unit tests plus ns-3 suites (each suite counts once).
+# The closing line CI reads: engine unit tests, ns-3 suites (each suite counts once) and
+# compliance scenarios (each counts once per adapter).
 echo "${passed} passed, 0 failed"

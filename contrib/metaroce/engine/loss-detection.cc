@@ -43,7 +43,14 @@ DetectLosses(const std::deque<SentPacket>& outstanding,
             continue;
         }
         const std::size_t index = outstanding.size() - 1 - (it - outstanding.rbegin());
-        if (epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance)
+        bool sequenceGap = epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance;
+#ifdef METAROCE_MUTATION_NO_SACK_RETRANSMIT
+        // A deliberate defect, compiled only by the compliance suite's mutation check
+        // (test/compliance/mutation-check.sh): rule 1 never fires, so a SACK gap no longer
+        // triggers the immediate retransmission of spec 5.3/5.4, and the suite must notice.
+        sequenceGap = false;
+#endif
+        if (sequenceGap)
         {
             verdict.lost.push_back(index);
         }

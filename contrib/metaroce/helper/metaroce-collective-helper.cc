@@ -11,8 +11,8 @@ namespace ns3
 {
 
 MetaRoceCollectiveHelper::MetaRoceCollectiveHelper(MetaRoceCollective collective, uint64_t bytes)
-    : m_collective(collective),
-      m_bytes(bytes)
+    : m_collective(collective)
+    , m_bytes(bytes)
 {
     if (bytes == 0)
     {
@@ -73,9 +73,10 @@ MetaRoceCollectiveHelper::Install(const std::vector<Ptr<MetaRoceNic>>& nics,
         nics[0]->GetAttribute("Streams", streams);
         if (m_usedChannels > streams.Get())
         {
-            throw std::invalid_argument(
-                std::to_string(m_usedChannels) + " channels need as many MetaRoCE streams; the "
-                "NICs' Streams attribute is " + std::to_string(streams.Get()));
+            throw std::invalid_argument(std::to_string(m_usedChannels) +
+                                        " channels need as many MetaRoCE streams; the "
+                                        "NICs' Streams attribute is " +
+                                        std::to_string(streams.Get()));
         }
     }
     if (m_bytes < m_usedChannels)

@@ -29,21 +29,21 @@ namespace ns3
 /// The outcome of one collective, nccl-tests style.
 struct MetaRoceCollectiveResult
 {
-    std::string name;             ///< e.g. "allreduce-ring"
-    uint32_t ranks{0};            ///< participating hosts
-    uint32_t channels{0};         ///< channels the buffer was split over
-    uint32_t repetitions{0};      ///< times the collective ran back to back
-    uint64_t bytes{0};            ///< the buffer size S (per rank)
-    bool complete{false};         ///< every rank finished with the exact byte counts
-    double startUs{0};            ///< when the ranks started
-    double endUs{0};              ///< when the last rank finished
-    double timeUs{0};             ///< mean time of one repetition
-    double algBwGBps{0};          ///< S / time, in GB/s (1e9 bytes/s) as nccl-tests prints
-    double busBwGBps{0};          ///< algbw x BusBandwidthFactor
+    std::string name;                 ///< e.g. "allreduce-ring"
+    uint32_t ranks{0};                ///< participating hosts
+    uint32_t channels{0};             ///< channels the buffer was split over
+    uint32_t repetitions{0};          ///< times the collective ran back to back
+    uint64_t bytes{0};                ///< the buffer size S (per rank)
+    bool complete{false};             ///< every rank finished with the exact byte counts
+    double startUs{0};                ///< when the ranks started
+    double endUs{0};                  ///< when the last rank finished
+    double timeUs{0};                 ///< mean time of one repetition
+    double algBwGBps{0};              ///< S / time, in GB/s (1e9 bytes/s) as nccl-tests prints
+    double busBwGBps{0};              ///< algbw x BusBandwidthFactor
     std::vector<double> repetitionUs; ///< duration of each repetition
-    uint64_t bytesSent{0};        ///< over all ranks
-    uint64_t bytesExpected{0};    ///< what the schedule says all ranks send
-    uint64_t errors{0};           ///< error completions and mismatched RECVs
+    uint64_t bytesSent{0};            ///< over all ranks
+    uint64_t bytesExpected{0};        ///< what the schedule says all ranks send
+    uint64_t errors{0};               ///< error completions and mismatched RECVs
 };
 
 /**

@@ -41,7 +41,8 @@ MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                 c.loss = loss;
                 if (!base.output.empty())
                 {
-                    c.output = base.output + "-" + workload + "-" + transport + "-" + FilePart(loss);
+                    c.output =
+                        base.output + "-" + workload + "-" + transport + "-" + FilePart(loss);
                 }
                 c.Validate();
                 m_runs.push_back(c);
@@ -56,9 +57,9 @@ MetaRoceComparison::Run(std::ostream& os)
     std::vector<MetaRoceExperimentResults> results;
     const auto& first = m_runs.front();
     os << first.hosts << " hosts, " << first.planes << " planes x ("
-       << (first.hosts + first.hostsPerLeaf - 1) / first.hostsPerLeaf << " leaves, "
-       << first.spines << " spines), " << first.hostRate << " host links, "
-       << first.messageBytes << " B per rank, loss at every link end\n\n"
+       << (first.hosts + first.hostsPerLeaf - 1) / first.hostsPerLeaf << " leaves, " << first.spines
+       << " spines), " << first.hostRate << " host links, " << first.messageBytes
+       << " B per rank, loss at every link end\n\n"
        << std::left << std::setw(16) << "workload" << std::setw(12) << "transport" << std::right
        << std::setw(6) << "loss" << std::setw(11) << "time (us)" << std::setw(9) << "algbw"
        << std::setw(9) << "busbw" << std::setw(8) << "kept" << std::setw(10) << "FCT p99"
@@ -84,9 +85,9 @@ MetaRoceComparison::Run(std::ostream& os)
         {
             drops += reason.rfind("nic-", 0) == 0 ? 0 : n;
         }
-        os << std::left << std::setw(16) << c.workload << std::setw(12) << c.transport
-           << std::right << std::fixed << std::setprecision(1) << std::setw(5) << c.loss * 100
-           << "%" << std::setw(11) << r.durationUs << std::setw(9) << r.collective.algBwGBps
+        os << std::left << std::setw(16) << c.workload << std::setw(12) << c.transport << std::right
+           << std::fixed << std::setprecision(1) << std::setw(5) << c.loss * 100 << "%"
+           << std::setw(11) << r.durationUs << std::setw(9) << r.collective.algBwGBps
            << std::setw(9) << bw;
         if (lossless.count(key) && lossless[key] > 0)
         {

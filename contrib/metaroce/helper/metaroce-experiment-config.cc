@@ -39,7 +39,9 @@ MetaRoceExperimentConfig::Validate() const
                 transport == "rocev2-nocc",
             "transport",
             "'" + transport + "' is not metaroce, rocev2, rocev2-pfc or rocev2-nocc");
-    Require(loss >= 0 && loss < 1, "loss", std::to_string(loss) + " is not a probability in [0, 1)");
+    Require(loss >= 0 && loss < 1,
+            "loss",
+            std::to_string(loss) + " is not a probability in [0, 1)");
     Require(lossPlane >= -1 && lossPlane < static_cast<int32_t>(planes),
             "lossPlane",
             std::to_string(lossPlane) + " is not -1 (all planes) or a plane below " +
@@ -115,7 +117,9 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
     cmd.AddValue("messageBytes", "bytes per rank (collectives) or per message", messageBytes);
     cmd.AddValue("channels", "channels (0: one per plane)", channels);
     cmd.AddValue("repetitions", "times the collective runs back to back", repetitions);
-    cmd.AddValue("cdfFile", "flows: size distribution file (bytes cumulative-probability)", cdfFile);
+    cmd.AddValue("cdfFile",
+                 "flows: size distribution file (bytes cumulative-probability)",
+                 cdfFile);
     cmd.AddValue("load", "flows: offered load per host, fraction of its line rate", load);
     cmd.AddValue("flowsPerHost", "flows: flows each host starts", flowsPerHost);
     cmd.AddValue("seed", "random seed", seed);

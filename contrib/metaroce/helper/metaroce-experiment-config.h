@@ -32,7 +32,7 @@ struct MetaRoceExperimentConfig
     uint32_t hosts{16};
     uint32_t planes{8};
     uint32_t hostsPerLeaf{8};
-    uint32_t spines{4};             ///< spines per plane
+    uint32_t spines{4};                ///< spines per plane
     std::string hostRate{"100Gbps"};   ///< host-leaf links
     std::string fabricRate{"100Gbps"}; ///< leaf-spine links
     std::string hostDelay{"1us"};
@@ -43,8 +43,8 @@ struct MetaRoceExperimentConfig
 
     // Transport, loss, failures.
     std::string transport{"metaroce"};
-    double loss{0};          ///< packet loss probability at every link end
-    int32_t lossPlane{-1};   ///< -1: loss on every plane; p: only on plane p's links
+    double loss{0};              ///< packet loss probability at every link end
+    int32_t lossPlane{-1};       ///< -1: loss on every plane; p: only on plane p's links
     std::string failure{"none"}; ///< none, plane, spine, fabric-link, host-link
     uint32_t failurePlane{0};
     uint32_t failureIndex{0}; ///< the spine (spine), leaf (fabric-link) or host (host-link)
@@ -57,8 +57,8 @@ struct MetaRoceExperimentConfig
     uint64_t messageBytes{1 << 20};         ///< buffer per rank (collectives), message (patterns)
     uint32_t channels{0};                   ///< 0: one per plane
     uint32_t repetitions{1};
-    std::string cdfFile;   ///< flows: size distribution, lines "bytes cumulative-probability"
-    double load{0.5};      ///< flows: offered load, fraction of each host's line rate x planes
+    std::string cdfFile;       ///< flows: size distribution, lines "bytes cumulative-probability"
+    double load{0.5};          ///< flows: offered load, fraction of each host's line rate x planes
     uint32_t flowsPerHost{20}; ///< flows: flows each host starts
 
     // Run.
@@ -67,7 +67,7 @@ struct MetaRoceExperimentConfig
     std::string throughputInterval{"0us"}; ///< > 0: record delivered bytes per interval
     std::string output;                    ///< file prefix: <output>.json and <output>-*.csv
     bool progress{false};                  ///< a progress line on stderr every few seconds
-    std::string stopTime{"1s"};            ///< simulated-time limit (a run that hits it is incomplete)
+    std::string stopTime{"1s"}; ///< simulated-time limit (a run that hits it is incomplete)
 
     /**
      * Checks every field; throws std::invalid_argument naming the field and the problem.

@@ -108,11 +108,11 @@ class MessageLog
 {
   public:
     MessageLog(const MetaRoceExperimentConfig& config, double hostBps)
-        : m_hostsPerLeaf(config.hostsPerLeaf),
-          m_planes(config.planes),
-          m_hostDelayUs(ParseTimeOption("hostDelay", config.hostDelay).GetSeconds() * 1e6),
-          m_fabricDelayUs(ParseTimeOption("fabricDelay", config.fabricDelay).GetSeconds() * 1e6),
-          m_hostBps(hostBps)
+        : m_hostsPerLeaf(config.hostsPerLeaf)
+        , m_planes(config.planes)
+        , m_hostDelayUs(ParseTimeOption("hostDelay", config.hostDelay).GetSeconds() * 1e6)
+        , m_fabricDelayUs(ParseTimeOption("fabricDelay", config.fabricDelay).GetSeconds() * 1e6)
+        , m_hostBps(hostBps)
     {
     }
 
@@ -254,7 +254,8 @@ MetaRoceExperiment::Run()
 {
     const MetaRoceExperimentConfig& c = m_config;
     const auto wallStart = std::chrono::steady_clock::now();
-    const auto nicAttributes = ParseAttributes("nicAttributes", c.nicAttributes, "ns3::MetaRoceNic");
+    const auto nicAttributes =
+        ParseAttributes("nicAttributes", c.nicAttributes, "ns3::MetaRoceNic");
     const auto switchAttributes =
         ParseAttributes("switchAttributes", c.switchAttributes, "ns3::MetaRoceSwitch");
     const metaroce::Transport transport = TransportOf(c.transport);
@@ -276,6 +277,7 @@ MetaRoceExperiment::Run()
             Simulator::Destroy();
         }
     } guard;
+
     RngSeedManager::SetSeed(c.seed);
     RngSeedManager::SetRun(c.run);
     MetaRoceFabricHelper fabric;
@@ -344,8 +346,8 @@ MetaRoceExperiment::Run()
     }
     else
     {
-        collective = std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(c.workload),
-                                                                c.messageBytes);
+        collective =
+            std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(c.workload), c.messageBytes);
         collective->SetChannels(channels);
         collective->SetRepetitions(c.repetitions);
         collective->Install(nics, transport);
@@ -369,8 +371,8 @@ MetaRoceExperiment::Run()
             Simulator::Stop();
         }
     };
-    for (const auto& app : collective ? collective->GetApps()
-                                      : std::vector<Ptr<MetaRoceCollectiveApp>>{})
+    for (const auto& app :
+         collective ? collective->GetApps() : std::vector<Ptr<MetaRoceCollectiveApp>>{})
     {
         app->TraceConnectWithoutContext(
             "Finished",
@@ -397,7 +399,8 @@ MetaRoceExperiment::Run()
     r.simEndUs = Simulator::Now().GetNanoSeconds() / 1e3;
     r.flows = std::move(log.m_records);
     std::sort(r.flows.begin(), r.flows.end(), [](const auto& a, const auto& b) {
-        return std::tie(a.startUs, a.src, a.dst, a.endUs) < std::tie(b.startUs, b.src, b.dst, b.endUs);
+        return std::tie(a.startUs, a.src, a.dst, a.endUs) <
+               std::tie(b.startUs, b.src, b.dst, b.endUs);
     });
     r.messagesCompleted = r.flows.size();
     if (collective)

@@ -90,8 +90,9 @@ MetaRoceFabricMonitor::AddLink(Ptr<PointToPointNetDevice> a,
         d.rateBps = rate.Get().GetBitRate();
         const std::size_t index = m_directions.size();
         m_directions.push_back(d);
-        tx->TraceConnectWithoutContext("PhyTxEnd",
-                                       MakeCallback(&MetaRoceFabricMonitor::OnTx, this).Bind(index));
+        tx->TraceConnectWithoutContext(
+            "PhyTxEnd",
+            MakeCallback(&MetaRoceFabricMonitor::OnTx, this).Bind(index));
         rx->TraceConnectWithoutContext(
             "PhyRxDrop",
             MakeCallback(&MetaRoceFabricMonitor::OnLost, this).Bind(index));

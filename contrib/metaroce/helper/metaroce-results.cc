@@ -1,11 +1,10 @@
 #include "metaroce-results.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace ns3
@@ -208,19 +207,18 @@ MetaRoceExperimentResults::Print(std::ostream& os) const
 {
     const auto flags = os.flags();
     os << std::fixed << std::setprecision(1);
-    os << config.workload << " of " << config.messageBytes << " B over " << config.transport
-       << ", " << config.hosts << " hosts x " << config.planes << " planes, loss "
-       << config.loss * 100 << "%: " << (complete ? "complete" : "INCOMPLETE") << " in "
-       << durationUs << " us (wall " << std::setprecision(2) << wallSeconds << " s)\n"
+    os << config.workload << " of " << config.messageBytes << " B over " << config.transport << ", "
+       << config.hosts << " hosts x " << config.planes << " planes, loss " << config.loss * 100
+       << "%: " << (complete ? "complete" : "INCOMPLETE") << " in " << durationUs << " us (wall "
+       << std::setprecision(2) << wallSeconds << " s)\n"
        << std::setprecision(1);
     if (!collective.name.empty())
     {
-        os << "  collective " << collective.name << ": time " << collective.timeUs
-           << " us, algbw " << collective.algBwGBps << " GB/s, busbw " << collective.busBwGBps
-           << " GB/s\n";
+        os << "  collective " << collective.name << ": time " << collective.timeUs << " us, algbw "
+           << collective.algBwGBps << " GB/s, busbw " << collective.busBwGBps << " GB/s\n";
     }
-    os << "  goodput " << goodputGbps << " Gb/s, FCT mean " << fctMeanUs << " us, p99 "
-       << fctP99Us << " us, slowdown p99 " << slowdownP99 << "\n"
+    os << "  goodput " << goodputGbps << " Gb/s, FCT mean " << fctMeanUs << " us, p99 " << fctP99Us
+       << " us, slowdown p99 " << slowdownP99 << "\n"
        << "  retransmitted " << retransmitted << ", timeouts " << timeouts << ", PFC pauses "
        << pfcPauses << ", ECN marked " << ecnMarked << "\n  drops:";
     for (const auto& [reason, count] : drops)

@@ -89,12 +89,12 @@ struct MetaRoceExperimentResults
     static constexpr const char* SCHEMA = "metaroce-results/1";
 
     MetaRoceExperimentConfig config;
-    bool complete{false};  ///< every message arrived with the exact byte count
-    double durationUs{0};  ///< from the workload's start to its last completion
-    double simEndUs{0};    ///< simulated time when the run stopped
-    double wallSeconds{0}; ///< not written to files
-    uint64_t packetHops{0};      ///< packets transmitted over all links
-    uint64_t messages{0};        ///< messages posted
+    bool complete{false};   ///< every message arrived with the exact byte count
+    double durationUs{0};   ///< from the workload's start to its last completion
+    double simEndUs{0};     ///< simulated time when the run stopped
+    double wallSeconds{0};  ///< not written to files
+    uint64_t packetHops{0}; ///< packets transmitted over all links
+    uint64_t messages{0};   ///< messages posted
     uint64_t messagesCompleted{0};
     uint64_t bytesDelivered{0};
     double goodputGbps{0}; ///< bytesDelivered over durationUs, all hosts
@@ -108,7 +108,7 @@ struct MetaRoceExperimentResults
     uint64_t pfcPauses{0};
     uint64_t ecnMarked{0};
     std::map<std::string, uint64_t> drops; ///< by reason: switch reasons, "link-loss", nic-*
-    MetaRoceCollectiveResult collective;  ///< empty name for the flows workload
+    MetaRoceCollectiveResult collective;   ///< empty name for the flows workload
 
     std::vector<MetaRoceFlowRecord> flows;
     std::vector<MetaRoceHostRecord> hosts;

@@ -67,12 +67,11 @@ MetaRoceCollectiveApp::AddChannel(
             for (const auto& t : *list)
             {
                 NS_ABORT_MSG_IF(peers.find(t.peer) == peers.end(),
-                                "MetaRoceCollectiveApp rank " << m_rank << ": no queue pair to peer "
-                                                              << t.peer);
+                                "MetaRoceCollectiveApp rank "
+                                    << m_rank << ": no queue pair to peer " << t.peer);
                 NS_ABORT_MSG_IF(t.bytes == 0,
-                                "MetaRoceCollectiveApp rank " << m_rank
-                                                              << ": zero-byte message to or from "
-                                                              << t.peer);
+                                "MetaRoceCollectiveApp rank "
+                                    << m_rank << ": zero-byte message to or from " << t.peer);
             }
         }
     }
@@ -189,7 +188,7 @@ MetaRoceCollectiveApp::StartApplication()
                 qp->PostSend(stream, t.bytes);
                 m_sends[{qp->GetLocalId(), stream}].push_back({t.peer, t.bytes, c, 0, Now()});
                 ++m_sendsOutstanding;
-            ++m_messagesPosted;
+                ++m_messagesPosted;
             }
             Advance(c);
         }
@@ -225,7 +224,8 @@ MetaRoceCollectiveApp::Advance(uint32_t channel)
         {
             const auto& [qp, stream] = ch.peers.at(t.peer);
             qp->PostSend(stream, t.bytes);
-            m_sends[{qp->GetLocalId(), stream}].push_back({t.peer, t.bytes, channel, ch.current, Now()});
+            m_sends[{qp->GetLocalId(), stream}].push_back(
+                {t.peer, t.bytes, channel, ch.current, Now()});
             ++m_sendsOutstanding;
             ++m_messagesPosted;
         }
@@ -239,8 +239,9 @@ MetaRoceCollectiveApp::OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::C
     const bool isRecv = c.op == metaroce::Opcode::Recv;
     auto& queue = isRecv ? m_recvs[key] : m_sends[key];
     NS_ABORT_MSG_IF(queue.empty(),
-                    "MetaRoceCollectiveApp rank " << m_rank << ": unexpected completion on queue pair "
-                                                  << key.first << " stream " << key.second);
+                    "MetaRoceCollectiveApp rank "
+                        << m_rank << ": unexpected completion on queue pair " << key.first
+                        << " stream " << key.second);
     const Pending p = queue.front();
     queue.pop_front();
     if (c.status != metaroce::CompletionStatus::Success || (isRecv && c.bytes != p.bytes))

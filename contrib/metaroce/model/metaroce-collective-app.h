@@ -67,8 +67,8 @@ class MetaRoceCollectiveApp : public Application
     /// When the rank left the last step of each repetition (over all channels).
     std::vector<Time> GetRepetitionEnds() const;
     uint64_t GetMessagesPosted() const; ///< SENDs posted so far
-    uint64_t GetBytesSent() const;     ///< bytes of completed SENDs
-    uint64_t GetBytesReceived() const; ///< bytes of completed RECVs
+    uint64_t GetBytesSent() const;      ///< bytes of completed SENDs
+    uint64_t GetBytesReceived() const;  ///< bytes of completed RECVs
     /// Completions with an error status, or RECVs whose length differed from the schedule's.
     uint64_t GetErrors() const;
 

@@ -60,10 +60,10 @@ HalvingDoubling(uint32_t n, uint64_t bytes)
             const auto [lo, hi] = ranges.back();
             const uint32_t mid = (lo + hi) / 2;
             const bool lower = (r & d) == 0;
-            const std::pair<uint32_t, uint32_t> keep = lower ? std::make_pair(lo, mid)
-                                                             : std::make_pair(mid, hi);
-            const std::pair<uint32_t, uint32_t> give = lower ? std::make_pair(mid, hi)
-                                                             : std::make_pair(lo, mid);
+            const std::pair<uint32_t, uint32_t> keep =
+                lower ? std::make_pair(lo, mid) : std::make_pair(mid, hi);
+            const std::pair<uint32_t, uint32_t> give =
+                lower ? std::make_pair(mid, hi) : std::make_pair(lo, mid);
             MetaRoceCollectiveStep step;
             step.sends.push_back({r ^ d, RangeBytes(bytes, n, give.first, give.second)});
             step.recvs.push_back({r ^ d, RangeBytes(bytes, n, keep.first, keep.second)});
@@ -77,7 +77,8 @@ HalvingDoubling(uint32_t n, uint64_t bytes)
             const auto [plo, phi] = ranges.back();
             MetaRoceCollectiveStep step;
             step.sends.push_back({r ^ d, RangeBytes(bytes, n, lo, hi)});
-            step.recvs.push_back({r ^ d, RangeBytes(bytes, n, plo, phi) - RangeBytes(bytes, n, lo, hi)});
+            step.recvs.push_back(
+                {r ^ d, RangeBytes(bytes, n, plo, phi) - RangeBytes(bytes, n, lo, hi)});
             schedule[r].push_back(step);
         }
     }

@@ -96,8 +96,8 @@ MetaRoceFlowGenerator::GetTypeId()
 }
 
 MetaRoceFlowGenerator::MetaRoceFlowGenerator()
-    : m_interArrival(CreateObject<ExponentialRandomVariable>()),
-      m_destination(CreateObject<UniformRandomVariable>())
+    : m_interArrival(CreateObject<ExponentialRandomVariable>())
+    , m_destination(CreateObject<UniformRandomVariable>())
 {
 }
 

@@ -91,7 +91,7 @@ class MetaRoceFlowGenerator : public Application
     Ptr<ExponentialRandomVariable> m_interArrival;
     Ptr<UniformRandomVariable> m_destination;
     std::map<std::pair<uint32_t, uint32_t>, Ptr<MetaRoceQueuePair>> m_qps; ///< (dst, plane)
-    std::map<std::pair<uint32_t, uint16_t>, std::deque<Flow>> m_inFlight; ///< (qp id, stream)
+    std::map<std::pair<uint32_t, uint16_t>, std::deque<Flow>> m_inFlight;  ///< (qp id, stream)
     uint64_t m_started{0};
     uint64_t m_completed{0};
     EventId m_next;

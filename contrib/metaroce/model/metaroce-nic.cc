@@ -435,6 +435,11 @@ MetaRoceNic::Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out)
     ip.SetProtocol(17);
     ip.SetTtl(64);
     ip.SetEcn(Ipv4Header::ECN_ECT0);
+    if (out.isControl)
+    {
+        // ACK, NAK, CNP, probe: the switches' CONTROL class (metaroce-switch-pfc.h).
+        ip.SetDscp(static_cast<Ipv4Header::DscpType>(kMetaRoceControlDscp));
+    }
     ip.SetPayloadSize(p->GetSize());
     ip.EnableChecksum();
     p->AddHeader(ip);
@@ -462,8 +467,11 @@ MetaRoceNic::Pull(uint32_t index)
         {
             return p;
         }
+        Ipv4Header ip;
+        p->PeekHeader(ip);
         const uint32_t l4Payload = p->GetSize() - 28; // IPv4 (20) and UDP (8) headers
-        if (MetaRoceClassify(0, l4Payload, kMetaRoceControlMaxPayload) == METAROCE_CLASS_CONTROL)
+        if (MetaRoceClassify(ip.GetTos(), l4Payload, kMetaRoceControlMaxPayload) ==
+            METAROCE_CLASS_CONTROL)
         {
             return p;
         }
@@ -492,6 +500,12 @@ MetaRoceNic::PullFromQueuePairs(uint32_t index)
         }
         std::optional<metaroce::OutPacket> out =
             qp.m_engine->PullPacket(static_cast<uint16_t>(index), now);
+        // Every pull may move the deadline, also one that returns nothing: a pull held back by
+        // pacing makes the release time a deadline, and one that retires a fully sent message
+        // may start the tail-loss probe clock (spec 2.3: re-arm after every call). (No
+        // Service() here: this runs inside the device's Dequeue, where kicking a port would
+        // re-enter it.)
+        Rearm(qp);
         if (!out)
         {
             continue;
@@ -499,9 +513,6 @@ MetaRoceNic::PullFromQueuePairs(uint32_t index)
         port.cursor = (slot + 1) % n;
         Ptr<Packet> p = Frame(qp, *out);
         m_txTrace(p, index);
-        // Pacing may have moved the deadline. (No Service() here: this runs inside the device's
-        // Dequeue, where kicking a port would re-enter it.)
-        Rearm(qp);
         return p;
     }
     return nullptr;

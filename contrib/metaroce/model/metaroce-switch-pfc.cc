@@ -19,7 +19,6 @@ NS_OBJECT_ENSURE_REGISTERED(MetaRocePfcHeader);
 
 namespace
 {
-constexpr uint8_t kDscpCs6 = 48;
 constexpr uint8_t kDscpCs7 = 56;
 constexpr uint32_t kIpv4HeaderSize = 20;
 } // namespace
@@ -28,7 +27,8 @@ MetaRoceTrafficClass
 MetaRoceClassify(uint8_t tos, uint32_t l4Payload, uint32_t controlMaxPayload)
 {
     const uint8_t dscp = tos >> 2;
-    if (dscp == kDscpCs6 || dscp == kDscpCs7 || l4Payload <= controlMaxPayload)
+    if (dscp == kMetaRoceControlDscp || dscp == kDscpCs7 ||
+        (controlMaxPayload > 0 && l4Payload <= controlMaxPayload))
     {
         return METAROCE_CLASS_CONTROL;
     }

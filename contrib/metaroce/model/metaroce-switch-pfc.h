@@ -3,12 +3,14 @@
  *
  * Traffic classes. A port has two egress classes served in strict priority: CONTROL before
  * DATA, so that ACKs, NAKs, CNPs and probes are never stuck behind a full data queue. A packet
- * belongs to CONTROL when its DSCP is CS6 or CS7 (network control; senders that want a large
- * packet treated as control say so explicitly), or when its L4 payload (the UDP payload, or
- * the IPv4 payload of a non-UDP datagram) is at most ControlMaxPayload bytes (128 by default:
- * a MetaRoCE ACK is 64 bytes, a RoCEv2 ACK 20, a MetaRoCE SEND header alone 48). Everything
- * else is DATA. Both ends of a link must classify alike for PFC to make sense, which is why the
- * rule is a free function here and not buried in the switch.
+ * belongs to CONTROL when its DSCP is CS6 or CS7: the NIC marks its ACKs, NAKs, CNPs and probes
+ * CS6, a trimming switch marks what it trimmed CS6, PFC frames are CS7. Optionally, for senders
+ * that do not mark, a packet whose L4 payload (the UDP payload, or the IPv4 payload of a
+ * non-UDP datagram) is at most ControlMaxPayload bytes is CONTROL too; that rule is off by
+ * default (0), because it would let the short last segment of a message overtake the segments
+ * before it, and RoCEv2's go-back-N takes any reordering for loss. Everything else is DATA. Both
+ * ends of a link must classify alike for PFC to make sense, which is why the rule is a free
+ * function here and not buried in the switch.
  *
  * PFC frames. IEEE 802.1Qbb PFC is a MAC control frame (EtherType 0x8808), but ns-3.37's
  * PointToPointNetDevice only carries PPP protocols for IPv4 and IPv6. A metaroce PFC frame is
@@ -57,8 +59,11 @@ constexpr uint32_t kMetaRoceNumClasses = 2;
 /// IPv4 protocol number of metaroce PFC frames (RFC 3692 experimental).
 constexpr uint8_t kMetaRocePfcProtocol = 253;
 
-/// Default largest L4 payload still classified as CONTROL.
-constexpr uint32_t kMetaRoceControlMaxPayload = 128;
+/// Default largest L4 payload classified as CONTROL without a DSCP mark: 0, the rule is off.
+constexpr uint32_t kMetaRoceControlMaxPayload = 0;
+
+/// DSCP of CONTROL packets the NIC sends and the switch trims (CS6, network control).
+constexpr uint8_t kMetaRoceControlDscp = 48;
 
 /**
  * The class of a packet, from its IPv4 TOS byte and L4 payload size (see the file comment).

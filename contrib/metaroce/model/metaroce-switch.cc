@@ -55,7 +55,8 @@ MetaRoceSwitch::GetTypeId()
                           MakeDoubleAccessor(&MetaRoceSwitch::m_dtAlpha),
                           MakeDoubleChecker<double>())
             .AddAttribute("ControlMaxPayload",
-                          "Largest L4 payload (bytes) that makes a packet CONTROL class.",
+                          "Without a DSCP CS6/CS7 mark, largest L4 payload (bytes) that still "
+                          "makes a packet CONTROL class; 0 (default) turns the size rule off.",
                           UintegerValue(kMetaRoceControlMaxPayload),
                           MakeUintegerAccessor(&MetaRoceSwitch::m_controlMaxPayload),
                           MakeUintegerChecker<uint32_t>())
@@ -379,6 +380,8 @@ MetaRoceSwitch::Trim(Ptr<Packet> p, const MetaRocePacketInfo& info) const
     const uint32_t keep = kUdpHeaderSize + std::min(m_trimSize, info.l4Payload);
     p->RemoveAtEnd(p->GetSize() - keep);
     ip.SetPayloadSize(keep);
+    // What is left is a header the receiver acts on at once: it travels as CONTROL from here.
+    ip.SetDscp(static_cast<Ipv4Header::DscpType>(kMetaRoceControlDscp));
     if (Node::ChecksumEnabled())
     {
         ip.EnableChecksum();

@@ -14,8 +14,8 @@
  * rewrite per packet, and fabric routes are computed loop-free by the fabric helper.
  *
  * Classes. Two egress queues per port in strict priority, CONTROL before DATA; the class rule
- * (DSCP CS6/CS7, or an L4 payload of at most "ControlMaxPayload" bytes) is MetaRoceClassify()
- * in metaroce-switch-pfc.h, shared with the NIC.
+ * (DSCP CS6/CS7, or optionally an L4 payload of at most "ControlMaxPayload" bytes) is
+ * MetaRoceClassify() in metaroce-switch-pfc.h, shared with the NIC.
  *
  * Buffer. One shared pool of "BufferSize" bytes for all egress queues (sizes are IPv4 bytes).
  * Lossy mode (PFC off) uses Choudhury-Hahne dynamic thresholds, as shared-buffer ASICs do: a

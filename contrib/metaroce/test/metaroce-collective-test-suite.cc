@@ -48,7 +48,7 @@ ReadFile(const std::string& path)
 }
 
 /// The message of the std::invalid_argument `f` throws, or "" if it throws none.
-template <typename F>
+template<typename F>
 std::string
 InvalidArgument(F f)
 {
@@ -103,32 +103,32 @@ class ScheduleTestCase : public TestCase
                               0.875,
                               "nccl-tests all-to-all factor");
 
+        NS_TEST_EXPECT_MSG_NE(
+            InvalidArgument([] {
+                BuildSchedule(MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING, 6, 1 << 20);
+            }).find("power-of-two"),
+            std::string::npos,
+            "halving-doubling on 6 ranks");
         NS_TEST_EXPECT_MSG_NE(InvalidArgument([] {
-                                  BuildSchedule(MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING,
-                                                6,
-                                                1 << 20);
-                              }).find("power-of-two"),
+                                  BuildSchedule(MetaRoceCollective::ALL_TO_ALL, 8, 7);
+                              }).find("would not hold a byte"),
                               std::string::npos,
-                              "halving-doubling on 6 ranks");
-        NS_TEST_EXPECT_MSG_NE(
-            InvalidArgument([] { BuildSchedule(MetaRoceCollective::ALL_TO_ALL, 8, 7); })
-                .find("would not hold a byte"),
-            std::string::npos,
-            "7 bytes over 8 ranks");
-        NS_TEST_EXPECT_MSG_NE(
-            InvalidArgument([] { BuildSchedule(MetaRoceCollective::ALL_TO_ALL, 1, 64); })
-                .find("at least 2 ranks"),
-            std::string::npos,
-            "one rank");
-        NS_TEST_EXPECT_MSG_NE(InvalidArgument([] { ParseCollective("allgather"); }).find("allgather"),
+                              "7 bytes over 8 ranks");
+        NS_TEST_EXPECT_MSG_NE(InvalidArgument([] {
+                                  BuildSchedule(MetaRoceCollective::ALL_TO_ALL, 1, 64);
+                              }).find("at least 2 ranks"),
                               std::string::npos,
-                              "unknown collective named");
+                              "one rank");
+        NS_TEST_EXPECT_MSG_NE(
+            InvalidArgument([] { ParseCollective("allgather"); }).find("allgather"),
+            std::string::npos,
+            "unknown collective named");
     }
 
     void CheckSchedule(MetaRoceCollective c, uint32_t n, uint64_t bytes)
     {
-        const std::string what = CollectiveName(c) + " n=" + std::to_string(n) +
-                                 " bytes=" + std::to_string(bytes);
+        const std::string what =
+            CollectiveName(c) + " n=" + std::to_string(n) + " bytes=" + std::to_string(bytes);
         const MetaRoceSchedule s = BuildSchedule(c, n, bytes);
         uint64_t sent = 0;
         uint64_t received = 0;
@@ -338,9 +338,10 @@ class DeterminismTestCase : public TestCase
             // The output prefix itself is not in the files, so they must match byte for byte.
             NS_TEST_ASSERT_MSG_EQ((a == b), true, suffix << " identical");
         }
-        NS_TEST_ASSERT_MSG_NE(ReadFile(prefixes[0] + ".json").find("\"schema\": \"metaroce-results/1\""),
-                              std::string::npos,
-                              "schema named");
+        NS_TEST_ASSERT_MSG_NE(
+            ReadFile(prefixes[0] + ".json").find("\"schema\": \"metaroce-results/1\""),
+            std::string::npos,
+            "schema named");
     }
 };
 
@@ -369,9 +370,10 @@ class ConfigTestCase : public TestCase
         NS_TEST_EXPECT_MSG_NE(refused([](auto& c) { c.hostRate = "fast"; }).find("--hostRate"),
                               std::string::npos,
                               "rate");
-        NS_TEST_EXPECT_MSG_NE(refused([](auto& c) { c.hostDelay = "1 parsec"; }).find("--hostDelay"),
-                              std::string::npos,
-                              "delay");
+        NS_TEST_EXPECT_MSG_NE(
+            refused([](auto& c) { c.hostDelay = "1 parsec"; }).find("--hostDelay"),
+            std::string::npos,
+            "delay");
         NS_TEST_EXPECT_MSG_NE(refused([](auto& c) { c.workload = "allgather"; }).find("allgather"),
                               std::string::npos,
                               "workload");

@@ -39,7 +39,12 @@ constexpr double kChi2Crit2Dof = 13.82; ///< same, 2 degrees of freedom
 
 /// An IPv4/UDP test packet.
 Ptr<Packet>
-MakeUdp(Ipv4Address src, Ipv4Address dst, uint16_t sport, uint32_t payload, uint8_t ecn = 0)
+MakeUdp(Ipv4Address src,
+        Ipv4Address dst,
+        uint16_t sport,
+        uint32_t payload,
+        uint8_t ecn = 0,
+        uint8_t dscp = 0)
 {
     Ptr<Packet> p = Create<Packet>(payload);
     UdpHeader udp;
@@ -52,6 +57,7 @@ MakeUdp(Ipv4Address src, Ipv4Address dst, uint16_t sport, uint32_t payload, uint
     ip.SetProtocol(17);
     ip.SetTtl(64);
     ip.SetEcn(Ipv4Header::EcnType(ecn));
+    ip.SetDscp(Ipv4Header::DscpType(dscp));
     ip.SetPayloadSize(p->GetSize());
     p->AddHeader(ip);
     return p;
@@ -515,15 +521,21 @@ class PriorityTestCase : public SwitchTestCase
     {
         Star s(3);
         // Halfway through the incast (~150 kB queued at port 2), host 1 sends 10 ACK-sized
-        // packets; its own NIC-like pull sends them next, the switch must send them at once.
+        // packets marked CS6; its own NIC-like pull sends them next, the switch must send them
+        // at once. 10 more of the same size without the mark are DATA: they wait their turn
+        // (size alone does not make CONTROL, or a message's short last segment would overtake
+        // the segments before it).
         Simulator::Schedule(MicroSeconds(120), [&s]() {
             for (uint32_t i = 0; i < 10; ++i)
             {
-                s.hosts[1]->Send(MakeUdp(Star::Addr(1), Star::Addr(2), 9000, 64));
+                s.hosts[1]->Send(
+                    MakeUdp(Star::Addr(1), Star::Addr(2), 9000, 64, 0, kMetaRoceControlDscp));
+                s.hosts[1]->Send(MakeUdp(Star::Addr(1), Star::Addr(2), 9001, 64));
             }
         });
         Incast(s, 2, 300, {0, 0});
         uint32_t control = 0;
+        uint32_t unmarked = 0;
         for (const Arrival& a : s.hosts[2]->rx)
         {
             if (a.sport == 9000)
@@ -531,8 +543,14 @@ class PriorityTestCase : public SwitchTestCase
                 control++;
                 NS_TEST_EXPECT_MSG_LT(a.at, MicroSeconds(120 + 10), "CONTROL did not wait");
             }
+            if (a.sport == 9001)
+            {
+                unmarked++;
+                NS_TEST_EXPECT_MSG_GT(a.at, MicroSeconds(120 + 10), "unmarked small packet waited");
+            }
         }
         NS_TEST_EXPECT_MSG_EQ(control, 10, "all CONTROL packets arrived");
+        NS_TEST_EXPECT_MSG_EQ(unmarked, 10, "all unmarked packets arrived");
         NS_TEST_EXPECT_MSG_GT(s.sw->GetPortCounters(2).maxQueueBytes, 100000, "DATA did queue");
         CheckAccounting(s.sw);
         Simulator::Destroy();

@@ -1,0 +1,69 @@
+/*
+ * What a scenario may configure on the implementation under test, and nothing more: the
+ * "portable" settings every adapter must be able to apply (a NIC exposes them as attributes).
+ * Everything else keeps the spec's defaults (spec 9, "Assumptions"; 8.5 for RoCEv2), so one
+ * scenario means the same thing on every adapter.
+ *
+ * Identity is fixed: the DUT's connection (MetaRoCE) or QP number (RoCEv2) is kDutConnection,
+ * and so is its peer's, as for the first queue pair of a MetaRoceNic. Entropy (UDP source
+ * ports of DATA/PROBE, and RoCEv2's fixed source port) comes from each implementation's own
+ * seed, so scenarios bind it to a variable rather than naming it.
+ */
+#ifndef METAROCE_COMPLIANCE_DUT_SETUP_H
+#define METAROCE_COMPLIANCE_DUT_SETUP_H
+
+#include "engine-memory.h"
+#include "metaroce-config.h"
+#include "rocev2-config.h"
+#include "transport-engine.h"
+
+#include <string>
+#include <vector>
+
+namespace metaroce::compliance
+{
+
+/// Connection id / QP number of the DUT and of its peer.
+constexpr uint32_t kDutConnection = 2;
+
+/// A memory region registered on the DUT (virtual: no backing bytes).
+struct DutRegion
+{
+    uint32_t key{0};
+    uint64_t addr{0};
+    uint64_t length{0};
+};
+
+/// Everything an adapter needs to build the DUT.
+struct DutSetup
+{
+    Transport transport{Transport::MetaRoce};
+    MetaRoceConfig metaroce; ///< used when transport is MetaRoce
+    RoceV2Config rocev2;     ///< used when transport is RoceV2
+    std::vector<DutRegion> regions;
+
+    /// Number of DUT ports (planes): `metaroce.ports`, or 1 for RoCEv2.
+    uint16_t Ports() const;
+    /// Line rate of each port.
+    uint64_t PortRateBps() const;
+};
+
+/// The setup a scenario starts from: spec defaults with the fixed identity.
+DutSetup DefaultSetup(Transport transport);
+
+/**
+ * Applies one portable setting ("mtu", "pathsPerPort", ...; the list is in dut-setup.cc and
+ * doc/compliance.md). Throws std::invalid_argument naming the key when it is not portable for
+ * the transport or its value is malformed; the whole configuration is validated by Finish().
+ */
+void ApplySetting(DutSetup& setup, const std::string& key, const std::string& value);
+
+/// Derived fields and validation (std::invalid_argument naming the bad field).
+void Finish(DutSetup& setup);
+
+/// The portable keys of a transport, for documentation and error messages.
+std::vector<std::string> PortableKeys(Transport transport);
+
+} // namespace metaroce::compliance
+
+#endif // METAROCE_COMPLIANCE_DUT_SETUP_H

@@ -1,0 +1,229 @@
+#include "engine-adapter.h"
+
+#include "metaroce-connection.h"
+#include "rocev2-queue-pair.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace metaroce::compliance
+{
+
+namespace
+{
+
+/// Bytes of a packet the engine is handed: a NIC copies the transport header and leaves the
+/// payload virtual (MetaRoceNic does the same), so both adapters exercise the same engine path.
+constexpr std::size_t kHeaderBytesHanded = 64;
+
+/// More events than this at one instant means the engine's NextTimeout() does not advance.
+constexpr int kMaxEventsPerInstant = 100000;
+
+} // namespace
+
+TimeNs
+FrameTimeNs(uint64_t udpPayloadBytes, uint64_t rateBps)
+{
+    const unsigned __int128 bits = (udpPayloadBytes + kFrameOverheadBytes) * 8;
+    const unsigned __int128 scaled = bits * 1000000000u + rateBps / 2;
+    return static_cast<TimeNs>(scaled / rateBps);
+}
+
+const char*
+EngineAdapter::Name() const
+{
+    return "engine";
+}
+
+void
+EngineAdapter::Reset(const DutSetup& setup)
+{
+    m_setup = setup;
+    m_memory = std::make_unique<MemoryRegistry>();
+    for (const DutRegion& r : setup.regions)
+    {
+        m_memory->Register({r.key, r.addr, r.length, nullptr});
+    }
+    if (setup.transport == Transport::MetaRoce)
+    {
+        m_engine = std::make_unique<MetaRoceConnection>(setup.metaroce, m_memory.get());
+    }
+    else
+    {
+        m_engine = std::make_unique<RoceV2QueuePair>(setup.rocev2, *m_memory);
+    }
+    m_now = 0;
+    m_busyUntil.assign(setup.Ports(), kNever);
+    m_portUp.assign(setup.Ports(), true);
+    m_nextWrId = 1;
+    m_emitted.clear();
+    m_completions.clear();
+    Service();
+}
+
+TimeNs
+EngineAdapter::Now() const
+{
+    return m_now;
+}
+
+bool
+EngineAdapter::HasOutput() const
+{
+    return !m_emitted.empty() || !m_completions.empty();
+}
+
+TimeNs
+EngineAdapter::NextEvent() const
+{
+    TimeNs next = m_engine->NextTimeout();
+    if (next != kNever)
+    {
+        next = std::max(next, m_now);
+    }
+    for (TimeNs busy : m_busyUntil)
+    {
+        next = std::min(next, busy);
+    }
+    return next;
+}
+
+void
+EngineAdapter::AdvanceTo(TimeNs t, bool stopOnOutput)
+{
+    int atThisInstant = 0;
+    TimeNs instant = m_now;
+    for (TimeNs next = NextEvent(); next <= t; next = NextEvent())
+    {
+        if (stopOnOutput && HasOutput())
+        {
+            return;
+        }
+        atThisInstant = next == instant ? atThisInstant + 1 : 0;
+        instant = next;
+        if (atThisInstant > kMaxEventsPerInstant)
+        {
+            throw std::logic_error("engine: NextTimeout() does not advance past " +
+                                   std::to_string(next) + " ns");
+        }
+        m_now = next;
+        for (TimeNs& busy : m_busyUntil)
+        {
+            if (busy <= m_now)
+            {
+                busy = kNever; // the port is free again: Service() pulls
+            }
+        }
+        if (m_engine->NextTimeout() <= m_now)
+        {
+            m_engine->OnTimeout(m_now);
+        }
+        Service();
+    }
+    if (stopOnOutput && HasOutput())
+    {
+        return;
+    }
+    m_now = std::max(m_now, t);
+}
+
+void
+EngineAdapter::Service()
+{
+    for (const Completion& c : m_engine->TakeCompletions())
+    {
+        m_completions.push_back(c);
+    }
+    for (uint16_t port = 0; port < m_busyUntil.size(); ++port)
+    {
+        if (!m_portUp[port] || m_busyUntil[port] != kNever || !m_engine->HasWork(port))
+        {
+            continue;
+        }
+        std::optional<OutPacket> out = m_engine->PullPacket(port, m_now);
+        if (!out)
+        {
+            continue;
+        }
+        WirePacket w;
+        w.time = m_now;
+        w.port = out->port;
+        w.udpSrcPort = out->udpSrcPort;
+        w.udpDstPort = out->udpDstPort;
+        w.bytes = out->header;
+        w.bytes.resize(out->WireSize(), 0); // virtual payload: zeros, as on the NIC's wire
+        m_busyUntil[port] = m_now + FrameTimeNs(w.bytes.size(), m_setup.PortRateBps());
+        m_emitted.push_back(std::move(w));
+    }
+}
+
+void
+EngineAdapter::Inject(const WirePacket& pkt)
+{
+    if (pkt.port >= m_portUp.size())
+    {
+        throw std::invalid_argument("engine adapter: no port " + std::to_string(pkt.port));
+    }
+    RxPacket rx;
+    rx.data = pkt.bytes.data();
+    rx.size = std::min(pkt.bytes.size(), kHeaderBytesHanded);
+    rx.wireSize = pkt.bytes.size();
+    rx.port = pkt.port;
+    rx.ecnCe = pkt.ecnCe;
+    rx.now = m_now;
+    m_engine->OnPacket(rx);
+    Service();
+}
+
+uint64_t
+EngineAdapter::Post(const WorkRequest& request)
+{
+    WorkRequest wr = request;
+    wr.id = m_nextWrId++;
+    if (wr.op == Opcode::Recv)
+    {
+        m_engine->PostRecv(wr);
+    }
+    else
+    {
+        m_engine->PostSend(wr, m_now);
+    }
+    Service();
+    return wr.id;
+}
+
+void
+EngineAdapter::SetPortState(uint16_t port, bool up)
+{
+    if (m_portUp[port] == up)
+    {
+        return;
+    }
+    m_portUp[port] = up;
+    m_engine->OnPortState(port, up, m_now);
+    Service();
+}
+
+std::vector<WirePacket>
+EngineAdapter::TakeEmitted()
+{
+    std::vector<WirePacket> out;
+    out.swap(m_emitted);
+    return out;
+}
+
+std::vector<Completion>
+EngineAdapter::TakeCompletions()
+{
+    std::vector<Completion> out;
+    out.swap(m_completions);
+    return out;
+}
+
+Counters
+EngineAdapter::ReadCounters() const
+{
+    return m_engine->GetCounters();
+}
+
+} // namespace metaroce::compliance

@@ -1,0 +1,62 @@
+/*
+ * The engine adapter: drives a TransportEngine (MetaRoceConnection or RoceV2QueuePair)
+ * directly on a virtual clock, as a NIC would (spec 2.3): after every event it pulls on every
+ * idle port that is up, keeps a port busy for the frame's serialisation time, and calls
+ * OnTimeout when NextTimeout() comes due. It links the engine only, never ns-3.
+ *
+ * To make its timing comparable with the ns-3 NIC adapter, a port is busy for the frame a
+ * point-to-point link carries: the UDP payload plus kFrameOverheadBytes, at the port's rate.
+ */
+#ifndef METAROCE_COMPLIANCE_ENGINE_ADAPTER_H
+#define METAROCE_COMPLIANCE_ENGINE_ADAPTER_H
+
+#include "compliance-adapter.h"
+#include "transport-engine.h"
+
+#include <memory>
+
+namespace metaroce::compliance
+{
+
+/// IPv4 (20) + UDP (8) + PPP (2): what MetaRoceNic puts around a UDP payload on its links.
+constexpr uint64_t kFrameOverheadBytes = 30;
+
+/// Serialisation time of `udpPayloadBytes` at `rateBps`, rounded to the nearest nanosecond.
+TimeNs FrameTimeNs(uint64_t udpPayloadBytes, uint64_t rateBps);
+
+/// Drives an engine directly.
+class EngineAdapter : public ComplianceAdapter
+{
+  public:
+    const char* Name() const override;
+    void Reset(const DutSetup& setup) override;
+    TimeNs Now() const override;
+    void AdvanceTo(TimeNs t, bool stopOnOutput) override;
+    void Inject(const WirePacket& pkt) override;
+    uint64_t Post(const WorkRequest& wr) override;
+    void SetPortState(uint16_t port, bool up) override;
+    std::vector<WirePacket> TakeEmitted() override;
+    std::vector<Completion> TakeCompletions() override;
+    Counters ReadCounters() const override;
+
+  private:
+    /// Collects completions and starts every idle port that is up.
+    void Service();
+    /// The earliest pending event (a port becoming free, the engine's deadline), or kNever.
+    TimeNs NextEvent() const;
+    bool HasOutput() const;
+
+    DutSetup m_setup;
+    std::unique_ptr<MemoryRegistry> m_memory;
+    std::unique_ptr<TransportEngine> m_engine;
+    TimeNs m_now{0};
+    std::vector<TimeNs> m_busyUntil; ///< per port; kNever when idle
+    std::vector<bool> m_portUp;
+    uint64_t m_nextWrId{1};
+    std::vector<WirePacket> m_emitted;
+    std::vector<Completion> m_completions;
+};
+
+} // namespace metaroce::compliance
+
+#endif // METAROCE_COMPLIANCE_ENGINE_ADAPTER_H

@@ -1,0 +1,173 @@
+/*
+ * metaroce-compliance: plays the compliance scenarios (test/compliance/scenarios, one .mrs file
+ * each) against an implementation and reports pass/fail per scenario, with the first divergence of
+ * each failure, and a JSON summary. Exits 0 only when every selected scenario passes.
+ *
+ *   metaroce-compliance [--adapter=engine|ns3-nic] [--scenario=SUBSTRING] [--report=FILE.json]
+ *                       [--scenarios=DIR] [--list]
+ */
+#include "compliance-report.h"
+#include "engine-adapter.h"
+#include "scenario-runner.h"
+#include "scenario.h"
+
+#ifdef METAROCE_COMPLIANCE_WITH_NS3
+#    include "ns3-nic-adapter.h"
+#endif
+
+#include <algorithm>
+#include <dirent.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace metaroce::compliance;
+
+namespace
+{
+
+std::vector<std::string>
+ScenarioFiles(const std::string& dir)
+{
+    DIR* d = opendir(dir.c_str());
+    if (d == nullptr)
+    {
+        throw std::invalid_argument("cannot open scenario directory " + dir);
+    }
+    std::vector<std::string> files;
+    for (dirent* e = readdir(d); e != nullptr; e = readdir(d))
+    {
+        const std::string name = e->d_name;
+        if (name.size() > 4 && name.substr(name.size() - 4) == ".mrs")
+        {
+            files.push_back(dir + "/" + name);
+        }
+    }
+    closedir(d);
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+std::unique_ptr<ComplianceAdapter>
+MakeAdapter(const std::string& name)
+{
+    if (name == "engine")
+    {
+        return std::make_unique<EngineAdapter>();
+    }
+#ifdef METAROCE_COMPLIANCE_WITH_NS3
+    if (name == "ns3-nic")
+    {
+        return std::make_unique<Ns3NicAdapter>();
+    }
+    throw std::invalid_argument("unknown adapter '" + name + "' (engine, ns3-nic)");
+#else
+    throw std::invalid_argument("unknown adapter '" + name +
+                                "' (this build has only 'engine'; ns3-nic needs ns-3)");
+#endif
+}
+
+int
+Usage(const std::string& problem)
+{
+    std::cerr << "metaroce-compliance: " << problem << "\n"
+              << "usage: metaroce-compliance [--adapter=engine|ns3-nic] [--scenario=SUBSTRING]\n"
+              << "                           [--report=FILE.json] [--scenarios=DIR] [--list]\n";
+    return 2;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    std::string adapterName = "engine";
+    std::string filter;
+    std::string report;
+    std::string dir = METAROCE_COMPLIANCE_SCENARIO_DIR;
+    bool list = false;
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        auto value = [&arg](const std::string& flag) {
+            return arg.rfind(flag, 0) == 0 ? arg.substr(flag.size()) : std::string();
+        };
+        if (arg.rfind("--adapter=", 0) == 0)
+        {
+            adapterName = value("--adapter=");
+        }
+        else if (arg.rfind("--scenario=", 0) == 0)
+        {
+            filter = value("--scenario=");
+        }
+        else if (arg.rfind("--report=", 0) == 0)
+        {
+            report = value("--report=");
+        }
+        else if (arg.rfind("--scenarios=", 0) == 0)
+        {
+            dir = value("--scenarios=");
+        }
+        else if (arg == "--list")
+        {
+            list = true;
+        }
+        else
+        {
+            return Usage("unknown argument '" + arg + "'");
+        }
+    }
+    try
+    {
+        std::unique_ptr<ComplianceAdapter> adapter = MakeAdapter(adapterName);
+        std::vector<Scenario> scenarios;
+        for (const std::string& file : ScenarioFiles(dir))
+        {
+            Scenario s = ParseScenarioFile(file);
+            if (s.name.find(filter) != std::string::npos)
+            {
+                scenarios.push_back(std::move(s));
+            }
+        }
+        if (scenarios.empty())
+        {
+            return Usage("no scenario in " + dir + " matches '" + filter + "'");
+        }
+        if (list)
+        {
+            for (const Scenario& s : scenarios)
+            {
+                std::cout << s.name << "  (spec " << s.spec << ")  " << s.title << "\n";
+            }
+            return 0;
+        }
+        std::vector<ScenarioResult> results;
+        std::size_t failed = 0;
+        for (const Scenario& s : scenarios)
+        {
+            results.push_back(RunScenario(s, *adapter));
+            failed += !results.back().passed;
+            PrintResult(std::cout, results.back());
+        }
+        if (!report.empty())
+        {
+            std::ofstream out(report);
+            if (!out)
+            {
+                throw std::invalid_argument("cannot write report " + report);
+            }
+            WriteJson(out, adapter->Name(), results);
+        }
+        std::cout << adapter->Name() << ": " << results.size() - failed << " passed, " << failed
+                  << " failed\n";
+        return failed == 0 ? 0 : 1;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "metaroce-compliance: " << e.what() << "\n";
+        return 2;
+    }
+}

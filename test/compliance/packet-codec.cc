@@ -1,0 +1,683 @@
+#include "packet-codec.h"
+
+#include "rocev2-wire.h"
+#include "text-values.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace metaroce::compliance
+{
+
+namespace
+{
+
+using FieldList = std::vector<std::string>;
+
+const FieldList kMetaFields = {"port", "sport", "dport", "wireSize"};
+
+/// MetaRoCE fields per opcode, in wire order (spec 3.1, 3.3-3.6).
+const std::map<std::string, FieldList>&
+MetaRoceFields()
+{
+    static const FieldList common = {"version", "flags", "pathId", "connection"};
+    static const FieldList data = {"psn",
+                                   "ackFloor",
+                                   "stream",
+                                   "msn",
+                                   "messageLength",
+                                   "offset",
+                                   "payloadLength",
+                                   "recvIndex",
+                                   "timestamp"};
+    auto join = [](FieldList a, const FieldList& b) {
+        a.insert(a.end(), b.begin(), b.end());
+        return a;
+    };
+    static const std::map<std::string, FieldList> fields = {
+        {"WRITE", join(join(common, data), {"remoteAddr", "remoteKey"})},
+        {"SEND", join(common, data)},
+        {"PROBE", join(common, {"psn", "ackFloor", "timestamp"})},
+        {"ACK",
+         join(common,
+              {"cumulativePsn", "rateHint", "echoTimestamp", "ceCount", "newCount", "sack"})},
+        {"NAK", join(common, {"stream", "syndrome", "msn"})},
+    };
+    return fields;
+}
+
+/// RoCEv2 fields per opcode name (spec 8.2).
+FieldList
+RoceV2Fields(const IbOpcodeInfo& info)
+{
+    FieldList f = {"se", "migReq", "padCount", "tver", "pKey", "destQpn", "ackReq", "psn"};
+    if (info.mask & kIbHasReth)
+    {
+        f.insert(f.end(), {"va", "rkey", "dmaLength"});
+    }
+    if (info.mask & kIbHasAeth)
+    {
+        f.insert(f.end(), {"syndrome", "msn"});
+    }
+    if (info.mask & kIbHasPayload)
+    {
+        f.push_back("payloadLength");
+    }
+    return f;
+}
+
+const IbOpcodeInfo*
+RoceOpcodeByName(const std::string& name)
+{
+    for (unsigned v = 0; v < 256; ++v)
+    {
+        const IbOpcodeInfo* info = IbLookupOpcode(static_cast<uint8_t>(v));
+        if (info != nullptr && name == info->name)
+        {
+            return info;
+        }
+    }
+    return nullptr;
+}
+
+const MrOpcodeInfo*
+MetaOpcodeByName(const std::string& name)
+{
+    for (unsigned v = 0; v < 16; ++v)
+    {
+        const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(v));
+        if (info != nullptr && name == info->name)
+        {
+            return info;
+        }
+    }
+    return nullptr;
+}
+
+std::optional<FieldList>
+FieldsOf(Transport transport, const std::string& opcode)
+{
+    if (transport == Transport::MetaRoce)
+    {
+        const auto it = MetaRoceFields().find(opcode);
+        return it == MetaRoceFields().end() ? std::nullopt : std::optional<FieldList>(it->second);
+    }
+    const IbOpcodeInfo* info = RoceOpcodeByName(opcode);
+    return info == nullptr ? std::nullopt : std::optional<FieldList>(RoceV2Fields(*info));
+}
+
+const std::pair<const char*, uint8_t> kFlagNames[] = {
+    {"FIRST", kMrFlagFirst},
+    {"LAST", kMrFlagLast},
+    {"RETX", kMrFlagRetx},
+    {"ACKREQ", kMrFlagAckReq},
+    {"ECE", kMrFlagEce},
+};
+
+std::string
+FormatFlags(uint64_t flags)
+{
+    std::string out;
+    for (const auto& [name, bit] : kFlagNames)
+    {
+        if (flags & bit)
+        {
+            out += (out.empty() ? "" : "|") + std::string(name);
+            flags &= ~static_cast<uint64_t>(bit);
+        }
+    }
+    if (flags != 0)
+    {
+        std::ostringstream os;
+        os << "0x" << std::hex << flags;
+        out += (out.empty() ? "" : "|") + os.str();
+    }
+    return out.empty() ? "0" : out;
+}
+
+/// The spec's DropReason names, indexed by DropReason.
+constexpr const char* kDropSpecNames[] = {"Truncated",
+                                          "BadVersion",
+                                          "BadOpcode",
+                                          "WrongConnection",
+                                          "BadField",
+                                          "PsnOutOfWindow",
+                                          "AckOutOfWindow",
+                                          "AccessError",
+                                          "NoReceivePosted",
+                                          "Duplicate",
+                                          "OutOfSequence",
+                                          "PortDown"};
+static_assert(std::size(kDropSpecNames) == static_cast<std::size_t>(DropReason::Count),
+              "one spec name per DropReason");
+
+const std::pair<const char*, uint64_t Counters::*> kCounterFields[] = {
+    {"txPackets", &Counters::txPackets},
+    {"txBytes", &Counters::txBytes},
+    {"txDataPackets", &Counters::txDataPackets},
+    {"txControlPackets", &Counters::txControlPackets},
+    {"retransmittedPackets", &Counters::retransmittedPackets},
+    {"rxPackets", &Counters::rxPackets},
+    {"rxBytes", &Counters::rxBytes},
+    {"rxDataPackets", &Counters::rxDataPackets},
+    {"rxControlPackets", &Counters::rxControlPackets},
+    {"rxEcnMarked", &Counters::rxEcnMarked},
+    {"placedBytes", &Counters::placedBytes},
+    {"timeouts", &Counters::timeouts},
+    {"fastRetransmits", &Counters::fastRetransmits},
+    {"entropyRedraws", &Counters::entropyRedraws},
+    {"pathsDown", &Counters::pathsDown},
+    {"completions", &Counters::completions},
+};
+
+const std::pair<const char*, CompletionStatus> kStatusNames[] = {
+    {"Success", CompletionStatus::Success},
+    {"RemoteAccessError", CompletionStatus::RemoteAccessError},
+    {"RetryExceeded", CompletionStatus::RetryExceeded},
+    {"LocalLengthError", CompletionStatus::LocalLengthError},
+    {"Flushed", CompletionStatus::Flushed},
+};
+
+void
+DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
+{
+    const MrParseResult r = MrParse(pkt.bytes.data(), pkt.bytes.size(), pkt.bytes.size());
+    if (!r.header)
+    {
+        d.parseError = std::string("does not parse: ") + kDropSpecNames[static_cast<int>(r.reason)];
+        return;
+    }
+    const MrHeader& h = *r.header;
+    d.opcode = MrLookupOpcode(static_cast<uint8_t>(h.opcode))->name;
+    auto add = [&d](const char* name, uint64_t v) { d.fields.emplace_back(name, v); };
+    add("version", pkt.bytes[0] >> 4);
+    add("flags", h.flags);
+    add("pathId", h.pathId);
+    add("connection", h.connection);
+    switch (h.opcode)
+    {
+    case MrOpcode::Write:
+    case MrOpcode::Send:
+        add("psn", h.psn);
+        add("ackFloor", h.ackFloor);
+        add("stream", h.stream);
+        add("msn", h.msn);
+        add("messageLength", h.messageLength);
+        add("offset", h.offset);
+        add("payloadLength", h.payloadLength);
+        add("recvIndex", h.recvIndex);
+        add("timestamp", h.timestamp);
+        if (h.opcode == MrOpcode::Write)
+        {
+            add("remoteAddr", h.remoteAddr);
+            add("remoteKey", h.remoteKey);
+        }
+        break;
+    case MrOpcode::Probe:
+        add("psn", h.psn);
+        add("ackFloor", h.ackFloor);
+        add("timestamp", h.timestamp);
+        break;
+    case MrOpcode::Ack:
+        add("cumulativePsn", h.cumulativePsn);
+        add("rateHint", h.rateHintMbps);
+        add("echoTimestamp", h.echoTimestamp);
+        add("ceCount", h.ceCount);
+        add("newCount", h.newCount);
+        d.sack = h.sack;
+        break;
+    case MrOpcode::Nak:
+        add("stream", h.stream);
+        add("syndrome", static_cast<uint64_t>(h.syndrome));
+        add("msn", h.msn);
+        break;
+    }
+}
+
+void
+DecodeRoceV2(const WirePacket& pkt, DecodedPacket& d)
+{
+    const IbParseResult r = IbParse(pkt.bytes.data(), pkt.bytes.size(), pkt.bytes.size());
+    if (!r.packet)
+    {
+        d.parseError = std::string("does not parse: ") + kDropSpecNames[static_cast<int>(r.reason)];
+        return;
+    }
+    const IbPacket& p = *r.packet;
+    d.opcode = p.info->name;
+    auto add = [&d](const char* name, uint64_t v) { d.fields.emplace_back(name, v); };
+    add("se", p.bth.solicited);
+    add("migReq", p.bth.migReq);
+    add("padCount", p.bth.padCount);
+    add("tver", p.bth.tver);
+    add("pKey", p.bth.pKey);
+    add("destQpn", p.bth.destQpn);
+    add("ackReq", p.bth.ackReq);
+    add("psn", p.bth.psn);
+    if (p.info->mask & kIbHasReth)
+    {
+        add("va", p.reth.va);
+        add("rkey", p.reth.rkey);
+        add("dmaLength", p.reth.dmaLength);
+    }
+    if (p.info->mask & kIbHasAeth)
+    {
+        add("syndrome", p.aeth.syndrome);
+        add("msn", p.aeth.msn);
+    }
+    if (p.info->mask & kIbHasPayload)
+    {
+        add("payloadLength", p.payloadLength);
+    }
+}
+
+uint64_t
+Value(const std::map<std::string, uint64_t>& values, const std::string& name, uint64_t fallback)
+{
+    const auto it = values.find(name);
+    return it == values.end() ? fallback : it->second;
+}
+
+template<typename T>
+T
+Narrow(const std::map<std::string, uint64_t>& values, const std::string& name, uint64_t fallback)
+{
+    const uint64_t v = Value(values, name, fallback);
+    if (v > std::numeric_limits<T>::max())
+    {
+        throw std::invalid_argument(name + "=" + std::to_string(v) + " does not fit its field");
+    }
+    return static_cast<T>(v);
+}
+
+std::vector<uint8_t>
+BuildMetaRoce(const DutSetup& setup,
+              const MrOpcodeInfo& info,
+              const std::map<std::string, uint64_t>& v,
+              const std::optional<std::bitset<kSackBits>>& sack,
+              TimeNs now)
+{
+    MrHeader h;
+    h.opcode = info.opcode;
+    h.pathId = Narrow<uint16_t>(v, "pathId", 0);
+    h.connection = Narrow<uint32_t>(v, "connection", kDutConnection);
+    uint32_t payload = 0;
+    if (info.mask & kMrOpSequenced)
+    {
+        h.psn = Narrow<uint32_t>(v, "psn", 0);
+        h.ackFloor = Narrow<uint32_t>(v, "ackFloor", 0);
+        h.timestamp = Value(v, "timestamp", now);
+    }
+    switch (info.opcode)
+    {
+    case MrOpcode::Write:
+    case MrOpcode::Send: {
+        h.stream = Narrow<uint16_t>(v, "stream", 0);
+        h.msn = Narrow<uint32_t>(v, "msn", 0);
+        h.offset = Narrow<uint32_t>(v, "offset", 0);
+        if (!v.count("messageLength") && !v.count("payloadLength"))
+        {
+            throw std::invalid_argument(std::string(info.name) +
+                                        " needs messageLength or payloadLength");
+        }
+        h.messageLength = Narrow<uint32_t>(v, "messageLength", Value(v, "payloadLength", 0));
+        const uint64_t rest = h.messageLength > h.offset ? h.messageLength - h.offset : 0;
+        h.payloadLength =
+            Narrow<uint32_t>(v, "payloadLength", std::min<uint64_t>(rest, setup.metaroce.mtu));
+        h.recvIndex = Narrow<uint32_t>(v, "recvIndex", 0);
+        h.remoteAddr = Value(v, "remoteAddr", 0);
+        h.remoteKey = Narrow<uint32_t>(v, "remoteKey", 0);
+        const bool last = uint64_t{h.offset} + h.payloadLength == h.messageLength;
+        h.flags = static_cast<uint8_t>((h.offset == 0 ? kMrFlagFirst : 0) |
+                                       (last ? kMrFlagLast | kMrFlagAckReq : 0));
+        payload = h.payloadLength;
+        break;
+    }
+    case MrOpcode::Probe:
+        h.flags = kMrFlagAckReq;
+        break;
+    case MrOpcode::Ack:
+        h.cumulativePsn = Narrow<uint32_t>(v, "cumulativePsn", 0);
+        h.rateHintMbps = Narrow<uint32_t>(v, "rateHint", 0);
+        h.echoTimestamp = Value(v, "echoTimestamp", 0);
+        h.ceCount = Narrow<uint16_t>(v, "ceCount", 0);
+        h.newCount = Narrow<uint16_t>(v, "newCount", 0);
+        h.sack = sack.value_or(std::bitset<kSackBits>());
+        h.flags = h.ceCount > 0 ? kMrFlagEce : 0;
+        break;
+    case MrOpcode::Nak:
+        h.stream = Narrow<uint16_t>(v, "stream", 0);
+        h.syndrome = static_cast<MrNakSyndrome>(Narrow<uint16_t>(v, "syndrome", 1));
+        h.msn = Narrow<uint32_t>(v, "msn", 0);
+        break;
+    }
+    h.flags = Narrow<uint8_t>(v, "flags", h.flags);
+    std::vector<uint8_t> out(h.Size() + payload, 0);
+    MrSerialize(h, out.data());
+    if (v.count("version"))
+    {
+        out[0] = static_cast<uint8_t>(Narrow<uint8_t>(v, "version", 1) << 4 | (out[0] & 0x0f));
+    }
+    return out;
+}
+
+std::vector<uint8_t>
+BuildRoceV2(const IbOpcodeInfo& info, const std::map<std::string, uint64_t>& v)
+{
+    IbBth bth;
+    bth.opcode = info.opcode;
+    bth.solicited = Value(v, "se", 0) != 0;
+    bth.migReq = Value(v, "migReq", 0) != 0;
+    bth.tver = Narrow<uint8_t>(v, "tver", 0);
+    bth.pKey = Narrow<uint16_t>(v, "pKey", kIbDefaultPKey);
+    bth.destQpn = Narrow<uint32_t>(v, "destQpn", kDutConnection);
+    bth.ackReq = Value(v, "ackReq", 0) != 0;
+    bth.psn = Narrow<uint32_t>(v, "psn", 0);
+    const uint32_t payload =
+        (info.mask & kIbHasPayload) ? Narrow<uint32_t>(v, "payloadLength", 0) : 0;
+    bth.padCount = Narrow<uint8_t>(v, "padCount", IbPadCount(payload));
+    IbReth reth;
+    reth.va = Value(v, "va", 0);
+    reth.rkey = Narrow<uint32_t>(v, "rkey", 0);
+    reth.dmaLength = Narrow<uint32_t>(v, "dmaLength", payload);
+    IbAeth aeth;
+    aeth.syndrome = Narrow<uint8_t>(v, "syndrome", IbAckSyndrome());
+    aeth.msn = Narrow<uint32_t>(v, "msn", 0);
+    std::vector<uint8_t> out = IbSerializeHeader(bth, reth, aeth);
+    const uint32_t trailer =
+        (info.mask & kIbHasPayload) ? IbTrailedSize(payload) : static_cast<uint32_t>(kIbIcrcSize);
+    out.resize(out.size() + trailer, 0);
+    return out;
+}
+
+} // namespace
+
+std::optional<uint64_t>
+DecodedPacket::Get(const std::string& name) const
+{
+    for (const auto& [n, v] : fields)
+    {
+        if (n == name)
+        {
+            return v;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string
+DecodedPacket::ToString() const
+{
+    std::ostringstream os;
+    os << (opcode.empty() ? "?" : opcode);
+    for (const auto& [name, v] : fields)
+    {
+        os << ' ' << name << '=';
+        if (name == "flags" && opcode.rfind("RC_", 0) != 0)
+        {
+            os << FormatFlags(v);
+        }
+        else if (name == "syndrome" && opcode.rfind("RC_", 0) == 0)
+        {
+            os << "0x" << std::hex << v << std::dec;
+        }
+        else
+        {
+            os << v;
+        }
+    }
+    if (sack)
+    {
+        os << " sack=" << FormatSack(*sack);
+    }
+    if (!parseError.empty())
+    {
+        os << " (" << parseError << ')';
+    }
+    return os.str();
+}
+
+DecodedPacket
+Decode(Transport transport, const WirePacket& pkt)
+{
+    DecodedPacket d;
+    d.time = pkt.time;
+    d.bytes = pkt.bytes;
+    d.fields = {{"port", pkt.port},
+                {"sport", pkt.udpSrcPort},
+                {"dport", pkt.udpDstPort},
+                {"wireSize", pkt.bytes.size()}};
+    if (transport == Transport::MetaRoce)
+    {
+        DecodeMetaRoce(pkt, d);
+    }
+    else
+    {
+        DecodeRoceV2(pkt, d);
+    }
+    return d;
+}
+
+bool
+IsOpcode(Transport transport, const std::string& opcode)
+{
+    return FieldsOf(transport, opcode).has_value();
+}
+
+bool
+IsField(Transport transport, const std::string& opcode, const std::string& field)
+{
+    const std::optional<FieldList> fields = FieldsOf(transport, opcode);
+    if (!fields)
+    {
+        return false;
+    }
+    return std::find(kMetaFields.begin(), kMetaFields.end(), field) != kMetaFields.end() ||
+           std::find(fields->begin(), fields->end(), field) != fields->end();
+}
+
+bool
+IsInjectOnlyField(const std::string& field)
+{
+    return field == "ce" || field == "datagram";
+}
+
+uint64_t
+ParseFieldValue(const std::string& field, const std::string& text)
+{
+    if (field == "flags" && !text.empty() && (text[0] < '0' || text[0] > '9'))
+    {
+        uint64_t flags = 0;
+        std::size_t start = 0;
+        while (start <= text.size())
+        {
+            const std::size_t bar = std::min(text.find('|', start), text.size());
+            const std::string name = text.substr(start, bar - start);
+            const auto it = std::find_if(std::begin(kFlagNames),
+                                         std::end(kFlagNames),
+                                         [&](const auto& f) { return name == f.first; });
+            if (it == std::end(kFlagNames))
+            {
+                throw std::invalid_argument("unknown flag '" + name +
+                                            "' (FIRST, LAST, RETX, ACKREQ, ECE)");
+            }
+            flags |= it->second;
+            start = bar + 1;
+        }
+        return flags;
+    }
+    if (field == "timestamp" || field == "echoTimestamp")
+    {
+        return ParseTime(text);
+    }
+    return ParseUnsigned(text);
+}
+
+std::bitset<kSackBits>
+ParseSack(const std::string& text)
+{
+    if (text.size() < 2 || text.front() != '{' || text.back() != '}')
+    {
+        throw std::invalid_argument("a SACK is written {i,j,k-l}, not '" + text + "'");
+    }
+    std::bitset<kSackBits> sack;
+    const std::string body = text.substr(1, text.size() - 2);
+    std::size_t start = 0;
+    while (start < body.size())
+    {
+        const std::size_t comma = std::min(body.find(',', start), body.size());
+        const std::string item = body.substr(start, comma - start);
+        const std::size_t dash = item.find('-');
+        const uint64_t lo = ParseUnsigned(item.substr(0, dash), kSackBits - 1);
+        const uint64_t hi =
+            dash == std::string::npos ? lo : ParseUnsigned(item.substr(dash + 1), kSackBits - 1);
+        if (hi < lo)
+        {
+            throw std::invalid_argument("SACK range '" + item + "' runs backwards");
+        }
+        for (uint64_t i = lo; i <= hi; ++i)
+        {
+            sack.set(i);
+        }
+        start = comma + 1;
+    }
+    return sack;
+}
+
+std::string
+FormatSack(const std::bitset<kSackBits>& sack)
+{
+    std::string out;
+    for (std::size_t i = 0; i < kSackBits; ++i)
+    {
+        if (!sack.test(i))
+        {
+            continue;
+        }
+        std::size_t j = i;
+        while (j + 1 < kSackBits && sack.test(j + 1))
+        {
+            ++j;
+        }
+        out += (out.empty() ? "" : ",") + std::to_string(i);
+        if (j > i)
+        {
+            out += "-" + std::to_string(j);
+        }
+        i = j;
+    }
+    return "{" + out + "}";
+}
+
+WirePacket
+Build(const DutSetup& setup,
+      const std::string& opcode,
+      const std::map<std::string, uint64_t>& values,
+      const std::optional<std::bitset<kSackBits>>& sack,
+      const BytePatches& patches,
+      TimeNs now)
+{
+    WirePacket pkt;
+    pkt.time = now;
+    pkt.port = Narrow<uint16_t>(values, "port", 0);
+    pkt.udpSrcPort = Narrow<uint16_t>(values, "sport", 49152);
+    pkt.ecnCe = Value(values, "ce", 0) != 0;
+    if (setup.transport == Transport::MetaRoce)
+    {
+        const MrOpcodeInfo* info = MetaOpcodeByName(opcode);
+        if (info == nullptr)
+        {
+            throw std::invalid_argument("'" + opcode + "' is not a MetaRoCE opcode");
+        }
+        pkt.udpDstPort = Narrow<uint16_t>(values, "dport", kMetaRoceUdpPort);
+        pkt.bytes = BuildMetaRoce(setup, *info, values, sack, now);
+    }
+    else
+    {
+        const IbOpcodeInfo* info = RoceOpcodeByName(opcode);
+        if (info == nullptr)
+        {
+            throw std::invalid_argument("'" + opcode + "' is not a RoCEv2 opcode");
+        }
+        pkt.udpDstPort = Narrow<uint16_t>(values, "dport", kRoceV2UdpPort);
+        pkt.bytes = BuildRoceV2(*info, values);
+    }
+    if (values.count("datagram"))
+    {
+        pkt.bytes.resize(Value(values, "datagram", 0), 0);
+    }
+    for (const auto& [offset, byte] : patches)
+    {
+        if (offset >= pkt.bytes.size())
+        {
+            throw std::invalid_argument("@" + std::to_string(offset) + " is beyond the " +
+                                        std::to_string(pkt.bytes.size()) + "-byte datagram");
+        }
+        pkt.bytes[offset] = byte;
+    }
+    return pkt;
+}
+
+std::optional<uint64_t>
+CounterValue(const Counters& c, const std::string& name)
+{
+    for (const auto& [n, member] : kCounterFields)
+    {
+        if (name == n)
+        {
+            return c.*member;
+        }
+    }
+    for (std::size_t i = 0; i < std::size(kDropSpecNames); ++i)
+    {
+        if (name == std::string("drops.") + kDropSpecNames[i])
+        {
+            return c.drops[i];
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string>
+CounterNames()
+{
+    std::vector<std::string> out;
+    for (const auto& [n, member] : kCounterFields)
+    {
+        out.emplace_back(n);
+    }
+    for (const char* reason : kDropSpecNames)
+    {
+        out.push_back(std::string("drops.") + reason);
+    }
+    return out;
+}
+
+std::optional<CompletionStatus>
+ParseStatus(const std::string& text)
+{
+    for (const auto& [name, status] : kStatusNames)
+    {
+        if (text == name)
+        {
+            return status;
+        }
+    }
+    return std::nullopt;
+}
+
+const char*
+StatusName(CompletionStatus status)
+{
+    for (const auto& [name, s] : kStatusNames)
+    {
+        if (s == status)
+        {
+            return name;
+        }
+    }
+    return "?";
+}
+
+} // namespace metaroce::compliance

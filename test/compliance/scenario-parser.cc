@@ -1,0 +1,432 @@
+#include "packet-codec.h"
+#include "scenario.h"
+#include "text-values.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace metaroce::compliance
+{
+
+namespace
+{
+
+std::vector<std::string>
+Split(const std::string& line)
+{
+    std::istringstream is(line);
+    std::vector<std::string> out;
+    for (std::string word; is >> word;)
+    {
+        out.push_back(word);
+    }
+    return out;
+}
+
+Term
+ParseTerm(const std::string& word)
+{
+    const std::size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == word.size())
+    {
+        throw std::invalid_argument("expected name=value, got '" + word + "'");
+    }
+    Term t;
+    t.negate = word[eq - 1] == '!';
+    t.name = word.substr(0, t.negate ? eq - 1 : eq);
+    t.value = word.substr(eq + 1);
+    return t;
+}
+
+bool
+IsBytePatch(const std::string& name)
+{
+    return name.size() > 1 && name[0] == '@';
+}
+
+const std::set<std::string> kPostKeys =
+    {"stream", "length", "localAddr", "localKey", "remoteAddr", "remoteKey"};
+const std::set<std::string> kCompletionKeys = {"op", "stream", "status", "bytes"};
+
+class Parser
+{
+  public:
+    explicit Parser(const std::string& path)
+    {
+        m_scenario.path = path;
+        const std::size_t slash = path.find_last_of('/');
+        std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+        if (name.size() > 4 && name.substr(name.size() - 4) == ".mrs")
+        {
+            name.resize(name.size() - 4);
+        }
+        m_scenario.name = name;
+    }
+
+    Scenario Parse(const std::string& text)
+    {
+        std::istringstream in(text);
+        std::string raw;
+        int number = 0;
+        while (std::getline(in, raw))
+        {
+            ++number;
+            try
+            {
+                Line(raw, number);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw std::invalid_argument(m_scenario.path + ":" + std::to_string(number) + ": " +
+                                            e.what());
+            }
+        }
+        const std::string where = m_scenario.path + ": ";
+        if (!m_haveTransport)
+        {
+            throw std::invalid_argument(where + "no 'transport' directive");
+        }
+        if (m_scenario.spec.empty())
+        {
+            throw std::invalid_argument(where + "no 'spec' directive naming the sections checked");
+        }
+        if (m_scenario.steps.empty())
+        {
+            throw std::invalid_argument(where + "no timed lines");
+        }
+        try
+        {
+            Finish(m_scenario.setup);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(where + "configuration: " + e.what());
+        }
+        return m_scenario;
+    }
+
+  private:
+    void Line(const std::string& raw, int number)
+    {
+        const std::size_t hash = raw.find('#');
+        if (hash != std::string::npos && m_scenario.title.empty() && m_scenario.steps.empty())
+        {
+            std::string comment = raw.substr(hash + 1);
+            comment.erase(0, comment.find_first_not_of(' '));
+            m_scenario.title = comment;
+        }
+        const std::string line = raw.substr(0, hash);
+        const std::vector<std::string> words = Split(line);
+        if (words.empty())
+        {
+            return;
+        }
+        const std::string& first = words[0];
+        if (first == "spec")
+        {
+            m_scenario.spec = line.substr(line.find("spec") + 4);
+            m_scenario.spec.erase(0, m_scenario.spec.find_first_not_of(' '));
+            m_scenario.spec.erase(m_scenario.spec.find_last_not_of(' ') + 1);
+            return;
+        }
+        if (first == "transport")
+        {
+            TransportDirective(words);
+            return;
+        }
+        RequireTransport(first);
+        if (first == "config")
+        {
+            for (std::size_t i = 1; i < words.size(); ++i)
+            {
+                const Term t = ParseTerm(words[i]);
+                ApplySetting(m_scenario.setup, t.name, t.value);
+            }
+            return;
+        }
+        if (first == "memory")
+        {
+            Memory(words);
+            return;
+        }
+        if (first == "tolerance")
+        {
+            if (words.size() != 2)
+            {
+                throw std::invalid_argument("tolerance takes one time, e.g. 'tolerance 5ns'");
+            }
+            m_tolerance = ParseTime(words[1]);
+            return;
+        }
+        if ((first[0] >= '0' && first[0] <= '9') || first[0] == '+')
+        {
+            Timed(words, line, number);
+            return;
+        }
+        throw std::invalid_argument("unknown directive '" + first + "'");
+    }
+
+    void TransportDirective(const std::vector<std::string>& words)
+    {
+        if (words.size() != 2)
+        {
+            throw std::invalid_argument("transport takes one name: metaroce or rocev2");
+        }
+        if (m_haveTransport)
+        {
+            throw std::invalid_argument("transport given twice");
+        }
+        m_scenario.setup = DefaultSetup(ParseTransport(words[1]));
+        m_haveTransport = true;
+    }
+
+    void RequireTransport(const std::string& what) const
+    {
+        if (!m_haveTransport)
+        {
+            throw std::invalid_argument("'" + what + "' before the 'transport' directive");
+        }
+    }
+
+    void Memory(const std::vector<std::string>& words)
+    {
+        DutRegion region;
+        std::set<std::string> seen;
+        for (std::size_t i = 1; i < words.size(); ++i)
+        {
+            const Term t = ParseTerm(words[i]);
+            seen.insert(t.name);
+            if (t.name == "key")
+            {
+                region.key = static_cast<uint32_t>(ParseUnsigned(t.value, UINT32_MAX));
+            }
+            else if (t.name == "addr")
+            {
+                region.addr = ParseUnsigned(t.value);
+            }
+            else if (t.name == "length")
+            {
+                region.length = ParseUnsigned(t.value);
+            }
+            else
+            {
+                throw std::invalid_argument("memory takes key=, addr= and length=, not '" + t.name +
+                                            "'");
+            }
+        }
+        if (seen.size() != 3 || region.key == 0)
+        {
+            throw std::invalid_argument("memory needs a non-zero key=, addr= and length=");
+        }
+        m_scenario.setup.regions.push_back(region);
+    }
+
+    void Timed(const std::vector<std::string>& words, const std::string& line, int number)
+    {
+        Step step;
+        step.line = number;
+        step.text = line.substr(line.find_first_not_of(" \t"));
+        step.text.erase(step.text.find_last_not_of(" \t") + 1);
+        std::string time = words[0];
+        step.tolerance = m_tolerance;
+        const std::size_t pm = time.find("+-");
+        if (pm != std::string::npos && pm > 0)
+        {
+            step.tolerance = ParseTime(time.substr(pm + 2));
+            time.resize(pm);
+        }
+        step.time = time[0] == '+' ? m_lastTime + ParseTime(time.substr(1)) : ParseTime(time);
+        if (step.time < m_lastTime)
+        {
+            throw std::invalid_argument("time " + FormatTime(step.time) + " is before the " +
+                                        "previous line's " + FormatTime(m_lastTime));
+        }
+        m_lastTime = step.time;
+        if (words.size() < 2)
+        {
+            throw std::invalid_argument("a time must be followed by an action");
+        }
+        const std::string& verb = words[1];
+        std::size_t next = 2;
+        const ::metaroce::Transport transport = m_scenario.setup.transport;
+        if (verb == "post")
+        {
+            step.kind = Step::Kind::Post;
+            if (words.size() < 4 ||
+                (words[2] != "WRITE" && words[2] != "SEND" && words[2] != "RECV"))
+            {
+                throw std::invalid_argument("post <WRITE|SEND|RECV> <label> name=value...");
+            }
+            step.opcode = words[2];
+            step.label = words[3];
+            if (!m_labels.insert(step.label).second)
+            {
+                throw std::invalid_argument("work request label '" + step.label + "' reused");
+            }
+            next = 4;
+        }
+        else if (verb == "inject")
+        {
+            step.kind = Step::Kind::Inject;
+            step.opcode = Word(words, 2, "inject <OPCODE> name=value...");
+            if (!IsOpcode(transport, step.opcode))
+            {
+                throw std::invalid_argument("'" + step.opcode + "' is not a " +
+                                            TransportName(transport) + " opcode");
+            }
+            next = 3;
+        }
+        else if (verb == "port")
+        {
+            step.kind = Step::Kind::PortState;
+            step.port = static_cast<uint16_t>(
+                ParseUnsigned(Word(words, 2, "port <n> <up|down>"), UINT16_MAX));
+            const std::string state = Word(words, 3, "port <n> <up|down>");
+            if (state != "up" && state != "down")
+            {
+                throw std::invalid_argument("port <n> <up|down>, not '" + state + "'");
+            }
+            step.up = state == "up";
+            next = 4;
+        }
+        else if (verb == "expect")
+        {
+            const std::string what = Word(words, 2, "expect <OPCODE|completion|counters|nothing>");
+            next = 3;
+            if (what == "completion")
+            {
+                step.kind = Step::Kind::ExpectCompletion;
+                step.label = Word(words, 3, "expect completion <label> name=value...");
+                if (!m_labels.count(step.label))
+                {
+                    throw std::invalid_argument("no work request '" + step.label +
+                                                "' was posted before");
+                }
+                next = 4;
+            }
+            else if (what == "counters")
+            {
+                step.kind = Step::Kind::ExpectCounters;
+            }
+            else if (what == "nothing")
+            {
+                step.kind = Step::Kind::ExpectNothing;
+            }
+            else
+            {
+                step.kind = Step::Kind::ExpectPacket;
+                step.opcode = what;
+                if (!IsOpcode(transport, what))
+                {
+                    throw std::invalid_argument("'" + what + "' is not a " +
+                                                TransportName(transport) + " opcode");
+                }
+            }
+        }
+        else
+        {
+            throw std::invalid_argument("unknown action '" + verb +
+                                        "' (post, inject, port, expect)");
+        }
+        for (std::size_t i = next; i < words.size(); ++i)
+        {
+            step.terms.push_back(ParseTerm(words[i]));
+            CheckTerm(step, step.terms.back());
+        }
+        m_scenario.steps.push_back(step);
+    }
+
+    static const std::string& Word(const std::vector<std::string>& words,
+                                   std::size_t i,
+                                   const std::string& usage)
+    {
+        if (i >= words.size())
+        {
+            throw std::invalid_argument("usage: " + usage);
+        }
+        return words[i];
+    }
+
+    void CheckTerm(const Step& step, const Term& t) const
+    {
+        const ::metaroce::Transport transport = m_scenario.setup.transport;
+        switch (step.kind)
+        {
+        case Step::Kind::Post:
+            if (!kPostKeys.count(t.name) || t.negate)
+            {
+                throw std::invalid_argument("post takes stream=, length=, localAddr=, "
+                                            "localKey=, remoteAddr=, remoteKey=; not '" +
+                                            t.name + "'");
+            }
+            return;
+        case Step::Kind::Inject:
+            if (t.negate || t.value == "*" || t.value.find("..") != std::string::npos)
+            {
+                throw std::invalid_argument("an injected field needs one value: '" + t.name + "'");
+            }
+            if (!IsBytePatch(t.name) && !IsInjectOnlyField(t.name) &&
+                !IsField(transport, step.opcode, t.name))
+            {
+                throw std::invalid_argument("'" + t.name + "' is not a field of " + step.opcode);
+            }
+            return;
+        case Step::Kind::ExpectPacket:
+            if (!IsBytePatch(t.name) && !IsField(transport, step.opcode, t.name))
+            {
+                throw std::invalid_argument("'" + t.name + "' is not a field of " + step.opcode);
+            }
+            return;
+        case Step::Kind::ExpectCompletion:
+            if (!kCompletionKeys.count(t.name))
+            {
+                throw std::invalid_argument("a completion has op, stream, status and bytes; not '" +
+                                            t.name + "'");
+            }
+            return;
+        case Step::Kind::ExpectCounters: {
+            const std::vector<std::string> names = CounterNames();
+            if (std::find(names.begin(), names.end(), t.name) == names.end())
+            {
+                throw std::invalid_argument("unknown counter '" + t.name + "'");
+            }
+            return;
+        }
+        case Step::Kind::PortState:
+        case Step::Kind::ExpectNothing:
+            throw std::invalid_argument("this action takes no name=value terms");
+        }
+    }
+
+    Scenario m_scenario;
+    bool m_haveTransport{false};
+    TimeNs m_lastTime{0};
+    TimeNs m_tolerance{0};
+    std::set<std::string> m_labels;
+};
+
+} // namespace
+
+Scenario
+ParseScenario(const std::string& text, const std::string& path)
+{
+    return Parser(path).Parse(text);
+}
+
+Scenario
+ParseScenarioFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw std::invalid_argument(path + ": cannot be read");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return ParseScenario(text.str(), path);
+}
+
+} // namespace metaroce::compliance
