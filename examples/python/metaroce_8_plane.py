@@ -52,7 +52,9 @@ def main():
                "timeouts", "drops", "pfc_pauses", "complete"]
     print(f"{a.hosts} hosts, {a.planes} planes x ({-(-a.hosts // a.hosts_per_leaf)} leaves, "
           f"{a.spines} spines), {a.message_bytes} B per rank, loss at every link end\n")
-    print(df[columns].to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    table = df[columns].rename(columns=lambda c: c.replace("collective_", ""))
+    table["loss"] = [f"{100 * x:.1f}%" for x in table["loss"]]
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     if a.csv:
         df.to_csv(a.csv, index=False)
     if a.plot:

@@ -53,7 +53,8 @@ def test_results_tables_and_record():
     row = r.record()
     assert row["transport"] == "metaroce" and row["loss"] == 0.01
     assert row["collective_busbw_GBps"] == r.collective["busbw_GBps"] > 0
-    assert row["drops"] == sum(r.drops.values())
+    assert row["drops"] + row["nic_drops"] == sum(r.drops.values())
+    assert row["drops"] >= r.drops["link-loss"]
 
 
 def test_write_gives_the_cpp_files(tmp_path):

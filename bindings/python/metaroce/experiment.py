@@ -122,13 +122,16 @@ class Results:
 
     def record(self):
         """One flat dict: the configuration, the summary, the collective's figures (prefixed
-        collective_) and total drops - a row of a sweep's DataFrame."""
+        collective_), drops and wall time - a row of a sweep's DataFrame."""
         row = dict(self.config)
         row.update(self.summary)
         for key, value in (self.collective or {}).items():
             if not isinstance(value, list):
                 row[f"collective_{key}"] = value
-        row["drops"] = sum(self.drops.values())
+        # As the C++ comparison table: packets the fabric dropped (links, switches); packets
+        # a NIC refused (duplicates, out of sequence) are counted apart.
+        row["drops"] = sum(n for k, n in self.drops.items() if not k.startswith("nic-"))
+        row["nic_drops"] = sum(n for k, n in self.drops.items() if k.startswith("nic-"))
         row["wall_seconds"] = self.wall_seconds
         return row
 
