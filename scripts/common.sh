@@ -2,6 +2,7 @@
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${METAROCE_BUILD_DIR:-$ROOT/build}"
 METAROCE_CACHE="${METAROCE_CACHE:-/var/cache/metaroce}"
+METAROCE_VENV="${METAROCE_VENV:-$METAROCE_CACHE/venv}"
 JOBS="${METAROCE_JOBS:-2}"
 export CCACHE_DIR="${CCACHE_DIR:-$METAROCE_CACHE/ccache}"
 

@@ -4,8 +4,9 @@
 #   2. the engine unit tests (GoogleTest, no ns-3 linked),
 #   3. the ns-3 TestSuites through the standalone test runner (QUICK),
 #   4. the compliance suite on the engine and ns-3 NIC adapters, and its mutation check,
-#   5. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
-# METAROCE_SKIP_IN_TREE=1 skips step 5; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
+#   5. the Python bindings' pytest suite (test/python) in the project's virtualenv,
+#   6. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
+# METAROCE_SKIP_IN_TREE=1 skips step 6; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
 # cases (the engine's randomised seeds always run: they take seconds).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -43,6 +44,14 @@ done
 
 step "compliance mutation check (the suite must fail on a broken engine)"
 bash "$ROOT/test/compliance/mutation-check.sh"
+
+step "Python bindings (pytest, test/python)"
+venv=$(bash "$ROOT/scripts/python-env.sh")
+pytest_log="$BUILD_DIR/pytest.log"
+METAROCE_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$ROOT/bindings/python" \
+  "$venv/bin/python" -m pytest "$ROOT/test/python" -q -c "$ROOT/test/python/pytest.ini" \
+  --rootdir="$ROOT/test/python" | tee "$pytest_log"
+passed=$((passed + $(sed -n 's/^\([0-9]*\) passed.*/\1/p' "$pytest_log" | tail -n 1)))
 
 if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
   step "in-tree check (ns-3.37 source tree)"

@@ -1,0 +1,34 @@
+"""Python bindings of the metaroce ns-3 module, through cppyy.
+
+``import metaroce`` loads Debian's ns-3.37 and the project's module library into cppyy (see
+_loader.py), so every public C++ class is usable as in C++:
+
+    import metaroce
+    from metaroce import ns, engine          # cppyy.gbl.ns3 and cppyy.gbl.metaroce
+    helper = ns.MetaRoceFabricHelper()
+
+and adds Pythonic helpers where cppyy is awkward: create() with checked attributes, time(),
+callback(), schedule(), run(), reset(), the Fabric wrapper, on_completion(); C++ aborts and
+exceptions raised as MetaRoceError subclasses with the C++ message (errors.py).
+
+The build directory is $METAROCE_BUILD_DIR, or <repo>/build.
+"""
+
+from ._loader import LoadError, build_dir, loader
+
+ns = loader.load()
+cppyy = loader.cppyy
+engine = cppyy.gbl.metaroce
+
+from .errors import FatalError, InvalidParameter, MetaRoceError, cpp_errors  # noqa: E402
+from .objects import (address, attribute_value, callback, create, get_attribute,  # noqa: E402
+                      include_module, now, reset, run, schedule, set_attributes, set_default,
+                      time)
+from .fabric import Fabric, on_completion, transport  # noqa: E402
+
+__all__ = [
+    "ns", "engine", "cppyy", "build_dir", "LoadError", "MetaRoceError", "InvalidParameter",
+    "FatalError", "cpp_errors", "address", "attribute_value", "callback", "create", "get_attribute",
+    "include_module", "now", "reset", "run", "schedule", "set_attributes", "set_default", "time",
+    "Fabric", "on_completion", "transport",
+]

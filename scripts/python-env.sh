@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Creates (once) and refreshes the project's Python virtualenv: the pinned packages of
+# bindings/python/requirements.txt (cppyy, pandas, matplotlib, tqdm, pytest) and a .pth file
+# that puts this clone's bindings/python on the path, so `python -c "import metaroce"` works
+# with the venv's python. The venv lives in the cache, outside the clone
+# ($METAROCE_CACHE/venv, override with METAROCE_VENV), and is rebuilt only when the
+# requirements change. Prints nothing else on stdout but the venv's path.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+REQUIREMENTS="$ROOT/bindings/python/requirements.txt"
+PYTHON="${METAROCE_PYTHON:-/usr/bin/python3}"
+stamp="$METAROCE_VENV/.metaroce-requirements"
+
+if [ ! -x "$METAROCE_VENV/bin/python" ] || ! cmp -s "$REQUIREMENTS" "$stamp"; then
+  step "python virtualenv ($METAROCE_VENV)" >&2
+  start=$(date +%s)
+  rm -rf "$METAROCE_VENV"
+  mkdir -p "$(dirname "$METAROCE_VENV")"
+  "$PYTHON" -m venv "$METAROCE_VENV" >&2
+  # CPyCppyy compiles at install time: nice keeps the machine usable meanwhile.
+  nice "$METAROCE_VENV/bin/pip" install --quiet --disable-pip-version-check \
+    -r "$REQUIREMENTS" >&2
+  # The first import of cppyy may build its precompiled header; do it here, once.
+  "$METAROCE_VENV/bin/python" -c "import cppyy" >&2
+  cp "$REQUIREMENTS" "$stamp"
+  echo "python-env: created in $(($(date +%s) - start)) s" >&2
+fi
+
+site=$("$METAROCE_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$ROOT/bindings/python" >"$site/metaroce-dev.pth"
+echo "$METAROCE_VENV"

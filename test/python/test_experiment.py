@@ -1,0 +1,93 @@
+"""The experiment API: a collective run from Python equals the same run in C++, results as
+data frames, sweeps over processes."""
+
+import json
+import os
+import subprocess
+
+import pandas as pd
+import pytest
+
+from metaroce import experiment as mx
+
+SHAPE = dict(hosts=4, planes=2, hosts_per_leaf=2, spines=1, message_bytes=256 * 1024)
+CPP_SHAPE = ["--hosts=4", "--planes=2", "--hostsPerLeaf=2", "--spines=1",
+             "--messageBytes=262144"]
+
+
+@pytest.mark.parametrize("workload,transport,loss", [
+    ("allreduce-ring", "metaroce", 0.01),
+    ("alltoall", "rocev2-pfc", 0.0),
+])
+def test_python_run_equals_cpp_run(example, tmp_path, workload, transport, loss):
+    prefix = str(tmp_path / "cpp")
+    subprocess.run([example("metaroce-4-plane"), *CPP_SHAPE, f"--workloads={workload}",
+                    f"--transports={transport}", f"--losses={loss}", f"--output={prefix}"],
+                   check=True, capture_output=True, text=True)
+    (cpp_json,) = [f for f in os.listdir(tmp_path) if f.endswith(".json")]
+    with open(tmp_path / cpp_json) as f:
+        cpp = json.load(f)
+
+    r = mx.run(**SHAPE, workload=workload, transport=transport, loss=loss)
+
+    # The simulator is deterministic: the whole document is equal, not just close.
+    assert r.document == cpp
+    assert r.summary["complete"] is True
+    assert r.collective["name"] == workload
+    cpp_flows = pd.read_csv(str(tmp_path / cpp_json).replace(".json", "-flows.csv"))
+    assert list(r.flows.columns) == list(cpp_flows.columns)
+    assert len(r.flows) == len(cpp_flows) > 0
+    # The CSV holds 12 significant digits; the data frame has the doubles themselves.
+    pd.testing.assert_frame_equal(r.flows, cpp_flows, check_dtype=False, rtol=1e-11)
+    cpp_hosts = pd.read_csv(str(tmp_path / cpp_json).replace(".json", "-hosts.csv"))
+    pd.testing.assert_frame_equal(r.hosts, cpp_hosts, check_dtype=False, rtol=1e-11)
+
+
+def test_results_tables_and_record():
+    r = mx.run(**SHAPE, workload="allreduce-ring", transport="metaroce", loss=0.01,
+               throughput_interval="20us")
+    assert len(r.hosts) == 4 and r.hosts["delivered_bytes"].sum() == r.summary["bytes_delivered"]
+    assert set(r.links["tier"]) == {"host-leaf", "leaf-host", "leaf-spine", "spine-leaf"}
+    assert len(r.planes) == 2 and r.drops.get("link-loss", 0) > 0
+    assert len(r.throughput) > 0 and r.throughput["delivered_bytes"].sum() > 0
+    row = r.record()
+    assert row["transport"] == "metaroce" and row["loss"] == 0.01
+    assert row["collective_busbw_GBps"] == r.collective["busbw_GBps"] > 0
+    assert row["drops"] + row["nic_drops"] == sum(r.drops.values())
+    assert row["drops"] >= r.drops["link-loss"]
+
+
+def test_write_gives_the_cpp_files(tmp_path):
+    r = mx.run(**SHAPE, workload="alltoall")
+    r.write(str(tmp_path / "py"))
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["py.json", "py-flows.csv", "py-hosts.csv", "py-links.csv", "py-throughput.csv"])
+    with open(tmp_path / "py.json") as f:
+        assert json.load(f) == r.document
+
+
+def test_grid():
+    configs = mx.grid(hosts=4, transport=["metaroce", "rocev2"], loss=[0, 0.01])
+    assert len(configs) == 4
+    assert configs[1] == {"hosts": 4, "transport": "metaroce", "loss": 0.01}
+
+
+def test_sweep_in_processes_matches_single_runs():
+    configs = mx.grid(**SHAPE, workload="allreduce-ring", transport=["metaroce", "rocev2"],
+                      loss=[0.0, 0.01])
+    df = mx.sweep(configs, processes=2, progress=False)
+    assert len(df) == 4
+    assert list(df["transport"]) == ["metaroce", "metaroce", "rocev2", "rocev2"]
+    assert list(df["loss"]) == [0.0, 0.01, 0.0, 0.01]
+    assert df["complete"].all()
+    one = mx.run(**configs[3]).record()
+    for key in ("duration_us", "goodput_gbps", "retransmitted", "collective_busbw_GBps"):
+        assert df.iloc[3][key] == one[key]
+
+
+def test_sweep_reports_a_failed_run():
+    configs = [dict(SHAPE, workload="alltoall"),
+               dict(SHAPE, workload="alltoall", failure="spine", failure_index=7)]
+    df = mx.sweep(configs, processes=2, progress=False, raise_errors=False)
+    assert pd.isna(df.iloc[0].get("error"))
+    assert "failureIndex" in df.iloc[1]["error"]
