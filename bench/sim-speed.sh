@@ -15,12 +15,13 @@ sizes=("$@")
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
 
-echo "| hosts | wall (s) | simulated (us) | packets | packet-hops | events | packet-hops/s | events/s | peak RSS (MB) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| hosts | wall (s) | CPU (s) | completion (us) | packets | packet-hops | events | packet-hops/s | events/s | peak RSS (MB) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for n in "${sizes[@]}"; do
   line="$("$bin" --hosts="$n")"
-  printf '| %s | %.2f | %s | %s | %s | %s | %s | %s | %s |\n' \
-    "$n" "$(field wall_s "$line")" "$(field sim_us "$line")" "$(field packets "$line")" \
+  printf '| %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s |\n' \
+    "$n" "$(field wall_s "$line")" "$(field cpu_s "$line")" "$(field completion_us "$line")" \
+    "$(field packets "$line")" \
     "$(field packet_hops "$line")" "$(field events "$line")" "$(field hops_per_s "$line")" \
     "$(field events_per_s "$line")" "$(field max_rss_mb "$line")"
 done

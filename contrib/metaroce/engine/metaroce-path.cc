@@ -78,13 +78,15 @@ Path::HasRoom(uint32_t bytes, uint32_t maxPackets) const
 TimeNs
 Path::OldestInFlight() const
 {
-    for (const SentPacket& p : outstanding)
+    for (std::size_t i = std::min(inFlightFrom, outstanding.size()); i < outstanding.size(); ++i)
     {
-        if (p.state == SentPacket::State::InFlight)
+        if (outstanding[i].state == SentPacket::State::InFlight)
         {
-            return p.sentAt;
+            inFlightFrom = i;
+            return outstanding[i].sentAt;
         }
     }
+    inFlightFrom = outstanding.size();
     return kNever;
 }
 
@@ -94,6 +96,7 @@ Path::PopResolved()
     while (!outstanding.empty() && outstanding.front().state != SentPacket::State::InFlight)
     {
         outstanding.pop_front();
+        inFlightFrom -= inFlightFrom > 0 ? 1 : 0;
     }
 }
 

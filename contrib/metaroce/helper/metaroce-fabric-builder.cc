@@ -18,9 +18,9 @@ MetaRoceFabricBuilder::MetaRoceFabricBuilder(
     const MetaRoceFabricShape& shape,
     const std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers>& links,
     const std::array<ObjectFactory, kMetaRoceFabricTiers>& switches)
-    : m_shape(shape),
-      m_links(links),
-      m_switches(switches)
+    : m_shape(shape)
+    , m_links(links)
+    , m_switches(switches)
 {
 }
 

@@ -102,8 +102,10 @@ class MetaRoceFabricBuilder
   private:
     Ptr<MetaRoceSwitch> MakeSwitch(MetaRoceFabricTier tier, uint32_t& seed) const;
     /// Links two nodes with the settings of `tier`; returns (lower end, upper end).
-    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>
-    Connect(MetaRoceFabricTier tier, Ptr<Node> lower, Ptr<Node> upper) const;
+    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> Connect(
+        MetaRoceFabricTier tier,
+        Ptr<Node> lower,
+        Ptr<Node> upper) const;
     static MetaRoceFabricLink SwitchLink(
         std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> ends,
         Ptr<MetaRoceSwitch> lower,

@@ -34,9 +34,8 @@ void
 MetaRoceFabricFailure::Schedule(const MetaRoceFabricLink& link, Time at, Time until)
 {
     NS_ABORT_MSG_IF(until <= at,
-                    "MetaRoceFabricHelper: a failure must end (" << until.As(Time::US)
-                                                                 << ") after it starts ("
-                                                                 << at.As(Time::US) << ")");
+                    "MetaRoceFabricHelper: a failure must end ("
+                        << until.As(Time::US) << ") after it starts (" << at.As(Time::US) << ")");
     Simulator::Schedule(at, &MetaRoceFabricFailure::SetLinkState, link, false);
     if (until != Time::Max())
     {

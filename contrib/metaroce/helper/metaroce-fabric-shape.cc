@@ -29,8 +29,7 @@ MetaRoceFabricShape::Validate() const
     NS_ABORT_MSG_IF(planes < 1 || planes > 64,
                     "MetaRoceFabricHelper: planes must be in [1, 64], got " << planes);
     NS_ABORT_MSG_IF(hostsPerLeaf < 1 || hostsPerLeaf > 254,
-                    "MetaRoceFabricHelper: HostsPerLeaf must be in [1, 254], got "
-                        << hostsPerLeaf);
+                    "MetaRoceFabricHelper: HostsPerLeaf must be in [1, 254], got " << hostsPerLeaf);
     const uint32_t leaves = Leaves();
     NS_ABORT_MSG_IF(leaves > 255,
                     "MetaRoceFabricHelper: " << hosts << " hosts at " << hostsPerLeaf
@@ -67,11 +66,10 @@ MetaRoceFabricShape::Validate() const
                                                 "cores (SetCores >= SetSpines = "
                                              << spines << ")");
     NS_ABORT_MSG_IF(cores % spines != 0,
-                    "MetaRoceFabricHelper: Cores (" << cores
-                                                    << ") must be a multiple of spines per pod ("
-                                                    << spines
-                                                    << "): spine j of each pod links to core "
-                                                       "group j of Cores / spines cores");
+                    "MetaRoceFabricHelper: Cores ("
+                        << cores << ") must be a multiple of spines per pod (" << spines
+                        << "): spine j of each pod links to core "
+                           "group j of Cores / spines cores");
 }
 
 uint32_t
