@@ -205,12 +205,13 @@ MetaRoceRequester::TailProbe(Path& path, TimeNs now)
 }
 
 TimeNs
-MetaRoceRequester::TailProbeAt(const Path& path) const
+MetaRoceRequester::TailProbeAt(const Path& path, TimeNs oldestInFlight) const
 {
     // Only a true tail is probed: while the connection has data waiting, later packets will
     // follow on this path as soon as its window opens, and they expose a hole by themselves.
-    if (path.health == PathHealth::Down || path.tailProbes >= m_config.maxTailProbes ||
-        path.OldestInFlight() == kNever || !m_unsent.empty() || !m_retransmit.empty())
+    // (The caller passes path.OldestInFlight(): the timer queries run once per path per event.)
+    if (!m_unsent.empty() || !m_retransmit.empty() || path.health == PathHealth::Down ||
+        path.tailProbes >= m_config.maxTailProbes || oldestInFlight == kNever)
     {
         return kNever;
     }
@@ -614,7 +615,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         {
             OnPathTimeout(path, now);
         }
-        else if (TailProbeAt(path) <= now)
+        else if (TailProbeAt(path, oldest) <= now)
         {
             path.tailProbePending = true;
         }
@@ -732,9 +733,10 @@ MetaRoceRequester::NextTimeout() const
         {
             consider(oldest + PathRto(path));
         }
-        if (!path.tailProbePending && TailProbeAt(path) != kNever)
+        const TimeNs tail = path.tailProbePending ? kNever : TailProbeAt(path, oldest);
+        if (tail != kNever)
         {
-            consider(TailProbeAt(path));
+            consider(tail);
         }
     }
     if (m_pacingBlocked && m_nextSendAt > m_now)

@@ -118,8 +118,9 @@ class MetaRoceRequester
     OutPacket BuildProbe(Path& path, TimeNs now, bool abandonInFlight);
     /// The tail-loss probe for `path`: its newest unacknowledged data again, else a PROBE.
     OutPacket TailProbe(Path& path, TimeNs now);
-    /// When a tail-loss probe is due on `path`, or kNever.
-    TimeNs TailProbeAt(const Path& path) const;
+    /// When a tail-loss probe is due on `path`, or kNever; `oldestInFlight` is
+    /// path.OldestInFlight(), which the callers already hold.
+    TimeNs TailProbeAt(const Path& path, TimeNs oldestInFlight) const;
     void MarkLost(Path& path, std::size_t index, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     void RunLossDetection(Path& path, TimeNs now);

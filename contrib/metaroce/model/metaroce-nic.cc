@@ -695,7 +695,10 @@ MetaRoceNic::Service(MetaRoceQueuePair& qp)
     }
     for (uint32_t p = 0; p < m_ports.size(); ++p)
     {
-        if (m_ports[p].up && qp.m_engine->HasWork(static_cast<uint16_t>(p)))
+        // A busy port pulls by itself when it is done (Kick() would do nothing): ask the
+        // engine only about idle ports.
+        if (m_ports[p].up && !m_ports[p].queue->IsBusy() &&
+            qp.m_engine->HasWork(static_cast<uint16_t>(p)))
         {
             m_ports[p].queue->Kick();
         }
