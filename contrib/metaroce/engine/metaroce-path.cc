@@ -78,15 +78,13 @@ Path::HasRoom(uint32_t bytes, uint32_t maxPackets) const
 TimeNs
 Path::OldestInFlight() const
 {
-    for (std::size_t i = std::min(inFlightFrom, outstanding.size()); i < outstanding.size(); ++i)
+    for (const SentPacket& p : outstanding)
     {
-        if (outstanding[i].state == SentPacket::State::InFlight)
+        if (p.state == SentPacket::State::InFlight)
         {
-            inFlightFrom = i;
-            return outstanding[i].sentAt;
+            return p.sentAt;
         }
     }
-    inFlightFrom = outstanding.size();
     return kNever;
 }
 
@@ -96,7 +94,6 @@ Path::PopResolved()
     while (!outstanding.empty() && outstanding.front().state != SentPacket::State::InFlight)
     {
         outstanding.pop_front();
-        inFlightFrom -= inFlightFrom > 0 ? 1 : 0;
     }
 }
 

@@ -19,7 +19,6 @@
 #include "engine-types.h"
 #include "loss-detection.h"
 
-#include <cstddef>
 #include <cstdint>
 #include <deque>
 
@@ -93,11 +92,6 @@ struct Path
     TimeNs lastSendAt{0};         ///< last packet sent (the timer runs from the oldest in flight)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
-    /// Every entry of `outstanding` before this index is resolved: where OldestInFlight() starts
-    /// looking. Valid because entries only join at the back, leave at the front (PopResolved)
-    /// and never return to InFlight; it saves rescanning acknowledged entries on every timer
-    /// query (they stay until the next loss check pops them).
-    mutable std::size_t inFlightFrom{0};
 
     /// Lowest PSN not yet resolved (acknowledged or given up): what packets carry as ack floor.
     uint64_t Floor() const
