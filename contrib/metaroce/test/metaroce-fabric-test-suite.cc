@@ -231,7 +231,7 @@ class ReachabilityTestCase : public TestCase
         Simulator::Run();
         for (const auto& qp : senders)
         {
-            NS_TEST_ASSERT_MSG_EQ(qp->GetCompletedCount(), 1, "a pair could not talk");
+            NS_TEST_EXPECT_MSG_EQ(qp->GetCompletedCount(), 1, "a pair could not talk");
         }
         NS_TEST_ASSERT_MSG_EQ(SwitchDrops(f), 0, "an idle fabric drops nothing");
         for (uint32_t p = 0; p < m_shape.planes; ++p)
@@ -328,13 +328,13 @@ class EcmpNextHopsTestCase : public TestCase
                 {
                     const DeviceSet got =
                         NextHopDevices(const_cast<MetaRoceSwitch*>(sw), f.GetHostAddress(h, p));
-                    NS_TEST_ASSERT_MSG_EQ((got == want),
+                    NS_TEST_EXPECT_MSG_EQ((got == want),
                                           true,
                                           "plane " << p << ", host " << h << ": " << got.size()
                                                    << " next hops, expected " << want.size());
                 }
                 // Planes are disjoint: nothing routes the next plane's addresses.
-                NS_TEST_ASSERT_MSG_EQ(
+                NS_TEST_EXPECT_MSG_EQ(
                     f.GetLeaf(p, 0)->GetNextHops(f.GetShape().HostAddress(h, p + 1)).size(),
                     0,
                     "plane " << p << " routes plane " << p + 1 << "'s host " << h);
@@ -605,13 +605,13 @@ class MetaRoceFabricTestSuite : public TestSuite
         : TestSuite("metaroce-fabric", SYSTEM)
     {
         AddTestCase(new ShapeCountsTestCase, QUICK);
-        AddTestCase(new ReachabilityTestCase(kShapes[0].shape), QUICK);
-        AddTestCase(new ReachabilityTestCase(kShapes[4].shape), QUICK);
-        AddTestCase(new ReachabilityTestCase(kShapes[5].shape), QUICK);
         for (uint32_t i : {2, 3, 4, 5})
         {
             AddTestCase(new EcmpNextHopsTestCase(kShapes[i].shape), QUICK);
         }
+        AddTestCase(new ReachabilityTestCase(kShapes[0].shape), QUICK);
+        AddTestCase(new ReachabilityTestCase(kShapes[4].shape), QUICK);
+        AddTestCase(new ReachabilityTestCase(kShapes[5].shape), QUICK);
         AddTestCase(new FailureNextHopsTestCase, QUICK);
         AddTestCase(new FatTreeSwitchFailureTestCase, QUICK);
         AddTestCase(new SprayOverSpinesTestCase, QUICK);
