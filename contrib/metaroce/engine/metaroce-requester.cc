@@ -53,6 +53,7 @@ MetaRoceRequester::DrawEntropy()
 void
 MetaRoceRequester::Post(const WorkRequest& wr, TimeNs now)
 {
+    m_timeoutCached = false;
     m_now = std::max(m_now, now);
     const uint64_t id = m_nextMessageId++;
     Message m;
@@ -205,12 +206,13 @@ MetaRoceRequester::TailProbe(Path& path, TimeNs now)
 }
 
 TimeNs
-MetaRoceRequester::TailProbeAt(const Path& path) const
+MetaRoceRequester::TailProbeAt(const Path& path, TimeNs oldestInFlight) const
 {
     // Only a true tail is probed: while the connection has data waiting, later packets will
     // follow on this path as soon as its window opens, and they expose a hole by themselves.
-    if (path.health == PathHealth::Down || path.tailProbes >= m_config.maxTailProbes ||
-        path.OldestInFlight() == kNever || !m_unsent.empty() || !m_retransmit.empty())
+    // (The caller passes path.OldestInFlight(): the timer queries run once per path per event.)
+    if (!m_unsent.empty() || !m_retransmit.empty() || path.health == PathHealth::Down ||
+        path.tailProbes >= m_config.maxTailProbes || oldestInFlight == kNever)
     {
         return kNever;
     }
@@ -282,6 +284,7 @@ MetaRoceRequester::BuildProbe(Path& path, TimeNs now, bool abandonInFlight)
 std::optional<OutPacket>
 MetaRoceRequester::Pull(uint16_t port, TimeNs now)
 {
+    m_timeoutCached = false;
     m_now = std::max(m_now, now);
     if (port >= m_config.ports || !m_portUp[port] || m_failed)
     {
@@ -389,6 +392,7 @@ MetaRoceRequester::CompleteInOrder(uint16_t stream, TimeNs now)
 bool
 MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
 {
+    m_timeoutCached = false;
     m_now = std::max(m_now, now);
     Path& path = m_paths[ack.pathId];
     const uint64_t cumulative = MrUnwrapPsn(ack.cumulativePsn, path.nextPsn);
@@ -597,6 +601,7 @@ MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
 void
 MetaRoceRequester::OnTimeout(TimeNs now)
 {
+    m_timeoutCached = false;
     m_now = std::max(m_now, now);
     if (m_failed)
     {
@@ -614,7 +619,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         {
             OnPathTimeout(path, now);
         }
-        else if (TailProbeAt(path) <= now)
+        else if (TailProbeAt(path, oldest) <= now)
         {
             path.tailProbePending = true;
         }
@@ -628,6 +633,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
 void
 MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
 {
+    m_timeoutCached = false;
     m_now = std::max(m_now, now);
     if (port >= m_config.ports || m_portUp[port] == up)
     {
@@ -651,6 +657,7 @@ MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
 void
 MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
 {
+    m_timeoutCached = false;
     for (auto& [id, m] : m_messages)
     {
         if (m.wr.stream == nak.stream && m.msn == nak.msn && !m.finished)
@@ -704,6 +711,20 @@ MetaRoceRequester::HasWork(uint16_t port) const
 TimeNs
 MetaRoceRequester::NextTimeout() const
 {
+    // The driver asks after every event of the connection, most of which (data arriving for the
+    // responder) leave the requester alone: answer those from the last scan. Every public
+    // mutator clears the cache, so it always equals a fresh scan.
+    if (!m_timeoutCached)
+    {
+        m_timeoutCache = ScanNextTimeout();
+        m_timeoutCached = true;
+    }
+    return m_timeoutCache;
+}
+
+TimeNs
+MetaRoceRequester::ScanNextTimeout() const
+{
     if (m_failed)
     {
         return kNever;
@@ -732,9 +753,10 @@ MetaRoceRequester::NextTimeout() const
         {
             consider(oldest + PathRto(path));
         }
-        if (!path.tailProbePending && TailProbeAt(path) != kNever)
+        const TimeNs tail = path.tailProbePending ? kNever : TailProbeAt(path, oldest);
+        if (tail != kNever)
         {
-            consider(TailProbeAt(path));
+            consider(tail);
         }
     }
     if (m_pacingBlocked && m_nextSendAt > m_now)
@@ -753,6 +775,7 @@ MetaRoceRequester::Idle() const
 void
 MetaRoceRequester::TakeCompletions(std::vector<Completion>& out)
 {
+    m_timeoutCached = false;
     out.insert(out.end(), m_completions.begin(), m_completions.end());
     m_completions.clear();
 }

@@ -118,8 +118,9 @@ class MetaRoceRequester
     OutPacket BuildProbe(Path& path, TimeNs now, bool abandonInFlight);
     /// The tail-loss probe for `path`: its newest unacknowledged data again, else a PROBE.
     OutPacket TailProbe(Path& path, TimeNs now);
-    /// When a tail-loss probe is due on `path`, or kNever.
-    TimeNs TailProbeAt(const Path& path) const;
+    /// When a tail-loss probe is due on `path`, or kNever; `oldestInFlight` is
+    /// path.OldestInFlight(), which the callers already hold.
+    TimeNs TailProbeAt(const Path& path, TimeNs oldestInFlight) const;
     void MarkLost(Path& path, std::size_t index, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     void RunLossDetection(Path& path, TimeNs now);
@@ -129,6 +130,8 @@ class MetaRoceRequester
     void CompleteInOrder(uint16_t stream, TimeNs now);
     void Fail(CompletionStatus status, uint64_t culprit, TimeNs now);
     TimeNs PathRto(const Path& path) const;
+    /// NextTimeout() computed from scratch: a scan of every path.
+    TimeNs ScanNextTimeout() const;
     uint64_t PacingRateBps() const;
     uint16_t DrawEntropy();
 
@@ -147,8 +150,10 @@ class MetaRoceRequester
     uint64_t m_inflightBytes{0};
     uint64_t m_rateHintBps{0};
     TimeNs m_nextSendAt{0};
-    bool m_pacingBlocked{false}; ///< the last Pull() was held back by pacing
-    TimeNs m_now{0};             ///< latest time the engine was given
+    bool m_pacingBlocked{false};           ///< the last Pull() was held back by pacing
+    mutable TimeNs m_timeoutCache{kNever}; ///< NextTimeout() of the current state, when cached
+    mutable bool m_timeoutCached{false};   ///< cleared by every public non-const member
+    TimeNs m_now{0};                       ///< latest time the engine was given
 
     uint64_t m_nextMessageId{0};
     std::unordered_map<uint64_t, Message> m_messages;

@@ -1,5 +1,5 @@
 /*
- * MetaRoCE against RoCEv2 on a multi-plane leaf-spine fabric, with random loss.
+ * MetaRoCE against RoCEv2 on a multi-plane leaf-spine or fat-tree fabric, with random loss.
  *
  * Every host runs the same traffic pattern (all-to-all by default: each host sends one message
  * to every other host) over one of three transports:
@@ -11,6 +11,8 @@
  * pauses. Loss is a RateErrorModel on every link end.
  *
  *   ./metaroce-fabric --hosts=32 --planes=8 --loss=0,0.01 --pattern=alltoall --output=out.csv
+ *   ./metaroce-fabric --topology=fat-tree --hosts=32 --hostsPerLeaf=4 --leavesPerPod=2 \
+ *       --spines=2 --cores=4 --pattern=permutation
  *
  * Loss applies at every link end, so a path through four links loses about 4x the rate.
  */
@@ -40,6 +42,9 @@ struct Options
     uint32_t planes{8};
     uint32_t hostsPerLeaf{8};
     uint32_t spines{4};
+    std::string topology{"leaf-spine"};
+    uint32_t leavesPerPod{0};
+    uint32_t cores{0};
     std::string rate{"100Gbps"};
     uint64_t messageBytes{512 << 10};
     std::string pattern{"alltoall"};
@@ -121,12 +126,17 @@ Run(const Options& o, const std::string& transport, double loss)
     RngSeedManager::SetSeed(o.seed);
     RngSeedManager::SetRun(1);
     MetaRoceFabricHelper fabric;
+    fabric.SetTopology(o.topology == "fat-tree" ? MetaRoceTopology::FAT_TREE
+                                                : MetaRoceTopology::LEAF_SPINE);
+    fabric.SetLeavesPerPod(o.leavesPerPod);
+    fabric.SetCores(o.cores);
     fabric.SetHosts(o.hosts);
     fabric.SetPlanes(o.planes);
     fabric.SetHostsPerLeaf(o.hostsPerLeaf);
     fabric.SetSpines(o.spines);
     fabric.SetHostLink(DataRate(o.rate), MicroSeconds(1));
     fabric.SetFabricLink(DataRate(o.rate), MicroSeconds(1));
+    fabric.SetCoreLink(DataRate(o.rate), MicroSeconds(1));
     fabric.SetEcmpSeed(o.seed);
     fabric.SetSwitchAttribute("PfcEnabled", BooleanValue(transport == "rocev2-pfc"));
     fabric.Build();
@@ -223,7 +233,10 @@ main(int argc, char* argv[])
     cmd.AddValue("hosts", "hosts (one NIC each)", o.hosts);
     cmd.AddValue("planes", "planes (NIC ports per host)", o.planes);
     cmd.AddValue("hostsPerLeaf", "hosts per leaf switch", o.hostsPerLeaf);
-    cmd.AddValue("spines", "spine switches per plane", o.spines);
+    cmd.AddValue("spines", "spine switches per plane (leaf-spine) or per pod (fat-tree)", o.spines);
+    cmd.AddValue("topology", "leaf-spine or fat-tree", o.topology);
+    cmd.AddValue("leavesPerPod", "fat-tree: leaves per pod", o.leavesPerPod);
+    cmd.AddValue("cores", "fat-tree: core switches per plane", o.cores);
     cmd.AddValue("rate", "rate of every link", o.rate);
     cmd.AddValue("messageBytes", "bytes per message (per host pair)", o.messageBytes);
     cmd.AddValue("pattern", "alltoall, permutation or incast", o.pattern);
@@ -232,6 +245,8 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "random seed", o.seed);
     cmd.AddValue("output", "CSV file to write (optional)", output);
     cmd.Parse(argc, argv);
+    NS_ABORT_MSG_IF(o.topology != "leaf-spine" && o.topology != "fat-tree",
+                    "--topology: '" << o.topology << "' is not leaf-spine or fat-tree");
 
     const std::vector<double> lossList = ParseProbabilityList("loss", losses);
     const std::vector<std::string> transportList = SplitOptionList("transports", transports);
@@ -250,8 +265,11 @@ main(int argc, char* argv[])
                "messages,completed\n";
     }
     std::cout << o.pattern << " of " << o.messageBytes << " B messages, " << o.hosts << " hosts, "
-              << o.planes << " planes x (" << (o.hosts + o.hostsPerLeaf - 1) / o.hostsPerLeaf
-              << " leaves, " << o.spines << " spines), " << o.rate << " links\n\n"
+              << o.planes << " planes x " << o.topology << " ("
+              << (o.hosts + o.hostsPerLeaf - 1) / o.hostsPerLeaf << " leaves, " << o.spines
+              << " spines" << (o.topology == "fat-tree" ? " per pod, " : "")
+              << (o.topology == "fat-tree" ? std::to_string(o.cores) + " cores" : "") << "), "
+              << o.rate << " links\n\n"
               << std::left << std::setw(12) << "transport" << std::right << std::setw(7) << "loss"
               << std::setw(11) << "done (us)" << std::setw(10) << "Gb/s" << std::setw(11)
               << "FCT mean" << std::setw(10) << "FCT p99" << std::setw(9) << "retx" << std::setw(7)

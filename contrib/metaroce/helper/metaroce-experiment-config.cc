@@ -27,14 +27,18 @@ Require(bool ok, const std::string& field, const std::string& message)
 void
 MetaRoceExperimentConfig::Validate() const
 {
-    Require(topology == "leaf-spine", "topology", "'" + topology + "' is not leaf-spine");
+    Require(topology == "leaf-spine" || topology == "fat-tree",
+            "topology",
+            "'" + topology + "' is not leaf-spine or fat-tree");
     Require(hosts >= 2, "hosts", "need at least 2 hosts, not " + std::to_string(hosts));
     Require(planes >= 1, "planes", "need at least 1 plane");
     Require(hostsPerLeaf >= 1, "hostsPerLeaf", "need at least 1 host per leaf");
     ParseRateOption("hostRate", hostRate);
     ParseRateOption("fabricRate", fabricRate);
+    ParseRateOption("coreRate", coreRate);
     ParseTimeOption("hostDelay", hostDelay);
     ParseTimeOption("fabricDelay", fabricDelay);
+    ParseTimeOption("coreDelay", coreDelay);
     Require(transport == "metaroce" || transport == "rocev2" || transport == "rocev2-pfc" ||
                 transport == "rocev2-nocc",
             "transport",
@@ -88,15 +92,19 @@ MetaRoceExperimentConfig::Validate() const
 void
 MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
 {
-    cmd.AddValue("topology", "fabric topology: leaf-spine", topology);
+    cmd.AddValue("topology", "fabric topology: leaf-spine or fat-tree", topology);
     cmd.AddValue("hosts", "hosts (one NIC each)", hosts);
     cmd.AddValue("planes", "planes (NIC ports per host, disjoint networks)", planes);
     cmd.AddValue("hostsPerLeaf", "hosts per leaf switch", hostsPerLeaf);
-    cmd.AddValue("spines", "spine switches per plane", spines);
+    cmd.AddValue("spines", "spine switches per plane (leaf-spine) or per pod (fat-tree)", spines);
+    cmd.AddValue("leavesPerPod", "fat-tree: leaves per pod", leavesPerPod);
+    cmd.AddValue("cores", "fat-tree: core switches per plane", cores);
     cmd.AddValue("hostRate", "host-leaf link rate", hostRate);
     cmd.AddValue("fabricRate", "leaf-spine link rate", fabricRate);
+    cmd.AddValue("coreRate", "spine-core link rate (fat-tree)", coreRate);
     cmd.AddValue("hostDelay", "host-leaf link delay", hostDelay);
     cmd.AddValue("fabricDelay", "leaf-spine link delay", fabricDelay);
+    cmd.AddValue("coreDelay", "spine-core link delay (fat-tree)", coreDelay);
     cmd.AddValue("nicAttributes", "extra NIC attributes: Name=Value;Name=Value", nicAttributes);
     cmd.AddValue("switchAttributes", "extra switch attributes: Name=Value;...", switchAttributes);
     if (withGridFields)

@@ -28,15 +28,19 @@ class CommandLine;
 struct MetaRoceExperimentConfig
 {
     // Fabric.
-    std::string topology{"leaf-spine"}; ///< two-tier multi-plane leaf-spine
+    std::string topology{"leaf-spine"}; ///< "leaf-spine" (two tiers) or "fat-tree" (three)
     uint32_t hosts{16};
     uint32_t planes{8};
     uint32_t hostsPerLeaf{8};
-    uint32_t spines{4};                ///< spines per plane
+    uint32_t spines{4};                ///< spines per plane (leaf-spine) or per pod (fat-tree)
+    uint32_t leavesPerPod{2};          ///< fat-tree only
+    uint32_t cores{4};                 ///< fat-tree only: core switches per plane
     std::string hostRate{"100Gbps"};   ///< host-leaf links
     std::string fabricRate{"100Gbps"}; ///< leaf-spine links
+    std::string coreRate{"100Gbps"};   ///< spine-core links (fat-tree)
     std::string hostDelay{"1us"};
     std::string fabricDelay{"1us"};
+    std::string coreDelay{"1us"};
     /// Extra attributes, "Name=Value;Name=Value", for every NIC and every switch.
     std::string nicAttributes;
     std::string switchAttributes;

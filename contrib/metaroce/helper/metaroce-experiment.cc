@@ -134,9 +134,14 @@ class MessageLog
     /// forward of one packet at every switch, and the bytes at the NIC's full rate (all planes).
     double IdealUs(uint32_t src, uint32_t dst, uint64_t bytes) const
     {
-        const bool sameLeaf = src / m_hostsPerLeaf == dst / m_hostsPerLeaf;
-        const double propagation = 2 * m_hostDelayUs + (sameLeaf ? 0 : 2 * m_fabricDelayUs);
-        const double switches = sameLeaf ? 1 : 3;
+        const uint32_t leafA = src / m_hostsPerLeaf;
+        const uint32_t leafB = dst / m_hostsPerLeaf;
+        const bool sameLeaf = leafA == leafB;
+        const bool samePod =
+            m_leavesPerPod == 0 || leafA / m_leavesPerPod == leafB / m_leavesPerPod;
+        const double propagation = 2 * m_hostDelayUs + (sameLeaf ? 0 : 2 * m_fabricDelayUs) +
+                                   (samePod ? 0 : 2 * m_coreDelayUs);
+        const double switches = sameLeaf ? 1 : (samePod ? 3 : 5);
         const double packetBits = std::min<uint64_t>(bytes, kMtu) * 8.0;
         return propagation + switches * packetBits / m_hostBps * 1e6 +
                bytes * 8.0 / (m_hostBps * m_planes) * 1e6;
@@ -147,6 +152,8 @@ class MessageLog
   private:
     static constexpr uint64_t kMtu = 4096;
     uint32_t m_hostsPerLeaf;
+    uint32_t m_leavesPerPod; ///< 0: leaf-spine, a single pod
+    double m_coreDelayUs;
     uint32_t m_planes;
     double m_hostDelayUs;
     double m_fabricDelayUs;
@@ -168,29 +175,14 @@ AddLoss(const MetaRoceFabricHelper& fabric, const MetaRoceExperimentConfig& c, i
         {
             continue;
         }
-        std::vector<Ptr<PointToPointNetDevice>> devices;
-        for (uint32_t h = 0; h < fabric.GetNHosts(); ++h)
-        {
-            const auto [a, b] = fabric.GetHostLink(h, p);
-            devices.push_back(a);
-            devices.push_back(b);
-        }
-        for (uint32_t l = 0; l < fabric.GetNLeaves(); ++l)
-        {
-            for (uint32_t s = 0; s < fabric.GetNSpines(); ++s)
-            {
-                const auto [a, b] = fabric.GetFabricLink(p, l, s);
-                devices.push_back(a);
-                devices.push_back(b);
-            }
-        }
-        for (const auto& device : devices)
+        const NetDeviceContainer devices = fabric.GetDevices(p);
+        for (auto it = devices.Begin(); it != devices.End(); ++it)
         {
             Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
             em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
             em->SetRate(c.loss);
             stream += em->AssignStreams(stream);
-            device->SetReceiveErrorModel(em);
+            DynamicCast<PointToPointNetDevice>(*it)->SetReceiveErrorModel(em);
         }
     }
 }
@@ -281,6 +273,14 @@ MetaRoceExperiment::Run()
     RngSeedManager::SetSeed(c.seed);
     RngSeedManager::SetRun(c.run);
     MetaRoceFabricHelper fabric;
+    if (c.topology == "fat-tree")
+    {
+        fabric.SetTopology(MetaRoceTopology::FAT_TREE);
+        fabric.SetLeavesPerPod(c.leavesPerPod);
+        fabric.SetCores(c.cores);
+        fabric.SetCoreLink(ParseRateOption("coreRate", c.coreRate),
+                           ParseTimeOption("coreDelay", c.coreDelay));
+    }
     fabric.SetHosts(c.hosts);
     fabric.SetPlanes(c.planes);
     fabric.SetHostsPerLeaf(c.hostsPerLeaf);

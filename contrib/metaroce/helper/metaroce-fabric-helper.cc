@@ -1,72 +1,99 @@
 #include "metaroce-fabric-helper.h"
 
-#include "ns3/abort.h"
-#include "ns3/error-model.h"
-#include "ns3/log.h"
-#include "ns3/point-to-point-helper.h"
-#include "ns3/simulator.h"
-#include "ns3/uinteger.h"
+#include "metaroce-fabric-failure.h"
 
-#include <sstream>
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("MetaRoceFabricHelper");
 
-namespace
-{
-
-Ipv4Address
-HostAddress(uint32_t plane, uint32_t leaf, uint32_t index)
-{
-    return Ipv4Address((10u << 24) | (plane << 16) | (leaf << 8) | (index + 1));
-}
-
-} // namespace
-
 MetaRoceFabricHelper::MetaRoceFabricHelper()
 {
     m_nicFactory.SetTypeId("ns3::MetaRoceNic");
-    m_switchFactory.SetTypeId("ns3::MetaRoceSwitch");
+    for (ObjectFactory& f : m_switchFactories)
+    {
+        f.SetTypeId("ns3::MetaRoceSwitch");
+    }
+    for (MetaRoceFabricLinkSpec& l : m_links)
+    {
+        l = {DataRate("100Gbps"), MicroSeconds(1)};
+    }
+}
+
+void
+MetaRoceFabricHelper::SetTopology(MetaRoceTopology topology)
+{
+    m_shape.topology = topology;
 }
 
 void
 MetaRoceFabricHelper::SetHosts(uint32_t hosts)
 {
-    m_hosts = hosts;
+    m_shape.hosts = hosts;
 }
 
 void
 MetaRoceFabricHelper::SetPlanes(uint32_t planes)
 {
-    m_planes = planes;
+    m_shape.planes = planes;
 }
 
 void
 MetaRoceFabricHelper::SetHostsPerLeaf(uint32_t hostsPerLeaf)
 {
-    m_hostsPerLeaf = hostsPerLeaf;
+    m_shape.hostsPerLeaf = hostsPerLeaf;
 }
 
 void
-MetaRoceFabricHelper::SetSpines(uint32_t spinesPerPlane)
+MetaRoceFabricHelper::SetSpines(uint32_t spines)
 {
-    m_spines = spinesPerPlane;
+    m_shape.spines = spines;
+}
+
+void
+MetaRoceFabricHelper::SetLeavesPerPod(uint32_t leavesPerPod)
+{
+    m_shape.leavesPerPod = leavesPerPod;
+}
+
+void
+MetaRoceFabricHelper::SetCores(uint32_t cores)
+{
+    m_shape.cores = cores;
+}
+
+void
+MetaRoceFabricHelper::SetFatTree(uint32_t k)
+{
+    NS_ABORT_MSG_IF(k < 2 || k % 2 != 0,
+                    "MetaRoceFabricHelper::SetFatTree: k must be even and >= 2, got " << k);
+    m_shape.topology = MetaRoceTopology::FAT_TREE;
+    m_shape.hostsPerLeaf = k / 2;
+    m_shape.leavesPerPod = k / 2;
+    m_shape.spines = k / 2;
+    m_shape.cores = (k / 2) * (k / 2);
 }
 
 void
 MetaRoceFabricHelper::SetHostLink(DataRate rate, Time delay)
 {
-    m_hostRate = rate;
-    m_hostDelay = delay;
+    m_links[static_cast<uint32_t>(MetaRoceFabricTier::LEAF)] = {rate, delay};
 }
 
 void
 MetaRoceFabricHelper::SetFabricLink(DataRate rate, Time delay)
 {
-    m_fabricRate = rate;
-    m_fabricDelay = delay;
+    m_links[static_cast<uint32_t>(MetaRoceFabricTier::SPINE)] = {rate, delay};
+}
+
+void
+MetaRoceFabricHelper::SetCoreLink(DataRate rate, Time delay)
+{
+    m_links[static_cast<uint32_t>(MetaRoceFabricTier::CORE)] = {rate, delay};
 }
 
 void
@@ -84,113 +111,53 @@ MetaRoceFabricHelper::SetNicAttribute(const std::string& name, const AttributeVa
 void
 MetaRoceFabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_switchFactory.Set(name, value);
+    for (ObjectFactory& f : m_switchFactories)
+    {
+        f.Set(name, value);
+    }
+}
+
+void
+MetaRoceFabricHelper::SetSwitchAttribute(MetaRoceFabricTier tier,
+                                         const std::string& name,
+                                         const AttributeValue& value)
+{
+    m_switchFactories.at(static_cast<uint32_t>(tier)).Set(name, value);
 }
 
 void
 MetaRoceFabricHelper::Build()
 {
     NS_ABORT_MSG_IF(m_built, "MetaRoceFabricHelper::Build: already built");
-    NS_ABORT_MSG_IF(m_hosts < 2, "MetaRoceFabricHelper: need at least 2 hosts, got " << m_hosts);
-    NS_ABORT_MSG_IF(m_planes < 1 || m_planes > 64,
-                    "MetaRoceFabricHelper: planes must be in [1, 64], got " << m_planes);
-    NS_ABORT_MSG_IF(m_hostsPerLeaf < 1 || m_hostsPerLeaf > 254,
-                    "MetaRoceFabricHelper: HostsPerLeaf must be in [1, 254], got "
-                        << m_hostsPerLeaf);
-    const uint32_t leaves = GetNLeaves();
-    NS_ABORT_MSG_IF(leaves > 255,
-                    "MetaRoceFabricHelper: " << leaves << " leaves per plane; at most 255");
-    NS_ABORT_MSG_IF(leaves > 1 && m_spines == 0,
-                    "MetaRoceFabricHelper: " << leaves
-                                             << " leaves per plane cannot reach each other "
-                                                "without spines (SetSpines >= 1)");
-    NS_ABORT_MSG_IF(m_spines > 255, "MetaRoceFabricHelper: at most 255 spines per plane");
-    NS_ABORT_MSG_IF(m_hostRate.GetBitRate() == 0 || m_fabricRate.GetBitRate() == 0,
-                    "MetaRoceFabricHelper: link rates must be positive");
+    m_shape.Validate();
+    for (uint32_t t = 0; t < kMetaRoceFabricTiers; ++t)
+    {
+        NS_ABORT_MSG_IF(m_links[t].rate.GetBitRate() == 0,
+                        "MetaRoceFabricHelper: the " << (t == 0   ? "host"
+                                                         : t == 1 ? "leaf-spine"
+                                                                  : "spine-core")
+                                                     << " link rate must be positive");
+        NS_ABORT_MSG_IF(m_links[t].delay.IsNegative(),
+                        "MetaRoceFabricHelper: link delays cannot be negative");
+    }
     m_built = true;
 
-    m_hostNodes.Create(m_hosts);
-    for (uint32_t h = 0; h < m_hosts; ++h)
+    m_hostNodes.Create(m_shape.hosts);
+    for (uint32_t h = 0; h < m_shape.hosts; ++h)
     {
         Ptr<MetaRoceNic> nic = m_nicFactory.Create<MetaRoceNic>();
         m_hostNodes.Get(h)->AggregateObject(nic);
         m_nics.push_back(nic);
     }
-    PointToPointHelper hostLink;
-    hostLink.SetDeviceAttribute("DataRate", DataRateValue(m_hostRate));
-    hostLink.SetChannelAttribute("Delay", TimeValue(m_hostDelay));
-    PointToPointHelper fabricLink;
-    fabricLink.SetDeviceAttribute("DataRate", DataRateValue(m_fabricRate));
-    fabricLink.SetChannelAttribute("Delay", TimeValue(m_fabricDelay));
-
+    MetaRoceFabricBuilder builder(m_shape, m_links, m_switchFactories);
     uint32_t seed = m_ecmpSeed;
-    auto makeSwitch = [&]() {
-        Ptr<Node> node = CreateObject<Node>();
-        m_switchFactory.Set("EcmpSeed", UintegerValue(seed++ * 2654435761u));
-        Ptr<MetaRoceSwitch> sw = m_switchFactory.Create<MetaRoceSwitch>();
-        node->AggregateObject(sw);
-        return sw;
-    };
-    m_leaves.resize(m_planes);
-    m_spineSw.resize(m_planes);
-    m_hostLinks.resize(m_planes);
-    m_fabricLinks.resize(m_planes);
-    for (uint32_t p = 0; p < m_planes; ++p)
+    for (uint32_t p = 0; p < m_shape.planes; ++p)
     {
-        for (uint32_t l = 0; l < leaves; ++l)
-        {
-            m_leaves[p].push_back(makeSwitch());
-        }
-        for (uint32_t s = 0; s < m_spines; ++s)
-        {
-            m_spineSw[p].push_back(makeSwitch());
-        }
-        // Host links; NIC ports are added plane by plane, so port p is plane p.
-        for (uint32_t h = 0; h < m_hosts; ++h)
-        {
-            const uint32_t l = h / m_hostsPerLeaf;
-            Ptr<MetaRoceSwitch> leaf = m_leaves[p][l];
-            NetDeviceContainer d = hostLink.Install(m_hostNodes.Get(h), leaf->GetObject<Node>());
-            Link link;
-            link.a = DynamicCast<PointToPointNetDevice>(d.Get(0));
-            link.b = DynamicCast<PointToPointNetDevice>(d.Get(1));
-            link.nic = m_nics[h];
-            m_nics[h]->AddPort(link.a, HostAddress(p, l, h % m_hostsPerLeaf));
-            link.swB = leaf;
-            link.portB = leaf->AddPort(link.b);
-            leaf->AddRoute(HostAddress(p, l, h % m_hostsPerLeaf),
-                           Ipv4Mask("255.255.255.255"),
-                           link.portB);
-            m_hostLinks[p].push_back(link);
-        }
-        // Leaf-spine links: leaves spread the plane's other prefixes over every spine.
-        for (uint32_t l = 0; l < leaves; ++l)
-        {
-            for (uint32_t s = 0; s < m_spines; ++s)
-            {
-                Ptr<MetaRoceSwitch> leaf = m_leaves[p][l];
-                Ptr<MetaRoceSwitch> spine = m_spineSw[p][s];
-                NetDeviceContainer d =
-                    fabricLink.Install(leaf->GetObject<Node>(), spine->GetObject<Node>());
-                Link link;
-                link.a = DynamicCast<PointToPointNetDevice>(d.Get(0));
-                link.b = DynamicCast<PointToPointNetDevice>(d.Get(1));
-                link.swA = leaf;
-                link.portA = leaf->AddPort(link.a);
-                link.swB = spine;
-                link.portB = spine->AddPort(link.b);
-                leaf->AddRoute(Ipv4Address((10u << 24) | (p << 16)),
-                               Ipv4Mask("255.255.0.0"),
-                               link.portA);
-                spine->AddRoute(Ipv4Address((10u << 24) | (p << 16) | (l << 8)),
-                                Ipv4Mask("255.255.255.0"),
-                                link.portB);
-                m_fabricLinks[p].push_back(link);
-            }
-        }
+        m_planes.push_back(builder.Build(p, m_nics, seed));
     }
-    NS_LOG_INFO("built " << m_hosts << " hosts x " << m_planes << " planes, " << leaves
-                         << " leaves and " << m_spines << " spines per plane, oversubscription "
+    NS_LOG_INFO("built " << m_shape.hosts << " hosts x " << m_shape.planes << " planes, "
+                         << m_shape.Leaves() << " leaves, " << m_shape.Spines() << " spines and "
+                         << GetNCores() << " cores per plane, oversubscription "
                          << GetOversubscription());
 }
 
@@ -200,185 +167,273 @@ MetaRoceFabricHelper::CheckBuilt() const
     NS_ABORT_MSG_IF(!m_built, "MetaRoceFabricHelper: call Build() first");
 }
 
+void
+MetaRoceFabricHelper::CheckPlane(uint32_t plane) const
+{
+    CheckBuilt();
+    NS_ABORT_MSG_IF(plane >= m_shape.planes,
+                    "MetaRoceFabricHelper: no plane " << plane << " (" << m_shape.planes
+                                                      << " planes)");
+}
+
+const MetaRoceFabricShape&
+MetaRoceFabricHelper::GetShape() const
+{
+    return m_shape;
+}
+
 uint32_t
 MetaRoceFabricHelper::GetNHosts() const
 {
-    return m_hosts;
+    return m_shape.hosts;
 }
 
 uint32_t
 MetaRoceFabricHelper::GetNPlanes() const
 {
-    return m_planes;
+    return m_shape.planes;
 }
 
 uint32_t
 MetaRoceFabricHelper::GetNLeaves() const
 {
-    return (m_hosts + m_hostsPerLeaf - 1) / std::max(m_hostsPerLeaf, 1u);
+    return m_shape.Leaves();
 }
 
 uint32_t
 MetaRoceFabricHelper::GetNSpines() const
 {
-    return m_spines;
+    return m_shape.Spines();
+}
+
+uint32_t
+MetaRoceFabricHelper::GetNPods() const
+{
+    return m_shape.Pods();
+}
+
+uint32_t
+MetaRoceFabricHelper::GetNCores() const
+{
+    return m_shape.CoresPerSpine() > 0 ? m_shape.cores : 0;
 }
 
 Ptr<Node>
 MetaRoceFabricHelper::GetHost(uint32_t host) const
 {
-    CheckBuilt();
-    NS_ABORT_MSG_IF(host >= m_hosts, "MetaRoceFabricHelper: no host " << host);
-    return m_hostNodes.Get(host);
+    return GetNic(host)->GetObject<Node>();
 }
 
 Ptr<MetaRoceNic>
 MetaRoceFabricHelper::GetNic(uint32_t host) const
 {
     CheckBuilt();
-    NS_ABORT_MSG_IF(host >= m_hosts, "MetaRoceFabricHelper: no host " << host);
+    NS_ABORT_MSG_IF(host >= m_shape.hosts,
+                    "MetaRoceFabricHelper: no host " << host << " (" << m_shape.hosts << " hosts)");
     return m_nics[host];
+}
+
+NodeContainer
+MetaRoceFabricHelper::GetHosts() const
+{
+    CheckBuilt();
+    return m_hostNodes;
+}
+
+std::vector<Ptr<MetaRoceNic>>
+MetaRoceFabricHelper::GetNics() const
+{
+    CheckBuilt();
+    return m_nics;
+}
+
+Ptr<MetaRoceSwitch>
+MetaRoceFabricHelper::GetSwitch(uint32_t plane, MetaRoceFabricTier tier, uint32_t index) const
+{
+    CheckPlane(plane);
+    const auto& tierSwitches = m_planes[plane].switches.at(static_cast<uint32_t>(tier));
+    NS_ABORT_MSG_IF(index >= tierSwitches.size(),
+                    "MetaRoceFabricHelper: no " << MetaRoceFabricTierName(tier) << " " << index
+                                                << " on plane " << plane << " ("
+                                                << tierSwitches.size() << " per plane)");
+    return tierSwitches[index];
 }
 
 Ptr<MetaRoceSwitch>
 MetaRoceFabricHelper::GetLeaf(uint32_t plane, uint32_t leaf) const
 {
-    CheckBuilt();
-    NS_ABORT_MSG_IF(plane >= m_planes || leaf >= GetNLeaves(),
-                    "MetaRoceFabricHelper: no leaf " << leaf << " on plane " << plane);
-    return m_leaves[plane][leaf];
+    return GetSwitch(plane, MetaRoceFabricTier::LEAF, leaf);
 }
 
 Ptr<MetaRoceSwitch>
 MetaRoceFabricHelper::GetSpine(uint32_t plane, uint32_t spine) const
 {
-    CheckBuilt();
-    NS_ABORT_MSG_IF(plane >= m_planes || spine >= m_spines,
-                    "MetaRoceFabricHelper: no spine " << spine << " on plane " << plane);
-    return m_spineSw[plane][spine];
+    return GetSwitch(plane, MetaRoceFabricTier::SPINE, spine);
+}
+
+Ptr<MetaRoceSwitch>
+MetaRoceFabricHelper::GetCore(uint32_t plane, uint32_t core) const
+{
+    return GetSwitch(plane, MetaRoceFabricTier::CORE, core);
 }
 
 Ipv4Address
 MetaRoceFabricHelper::GetHostAddress(uint32_t host, uint32_t plane) const
 {
-    NS_ABORT_MSG_IF(host >= m_hosts || plane >= m_planes,
+    NS_ABORT_MSG_IF(host >= m_shape.hosts || plane >= m_shape.planes,
                     "MetaRoceFabricHelper: no host " << host << " on plane " << plane);
-    return HostAddress(plane, host / m_hostsPerLeaf, host % m_hostsPerLeaf);
+    return m_shape.HostAddress(host, plane);
 }
 
 std::vector<Ptr<MetaRoceSwitch>>
 MetaRoceFabricHelper::GetSwitches() const
 {
     std::vector<Ptr<MetaRoceSwitch>> all;
-    for (uint32_t p = 0; p < m_leaves.size(); ++p)
+    for (const MetaRoceFabricPlane& plane : m_planes)
     {
-        all.insert(all.end(), m_leaves[p].begin(), m_leaves[p].end());
-        all.insert(all.end(), m_spineSw[p].begin(), m_spineSw[p].end());
+        for (const auto& tier : plane.switches)
+        {
+            all.insert(all.end(), tier.begin(), tier.end());
+        }
     }
     return all;
+}
+
+std::vector<Ptr<MetaRoceSwitch>>
+MetaRoceFabricHelper::GetSwitches(uint32_t plane, MetaRoceFabricTier tier) const
+{
+    CheckPlane(plane);
+    return m_planes[plane].switches.at(static_cast<uint32_t>(tier));
+}
+
+NodeContainer
+MetaRoceFabricHelper::GetSwitchNodes(uint32_t plane) const
+{
+    CheckPlane(plane);
+    NodeContainer nodes;
+    for (const auto& tier : m_planes[plane].switches)
+    {
+        for (const auto& sw : tier)
+        {
+            nodes.Add(sw->GetObject<Node>());
+        }
+    }
+    return nodes;
 }
 
 NetDeviceContainer
 MetaRoceFabricHelper::GetDevices() const
 {
     NetDeviceContainer all;
-    for (uint32_t p = 0; p < m_hostLinks.size(); ++p)
+    for (uint32_t p = 0; p < m_planes.size(); ++p)
     {
-        for (const Link& l : m_hostLinks[p])
-        {
-            all.Add(l.a);
-            all.Add(l.b);
-        }
-        for (const Link& l : m_fabricLinks[p])
-        {
-            all.Add(l.a);
-            all.Add(l.b);
-        }
+        all.Add(GetDevices(p));
     }
     return all;
 }
 
-std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>
+NetDeviceContainer
+MetaRoceFabricHelper::GetDevices(uint32_t plane) const
+{
+    NetDeviceContainer devices;
+    for (const MetaRoceFabricLink& l : GetLinks(plane))
+    {
+        devices.Add(l.a);
+        devices.Add(l.b);
+    }
+    return devices;
+}
+
+std::vector<MetaRoceFabricLink>
+MetaRoceFabricHelper::GetLinks(uint32_t plane) const
+{
+    CheckPlane(plane);
+    const MetaRoceFabricPlane& p = m_planes[plane];
+    std::vector<MetaRoceFabricLink> links = p.hostLinks;
+    links.insert(links.end(), p.leafLinks.begin(), p.leafLinks.end());
+    links.insert(links.end(), p.spineLinks.begin(), p.spineLinks.end());
+    return links;
+}
+
+MetaRoceFabricHelper::LinkEnds
 MetaRoceFabricHelper::GetHostLink(uint32_t host, uint32_t plane) const
 {
-    CheckBuilt();
-    NS_ABORT_MSG_IF(host >= m_hosts || plane >= m_planes,
+    CheckPlane(plane);
+    NS_ABORT_MSG_IF(host >= m_shape.hosts,
                     "MetaRoceFabricHelper: no host link " << host << " on plane " << plane);
-    const Link& l = m_hostLinks[plane][host];
+    const MetaRoceFabricLink& l = m_planes[plane].hostLinks[host];
     return {l.a, l.b};
 }
 
-std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>
-MetaRoceFabricHelper::GetFabricLink(uint32_t plane, uint32_t leaf, uint32_t spine) const
+const MetaRoceFabricLink&
+MetaRoceFabricHelper::LeafLink(uint32_t plane, uint32_t leaf, uint32_t spine) const
 {
-    CheckBuilt();
-    NS_ABORT_MSG_IF(plane >= m_planes || leaf >= GetNLeaves() || spine >= m_spines,
+    CheckPlane(plane);
+    const uint32_t perPod = m_shape.SpinesPerPod();
+    NS_ABORT_MSG_IF(leaf >= m_shape.Leaves() || spine >= m_shape.Spines() ||
+                        spine / perPod != m_shape.PodOf(leaf),
                     "MetaRoceFabricHelper: no link leaf " << leaf << " - spine " << spine
                                                           << " on plane " << plane);
-    const Link& l = m_fabricLinks[plane][leaf * m_spines + spine];
+    return m_planes[plane].leafLinks[leaf * perPod + spine % perPod];
+}
+
+const MetaRoceFabricLink&
+MetaRoceFabricHelper::SpineLink(uint32_t plane, uint32_t spine, uint32_t core) const
+{
+    CheckPlane(plane);
+    const uint32_t perSpine = m_shape.CoresPerSpine();
+    NS_ABORT_MSG_IF(spine >= m_shape.Spines() || core >= GetNCores() ||
+                        core / perSpine != m_shape.GroupOf(spine),
+                    "MetaRoceFabricHelper: no link spine " << spine << " - core " << core
+                                                           << " on plane " << plane);
+    return m_planes[plane].spineLinks[spine * perSpine + core % perSpine];
+}
+
+MetaRoceFabricHelper::LinkEnds
+MetaRoceFabricHelper::GetFabricLink(uint32_t plane, uint32_t leaf, uint32_t spine) const
+{
+    const MetaRoceFabricLink& l = LeafLink(plane, leaf, spine);
     return {l.a, l.b};
+}
+
+MetaRoceFabricHelper::LinkEnds
+MetaRoceFabricHelper::GetCoreLink(uint32_t plane, uint32_t spine, uint32_t core) const
+{
+    const MetaRoceFabricLink& l = SpineLink(plane, spine, core);
+    return {l.a, l.b};
+}
+
+double
+MetaRoceFabricHelper::GetOversubscription(MetaRoceFabricTier tier) const
+{
+    auto bps = [this](MetaRoceFabricTier t) {
+        return static_cast<double>(m_links[static_cast<uint32_t>(t)].rate.GetBitRate());
+    };
+    if (tier == MetaRoceFabricTier::LEAF && m_shape.SpinesPerPod() > 0)
+    {
+        return m_shape.hostsPerLeaf * bps(MetaRoceFabricTier::LEAF) /
+               (m_shape.SpinesPerPod() * bps(MetaRoceFabricTier::SPINE));
+    }
+    if (tier == MetaRoceFabricTier::SPINE && m_shape.CoresPerSpine() > 0)
+    {
+        return m_shape.LeavesPerPod() * bps(MetaRoceFabricTier::SPINE) /
+               (m_shape.CoresPerSpine() * bps(MetaRoceFabricTier::CORE));
+    }
+    return 1.0;
 }
 
 double
 MetaRoceFabricHelper::GetOversubscription() const
 {
-    if (m_spines == 0)
-    {
-        return 1.0;
-    }
-    const double down = static_cast<double>(m_hostRate.GetBitRate()) * m_hostsPerLeaf;
-    const double up = static_cast<double>(m_fabricRate.GetBitRate()) * m_spines;
-    return down / up;
-}
-
-void
-MetaRoceFabricHelper::SetLinkState(Link link, bool up)
-{
-    Ptr<RateErrorModel> em;
-    if (!up)
-    {
-        em = CreateObject<RateErrorModel>();
-        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-        em->SetRate(1.0);
-    }
-    link.a->SetReceiveErrorModel(em);
-    link.b->SetReceiveErrorModel(em);
-    if (link.nic)
-    {
-        for (uint32_t port = 0; port < link.nic->GetNPorts(); ++port)
-        {
-            if (link.nic->GetPort(port) == link.a)
-            {
-                link.nic->SetPortUp(port, up);
-            }
-        }
-    }
-    if (link.swA)
-    {
-        link.swA->SetPortUp(link.portA, up);
-    }
-    if (link.swB)
-    {
-        link.swB->SetPortUp(link.portB, up);
-    }
-}
-
-void
-MetaRoceFabricHelper::ScheduleFailure(const Link& link, Time at, Time until)
-{
-    Simulator::Schedule(at, &MetaRoceFabricHelper::SetLinkState, link, false);
-    if (until != Time::Max())
-    {
-        NS_ABORT_MSG_IF(until <= at, "MetaRoceFabricHelper: a failure must end after it starts");
-        Simulator::Schedule(until, &MetaRoceFabricHelper::SetLinkState, link, true);
-    }
+    return GetOversubscription(MetaRoceFabricTier::LEAF) *
+           GetOversubscription(MetaRoceFabricTier::SPINE);
 }
 
 void
 MetaRoceFabricHelper::FailHostLink(uint32_t host, uint32_t plane, Time at, Time until)
 {
     GetHostLink(host, plane);
-    ScheduleFailure(m_hostLinks[plane][host], at, until);
+    MetaRoceFabricFailure::Schedule(m_planes[plane].hostLinks[host], at, until);
 }
 
 void
@@ -388,32 +443,48 @@ MetaRoceFabricHelper::FailFabricLink(uint32_t plane,
                                      Time at,
                                      Time until)
 {
-    GetFabricLink(plane, leaf, spine);
-    ScheduleFailure(m_fabricLinks[plane][leaf * m_spines + spine], at, until);
+    MetaRoceFabricFailure::Schedule(LeafLink(plane, leaf, spine), at, until);
+}
+
+void
+MetaRoceFabricHelper::FailCoreLink(uint32_t plane,
+                                   uint32_t spine,
+                                   uint32_t core,
+                                   Time at,
+                                   Time until)
+{
+    MetaRoceFabricFailure::Schedule(SpineLink(plane, spine, core), at, until);
+}
+
+void
+MetaRoceFabricHelper::FailSwitch(uint32_t plane,
+                                 MetaRoceFabricTier tier,
+                                 uint32_t index,
+                                 Time at,
+                                 Time until)
+{
+    Ptr<MetaRoceSwitch> sw = GetSwitch(plane, tier, index);
+    for (const MetaRoceFabricLink& l : GetLinks(plane))
+    {
+        if (l.swA == sw || l.swB == sw)
+        {
+            MetaRoceFabricFailure::Schedule(l, at, until);
+        }
+    }
 }
 
 void
 MetaRoceFabricHelper::FailSpine(uint32_t plane, uint32_t spine, Time at, Time until)
 {
-    GetSpine(plane, spine);
-    for (uint32_t l = 0; l < GetNLeaves(); ++l)
-    {
-        ScheduleFailure(m_fabricLinks[plane][l * m_spines + spine], at, until);
-    }
+    FailSwitch(plane, MetaRoceFabricTier::SPINE, spine, at, until);
 }
 
 void
 MetaRoceFabricHelper::FailPlane(uint32_t plane, Time at, Time until)
 {
-    CheckBuilt();
-    NS_ABORT_MSG_IF(plane >= m_planes, "MetaRoceFabricHelper: no plane " << plane);
-    for (const Link& l : m_hostLinks[plane])
+    for (const MetaRoceFabricLink& l : GetLinks(plane))
     {
-        ScheduleFailure(l, at, until);
-    }
-    for (const Link& l : m_fabricLinks[plane])
-    {
-        ScheduleFailure(l, at, until);
+        MetaRoceFabricFailure::Schedule(l, at, until);
     }
 }
 

@@ -1,37 +1,49 @@
 /*
- * MetaRoceFabricHelper: builds a multi-plane, two-tier leaf-spine fabric of MetaRoCE hosts.
+ * MetaRoceFabricHelper: builds a multi-plane fabric of MetaRoCE hosts, a two-tier leaf-spine or
+ * a three-tier fat-tree per plane, selected with SetTopology() behind one API.
  *
  * Every host has one NIC with one port per plane; planes are disjoint networks (design
- * "Fabric helper"), each with its own leaves and spines, so a host reaches every other host on
- * every plane and only the NIC chooses the plane. Within a plane, host h hangs off leaf
- * h / HostsPerLeaf; every leaf links to every spine; leaves spread traffic to the spines by ECMP
+ * "Fabric helper"), each with its own switches, so a host reaches every other host on every
+ * plane and only the NIC chooses the plane. Switches spread traffic over their uplinks by ECMP
  * over the 5-tuple (the UDP source port is the entropy), each switch with its own ECMP seed.
- * With a single leaf per plane no spine is needed (SpinesPerPlane = 0): a star per plane.
  *
- * Addresses: host h on plane p is 10.p.l.(i+1), l = h / HostsPerLeaf, i = h % HostsPerLeaf.
- * Leaves route each of their hosts by /32 and everything else of the plane (10.p/16) over their
- * uplinks; spines route 10.p.l/24 to leaf l.
+ * Shapes (metaroce-fabric-shape.h has the full wiring and numbering):
+ *  - LEAF_SPINE (default): host h hangs off leaf h / HostsPerLeaf; every leaf links to every one
+ *    of the plane's Spines. With a single leaf per plane no spine is needed (Spines = 0): a star.
+ *  - FAT_TREE: leaves in pods of LeavesPerPod, Spines per pod (aggregation, linked to every leaf
+ *    of the pod), Cores per plane in Spines groups; spine j of each pod links to core group j.
+ *    SetFatTree(k) sets the classic k-ary shape.
  *
- * Failures (link, switch, whole plane) are scheduled at a time: a failed link drops everything
- * in both directions (a blackhole receive error model on both ends) and both ends are told
- * their port went down, as a real link failure would be detected.
+ * Addresses (both): host h on plane p is 10.p.l.(i+1), l = h / HostsPerLeaf, i = h %
+ * HostsPerLeaf. Forwarding tables: metaroce-fabric-builder.h.
+ *
+ * Per tier: link rate and delay (SetHostLink: host-leaf, SetFabricLink: leaf-spine,
+ * SetCoreLink: spine-core) and switch attributes (SetSwitchAttribute with a tier; without one it
+ * applies to every tier; the last call for an attribute wins). GetOversubscription() reports
+ * down/up bandwidth per tier.
+ *
+ * Failures (any link, any switch, a whole plane) are scheduled at a time and optionally
+ * restored: a failed link drops everything in both directions (a blackhole receive error model on
+ * both ends) and both ends are told their port went down, as a real link failure would be
+ * detected. A failed switch fails all its links. Overlapping failures of the same link are not
+ * counted: the first restore brings the link back.
  *
  *   MetaRoceFabricHelper fabric;
- *   fabric.SetHosts(16); fabric.SetPlanes(4); fabric.SetHostsPerLeaf(8); fabric.SetSpines(4);
+ *   fabric.SetTopology(MetaRoceTopology::FAT_TREE);
+ *   fabric.SetHosts(16); fabric.SetPlanes(4); fabric.SetFatTree(4);
  *   fabric.Build();
+ *   fabric.FailSwitch(0, MetaRoceFabricTier::CORE, 1, MicroSeconds(20));
  *   auto [qa, qb] = MetaRoceNic::Connect(fabric.GetNic(0), fabric.GetNic(9),
  *                                        metaroce::Transport::MetaRoce);
  */
 #ifndef METAROCE_FABRIC_HELPER_H
 #define METAROCE_FABRIC_HELPER_H
 
-#include "ns3/data-rate.h"
-#include "ns3/metaroce-nic.h"
-#include "ns3/metaroce-switch.h"
+#include "metaroce-fabric-builder.h"
+#include "metaroce-fabric-shape.h"
+
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
-#include "ns3/nstime.h"
-#include "ns3/object-factory.h"
 
 #include <vector>
 
@@ -40,51 +52,92 @@ namespace ns3
 
 /**
  * \ingroup metaroce
- * \brief Builds multi-plane leaf-spine fabrics of MetaRoCE NICs and switches.
+ * \brief Builds multi-plane leaf-spine and fat-tree fabrics of MetaRoCE NICs and switches.
  */
 class MetaRoceFabricHelper
 {
   public:
+    /// A link's two ends (lower tier first).
+    using LinkEnds = std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>;
+
     MetaRoceFabricHelper();
 
+    void SetTopology(MetaRoceTopology topology);
     void SetHosts(uint32_t hosts);
     void SetPlanes(uint32_t planes);
     void SetHostsPerLeaf(uint32_t hostsPerLeaf);
-    /// Spines per plane; 0 is allowed only when every host fits under one leaf.
-    void SetSpines(uint32_t spinesPerPlane);
+    /// Spines per plane (LEAF_SPINE; 0 only for a single leaf) or per pod (FAT_TREE).
+    void SetSpines(uint32_t spines);
+    /// FAT_TREE: leaves per pod.
+    void SetLeavesPerPod(uint32_t leavesPerPod);
+    /// FAT_TREE: core switches per plane, a multiple of the spines per pod.
+    void SetCores(uint32_t cores);
+    /// FAT_TREE: the k-ary shape (k even): k/2 hosts per leaf, k/2 leaves and spines per pod,
+    /// (k/2)^2 cores; the number of hosts (and so of pods) is still SetHosts'.
+    void SetFatTree(uint32_t k);
+    /// Host-leaf links.
     void SetHostLink(DataRate rate, Time delay);
+    /// Leaf-spine links.
     void SetFabricLink(DataRate rate, Time delay);
+    /// Spine-core links (FAT_TREE).
+    void SetCoreLink(DataRate rate, Time delay);
     /// Base of the per-switch ECMP seeds (each switch gets a distinct one derived from it).
     void SetEcmpSeed(uint32_t seed);
     void SetNicAttribute(const std::string& name, const AttributeValue& value);
+    /// Sets a MetaRoceSwitch attribute on every tier.
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
+    /// Sets a MetaRoceSwitch attribute on one tier's switches only.
+    void SetSwitchAttribute(MetaRoceFabricTier tier,
+                            const std::string& name,
+                            const AttributeValue& value);
 
     /// Builds the fabric; aborts with a message naming the problem for impossible shapes.
     void Build();
 
+    /// The shape (counts, numbering, addresses); complete once the setters are done.
+    const MetaRoceFabricShape& GetShape() const;
     uint32_t GetNHosts() const;
     uint32_t GetNPlanes() const;
-    uint32_t GetNLeaves() const;
-    uint32_t GetNSpines() const;
+    uint32_t GetNLeaves() const; ///< per plane
+    uint32_t GetNSpines() const; ///< per plane (all pods)
+    uint32_t GetNPods() const;
+    uint32_t GetNCores() const; ///< per plane
+
     Ptr<Node> GetHost(uint32_t host) const;
     Ptr<MetaRoceNic> GetNic(uint32_t host) const;
+    /// Every host node / NIC, in host order.
+    NodeContainer GetHosts() const;
+    std::vector<Ptr<MetaRoceNic>> GetNics() const;
+    Ptr<MetaRoceSwitch> GetSwitch(uint32_t plane, MetaRoceFabricTier tier, uint32_t index) const;
     Ptr<MetaRoceSwitch> GetLeaf(uint32_t plane, uint32_t leaf) const;
     Ptr<MetaRoceSwitch> GetSpine(uint32_t plane, uint32_t spine) const;
+    Ptr<MetaRoceSwitch> GetCore(uint32_t plane, uint32_t core) const;
     Ipv4Address GetHostAddress(uint32_t host, uint32_t plane) const;
-    /// Every switch of the fabric (all planes).
+    /// Every switch of the fabric (all planes; per plane leaves, spines, cores).
     std::vector<Ptr<MetaRoceSwitch>> GetSwitches() const;
+    /// The switches of one plane and tier.
+    std::vector<Ptr<MetaRoceSwitch>> GetSwitches(uint32_t plane, MetaRoceFabricTier tier) const;
+    /// The switch nodes of one plane (all tiers).
+    NodeContainer GetSwitchNodes(uint32_t plane) const;
     /// Every point-to-point device of the fabric (for pcap or error models).
     NetDeviceContainer GetDevices() const;
-    /// Host links' (host end, leaf end) devices on `plane`.
-    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> GetHostLink(
-        uint32_t host,
-        uint32_t plane) const;
-    /// Leaf-to-spine link's (leaf end, spine end) devices.
-    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> GetFabricLink(
-        uint32_t plane,
-        uint32_t leaf,
-        uint32_t spine) const;
-    /// Uplink bandwidth of a leaf over its host-facing bandwidth (1 = non-blocking).
+    /// Every device of one plane, both ends of each link in turn.
+    NetDeviceContainer GetDevices(uint32_t plane) const;
+    /// Every link of one plane: host links, then leaf-spine, then spine-core links.
+    std::vector<MetaRoceFabricLink> GetLinks(uint32_t plane) const;
+    /// Host link's (host end, leaf end) devices on `plane`.
+    LinkEnds GetHostLink(uint32_t host, uint32_t plane) const;
+    /// Leaf-to-spine link's (leaf end, spine end); the spine must be in the leaf's pod.
+    LinkEnds GetFabricLink(uint32_t plane, uint32_t leaf, uint32_t spine) const;
+    /// Spine-to-core link's (spine end, core end); the core must be in the spine's group.
+    LinkEnds GetCoreLink(uint32_t plane, uint32_t spine, uint32_t core) const;
+
+    /**
+     * Down/up bandwidth of a switch of `tier` (1 = non-blocking): LEAF hosts over spine
+     * uplinks, SPINE leaves over core uplinks (1 without cores), CORE 1 (no uplinks).
+     */
+    double GetOversubscription(MetaRoceFabricTier tier) const;
+    /// Oversubscription of the whole fabric: the product over the tiers.
     double GetOversubscription() const;
 
     /// Fails the host's link on `plane` at `at` (and restores it at `until`, if given).
@@ -95,7 +148,19 @@ class MetaRoceFabricHelper
                         uint32_t spine,
                         Time at,
                         Time until = Time::Max());
-    /// Fails a spine: all its links.
+    /// Fails one spine-core link.
+    void FailCoreLink(uint32_t plane,
+                      uint32_t spine,
+                      uint32_t core,
+                      Time at,
+                      Time until = Time::Max());
+    /// Fails a switch of any tier: all its links (a leaf's host links included).
+    void FailSwitch(uint32_t plane,
+                    MetaRoceFabricTier tier,
+                    uint32_t index,
+                    Time at,
+                    Time until = Time::Max());
+    /// Fails a spine: FailSwitch(plane, SPINE, spine, ...).
     void FailSpine(uint32_t plane, uint32_t spine, Time at, Time until = Time::Max());
     /// Fails a whole plane: every link of it.
     void FailPlane(uint32_t plane, Time at, Time until = Time::Max());
@@ -104,41 +169,21 @@ class MetaRoceFabricHelper
     int64_t AssignStreams(int64_t stream);
 
   private:
-    /// One link and what sits at its ends.
-    struct Link
-    {
-        Ptr<PointToPointNetDevice> a;
-        Ptr<PointToPointNetDevice> b;
-        Ptr<MetaRoceNic> nic;    ///< a's NIC, for host links
-        Ptr<MetaRoceSwitch> swA; ///< a's switch, for fabric links
-        uint32_t portA{0};
-        Ptr<MetaRoceSwitch> swB;
-        uint32_t portB{0};
-    };
-
     void CheckBuilt() const;
-    void ScheduleFailure(const Link& link, Time at, Time until);
-    static void SetLinkState(Link link, bool up);
+    void CheckPlane(uint32_t plane) const;
+    const MetaRoceFabricLink& LeafLink(uint32_t plane, uint32_t leaf, uint32_t spine) const;
+    const MetaRoceFabricLink& SpineLink(uint32_t plane, uint32_t spine, uint32_t core) const;
 
-    uint32_t m_hosts{16};
-    uint32_t m_planes{1};
-    uint32_t m_hostsPerLeaf{8};
-    uint32_t m_spines{2};
-    DataRate m_hostRate{"100Gbps"};
-    Time m_hostDelay{MicroSeconds(1)};
-    DataRate m_fabricRate{"100Gbps"};
-    Time m_fabricDelay{MicroSeconds(1)};
+    MetaRoceFabricShape m_shape;
+    std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers> m_links;
     uint32_t m_ecmpSeed{1};
     ObjectFactory m_nicFactory;
-    ObjectFactory m_switchFactory;
+    std::array<ObjectFactory, kMetaRoceFabricTiers> m_switchFactories;
     bool m_built{false};
 
     NodeContainer m_hostNodes;
     std::vector<Ptr<MetaRoceNic>> m_nics;
-    std::vector<std::vector<Ptr<MetaRoceSwitch>>> m_leaves;  ///< [plane][leaf]
-    std::vector<std::vector<Ptr<MetaRoceSwitch>>> m_spineSw; ///< [plane][spine]
-    std::vector<std::vector<Link>> m_hostLinks;              ///< [plane][host]
-    std::vector<std::vector<Link>> m_fabricLinks;            ///< [plane][leaf * spines + s]
+    std::vector<MetaRoceFabricPlane> m_planes; ///< [plane]
 };
 
 } // namespace ns3

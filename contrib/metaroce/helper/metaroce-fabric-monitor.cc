@@ -1,5 +1,6 @@
 #include "metaroce-fabric-monitor.h"
 
+#include "ns3/abort.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
@@ -30,41 +31,56 @@ Label(const std::string& kind, uint32_t plane, uint32_t index)
 MetaRoceFabricMonitor::MetaRoceFabricMonitor(const MetaRoceFabricHelper& fabric)
     : m_fabric(fabric)
 {
-    const uint32_t leaves = fabric.GetNLeaves();
     for (uint32_t p = 0; p < fabric.GetNPlanes(); ++p)
     {
-        // A host's leaf is whichever switch sits at the other end of its link.
-        std::map<uint32_t, std::string> leafLabels;
-        for (uint32_t l = 0; l < leaves; ++l)
+        // Every switch of the plane by its tier and index, for the link labels.
+        std::map<const MetaRoceSwitch*, std::pair<std::string, std::string>> names;
+        for (const auto tier :
+             {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
         {
-            leafLabels[fabric.GetLeaf(p, l)->GetObject<Node>()->GetId()] = Label("leaf", p, l);
-        }
-        for (uint32_t h = 0; h < fabric.GetNHosts(); ++h)
-        {
-            const auto [hostEnd, leafEnd] = fabric.GetHostLink(h, p);
-            AddLink(hostEnd,
-                    leafEnd,
-                    p,
-                    "host-leaf",
-                    "leaf-host",
-                    "host-" + std::to_string(h),
-                    leafLabels.at(leafEnd->GetNode()->GetId()));
-        }
-        for (uint32_t l = 0; l < leaves; ++l)
-        {
-            for (uint32_t s = 0; s < fabric.GetNSpines(); ++s)
+            const auto switches = fabric.GetSwitches(p, tier);
+            for (uint32_t i = 0; i < switches.size(); ++i)
             {
-                const auto [leafEnd, spineEnd] = fabric.GetFabricLink(p, l, s);
-                AddLink(leafEnd,
-                        spineEnd,
-                        p,
-                        "leaf-spine",
-                        "spine-leaf",
-                        Label("leaf", p, l),
-                        Label("spine", p, s));
+                names[PeekPointer(switches[i])] = {MetaRoceFabricTierName(tier),
+                                                   Label(MetaRoceFabricTierName(tier), p, i)};
             }
         }
+        for (const MetaRoceFabricLink& link : fabric.GetLinks(p))
+        {
+            const auto& upper = names.at(PeekPointer(link.swB));
+            std::string lowerTier = "host";
+            std::string lowerLabel;
+            if (link.nic)
+            {
+                lowerLabel = "host-" + std::to_string(HostOf(link.nic));
+            }
+            else
+            {
+                lowerTier = names.at(PeekPointer(link.swA)).first;
+                lowerLabel = names.at(PeekPointer(link.swA)).second;
+            }
+            AddLink(link.a,
+                    link.b,
+                    p,
+                    lowerTier + "-" + upper.first,
+                    upper.first + "-" + lowerTier,
+                    lowerLabel,
+                    upper.second);
+        }
     }
+}
+
+uint32_t
+MetaRoceFabricMonitor::HostOf(Ptr<MetaRoceNic> nic) const
+{
+    for (uint32_t h = 0; h < m_fabric.GetNHosts(); ++h)
+    {
+        if (m_fabric.GetNic(h) == nic)
+        {
+            return h;
+        }
+    }
+    NS_FATAL_ERROR("MetaRoceFabricMonitor: a host link's NIC is not one of the fabric's hosts");
 }
 
 void
@@ -224,26 +240,18 @@ MetaRoceFabricMonitor::GetPlanes(const std::vector<MetaRoceLinkRecord>& links) c
     for (uint32_t p = 0; p < planes.size(); ++p)
     {
         planes[p].meanUtilisation /= std::max<uint32_t>(1, counts[p]);
-        for (uint32_t l = 0; l < m_fabric.GetNLeaves(); ++l)
+        for (const auto tier :
+             {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
         {
-            Ptr<MetaRoceSwitch> leaf = m_fabric.GetLeaf(p, l);
-            planes[p].switchDrops += leaf->GetDropped();
-            for (uint32_t port = 0; port < leaf->GetNPorts(); ++port)
+            for (const auto& sw : m_fabric.GetSwitches(p, tier))
             {
-                planes[p].pfcPauses += leaf->GetPortCounters(port).pauseSent;
-                planes[p].maxQueueBytes =
-                    std::max(planes[p].maxQueueBytes, leaf->GetPortCounters(port).maxQueueBytes);
-            }
-        }
-        for (uint32_t s = 0; s < m_fabric.GetNSpines(); ++s)
-        {
-            Ptr<MetaRoceSwitch> spine = m_fabric.GetSpine(p, s);
-            planes[p].switchDrops += spine->GetDropped();
-            for (uint32_t port = 0; port < spine->GetNPorts(); ++port)
-            {
-                planes[p].pfcPauses += spine->GetPortCounters(port).pauseSent;
-                planes[p].maxQueueBytes =
-                    std::max(planes[p].maxQueueBytes, spine->GetPortCounters(port).maxQueueBytes);
+                planes[p].switchDrops += sw->GetDropped();
+                for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+                {
+                    const MetaRoceSwitchPortCounters& k = sw->GetPortCounters(port);
+                    planes[p].pfcPauses += k.pauseSent;
+                    planes[p].maxQueueBytes = std::max(planes[p].maxQueueBytes, k.maxQueueBytes);
+                }
             }
         }
     }

@@ -65,6 +65,8 @@ class MetaRoceFabricMonitor
                  const std::string& tierBA,
                  const std::string& labelA,
                  const std::string& labelB);
+    /// The index of `nic`'s host.
+    uint32_t HostOf(Ptr<MetaRoceNic> nic) const;
     void OnTx(std::size_t direction, Ptr<const Packet> packet);
     void OnLost(std::size_t direction, Ptr<const Packet> packet);
     void Sample();

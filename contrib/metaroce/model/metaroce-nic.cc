@@ -41,6 +41,22 @@ Ns(const Time& t)
     return static_cast<metaroce::TimeNs>(t.GetNanoSeconds());
 }
 
+/// The first set bit of `words` in [from, end), or `end`.
+std::size_t
+FindMarked(const std::vector<uint64_t>& words, std::size_t from, std::size_t end)
+{
+    while (from < end)
+    {
+        const uint64_t w = words[from / 64] >> (from % 64);
+        if (w != 0)
+        {
+            return std::min(end, from + static_cast<std::size_t>(__builtin_ctzll(w)));
+        }
+        from = (from / 64 + 1) * 64;
+    }
+    return end;
+}
+
 } // namespace
 
 TypeId
@@ -340,9 +356,9 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
                 std::make_unique<metaroce::MetaRoceConnection>(MetaRoceConfigFor(localId, remoteId),
                                                                &m_memory);
             qp->m_udpPort = metaroce::kMetaRoceUdpPort;
-            for (Port& port : m_ports)
+            for (uint32_t port = 0; port < m_ports.size(); ++port)
             {
-                port.qps.push_back(qp);
+                AddToPort(port, qp);
             }
         }
         else
@@ -351,7 +367,7 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
                 RoceV2ConfigFor(localId, remoteId, plane),
                 m_memory);
             qp->m_udpPort = metaroce::kRoceV2UdpPort;
-            m_ports[plane].qps.push_back(qp);
+            AddToPort(plane, qp);
         }
     }
     catch (const std::invalid_argument& e)
@@ -480,22 +496,52 @@ MetaRoceNic::Pull(uint32_t index)
     return nullptr;
 }
 
+void
+MetaRoceNic::AddToPort(uint32_t index, Ptr<MetaRoceQueuePair> qp)
+{
+    Port& port = m_ports[index];
+    const auto slot = static_cast<uint32_t>(port.qps.size());
+    port.qps.push_back(qp);
+    port.maybeWork.resize(port.qps.size() / 64 + 1, 0);
+    qp->m_portSlots.emplace_back(index, slot);
+}
+
+void
+MetaRoceNic::MarkMaybeWork(const MetaRoceQueuePair& qp)
+{
+    for (const auto& [index, slot] : qp.m_portSlots)
+    {
+        m_ports[index].maybeWork[slot / 64] |= uint64_t(1) << (slot % 64);
+    }
+}
+
 Ptr<Packet>
 MetaRoceNic::PullFromQueuePairs(uint32_t index)
 {
+    // Round-robin from the cursor over the slots that may have work. HasWork() depends on
+    // nothing but the engine's state, which only our calls into the engine change, and each of
+    // those marks the queue pair again (MarkMaybeWork); so a slot found without work and not
+    // marked since still has none, and skipping it pulls exactly what a scan of every queue
+    // pair would, in O(queue pairs with work) instead of O(queue pairs).
     Port& port = m_ports[index];
-    if (port.qps.empty())
-    {
-        return nullptr;
-    }
-    const metaroce::TimeNs now = EngineNow();
+    const std::size_t start = port.cursor;
+    Ptr<Packet> p = PullFromSlots(index, start, port.qps.size());
+    return p != nullptr ? p : PullFromSlots(index, 0, start);
+}
+
+Ptr<Packet>
+MetaRoceNic::PullFromSlots(uint32_t index, std::size_t from, std::size_t end)
+{
+    Port& port = m_ports[index];
     const std::size_t n = port.qps.size();
-    for (std::size_t k = 0; k < n; ++k)
+    const metaroce::TimeNs now = EngineNow();
+    for (std::size_t slot = FindMarked(port.maybeWork, from, end); slot < end;
+         slot = FindMarked(port.maybeWork, slot + 1, end))
     {
-        const std::size_t slot = (port.cursor + k) % n;
         MetaRoceQueuePair& qp = *port.qps[slot];
         if (!qp.m_engine->HasWork(static_cast<uint16_t>(index)))
         {
+            port.maybeWork[slot / 64] &= ~(uint64_t(1) << (slot % 64));
             continue;
         }
         std::optional<metaroce::OutPacket> out =
@@ -506,6 +552,7 @@ MetaRoceNic::PullFromQueuePairs(uint32_t index)
         // Service() here: this runs inside the device's Dequeue, where kicking a port would
         // re-enter it.)
         Rearm(qp);
+        MarkMaybeWork(qp);
         if (!out)
         {
             continue;
@@ -640,6 +687,7 @@ MetaRoceNic::UpdateFairShare()
         if (qp->m_transport == metaroce::Transport::MetaRoce)
         {
             static_cast<metaroce::MetaRoceConnection&>(*qp->m_engine).SetFairShare(m_fairShareBps);
+            MarkMaybeWork(*qp);
         }
     }
 }
@@ -651,13 +699,17 @@ MetaRoceNic::Service(MetaRoceQueuePair& qp)
     {
         return; // disposed
     }
+    MarkMaybeWork(qp);
     for (const metaroce::Completion& c : qp.m_engine->TakeCompletions())
     {
         qp.Deliver(c);
     }
     for (uint32_t p = 0; p < m_ports.size(); ++p)
     {
-        if (m_ports[p].up && qp.m_engine->HasWork(static_cast<uint16_t>(p)))
+        // A busy port pulls by itself when it is done (Kick() would do nothing): ask the
+        // engine only about idle ports.
+        if (m_ports[p].up && !m_ports[p].queue->IsBusy() &&
+            qp.m_engine->HasWork(static_cast<uint16_t>(p)))
         {
             m_ports[p].queue->Kick();
         }

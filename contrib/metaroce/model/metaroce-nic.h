@@ -106,6 +106,9 @@ class MetaRoceNic : public Object
         bool up{true};
         std::vector<Ptr<MetaRoceQueuePair>> qps; ///< round-robin order
         std::size_t cursor{0};
+        /// One bit per slot of `qps`: that queue pair may have work for this port (see
+        /// PullFromQueuePairs); a clear bit means it certainly has none.
+        std::vector<uint64_t> maybeWork;
         bool dataPaused{false};       ///< the switch sent PFC PAUSE for the DATA class
         EventId pauseExpiry;          ///< when the PAUSE lapses without a RESUME
         std::deque<Ptr<Packet>> held; ///< DATA pulled while paused, sent first on resume
@@ -120,6 +123,12 @@ class MetaRoceNic : public Object
     Ptr<Packet> Pull(uint32_t port);
     /// Next packet of any queue pair for `port`, round-robin, or null.
     Ptr<Packet> PullFromQueuePairs(uint32_t port);
+    /// Round-robin over the marked slots of `port` in [from, end); the packet, or null.
+    Ptr<Packet> PullFromSlots(uint32_t port, std::size_t from, std::size_t end);
+    /// Adds `qp` to `port`'s round-robin.
+    void AddToPort(uint32_t port, Ptr<MetaRoceQueuePair> qp);
+    /// Marks `qp` as possibly having work on all its ports: call after any call into its engine.
+    void MarkMaybeWork(const MetaRoceQueuePair& qp);
     /// Applies a PFC PAUSE/RESUME for the DATA class received on `port` (spec: PFC baseline).
     void SetDataPaused(uint32_t port, bool paused, Time duration);
     Ptr<Packet> Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out);

@@ -101,6 +101,8 @@ class MetaRoceQueuePair : public Object
     uint32_t m_localId{0};
     uint32_t m_remoteId{0};
     std::vector<Ipv4Address> m_peerAddresses; ///< per plane
+    /// (NIC port, slot in that port's round-robin) for every port this queue pair sends on.
+    std::vector<std::pair<uint32_t, uint32_t>> m_portSlots;
     uint16_t m_udpPort{0};
     bool m_realPayload{false};
     uint64_t m_nextWrId{1};

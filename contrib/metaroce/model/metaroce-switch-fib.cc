@@ -149,31 +149,49 @@ MetaRoceFib::IsPortUp(uint32_t port) const
     return port >= m_portDown.size() || !m_portDown[port];
 }
 
-MetaRoceFib::Result
-MetaRoceFib::Lookup(const MetaRoceFlowKey& key, uint64_t seed) const
+const MetaRoceFib::Group*
+MetaRoceFib::FindLive(uint32_t dst, Status& status) const
 {
-    Result r;
+    status = Status::NO_ROUTE;
     for (uint8_t len : m_lengths)
     {
         const uint32_t mask = len == 0 ? 0 : ~uint32_t(0) << (32 - len);
         const auto& table = m_byLength[len];
-        auto it = table.find(key.dst & mask);
+        auto it = table.find(dst & mask);
         if (it == table.end())
         {
             continue;
         }
-        const Group& g = it->second;
-        if (g.live.empty())
+        if (it->second.live.empty())
         {
-            r.status = Status::ALL_DOWN; // withdrawn: try a shorter prefix
+            status = Status::ALL_DOWN; // withdrawn: try a shorter prefix
             continue;
         }
-        r.status = Status::OK;
-        r.port =
-            g.live.size() == 1 ? g.live[0] : g.live[MetaRoceEcmpHash(key, seed) % g.live.size()];
-        return r;
+        status = Status::OK;
+        return &it->second;
+    }
+    return nullptr;
+}
+
+MetaRoceFib::Result
+MetaRoceFib::Lookup(const MetaRoceFlowKey& key, uint64_t seed) const
+{
+    Result r;
+    const Group* g = FindLive(key.dst, r.status);
+    if (g != nullptr)
+    {
+        r.port = g->live.size() == 1 ? g->live[0]
+                                     : g->live[MetaRoceEcmpHash(key, seed) % g->live.size()];
     }
     return r;
+}
+
+std::vector<uint32_t>
+MetaRoceFib::GetNextHops(Ipv4Address dst) const
+{
+    Status status;
+    const Group* g = FindLive(dst.Get(), status);
+    return g != nullptr ? g->live : std::vector<uint32_t>();
 }
 
 uint32_t

@@ -112,6 +112,13 @@ class MetaRoceFib
     /// Longest-prefix match on key.dst, then the seeded hash over the live members.
     Result Lookup(const MetaRoceFlowKey& key, uint64_t seed) const;
 
+    /**
+     * The ECMP group a lookup for `dst` would hash over: the live members of the longest
+     * matching prefix that has any (in the order added; a WCMP port appears once per weight).
+     * Empty when nothing matches or every matching group is down.
+     */
+    std::vector<uint32_t> GetNextHops(Ipv4Address dst) const;
+
     /// Number of (prefix, port) entries added.
     uint32_t GetNRoutes() const;
 
@@ -124,6 +131,8 @@ class MetaRoceFib
     };
 
     void RebuildLive(Group& g) const;
+    /// The longest matching group with a live member; `status` says why there is none.
+    const Group* FindLive(uint32_t dst, Status& status) const;
 
     /// Groups by prefix length (index 0..32), keyed by the masked destination.
     std::array<std::unordered_map<uint32_t, Group>, 33> m_byLength;

@@ -229,6 +229,12 @@ MetaRoceSwitch::AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port)
     m_fib.AddRoute(dst, mask, port);
 }
 
+std::vector<uint32_t>
+MetaRoceSwitch::GetNextHops(Ipv4Address dst) const
+{
+    return m_fib.GetNextHops(dst);
+}
+
 bool
 MetaRoceSwitch::Receive(uint32_t port,
                         Ptr<NetDevice> device,

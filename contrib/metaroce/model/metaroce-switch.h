@@ -153,6 +153,9 @@ class MetaRoceSwitch : public Object
     /// Adds `port` to the ECMP group of dst/mask (see MetaRoceFib::AddRoute).
     void AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port);
 
+    /// The live ECMP ports a packet to `dst` would be hashed over (see MetaRoceFib::GetNextHops).
+    std::vector<uint32_t> GetNextHops(Ipv4Address dst) const;
+
     /// Marks a port's link up or down (see "Link failure" in the file comment).
     void SetPortUp(uint32_t port, bool up);
     bool IsPortUp(uint32_t port) const;

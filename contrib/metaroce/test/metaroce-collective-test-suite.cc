@@ -17,6 +17,7 @@
 #include "ns3/test.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -203,6 +204,43 @@ class CollectiveBytesTestCase : public TestCase
                 NS_TEST_ASSERT_MSG_GT(r.collective.busBwGBps, 0, what);
             }
         }
+    }
+};
+
+class FatTreeTestCase : public TestCase
+{
+  public:
+    FatTreeTestCase()
+        : TestCase("an all-to-all on a two-pod fat-tree: exact bytes, every tier carries it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRoceExperimentConfig c = SmallFabric();
+        c.topology = "fat-tree";
+        c.hosts = 8;
+        c.hostsPerLeaf = 2;
+        c.leavesPerPod = 2;
+        c.spines = 2;
+        c.cores = 4;
+        c.workload = "alltoall";
+        const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "fat-tree all-to-all");
+        NS_TEST_ASSERT_MSG_EQ(r.collective.bytesSent, r.collective.bytesExpected, "exact bytes");
+        std::map<std::string, uint64_t> byTier;
+        for (const auto& l : r.links)
+        {
+            byTier[l.tier] += l.txBytes;
+        }
+        for (const std::string tier : {"host-leaf", "leaf-spine", "spine-core", "core-spine"})
+        {
+            NS_TEST_EXPECT_MSG_GT(byTier[tier], 0, tier << " links carry traffic");
+        }
+        // 2 planes x (8 host links + 2 pods x 2 leaves x 2 spines + 4 spines x 2 cores), both
+        // directions.
+        NS_TEST_EXPECT_MSG_EQ(r.links.size(), 2 * 2 * (8 + 8 + 8), "every link direction");
     }
 };
 
@@ -412,6 +450,7 @@ class CollectiveTestSuite : public TestSuite
     {
         AddTestCase(new ScheduleTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveBytesTestCase, TestCase::QUICK);
+        AddTestCase(new FatTreeTestCase, TestCase::QUICK);
         AddTestCase(new BusBandwidthTestCase, TestCase::QUICK);
         AddTestCase(new FlowsTestCase, TestCase::QUICK);
         AddTestCase(new LossAndFailureTestCase, TestCase::QUICK);

@@ -1,0 +1,165 @@
+#include "metaroce-fabric-shape.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+const char*
+MetaRoceFabricTierName(MetaRoceFabricTier tier)
+{
+    switch (tier)
+    {
+    case MetaRoceFabricTier::LEAF:
+        return "leaf";
+    case MetaRoceFabricTier::SPINE:
+        return "spine";
+    case MetaRoceFabricTier::CORE:
+        return "core";
+    }
+    return "unknown";
+}
+
+void
+MetaRoceFabricShape::Validate() const
+{
+    NS_ABORT_MSG_IF(hosts < 2, "MetaRoceFabricHelper: need at least 2 hosts, got " << hosts);
+    NS_ABORT_MSG_IF(planes < 1 || planes > 64,
+                    "MetaRoceFabricHelper: planes must be in [1, 64], got " << planes);
+    NS_ABORT_MSG_IF(hostsPerLeaf < 1 || hostsPerLeaf > 254,
+                    "MetaRoceFabricHelper: HostsPerLeaf must be in [1, 254], got " << hostsPerLeaf);
+    const uint32_t leaves = Leaves();
+    NS_ABORT_MSG_IF(leaves > 255,
+                    "MetaRoceFabricHelper: " << hosts << " hosts at " << hostsPerLeaf
+                                             << " per leaf need " << leaves
+                                             << " leaves per plane; at most 255 (the third "
+                                                "address octet)");
+    if (topology == MetaRoceTopology::LEAF_SPINE)
+    {
+        NS_ABORT_MSG_IF(leavesPerPod != 0,
+                        "MetaRoceFabricHelper: LeavesPerPod (" << leavesPerPod
+                                                               << ") needs the FAT_TREE topology");
+        NS_ABORT_MSG_IF(cores != 0,
+                        "MetaRoceFabricHelper: Cores (" << cores
+                                                        << ") needs the FAT_TREE topology");
+        NS_ABORT_MSG_IF(leaves > 1 && spines == 0,
+                        "MetaRoceFabricHelper: " << leaves
+                                                 << " leaves per plane cannot reach each other "
+                                                    "without spines (SetSpines >= 1)");
+        NS_ABORT_MSG_IF(spines > 255,
+                        "MetaRoceFabricHelper: at most 255 spines per plane, got " << spines);
+        return;
+    }
+    NS_ABORT_MSG_IF(leavesPerPod == 0,
+                    "MetaRoceFabricHelper: a FAT_TREE needs LeavesPerPod >= 1 (SetLeavesPerPod)");
+    NS_ABORT_MSG_IF(spines == 0,
+                    "MetaRoceFabricHelper: a FAT_TREE needs at least one spine per pod "
+                    "(SetSpines >= 1), got 0");
+    NS_ABORT_MSG_IF(spines > 255,
+                    "MetaRoceFabricHelper: at most 255 spines per pod, got " << spines);
+    NS_ABORT_MSG_IF(Pods() > 1 && cores == 0,
+                    "MetaRoceFabricHelper: " << Pods() << " pods (" << leaves << " leaves, "
+                                             << leavesPerPod
+                                             << " per pod) cannot reach each other without "
+                                                "cores (SetCores >= SetSpines = "
+                                             << spines << ")");
+    NS_ABORT_MSG_IF(cores % spines != 0,
+                    "MetaRoceFabricHelper: Cores ("
+                        << cores << ") must be a multiple of spines per pod (" << spines
+                        << "): spine j of each pod links to core "
+                           "group j of Cores / spines cores");
+}
+
+uint32_t
+MetaRoceFabricShape::Leaves() const
+{
+    return (hosts + std::max(hostsPerLeaf, 1u) - 1) / std::max(hostsPerLeaf, 1u);
+}
+
+uint32_t
+MetaRoceFabricShape::LeavesPerPod() const
+{
+    return topology == MetaRoceTopology::FAT_TREE ? std::max(leavesPerPod, 1u) : Leaves();
+}
+
+uint32_t
+MetaRoceFabricShape::Pods() const
+{
+    return (Leaves() + LeavesPerPod() - 1) / LeavesPerPod();
+}
+
+uint32_t
+MetaRoceFabricShape::SpinesPerPod() const
+{
+    return spines;
+}
+
+uint32_t
+MetaRoceFabricShape::Spines() const
+{
+    return Pods() * spines;
+}
+
+uint32_t
+MetaRoceFabricShape::CoresPerSpine() const
+{
+    return topology == MetaRoceTopology::FAT_TREE && spines > 0 ? cores / spines : 0;
+}
+
+uint32_t
+MetaRoceFabricShape::Switches() const
+{
+    return Leaves() + Spines() + (topology == MetaRoceTopology::FAT_TREE ? cores : 0);
+}
+
+uint32_t
+MetaRoceFabricShape::Links() const
+{
+    uint32_t leafSpine = 0;
+    for (uint32_t pod = 0; pod < Pods(); ++pod)
+    {
+        leafSpine += LeavesIn(pod) * spines;
+    }
+    return hosts + leafSpine + Spines() * CoresPerSpine();
+}
+
+uint32_t
+MetaRoceFabricShape::LeafOf(uint32_t host) const
+{
+    return host / hostsPerLeaf;
+}
+
+uint32_t
+MetaRoceFabricShape::PodOf(uint32_t leaf) const
+{
+    return leaf / LeavesPerPod();
+}
+
+uint32_t
+MetaRoceFabricShape::LeavesIn(uint32_t pod) const
+{
+    const uint32_t first = pod * LeavesPerPod();
+    return first >= Leaves() ? 0 : std::min(LeavesPerPod(), Leaves() - first);
+}
+
+uint32_t
+MetaRoceFabricShape::GroupOf(uint32_t spine) const
+{
+    return spine % spines;
+}
+
+Ipv4Address
+MetaRoceFabricShape::HostAddress(uint32_t host, uint32_t plane) const
+{
+    return Ipv4Address(LeafPrefix(plane, LeafOf(host)).Get() | (host % hostsPerLeaf + 1));
+}
+
+Ipv4Address
+MetaRoceFabricShape::LeafPrefix(uint32_t plane, uint32_t leaf)
+{
+    return Ipv4Address((10u << 24) | (plane << 16) | (leaf << 8));
+}
+
+} // namespace ns3

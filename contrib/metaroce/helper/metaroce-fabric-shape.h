@@ -1,0 +1,100 @@
+/*
+ * The shape of a MetaRoCE fabric: how many hosts, planes and switches of each tier, who links to
+ * whom, and the addresses. Pure arithmetic, no ns-3 objects: MetaRoceFabricHelper validates a
+ * shape and MetaRoceFabricBuilder wires one plane of it.
+ *
+ * Both topologies are built per plane (planes are disjoint copies) from the same three tiers:
+ *
+ *   LEAF_SPINE  hosts - leaves - spines. Host h hangs off leaf h / HostsPerLeaf; every leaf
+ *               links to every spine of the plane. One leaf and no spine is a star.
+ *   FAT_TREE    hosts - leaves - spines (aggregation) - cores. Leaves are grouped in pods of
+ *               LeavesPerPod (leaf l is in pod l / LeavesPerPod); each pod has its own
+ *               SpinesPerPod spines, every leaf of a pod links to every spine of its pod. Cores
+ *               are split into SpinesPerPod groups of Cores / SpinesPerPod; spine j of every pod
+ *               links to every core of group j (the striping of the classic k-ary fat-tree, where
+ *               k-ary means k/2 hosts per leaf, k/2 leaves and k/2 spines per pod, k pods and
+ *               (k/2)^2 cores). Every core therefore has exactly one link into every pod.
+ *
+ * A leaf-spine is a fat-tree with a single pod and no cores, and that is how it is built.
+ * Indices: leaves 0..Leaves()-1 per plane; spines are numbered across pods, spine j of pod q is
+ * q x SpinesPerPod + j; cores 0..Cores()-1. The last leaf and the last pod may be partial.
+ *
+ * Addresses (both topologies): host h on plane p is 10.p.l.(i+1), with l = h / HostsPerLeaf its
+ * leaf and i = h % HostsPerLeaf; leaf l owns 10.p.l.0/24, plane p owns 10.p.0.0/16. Hence at
+ * most 255 leaves per plane, 254 hosts per leaf and 64 planes (the plane octet stays small).
+ */
+#ifndef METAROCE_FABRIC_SHAPE_H
+#define METAROCE_FABRIC_SHAPE_H
+
+#include "ns3/ipv4-address.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/// The fabric topologies MetaRoceFabricHelper builds (see metaroce-fabric-shape.h).
+enum class MetaRoceTopology : uint8_t
+{
+    LEAF_SPINE, ///< two tiers: leaves and spines
+    FAT_TREE,   ///< three tiers: leaves, per-pod spines (aggregation) and cores
+};
+
+/// The switch tiers, bottom up. In a fat-tree SPINE is the per-pod aggregation tier.
+enum class MetaRoceFabricTier : uint8_t
+{
+    LEAF = 0,
+    SPINE = 1,
+    CORE = 2,
+};
+
+/// Number of tiers (the size of per-tier arrays).
+constexpr uint32_t kMetaRoceFabricTiers = 3;
+
+/// "leaf", "spine" or "core".
+const char* MetaRoceFabricTierName(MetaRoceFabricTier tier);
+
+/**
+ * \ingroup metaroce
+ * \brief The numbers that define a fabric, and everything derived from them.
+ */
+struct MetaRoceFabricShape
+{
+    MetaRoceTopology topology{MetaRoceTopology::LEAF_SPINE};
+    uint32_t hosts{16};
+    uint32_t planes{1};
+    uint32_t hostsPerLeaf{8};
+    uint32_t spines{2};       ///< per plane (LEAF_SPINE) or per pod (FAT_TREE)
+    uint32_t leavesPerPod{0}; ///< FAT_TREE only (0 = unset)
+    uint32_t cores{0};        ///< FAT_TREE only, per plane
+
+    /**
+     * Aborts with a message naming the parameter and the numbers when the shape cannot be
+     * built or cannot connect every host to every other (e.g. several pods and no core).
+     */
+    void Validate() const;
+
+    uint32_t Leaves() const; ///< per plane
+    uint32_t Pods() const;   ///< 1 for a leaf-spine
+    uint32_t LeavesPerPod() const;
+    uint32_t SpinesPerPod() const;
+    uint32_t Spines() const;        ///< per plane, all pods
+    uint32_t CoresPerSpine() const; ///< a spine's core uplinks (0 without cores)
+    uint32_t Switches() const;      ///< per plane, all tiers
+    uint32_t Links() const;         ///< per plane: host, leaf-spine and spine-core links
+
+    uint32_t LeafOf(uint32_t host) const;
+    uint32_t PodOf(uint32_t leaf) const;
+    /// Leaves in pod `pod` (the last one may be partial).
+    uint32_t LeavesIn(uint32_t pod) const;
+    /// The core group a spine belongs to (its index within its pod).
+    uint32_t GroupOf(uint32_t spine) const;
+
+    Ipv4Address HostAddress(uint32_t host, uint32_t plane) const;
+    /// 10.p.l.0, the /24 of a leaf.
+    static Ipv4Address LeafPrefix(uint32_t plane, uint32_t leaf);
+};
+
+} // namespace ns3
+
+#endif // METAROCE_FABRIC_SHAPE_H
