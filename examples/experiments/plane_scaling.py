@@ -32,18 +32,21 @@ def main():
     df["ratio"] = [r.collective_busbw_GBps / one.loc[(r.workload, r.transport),
                                                      "collective_busbw_GBps"]
                    for r in df.itertuples()]
-    df["connections"] = [r.hosts * (r.hosts - 1) // 2 if r.transport == "metaroce" else
-                         r.hosts * (r.hosts - 1) // 2 * r.planes for r in df.itertuples()]
+    # Queue pairs, both ends counted (an all-to-all of n hosts: n (n - 1) for MetaRoCE, whose
+    # one connection per host pair carries every plane; RoCEv2 has one per pair and channel).
+    df["queue_pairs"] = [2 * (r.hosts * (r.hosts - 1) // 2 if r.workload == "alltoall" else r.hosts)
+                         * (1 if r.transport == "metaroce" else r.planes)
+                         for r in df.itertuples()]
     rows = []
     for r in df.itertuples():
         rows.append({"workload": r.workload, "transport": common.LABELS[r.transport],
                      "planes": r.planes, "busbw": r.collective_busbw_GBps,
                      "goodput": r.goodput_gbps, "ratio": r.ratio,
-                     "linear": float(r.planes), "qps": r.connections})
+                     "linear": float(r.planes), "qps": r.queue_pairs})
     table = common.markdown(pd.DataFrame(rows), {
         "workload": "workload", "transport": "transport", "planes": "planes",
         "busbw": "busbw (GB/s)", "goodput": "aggregate goodput (Gb/s)",
-        "ratio": "ratio to 1 plane", "linear": "linear", "qps": "connections / QP pairs"},
+        "ratio": "ratio to 1 plane", "linear": "linear", "qps": "queue pairs"},
         floats="{:.2f}")
     workloads = a.workloads.split(",")
     fig, axes = plt.subplots(1, len(workloads), figsize=(6 * len(workloads), 4.2), squeeze=False)
@@ -60,7 +63,8 @@ def main():
         ax.legend(fontsize=8)
     fig.tight_layout()
     note = (f"{fabric['hosts']} hosts, {a.bytes_per_plane} B per rank per plane, lossless; "
-            "connections: MetaRoCE connections (host pairs), or RoCEv2 queue-pair pairs.")
+            "queue pairs: both ends of every connection (MetaRoCE: one per host pair, over all "
+            "planes; RoCEv2: one per host pair and channel, one channel per plane).")
     common.save(a.out, "plane-scaling" + ("-quick" if a.quick else ""), df, table, fig, note)
     return 0
 
