@@ -100,7 +100,7 @@ class Results:
 
     Attributes: ``document`` (the whole JSON), ``config``, ``summary``, ``collective`` (None for
     the flows workload), ``drops``, ``planes`` (DataFrame), ``flows``, ``hosts``, ``links``,
-    ``throughput`` (DataFrames), ``wall_seconds``.
+    ``throughput``, ``host_throughput`` (DataFrames), ``wall_seconds``.
     """
 
     def __init__(self, cpp_results):
@@ -117,6 +117,8 @@ class Results:
         self.links = pd.DataFrame(_rows(cpp_results.links, ns.MetaRoceLinkRecord))
         self.throughput = pd.DataFrame(
             _rows(cpp_results.throughput, ns.MetaRoceThroughputSample))
+        self.host_throughput = pd.DataFrame(
+            _rows(cpp_results.hostThroughput, ns.MetaRoceHostSample))
         self.wall_seconds = float(cpp_results.wallSeconds)
         self._cpp = cpp_results
 

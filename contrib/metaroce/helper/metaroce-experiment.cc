@@ -476,6 +476,7 @@ MetaRoceExperiment::Run()
     for (const auto& p : r.planes)
     {
         r.pfcPauses += p.pfcPauses;
+        r.maxQueueBytes = std::max(r.maxQueueBytes, p.maxQueueBytes);
         lost += p.lost;
     }
     if (lost > 0)
@@ -483,6 +484,7 @@ MetaRoceExperiment::Run()
         r.drops["link-loss"] = lost;
     }
     r.throughput = monitor.GetThroughput();
+    r.hostThroughput = monitor.GetHostThroughput();
     r.packetHops = monitor.GetPacketHops();
     Simulator::Destroy();
     r.wallSeconds =

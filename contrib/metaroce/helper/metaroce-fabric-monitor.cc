@@ -140,6 +140,20 @@ MetaRoceFabricMonitor::Sample()
         s.gbps = s.deliveredBytes * 8.0 / m_interval.GetNanoSeconds();
         m_samples.push_back(s);
         m_lastDelivered = delivered;
+        m_lastHost.resize(m_fabric.GetNHosts());
+        for (uint32_t h = 0; h < m_fabric.GetNHosts(); ++h)
+        {
+            uint64_t tx = 0;
+            uint64_t placed = 0;
+            for (const auto& qp : m_fabric.GetNic(h)->GetQueuePairs())
+            {
+                tx += qp->GetCounters().txBytes;
+                placed += qp->GetCounters().placedBytes;
+            }
+            m_hostSamples.push_back(
+                {s.startUs, h, tx - m_lastHost[h].first, placed - m_lastHost[h].second});
+            m_lastHost[h] = {tx, placed};
+        }
     }
     if (m_progress)
     {
@@ -217,6 +231,8 @@ MetaRoceFabricMonitor::GetPlanes(const std::vector<MetaRoceLinkRecord>& links) c
             for (uint32_t port = 0; port < leaf->GetNPorts(); ++port)
             {
                 planes[p].pfcPauses += leaf->GetPortCounters(port).pauseSent;
+                planes[p].maxQueueBytes =
+                    std::max(planes[p].maxQueueBytes, leaf->GetPortCounters(port).maxQueueBytes);
             }
         }
         for (uint32_t s = 0; s < m_fabric.GetNSpines(); ++s)
@@ -226,6 +242,8 @@ MetaRoceFabricMonitor::GetPlanes(const std::vector<MetaRoceLinkRecord>& links) c
             for (uint32_t port = 0; port < spine->GetNPorts(); ++port)
             {
                 planes[p].pfcPauses += spine->GetPortCounters(port).pauseSent;
+                planes[p].maxQueueBytes =
+                    std::max(planes[p].maxQueueBytes, spine->GetPortCounters(port).maxQueueBytes);
             }
         }
     }
@@ -236,6 +254,12 @@ const std::vector<MetaRoceThroughputSample>&
 MetaRoceFabricMonitor::GetThroughput() const
 {
     return m_samples;
+}
+
+const std::vector<MetaRoceHostSample>&
+MetaRoceFabricMonitor::GetHostThroughput() const
+{
+    return m_hostSamples;
 }
 
 uint64_t

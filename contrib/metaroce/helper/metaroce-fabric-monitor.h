@@ -45,6 +45,8 @@ class MetaRoceFabricMonitor
     /// Per-plane totals of `links`, with switch drops and PFC pauses.
     std::vector<MetaRocePlaneRecord> GetPlanes(const std::vector<MetaRoceLinkRecord>& links) const;
     const std::vector<MetaRoceThroughputSample>& GetThroughput() const;
+    /// Per host and interval: bytes sent and delivered.
+    const std::vector<MetaRoceHostSample>& GetHostThroughput() const;
     /// Packets transmitted over all links.
     uint64_t GetPacketHops() const;
 
@@ -70,6 +72,8 @@ class MetaRoceFabricMonitor
     const MetaRoceFabricHelper& m_fabric;
     std::vector<Direction> m_directions;
     std::vector<MetaRoceThroughputSample> m_samples;
+    std::vector<MetaRoceHostSample> m_hostSamples;
+    std::vector<std::pair<uint64_t, uint64_t>> m_lastHost; ///< per host: (tx, delivered) so far
     Time m_interval;
     uint64_t m_lastDelivered{0};
     bool m_progress{false};

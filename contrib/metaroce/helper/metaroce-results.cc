@@ -128,7 +128,8 @@ MetaRoceExperimentResults::ToJson() const
                     {"retransmitted", retransmitted},
                     {"timeouts", timeouts},
                     {"pfc_pauses", pfcPauses},
-                    {"ecn_marked", ecnMarked}};
+                    {"ecn_marked", ecnMarked},
+                    {"max_queue_bytes", maxQueueBytes}};
     if (!collective.name.empty())
     {
         j["collective"] = {{"name", collective.name},
@@ -163,7 +164,8 @@ MetaRoceExperimentResults::ToJson() const
                                {"max_utilisation", p.maxUtilisation},
                                {"switch_drops", p.switchDrops},
                                {"lost", p.lost},
-                               {"pfc_pauses", p.pfcPauses}});
+                               {"pfc_pauses", p.pfcPauses},
+                               {"max_queue_bytes", p.maxQueueBytes}});
     }
     return j.dump(2) + "\n";
 }
@@ -200,6 +202,12 @@ MetaRoceExperimentResults::Write(const std::string& prefix) const
     {
         t << r.startUs << ',' << r.deliveredBytes << ',' << r.gbps << '\n';
     }
+    std::ofstream ht = Open(prefix + "-host-throughput.csv");
+    ht << "start_us,host,tx_bytes,delivered_bytes\n";
+    for (const auto& r : hostThroughput)
+    {
+        ht << r.startUs << ',' << r.host << ',' << r.txBytes << ',' << r.deliveredBytes << '\n';
+    }
 }
 
 void
@@ -220,7 +228,8 @@ MetaRoceExperimentResults::Print(std::ostream& os) const
     os << "  goodput " << goodputGbps << " Gb/s, FCT mean " << fctMeanUs << " us, p99 " << fctP99Us
        << " us, slowdown p99 " << slowdownP99 << "\n"
        << "  retransmitted " << retransmitted << ", timeouts " << timeouts << ", PFC pauses "
-       << pfcPauses << ", ECN marked " << ecnMarked << "\n  drops:";
+       << pfcPauses << ", ECN marked " << ecnMarked << ", deepest queue " << maxQueueBytes
+       << " B\n  drops:";
     for (const auto& [reason, count] : drops)
     {
         os << " " << reason << "=" << count;

@@ -4,7 +4,8 @@
  * The files follow the schema documented in doc/results-schema.md ("metaroce-results/1"):
  * <prefix>.json holds the configuration, the summary, the collective, drops by reason and the
  * per-plane figures; <prefix>-flows.csv, -hosts.csv, -links.csv and -throughput.csv hold the
- * per-message, per-host, per-link and per-interval rows. Nothing that depends on the machine
+ * per-message, per-host, per-link and per-interval rows, -host-throughput.csv per host and
+ * interval. Nothing that depends on the machine
  * (wall-clock time) goes into the files, so the same configuration and seed give byte-identical
  * files; the stdout summary shows the wall time.
  */
@@ -70,6 +71,7 @@ struct MetaRocePlaneRecord
     uint64_t switchDrops{0};
     uint64_t lost{0};
     uint64_t pfcPauses{0};
+    uint64_t maxQueueBytes{0}; ///< deepest switch egress queue of the plane
 };
 
 /// Delivered bytes in one interval.
@@ -78,6 +80,15 @@ struct MetaRoceThroughputSample
     double startUs{0};
     uint64_t deliveredBytes{0};
     double gbps{0};
+};
+
+/// One host's traffic in one interval.
+struct MetaRoceHostSample
+{
+    double startUs{0};
+    uint32_t host{0};
+    uint64_t txBytes{0};        ///< bytes its queue pairs transmitted (sending rate)
+    uint64_t deliveredBytes{0}; ///< payload placed in its memory (receiving rate)
 };
 
 /**
@@ -107,6 +118,7 @@ struct MetaRoceExperimentResults
     uint64_t timeouts{0};
     uint64_t pfcPauses{0};
     uint64_t ecnMarked{0};
+    uint64_t maxQueueBytes{0}; ///< deepest switch egress queue (both classes) seen anywhere
     std::map<std::string, uint64_t> drops; ///< by reason: switch reasons, "link-loss", nic-*
     MetaRoceCollectiveResult collective;   ///< empty name for the flows workload
 
@@ -115,6 +127,7 @@ struct MetaRoceExperimentResults
     std::vector<MetaRoceLinkRecord> links;
     std::vector<MetaRocePlaneRecord> planes;
     std::vector<MetaRoceThroughputSample> throughput;
+    std::vector<MetaRoceHostSample> hostThroughput;
 
     /// Fills the FCT and slowdown statistics from `flows`.
     void SummariseFlows();

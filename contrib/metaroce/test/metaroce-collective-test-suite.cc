@@ -329,8 +329,12 @@ class DeterminismTestCase : public TestCase
             MetaRoceExperiment(c).Run();
             prefixes.push_back(c.output);
         }
-        for (const std::string suffix :
-             {".json", "-flows.csv", "-hosts.csv", "-links.csv", "-throughput.csv"})
+        for (const std::string suffix : {".json",
+                                         "-flows.csv",
+                                         "-hosts.csv",
+                                         "-links.csv",
+                                         "-throughput.csv",
+                                         "-host-throughput.csv"})
         {
             const std::string a = ReadFile(prefixes[0] + suffix);
             const std::string b = ReadFile(prefixes[1] + suffix);

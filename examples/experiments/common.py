@@ -1,0 +1,85 @@
+"""What the five experiments of doc/results.md share: the 64-host fabric, where results go,
+the transports compared, and small helpers (a markdown table, Jain's index, a figure)."""
+
+import argparse
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RESULTS = os.path.join(ROOT, "doc", "results")
+
+# The announcement's scale: 64 hosts. 16 hosts per leaf with 4 spines per plane and 400 Gb/s
+# uplinks make every plane non-blocking (16 x 100 Gb/s down, 4 x 400 Gb/s up).
+FABRIC_64 = dict(hosts=64, hosts_per_leaf=16, spines=4, host_rate="100Gbps",
+                 fabric_rate="400Gbps", host_delay="1us", fabric_delay="1us")
+
+TRANSPORTS = ["metaroce", "rocev2", "rocev2-pfc"]
+LABELS = {"metaroce": "MetaRoCE", "rocev2": "RoCEv2 go-back-N (DCQCN, no PFC)",
+          "rocev2-pfc": "RoCEv2 + PFC (DCQCN)", "rocev2-nocc": "RoCEv2 go-back-N, no DCQCN"}
+
+
+def arguments(doc, **defaults):
+    """The common options: --quick (a small fabric, for trying the script), --processes,
+    --out (the results directory)."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="16 hosts and small messages instead of the full 64-host runs")
+    p.add_argument("--processes", type=int, default=os.cpu_count())
+    p.add_argument("--out", default=RESULTS, help="directory for CSV, markdown and PNG")
+    for name, value in defaults.items():
+        p.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    return a
+
+
+def fabric(quick):
+    """The 64-host fabric, or with --quick a 16-host one of the same shape per leaf."""
+    if quick:
+        return dict(FABRIC_64, hosts=16, hosts_per_leaf=8, spines=2)
+    return dict(FABRIC_64)
+
+
+def markdown(df, columns, floats="{:.1f}"):
+    """A markdown table of `columns` (name -> header) of `df`."""
+    head = "| " + " | ".join(columns.values()) + " |\n"
+    head += "|" + "---|" * len(columns) + "\n"
+    rows = []
+    for _, r in df.iterrows():
+        cells = []
+        for c in columns:
+            v = r[c]
+            cells.append(floats.format(v) if isinstance(v, float) else str(v))
+        rows.append("| " + " | ".join(cells) + " |")
+    return head + "\n".join(rows) + "\n"
+
+
+def save(out, name, df, table, fig, note=""):
+    """Writes <name>.csv (every column), <name>.md (the table) and <name>.png."""
+    df.to_csv(os.path.join(out, name + ".csv"), index=False)
+    with open(os.path.join(out, name + ".md"), "w") as f:
+        f.write(table + ("\n" + note + "\n" if note else ""))
+    fig.savefig(os.path.join(out, name + ".png"), dpi=110)
+    plt.close(fig)
+    print(table)
+    print(f"wrote {os.path.join(out, name)}.csv, .md, .png")
+
+
+def microseconds(text):
+    """"10ms", "500us", "2s" -> microseconds."""
+    for unit, scale in (("ms", 1e3), ("us", 1.0), ("ns", 1e-3), ("s", 1e6)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    return float(text) * 1e6
+
+
+def jain(values):
+    """Jain's fairness index: 1 when all equal, 1/n when one takes everything."""
+    values = [float(v) for v in values]
+    s = sum(values)
+    q = sum(v * v for v in values)
+    return s * s / (len(values) * q) if q > 0 else 0.0
