@@ -57,13 +57,20 @@ def test_results_tables_and_record():
     assert row["drops"] >= r.drops["link-loss"]
 
 
-def test_write_gives_the_cpp_files(tmp_path):
-    r = mx.run(**SHAPE, workload="alltoall")
+def test_write_gives_the_cpp_files_and_the_tables_hold_them(tmp_path):
+    r = mx.run(**SHAPE, workload="alltoall", throughput_interval="10us")
     r.write(str(tmp_path / "py"))
-    assert sorted(os.listdir(tmp_path)) == sorted(
-        ["py.json", "py-flows.csv", "py-hosts.csv", "py-links.csv", "py-throughput.csv"])
+    files = set(os.listdir(tmp_path))
+    assert {"py.json", "py-flows.csv", "py-hosts.csv", "py-links.csv",
+            "py-throughput.csv"} <= files
     with open(tmp_path / "py.json") as f:
         assert json.load(f) == r.document
+    # Every CSV file is one of the Results' tables (py-host-throughput.csv: host_throughput).
+    for name in sorted(files - {"py.json"}):
+        table = getattr(r, name[len("py-"):-len(".csv")].replace("-", "_"))
+        written = pd.read_csv(tmp_path / name)
+        assert len(written) > 0, name
+        pd.testing.assert_frame_equal(table, written, check_dtype=False, rtol=1e-11)
 
 
 def test_grid():

@@ -1,5 +1,7 @@
 """A fabric built, connected and driven from Python."""
 
+import pytest
+
 import metaroce
 from metaroce import ns
 
@@ -95,3 +97,12 @@ def test_socket_applications_and_trace_sources():
         "void(ns3::Ptr<const ns3::Packet>, const ns3::Address&)"))
     metaroce.run(until="10ms")
     assert sum(received) == 500000
+
+
+def test_python_exception_in_a_callback_stops_the_run():
+    def fail():
+        raise KeyError("raised in a scheduled Python function")
+
+    metaroce.schedule("1us", fail)
+    with pytest.raises(KeyError, match="raised in a scheduled Python function"):
+        metaroce.run()

@@ -1,5 +1,7 @@
 """The bindings load ns-3 and the module the way the C++ build sees them."""
 
+import os
+
 import metaroce
 from metaroce import ns
 
@@ -43,3 +45,10 @@ def test_create_sets_attributes_through_the_checker():
 def test_engine_runs_without_ns3_objects():
     # libsoftmetaroce's loopback harness is plain C++ and reachable too.
     assert metaroce.engine.TransportName(metaroce.engine.Transport.MetaRoce) == "metaroce"
+
+
+def test_default_build_dir_is_the_clones_build(monkeypatch):
+    from conftest import ROOT
+
+    monkeypatch.delenv("METAROCE_BUILD_DIR", raising=False)
+    assert metaroce.build_dir() == os.path.join(ROOT, "build")

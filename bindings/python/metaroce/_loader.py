@@ -25,7 +25,8 @@ import shlex
 # ns-3's own traffic generators over MetaRoceSocket. Others: include_module().
 NS3_MODULES = ("core", "network", "point-to-point", "internet", "applications")
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# <repo>/bindings/python/metaroce/_loader.py
+_REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 _SUPPORT_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support.h")
 
 

@@ -19,7 +19,6 @@ from .objects import attribute_value, callback, time
 ns = cppyy.gbl.ns3
 engine = cppyy.gbl.metaroce
 
-_TRANSPORTS = {"metaroce": engine.Transport.MetaRoce, "rocev2": engine.Transport.RoceV2}
 _COMPLETION = "void(ns3::Ptr<ns3::MetaRoceQueuePair>, const metaroce::Completion&)"
 
 
