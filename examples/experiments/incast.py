@@ -31,7 +31,7 @@ def converge(jains, interval_us, threshold=0.9):
 
 
 def main():
-    a = common.arguments(__doc__, senders=15, planes=1, message_bytes=1 << 20, interval_us=5)
+    a = common.arguments(__doc__, senders=15, planes=1, message_bytes=1 << 20, interval_us=25)
     fabric = common.fabric(a.quick)
     hosts = min(fabric["hosts"], a.senders + 1)
     fabric = dict(fabric, hosts=hosts, hosts_per_leaf=min(fabric["hosts_per_leaf"], hosts))
