@@ -12,8 +12,8 @@ def test_fabric_abort_becomes_fatal_error_with_ns3_message():
     with pytest.raises(metaroce.FatalError) as info:
         metaroce.Fabric(hosts=1)
     assert str(info.value) == "MetaRoceFabricHelper: need at least 2 hosts, got 1"
-    assert info.value.condition == "m_hosts < 2"
-    assert info.value.file.endswith("metaroce-fabric-helper.cc")
+    assert info.value.condition == "hosts < 2"
+    assert info.value.file.endswith("metaroce-fabric-shape.cc")
     # The interpreter and the bindings still work.
     assert metaroce.Fabric(hosts=2, hosts_per_leaf=2, spines=0).hosts == 2
 
