@@ -127,6 +127,10 @@ MetaRoceExperimentResults::ToJson() const
                     {"slowdown_p99", slowdownP99},
                     {"retransmitted", retransmitted},
                     {"timeouts", timeouts},
+                    {"data_packets", dataPackets},
+                    {"fast_retransmits", fastRetransmits},
+                    {"tail_probes", tailProbes},
+                    {"spurious_losses", spuriousLosses},
                     {"pfc_pauses", pfcPauses},
                     {"ecn_marked", ecnMarked}};
     if (!collective.name.empty())
