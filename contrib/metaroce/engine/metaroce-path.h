@@ -92,8 +92,8 @@ struct Path
     RttEstimator rtt;
     PathHealth health{PathHealth::Up};
     uint32_t consecutiveTimeouts{0};
-    uint32_t markedRounds{0};     ///< consecutive ACKs echoing CE, towards an entropy re-draw
-    TimeNs probeDue{kNever};      ///< Down paths: when to send the next probe
+    uint32_t markedRounds{0}; ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    TimeNs probeDue{kNever};  ///< Down paths: when to send the next probe
     std::deque<LostPacket> recentLosses; ///< data declared lost, until an ACK settles it (5.7)
     double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};

@@ -223,8 +223,7 @@ MetaRoceRequester::TailProbeAt() const
     // PTO = 2 srtt (RFC 8985 7.2), but at least one srtt plus the receiver's longest ACK delay,
     // and a small floor.
     const TimeNs srtt = m_connectionRtt.Smoothed();
-    const TimeNs pto =
-        std::max({2 * srtt, srtt + m_config.ackDelayNs, m_config.tailProbeMinNs});
+    const TimeNs pto = std::max({2 * srtt, srtt + m_config.ackDelayNs, m_config.tailProbeMinNs});
     return m_tailProbeBase + pto;
 }
 
@@ -544,8 +543,11 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
 void
 MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
 {
-    const LossVerdict verdict = DetectLosses(
-        path.outstanding, m_config.reorderTolerancePackets, m_rack, ReorderWindowNs(), now);
+    const LossVerdict verdict = DetectLosses(path.outstanding,
+                                             m_config.reorderTolerancePackets,
+                                             m_rack,
+                                             ReorderWindowNs(),
+                                             now);
     if (verdict.lost.empty())
     {
         return;
@@ -606,8 +608,7 @@ MetaRoceRequester::SettleLosses(Path& path,
         // Below the cumulative point the PSN arrived, or the receiver skipped it on seeing a
         // floor past it - which only packets sent at or after `lostAt` carry. An ACK echoing an
         // earlier timestamp was caused by earlier packets: the original arrived (Eifel, RFC 3522).
-        const bool arrived =
-            sacked || (ack.echoTimestamp != 0 && ack.echoTimestamp < it->lostAt);
+        const bool arrived = sacked || (ack.echoTimestamp != 0 && ack.echoTimestamp < it->lostAt);
         if (arrived)
         {
             ++m_counters.spuriousLosses;
@@ -679,11 +680,14 @@ MetaRoceRequester::MaybeRedraw(Path& path, TimeNs now)
 TimeNs
 MetaRoceRequester::PathRto(const Path& path) const
 {
-    // A path without samples of its own keeps the conservative initial RTO: its first window
-    // may be queued behind an incast far longer than other paths' RTTs suggest. Tail-loss
-    // probes (which may borrow the connection's RTT) keep its tail losses fast.
-    const TimeNs base = path.rtt.HasSample() ? path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs)
-                                             : m_config.initialRtoNs;
+    // RFC 6298 from the path's own samples; a path without any yet borrows the connection's
+    // estimate (its paths share the hosts' links and, under an incast, the same downlink
+    // queues), and only a connection with no sample at all waits the conservative initial RTO.
+    const RttEstimator* rtt = path.rtt.HasSample()          ? &path.rtt
+                              : m_connectionRtt.HasSample() ? &m_connectionRtt
+                                                            : nullptr;
+    const TimeNs base =
+        rtt != nullptr ? rtt->Rto(m_config.rtoMinNs, m_config.rtoMaxNs) : m_config.initialRtoNs;
     const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
     return std::min(base << shift, m_config.rtoMaxNs);
 }
