@@ -215,7 +215,7 @@ TEST(MetaRoceLossRecovery, LostTailIsProbedAfterTwoSmoothedRtts)
     auto first = Pair::Pull(*m.a, 0, 1'000);
     auto tail = Pair::Pull(*m.a, 0, 1'100); // lost
     ASSERT_TRUE(first && tail);
-    m.RoundTrip(*first, 3'000, 11'000); // srtt 10 us
+    m.RoundTrip(*first, 3'000, 11'000);         // srtt 10 us
     const TimeNs probeAt = 11'000 + 2 * 10'000; // PTO runs from the last progress
     EXPECT_EQ(m.a->NextTimeout(), probeAt);
     m.a->OnTimeout(probeAt);
