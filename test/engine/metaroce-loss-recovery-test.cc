@@ -215,6 +215,7 @@ TEST(MetaRoceLossRecovery, LostTailIsProbedAfterTwoSmoothedRtts)
     auto first = Pair::Pull(*m.a, 0, 1'000);
     auto tail = Pair::Pull(*m.a, 0, 1'100); // lost
     ASSERT_TRUE(first && tail);
+    EXPECT_FALSE(Pair::Pull(*m.a, 0, 1'200)) << "nothing left to send: a true tail";
     m.RoundTrip(*first, 3'000, 11'000);         // srtt 10 us
     const TimeNs probeAt = 11'000 + 2 * 10'000; // PTO runs from the last progress
     EXPECT_EQ(m.a->NextTimeout(), probeAt);
