@@ -188,24 +188,29 @@ TEST(MetaRoceLossRecovery, LossOnOnePathIsFoundByALaterPacketOnAnother)
 TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)
 {
     Pair m(2);
-    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
-    auto first = Pair::Pull(*m.a, 0, 1'000);  // plane 0: delayed, not lost
-    auto second = Pair::Pull(*m.a, 1, 1'100); // plane 1
-    ASSERT_TRUE(first && second);
-    m.RoundTrip(*second, 3'000, 5'100);
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4096}, 0);
+    auto lost = Pair::Pull(*m.a, 0, 1'000); // path 0, PSN 0: really lost
+    auto p1 = Pair::Pull(*m.a, 1, 1'100);   // path 1, PSN 0
+    auto late = Pair::Pull(*m.a, 0, 1'200); // path 0, PSN 1: only late
+    auto p1b = Pair::Pull(*m.a, 1, 1'300);  // path 1, PSN 1
+    ASSERT_TRUE(lost && p1 && late && p1b);
+    m.RoundTrip(*p1, 3'000, 5'100);
+    m.RoundTrip(*p1b, 3'300, 5'300); // rack: the packet sent at 1.3 us, round trip 4 us
     const double windowBefore = m.a->Requester().Paths()[0].window.window;
-    const TimeNs deadline = m.a->NextTimeout();
-    m.a->OnTimeout(deadline);
-    EXPECT_EQ(m.a->GetCounters().fastRetransmits, 1u);
+    m.a->OnTimeout(9'200); // both path-0 packets past sentAt + 4 us + 4 us
+    EXPECT_EQ(m.a->GetCounters().fastRetransmits, 2u);
     EXPECT_LT(m.a->Requester().Paths()[0].window.window, windowBefore) << "loss cuts the path";
-    // The original arrives before the retransmission was pulled; its own ACK echoes its
-    // timestamp, older than the loss declaration (Eifel).
-    m.RoundTrip(*first, deadline + 500, deadline + 2'500);
+    // The late original arrives above the hole of PSN 0: its SACK bit proves delivery.
+    m.RoundTrip(*late, 9'300, 9'500);
     EXPECT_EQ(m.a->GetCounters().spuriousLosses, 1u);
     EXPECT_EQ(m.a->Requester().Paths()[0].window.window, windowBefore) << "cut undone";
-    EXPECT_EQ(m.a->TakeCompletions().size(), 1u) << "the original completes the message";
-    EXPECT_FALSE(Pair::Pull(*m.a, 0, deadline + 2'500)) << "the queued copy is dropped";
-    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 0u);
+    auto retx = Pair::Pull(*m.a, 0, 9'500);
+    ASSERT_TRUE(retx);
+    EXPECT_EQ(Pair::Parse(*retx).offset, 0u) << "the really lost packet goes again";
+    EXPECT_FALSE(Pair::Pull(*m.a, 0, 9'500)) << "the late one's queued copy is dropped";
+    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 1u);
+    m.RoundTrip(*retx, 11'000, 13'000);
+    EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
 }
 
 TEST(MetaRoceLossRecovery, LostTailIsProbedAfterTwoSmoothedRtts)

@@ -613,7 +613,12 @@ MetaRoceRequester::SettleLosses(Path& path,
         {
             ++m_counters.spuriousLosses;
             SampleLateness(it->packet, ack, rackBefore, now);
-            AckData(it->packet, now);
+            // Only a SACK bit proves delivery: the timestamp test can be fooled by packets
+            // reordered within a route, and a message must never complete on a guess.
+            if (sacked)
+            {
+                AckData(it->packet, now);
+            }
             if (it->byRule)
             {
                 if (path.undoWindow > 0)
