@@ -166,6 +166,8 @@ const std::pair<const char*, uint64_t Counters::*> kCounterFields[] = {
     {"placedBytes", &Counters::placedBytes},
     {"timeouts", &Counters::timeouts},
     {"fastRetransmits", &Counters::fastRetransmits},
+    {"tailProbes", &Counters::tailProbes},
+    {"spuriousLosses", &Counters::spuriousLosses},
     {"entropyRedraws", &Counters::entropyRedraws},
     {"pathsDown", &Counters::pathsDown},
     {"completions", &Counters::completions},

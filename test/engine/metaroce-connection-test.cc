@@ -353,7 +353,8 @@ TEST(MetaRoceConnection, TailLossIsRepairedByAProbeBeforeTheTimeout)
         Manual::Deliver(*m.a, ack, 3000);
     }
     const TimeNs probeAt = m.a->NextTimeout();
-    EXPECT_EQ(probeAt, 1 + MetaRoceConfig{}.tailProbeMinNs) << "2 x srtt is below the minimum";
+    // The probe timer restarts at the ACK of new data (t = 3000) and runs 2 x srtt (2999 ns).
+    EXPECT_EQ(probeAt, 3000u + 2 * 2999) << "PTO = 2 x srtt from the last progress (5.5)";
     m.a->OnTimeout(probeAt);
     auto probe = Manual::PullAll(*m.a, 0, probeAt);
     ASSERT_EQ(probe.size(), 1u);

@@ -76,6 +76,7 @@ Sent(uint64_t psn, uint32_t epoch, TimeNs at, SentPacket::State s = SentPacket::
 {
     SentPacket p;
     p.psn = psn;
+    p.txSeq = psn;
     p.epoch = epoch;
     p.sentAt = at;
     p.state = s;
@@ -88,7 +89,7 @@ TEST(LossDetection, GapInTheSameEpochIsLossAtOnce)
                                Sent(1, 0, 1),
                                Sent(2, 0, 2, SentPacket::State::Acked),
                                Sent(3, 0, 3)};
-    const LossVerdict v = DetectLosses(out, 0, 10'000, 5);
+    const LossVerdict v = DetectLosses(out, 0, RackState{}, 10'000, 5);
     ASSERT_EQ(v.lost.size(), 2u);
     EXPECT_EQ(v.lost[0], 0u);
     EXPECT_EQ(v.lost[1], 1u);
@@ -98,26 +99,32 @@ TEST(LossDetection, GapInTheSameEpochIsLossAtOnce)
 TEST(LossDetection, ToleranceAllowsSmallReordering)
 {
     std::deque<SentPacket> out{Sent(0, 0, 0), Sent(1, 0, 1, SentPacket::State::Acked)};
-    EXPECT_TRUE(DetectLosses(out, 1, 10'000, 5).lost.empty());
-    EXPECT_EQ(DetectLosses(out, 0, 10'000, 5).lost.size(), 1u);
+    EXPECT_TRUE(DetectLosses(out, 1, RackState{}, 10'000, 5).lost.empty());
+    EXPECT_EQ(DetectLosses(out, 0, RackState{}, 10'000, 5).lost.size(), 1u);
 }
 
-TEST(LossDetection, AcrossEpochsWaitsForTheReorderWindow)
+TEST(LossDetection, AcrossEpochsWaitsForTheRoundTripAndTheReorderWindow)
 {
     // PSN 0 went on the old route, PSN 1 on the new one and overtook it.
     std::deque<SentPacket> out{Sent(0, 0, 100), Sent(1, 1, 200, SentPacket::State::Acked)};
-    const TimeNs window = 50'000;
-    LossVerdict v = DetectLosses(out, 0, window, 1'000);
+    RackState rack;
+    rack.OnAcked(out[1], 5'200); // its round trip: 5 us
+    const TimeNs window = 1'000;
+    LossVerdict v = DetectLosses(out, 0, rack, window, 1'000);
     EXPECT_TRUE(v.lost.empty());
-    EXPECT_EQ(v.nextCheck, 100 + window);
-    v = DetectLosses(out, 0, window, v.nextCheck);
+    EXPECT_EQ(v.nextCheck, 100 + 5'000 + window);
+    v = DetectLosses(out, 0, rack, window, v.nextCheck - 1);
+    EXPECT_TRUE(v.lost.empty());
+    v = DetectLosses(out, 0, rack, window, 100 + 5'000 + window);
     ASSERT_EQ(v.lost.size(), 1u);
 }
 
 TEST(LossDetection, TailWithoutLaterAckIsLeftToTheTimer)
 {
     std::deque<SentPacket> out{Sent(0, 0, 0, SentPacket::State::Acked), Sent(1, 0, 1)};
-    const LossVerdict v = DetectLosses(out, 0, 1'000, 1'000'000);
+    RackState rack;
+    rack.OnAcked(out[0], 5'000);
+    const LossVerdict v = DetectLosses(out, 0, rack, 1'000, 1'000'000);
     EXPECT_TRUE(v.lost.empty());
     EXPECT_EQ(v.nextCheck, kNever);
 }

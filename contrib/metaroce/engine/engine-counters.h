@@ -54,6 +54,8 @@ struct Counters
     uint64_t placedBytes{0};
     uint64_t timeouts{0};
     uint64_t fastRetransmits{0};
+    uint64_t tailProbes{0};     ///< tail-loss probes sent (also in retransmittedPackets)
+    uint64_t spuriousLosses{0}; ///< packets declared lost whose original arrived after all
     uint64_t entropyRedraws{0};
     uint64_t pathsDown{0};
     uint64_t completions{0};

@@ -5,20 +5,44 @@
 namespace metaroce
 {
 
+void
+RackState::OnAcked(const SentPacket& p, TimeNs now)
+{
+    // Every transmission has its own PSN, so the round trip is never ambiguous (no Karn rule).
+    if (valid && p.txSeq <= txSeq)
+    {
+        return;
+    }
+    valid = true;
+    txSeq = p.txSeq;
+    rtt = now > p.sentAt ? now - p.sentAt : 0;
+}
+
+TimeNs
+LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow)
+{
+    // A PROBE carries no data and travels in the control class; the time rule leaves it alone
+    // (a Down path's probe must stay in flight until answered or superseded, spec 5.5).
+    if (p.message == kProbeMessage || !rack.SentAfter(p))
+    {
+        return kNever;
+    }
+    return p.sentAt + rack.rtt + reorderWindow;
+}
+
 LossVerdict
 DetectLosses(const std::deque<SentPacket>& outstanding,
              uint32_t reorderTolerance,
+             const RackState& rack,
              TimeNs reorderWindow,
              TimeNs now)
 {
     LossVerdict verdict;
     // Walk from the newest packet back, remembering the highest acknowledged PSN of the epoch
-    // being walked and the latest send time of any acknowledged packet seen so far.
+    // being walked.
     bool epochAcked = false;
     uint64_t epochMaxAckedPsn = 0;
     uint32_t epoch = outstanding.empty() ? 0 : outstanding.back().epoch;
-    bool anyAcked = false;
-    TimeNs latestAckedSentAt = 0;
     for (auto it = outstanding.rbegin(); it != outstanding.rend(); ++it)
     {
         const SentPacket& p = *it;
@@ -34,8 +58,6 @@ DetectLosses(const std::deque<SentPacket>& outstanding,
                 epochAcked = true;
                 epochMaxAckedPsn = p.psn;
             }
-            anyAcked = true;
-            latestAckedSentAt = std::max(latestAckedSentAt, p.sentAt);
             continue;
         }
         if (p.state != SentPacket::State::InFlight)
@@ -50,21 +72,14 @@ DetectLosses(const std::deque<SentPacket>& outstanding,
         // triggers the immediate retransmission of spec 5.3/5.4, and the suite must notice.
         sequenceGap = false;
 #endif
-        if (sequenceGap)
+        const TimeNs deadline = LossDeadline(p, rack, reorderWindow);
+        if (sequenceGap || now >= deadline)
         {
             verdict.lost.push_back(index);
         }
-        else if (anyAcked && latestAckedSentAt > p.sentAt)
+        else
         {
-            const TimeNs deadline = p.sentAt + reorderWindow;
-            if (now >= deadline)
-            {
-                verdict.lost.push_back(index);
-            }
-            else
-            {
-                verdict.nextCheck = std::min(verdict.nextCheck, deadline);
-            }
+            verdict.nextCheck = std::min(verdict.nextCheck, deadline);
         }
     }
     std::reverse(verdict.lost.begin(), verdict.lost.end());

@@ -1,5 +1,6 @@
 /*
- * Loss detection for one path (spec 5.3), a small pure function in the manner of RACK.
+ * Loss detection for one path against the connection's RACK state (spec 5.3), a small pure
+ * function after RACK (RFC 8985), extended to a connection that sprays over many paths.
  *
  * Two rules, in order of strength:
  *  1. Sequence: packets of a path that were sent on the same route (same entropy epoch) cannot
@@ -7,12 +8,14 @@
  *     every still-unacknowledged lower PSN of that epoch is lost at once - a gap in the SACK
  *     bitvector means loss, not reordering. `reorderTolerance` relaxes this for fabrics that do
  *     reorder within a route (default 0).
- *  2. Time: across a route change (entropy re-drawn) packets may legitimately overtake - the
- *     old route is usually the congested one - so an older-epoch packet is lost only once a
- *     packet sent after it has been acknowledged and `reorderWindow` has passed since it was
- *     sent. The requester passes the path's RTO: a per-packet verdict without the timeout's
- *     penalties (window reset, suspect path).
- * Tail losses (nothing acknowledged after them) are left to the retransmission timer.
+ *  2. Time, connection-wide: a packet is lost once a packet SENT AFTER it on any path of the
+ *     connection has been acknowledged and the packet has been outstanding for longer than that
+ *     packet's round trip plus a reorder window. Different paths (and an old route of the same
+ *     path) may deliver out of send order by as much as their queueing delays differ; the window
+ *     covers that spread (ReorderWindow, reorder-window.h). With ~1 packet per path per message,
+ *     rule 1 rarely has a later packet to compare with; rule 2 finds a loss about one round trip
+ *     after it happened, whichever path it was on.
+ * Tail losses (nothing sent after them acknowledged) are left to the tail-loss probe and timer.
  *
  * The caller decides what to do with the verdict (retransmit, cut the window, move the path).
  */
@@ -39,6 +42,7 @@ struct SentPacket
     };
 
     uint64_t psn{0};
+    uint64_t txSeq{0}; ///< connection-wide transmission order: "sent after" without time ties
     uint32_t epoch{0}; ///< route epoch: bumped each time the path's entropy is re-drawn
     TimeNs sentAt{0};
     uint32_t bytes{0};       ///< bytes on the wire, for window accounting
@@ -49,6 +53,31 @@ struct SentPacket
 
 /// Message id used for probe packets, which carry no data.
 constexpr uint64_t kProbeMessage = ~uint64_t{0};
+
+/**
+ * The connection's most recently sent packet that has been acknowledged (RFC 8985's
+ * RACK.xmit_ts and RACK.rtt), over all paths. PROBEs are not fed in: they travel in the
+ * control class and overtake queued data by design.
+ */
+struct RackState
+{
+    bool valid{false}; ///< some packet has been acknowledged
+    uint64_t txSeq{0}; ///< its transmission order
+    TimeNs rtt{0};     ///< its round trip: acknowledgement time minus send time
+
+    /// Takes `p`, acknowledged at `now`, if it was sent after the packet held so far.
+    void OnAcked(const SentPacket& p, TimeNs now);
+
+    /// True when the packet held was sent after `p`.
+    bool SentAfter(const SentPacket& p) const
+    {
+        return valid && txSeq > p.txSeq;
+    }
+};
+
+/// When rule 2 declares `p` lost: kNever for a PROBE and while no packet sent after it has
+/// been acknowledged.
+TimeNs LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow);
 
 /// What DetectLosses found.
 struct LossVerdict
@@ -63,6 +92,7 @@ struct LossVerdict
  */
 LossVerdict DetectLosses(const std::deque<SentPacket>& outstanding,
                          uint32_t reorderTolerance,
+                         const RackState& rack,
                          TimeNs reorderWindow,
                          TimeNs now);
 

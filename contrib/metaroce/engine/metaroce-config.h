@@ -41,7 +41,7 @@ struct MetaRoceConfig
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
-    TimeNs rtoMinNs{100'000};
+    TimeNs rtoMinNs{20'000};
     TimeNs rtoMaxNs{10'000'000};
     TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
@@ -49,7 +49,7 @@ struct MetaRoceConfig
     uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
     uint32_t pathSuspectTimeouts{1}; ///< consecutive RTOs before a path is suspect
     uint32_t pathDownTimeouts{3};    ///< consecutive RTOs before a path is taken down
-    TimeNs tailProbeMinNs{60000};    ///< earliest tail-loss probe after the last send
+    TimeNs tailProbeMinNs{5'000};    ///< floor of the tail-loss probe timeout (spec 5.5)
     uint32_t maxTailProbes{2};       ///< tail-loss probes before the RTO takes over
     TimeNs probeIntervalNs{100'000}; ///< how often a down path is probed
     uint32_t entropyRedrawMarks{3};  ///< consecutive CE-echo ACK rounds that move a path

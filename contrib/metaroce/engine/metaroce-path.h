@@ -68,6 +68,14 @@ class RttEstimator
     bool m_hasSample{false};
 };
 
+/// A data packet declared lost, remembered until an ACK tells whether it arrived (spec 5.7).
+struct LostPacket
+{
+    SentPacket packet;
+    TimeNs lostAt{0};   ///< when it was declared lost: later timestamps carry a floor past it
+    bool byRule{false}; ///< declared by loss detection (5.3), not by a timeout or take-down
+};
+
 /// Sender-side state of one path.
 struct Path
 {
@@ -84,12 +92,10 @@ struct Path
     RttEstimator rtt;
     PathHealth health{PathHealth::Up};
     uint32_t consecutiveTimeouts{0};
-    uint32_t markedRounds{0};     ///< consecutive ACKs echoing CE, towards an entropy re-draw
-    TimeNs probeDue{kNever};      ///< Down paths: when to send the next probe
-    TimeNs lossCheckAt{kNever};   ///< from the time rule of DetectLosses
-    bool tailProbePending{false}; ///< a tail-loss probe should go out on this path
-    uint32_t tailProbes{0};       ///< tail-loss probes since the last acknowledgement
-    TimeNs lastSendAt{0};         ///< last packet sent (the timer runs from the oldest in flight)
+    uint32_t markedRounds{0}; ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    TimeNs probeDue{kNever};  ///< Down paths: when to send the next probe
+    std::deque<LostPacket> recentLosses; ///< data declared lost, until an ACK settles it (5.7)
+    double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
 

@@ -18,6 +18,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_selector(std::move(selector))
     , m_rng(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
     , m_connectionRtt(config.initialRttNs)
+    , m_reorder(config.ackDelayNs)
     , m_pathsByPort(config.ports)
     , m_portUp(config.ports, true)
     , m_order(config.streams)
@@ -206,23 +207,73 @@ MetaRoceRequester::TailProbe(Path& path, TimeNs now)
 }
 
 TimeNs
-MetaRoceRequester::TailProbeAt(const Path& path, TimeNs oldestInFlight) const
+MetaRoceRequester::TailProbeAt() const
 {
     // Only a true tail is probed: while the connection has data waiting, later packets will
-    // follow on this path as soon as its window opens, and they expose a hole by themselves.
-    // (The caller passes path.OldestInFlight(): the timer queries run once per path per event.)
-    if (!m_unsent.empty() || !m_retransmit.empty() || path.health == PathHealth::Down ||
-        path.tailProbes >= m_config.maxTailProbes || oldestInFlight == kNever)
+    // follow as soon as a window opens, and the time rule finds a hole by them (spec 5.5).
+    if (m_tailProbes >= m_config.maxTailProbes || m_tailProbePath >= 0 || !m_unsent.empty() ||
+        !m_retransmit.empty())
     {
         return kNever;
     }
     // Before any RTT sample the first window may still sit in an incast queue: no probing yet.
-    if (!m_connectionRtt.HasSample())
+    if (!m_connectionRtt.HasSample() || TailPath() == nullptr)
     {
         return kNever;
     }
-    const RttEstimator& rtt = path.rtt.HasSample() ? path.rtt : m_connectionRtt;
-    return path.lastSendAt + std::max(2 * rtt.Smoothed(), m_config.tailProbeMinNs);
+    // PTO = 2 srtt (RFC 8985 7.2), but at least one srtt plus the receiver's longest ACK delay,
+    // and a small floor.
+    const TimeNs srtt = m_connectionRtt.Smoothed();
+    const TimeNs pto = std::max({2 * srtt, srtt + m_config.ackDelayNs, m_config.tailProbeMinNs});
+    return m_tailProbeBase + pto;
+}
+
+const Path*
+MetaRoceRequester::TailPath() const
+{
+    const Path* tail = nullptr;
+    uint64_t newest = 0;
+    for (const Path& path : m_paths)
+    {
+        if (path.health == PathHealth::Down)
+        {
+            continue;
+        }
+        for (auto it = path.outstanding.rbegin(); it != path.outstanding.rend(); ++it)
+        {
+            if (it->state == SentPacket::State::InFlight)
+            {
+                if (tail == nullptr || it->txSeq > newest)
+                {
+                    tail = &path;
+                    newest = it->txSeq;
+                }
+                break;
+            }
+        }
+    }
+    return tail;
+}
+
+TimeNs
+MetaRoceRequester::ReorderWindowNs() const
+{
+    return m_reorder.Window(m_connectionRtt.Minimum(), m_connectionRtt.Smoothed());
+}
+
+TimeNs
+MetaRoceRequester::LossCheckAt(const Path& path, TimeNs reorderWindow) const
+{
+    // Packets of a path are sent in PSN order, so its oldest in-flight data packet has the
+    // earliest deadline of the time rule (spec 5.3).
+    for (const SentPacket& p : path.outstanding)
+    {
+        if (p.state == SentPacket::State::InFlight && p.message != kProbeMessage)
+        {
+            return LossDeadline(p, m_rack, reorderWindow);
+        }
+    }
+    return kNever;
 }
 
 void
@@ -237,6 +288,7 @@ MetaRoceRequester::RecordSent(Path& path,
     out.udpDstPort = kMetaRoceUdpPort;
     SentPacket sent;
     sent.psn = path.nextPsn++;
+    sent.txSeq = m_nextTxSeq++;
     sent.epoch = path.epoch;
     sent.sentAt = now;
     sent.bytes = static_cast<uint32_t>(out.WireSize());
@@ -244,8 +296,8 @@ MetaRoceRequester::RecordSent(Path& path,
     sent.packetIndex = index;
     path.outstanding.push_back(sent);
     path.inflightBytes += sent.bytes;
-    path.lastSendAt = now;
     m_inflightBytes += sent.bytes;
+    m_tailProbeBase = now;
 }
 
 OutPacket
@@ -297,10 +349,11 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
         {
             return BuildProbe(path, now, true);
         }
-        if (path.tailProbePending && path.health != PathHealth::Down)
+        if (m_tailProbePath == id)
         {
-            path.tailProbePending = false;
-            ++path.tailProbes;
+            m_tailProbePath = -1;
+            ++m_tailProbes;
+            ++m_counters.tailProbes;
             return TailProbe(path, now);
         }
     }
@@ -413,6 +466,7 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     AckSample sample;
     sample.ceCount = ack.ceCount;
     bool probeAcked = false;
+    const RackState rackBefore = m_rack;
     for (SentPacket& p : path.outstanding)
     {
         // A stale ACK (cumulative far below this PSN) says nothing about it: bits cover only
@@ -433,8 +487,14 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
         }
         p.state = SentPacket::State::Acked;
         probeAcked |= p.message == kProbeMessage;
+        if (p.message != kProbeMessage)
+        {
+            SampleLateness(p, ack, rackBefore, now);
+            m_rack.OnAcked(p, now);
+        }
         AckData(p, now);
     }
+    SettleLosses(path, ack, cumulative, rackBefore, now);
     if (ack.echoTimestamp != 0 && ack.echoTimestamp <= now)
     {
         path.rtt.Sample(now - ack.echoTimestamp);
@@ -448,7 +508,10 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     {
         path.bytesAcked += sample.ackedBytes;
         path.consecutiveTimeouts = 0;
-        path.tailProbes = 0;
+        // New data acknowledged: the tail-loss probe timer restarts from now (RFC 8985 7.2).
+        m_tailProbes = 0;
+        m_tailProbeBase = std::max(m_tailProbeBase, now);
+        m_tailProbePath = -1;
         if (path.health == PathHealth::Suspect || (path.health == PathHealth::Down && probeAcked))
         {
             if (path.health == PathHealth::Down)
@@ -464,6 +527,8 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     m_cc->OnAck(path.window, m_connectionWindow, sample, now);
     if (ack.ceCount > 0)
     {
+        path.undoWindow = 0; // a congestion cut is not undone
+
         if (++path.markedRounds >= m_config.entropyRedrawMarks)
         {
             MaybeRedraw(path, now);
@@ -481,9 +546,11 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
 void
 MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
 {
-    const LossVerdict verdict =
-        DetectLosses(path.outstanding, m_config.reorderTolerancePackets, PathRto(path), now);
-    path.lossCheckAt = verdict.nextCheck;
+    const LossVerdict verdict = DetectLosses(path.outstanding,
+                                             m_config.reorderTolerancePackets,
+                                             m_rack,
+                                             ReorderWindowNs(),
+                                             now);
     if (verdict.lost.empty())
     {
         return;
@@ -491,14 +558,86 @@ MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
     m_counters.fastRetransmits += verdict.lost.size();
     for (std::size_t index : verdict.lost)
     {
-        MarkLost(path, index, now);
+        MarkLost(path, index, now, true);
+        if (m_failed)
+        {
+            return;
+        }
     }
+    // Remember the window before the cut so that a spurious loss can give it back (5.7).
+    const double before = path.window.window;
     m_cc->OnLoss(path.window, m_connectionWindow, path.rtt.Smoothed(), now);
+    if (path.window.window < before)
+    {
+        path.undoWindow = before;
+    }
     MaybeRedraw(path, now);
 }
 
 void
-MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now)
+MetaRoceRequester::SampleLateness(const SentPacket& p,
+                                  const MrHeader& ack,
+                                  const RackState& rack,
+                                  TimeNs now)
+{
+    // Only an ACK that `p` itself caused times `p` (a lost ACK would make it look late), and
+    // only lateness behind a packet sent after it is reordering (spec 5.3).
+    if (ack.echoTimestamp != p.sentAt || !rack.SentAfter(p))
+    {
+        return;
+    }
+    const TimeNs expected = p.sentAt + rack.rtt;
+    m_reorder.Sample(now > expected ? now - expected : 0);
+}
+
+void
+MetaRoceRequester::SettleLosses(Path& path,
+                                const MrHeader& ack,
+                                uint64_t cumulative,
+                                const RackState& rackBefore,
+                                TimeNs now)
+{
+    auto& recent = path.recentLosses;
+    for (auto it = recent.begin(); it != recent.end();)
+    {
+        const uint64_t psn = it->packet.psn;
+        const bool sacked =
+            psn > cumulative && psn - cumulative - 1 < kSackBits && ack.sack[psn - cumulative - 1];
+        if (!sacked && psn >= cumulative)
+        {
+            ++it;
+            continue;
+        }
+        // Below the cumulative point the PSN arrived, or the receiver skipped it on seeing a
+        // floor past it - which only packets sent at or after `lostAt` carry. An ACK echoing an
+        // earlier timestamp was caused by earlier packets: the original arrived (Eifel, RFC 3522).
+        const bool arrived = sacked || (ack.echoTimestamp != 0 && ack.echoTimestamp < it->lostAt);
+        if (arrived)
+        {
+            ++m_counters.spuriousLosses;
+            SampleLateness(it->packet, ack, rackBefore, now);
+            // Only a SACK bit proves delivery: the timestamp test can be fooled by packets
+            // reordered within a route, and a message must never complete on a guess.
+            if (sacked)
+            {
+                AckData(it->packet, now);
+            }
+            if (it->byRule)
+            {
+                if (path.undoWindow > 0)
+                {
+                    path.window.window = std::max(path.window.window, path.undoWindow);
+                    path.window.Clamp();
+                    path.undoWindow = 0;
+                }
+            }
+        }
+        it = recent.erase(it);
+    }
+}
+
+void
+MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule)
 {
     SentPacket& p = path.outstanding[index];
     assert(p.state == SentPacket::State::InFlight);
@@ -520,6 +659,12 @@ MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now)
         return;
     }
     m_retransmit.push_back(PendingPacket{p.message, p.packetIndex});
+    // Remembered until an ACK settles it, at most one SACK span's worth (5.7).
+    path.recentLosses.push_back(LostPacket{p, now, byRule});
+    if (path.recentLosses.size() > kSackBits)
+    {
+        path.recentLosses.pop_front();
+    }
 }
 
 void
@@ -543,11 +688,14 @@ MetaRoceRequester::MaybeRedraw(Path& path, TimeNs now)
 TimeNs
 MetaRoceRequester::PathRto(const Path& path) const
 {
-    // A path without samples of its own keeps the conservative initial RTO: its first window
-    // may be queued behind an incast far longer than other paths' RTTs suggest. Tail-loss
-    // probes (which may borrow the connection's RTT) keep its tail losses fast.
-    const TimeNs base = path.rtt.HasSample() ? path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs)
-                                             : m_config.initialRtoNs;
+    // RFC 6298 from the path's own samples; a path without any yet borrows the connection's
+    // estimate (its paths share the hosts' links and, under an incast, the same downlink
+    // queues), and only a connection with no sample at all waits the conservative initial RTO.
+    const RttEstimator* rtt = path.rtt.HasSample()          ? &path.rtt
+                              : m_connectionRtt.HasSample() ? &m_connectionRtt
+                                                            : nullptr;
+    const TimeNs base =
+        rtt != nullptr ? rtt->Rto(m_config.rtoMinNs, m_config.rtoMaxNs) : m_config.initialRtoNs;
     const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
     return std::min(base << shift, m_config.rtoMaxNs);
 }
@@ -559,7 +707,7 @@ MetaRoceRequester::TakeDown(Path& path, TimeNs now)
     {
         if (path.outstanding[i].state == SentPacket::State::InFlight)
         {
-            MarkLost(path, i, now);
+            MarkLost(path, i, now, false);
         }
     }
     path.PopResolved();
@@ -569,6 +717,10 @@ MetaRoceRequester::TakeDown(Path& path, TimeNs now)
         ++m_counters.pathsDown;
     }
     path.probeDue = m_portUp[path.port] ? now + m_config.probeIntervalNs : kNever;
+    if (m_tailProbePath == path.id)
+    {
+        m_tailProbePath = -1;
+    }
 }
 
 void
@@ -577,6 +729,7 @@ MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
     ++m_counters.timeouts;
     ++path.consecutiveTimeouts;
     m_cc->OnTimeout(path.window, m_connectionWindow, now);
+    path.undoWindow = 0;
     if (path.consecutiveTimeouts >= m_config.pathDownTimeouts)
     {
         TakeDown(path, now);
@@ -586,7 +739,7 @@ MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
     {
         if (path.outstanding[i].state == SentPacket::State::InFlight)
         {
-            MarkLost(path, i, now);
+            MarkLost(path, i, now, false);
         }
     }
     path.PopResolved();
@@ -607,26 +760,31 @@ MetaRoceRequester::OnTimeout(TimeNs now)
     {
         return;
     }
+    const TimeNs reorderWindow = ReorderWindowNs();
     for (Path& path : m_paths)
     {
-        if (path.lossCheckAt <= now)
+        if (LossCheckAt(path, reorderWindow) <= now)
         {
             RunLossDetection(path, now);
             path.PopResolved();
+        }
+        if (m_failed)
+        {
+            return;
         }
         const TimeNs oldest = path.OldestInFlight();
         if (path.health != PathHealth::Down && oldest != kNever && oldest + PathRto(path) <= now)
         {
             OnPathTimeout(path, now);
         }
-        else if (TailProbeAt(path, oldest) <= now)
-        {
-            path.tailProbePending = true;
-        }
         if (m_failed)
         {
             return;
         }
+    }
+    if (TailProbeAt() <= now)
+    {
+        m_tailProbePath = TailPath()->id;
     }
 }
 
@@ -700,7 +858,7 @@ MetaRoceRequester::HasWork(uint16_t port) const
     for (uint16_t id : m_pathsByPort[port])
     {
         if ((m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now) ||
-            m_paths[id].tailProbePending)
+            m_tailProbePath == id)
         {
             return true;
         }
@@ -734,11 +892,13 @@ MetaRoceRequester::ScanNextTimeout() const
     // HasWork() instead, so that a busy port cannot make the driver spin.
     TimeNs next = kNever;
     auto consider = [&](TimeNs t) { next = std::min(next, std::max(t, m_now)); };
+    const TimeNs reorderWindow = ReorderWindowNs();
     for (const Path& path : m_paths)
     {
-        if (path.lossCheckAt != kNever)
+        const TimeNs lossCheck = LossCheckAt(path, reorderWindow);
+        if (lossCheck != kNever)
         {
-            consider(path.lossCheckAt);
+            consider(lossCheck);
         }
         if (path.health == PathHealth::Down)
         {
@@ -753,11 +913,11 @@ MetaRoceRequester::ScanNextTimeout() const
         {
             consider(oldest + PathRto(path));
         }
-        const TimeNs tail = path.tailProbePending ? kNever : TailProbeAt(path, oldest);
-        if (tail != kNever)
-        {
-            consider(tail);
-        }
+    }
+    const TimeNs tailProbeAt = TailProbeAt();
+    if (tailProbeAt != kNever)
+    {
+        consider(tailProbeAt);
     }
     if (m_pacingBlocked && m_nextSendAt > m_now)
     {

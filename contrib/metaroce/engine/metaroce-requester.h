@@ -3,9 +3,10 @@
  *
  * It segments WRITE and SEND work requests into MTU-sized packets, each carrying its own
  * placement (so the receiver needs no reorder buffer), sprays them over the connection's paths,
- * learns from per-path ACKs what arrived, retransmits exactly the packets a SACK gap reveals as
- * lost (under a fresh PSN, on whichever path has room), falls back on a per-path retransmission
- * timer with exponential backoff, moves paths to new routes after loss or persistent marks,
+ * learns from per-path ACKs what arrived, retransmits exactly the packets a SACK gap or the
+ * connection-wide time rule reveals as lost (under a fresh PSN, on whichever path has room),
+ * probes a lost tail, falls back on a per-path retransmission timer with exponential backoff,
+ * undoes what a spurious loss cost, moves paths to new routes after loss or persistent marks,
  * takes paths out after repeated timeouts or when their port goes down, probes them back, and
  * completes work requests in posting order per stream.
  */
@@ -19,6 +20,7 @@
 #include "metaroce-path.h"
 #include "metaroce-wire.h"
 #include "path-selector.h"
+#include "reorder-window.h"
 
 #include <boost/dynamic_bitset.hpp>
 #include <deque>
@@ -113,16 +115,33 @@ class MetaRoceRequester
     /// Addresses `out` to `path` and records it there as sent (a fresh PSN, in flight).
     void RecordSent(Path& path, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
     /// A PROBE on `path`. A probe of a Down path gives up on what is still in flight; a
-    /// tail-loss probe does not: its only job is to put a later PSN behind a lost tail so that
-    /// the SACK shows the gap (spec 5.5).
+    /// tail-loss probe does not: its only job is to put a later packet behind a lost tail
+    /// (spec 5.5).
     OutPacket BuildProbe(Path& path, TimeNs now, bool abandonInFlight);
     /// The tail-loss probe for `path`: its newest unacknowledged data again, else a PROBE.
     OutPacket TailProbe(Path& path, TimeNs now);
-    /// When a tail-loss probe is due on `path`, or kNever; `oldestInFlight` is
-    /// path.OldestInFlight(), which the callers already hold.
-    TimeNs TailProbeAt(const Path& path, TimeNs oldestInFlight) const;
-    void MarkLost(Path& path, std::size_t index, TimeNs now);
+    /// When the connection's tail-loss probe is due, or kNever (spec 5.5).
+    TimeNs TailProbeAt() const;
+    /// The path whose newest in-flight packet was sent last (not Down), or nullptr.
+    const Path* TailPath() const;
+    /// Reorder window of the time rule (spec 5.3).
+    TimeNs ReorderWindowNs() const;
+    /// When the time rule may next declare a packet of `path` lost, or kNever.
+    TimeNs LossCheckAt(const Path& path, TimeNs reorderWindow) const;
+    /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down.
+    void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule);
     void AckData(const SentPacket& sent, TimeNs now);
+    /// Feeds the reorder window with how late `p` was acknowledged behind `rack` (5.3).
+    void SampleLateness(const SentPacket& p,
+                        const MrHeader& ack,
+                        const RackState& rack,
+                        TimeNs now);
+    /// Settles the path's recently lost packets against an ACK: spurious or not (spec 5.7).
+    void SettleLosses(Path& path,
+                      const MrHeader& ack,
+                      uint64_t cumulative,
+                      const RackState& rackBefore,
+                      TimeNs now);
     void RunLossDetection(Path& path, TimeNs now);
     void OnPathTimeout(Path& path, TimeNs now);
     void MaybeRedraw(Path& path, TimeNs now);
@@ -144,6 +163,12 @@ class MetaRoceRequester
 
     std::vector<Path> m_paths;
     RttEstimator m_connectionRtt; ///< all paths' samples: the RTO of paths without their own
+    RackState m_rack;             ///< newest acknowledged transmission, all paths (5.3)
+    ReorderWindow m_reorder;      ///< reorder window of the time rule (5.3)
+    uint64_t m_nextTxSeq{0};      ///< transmission order over all paths
+    TimeNs m_tailProbeBase{0};    ///< last send or acknowledgement of new data (5.5)
+    uint32_t m_tailProbes{0};     ///< tail-loss probes since data was last acknowledged
+    int m_tailProbePath{-1};      ///< path the due tail-loss probe goes out on, -1: none
     std::vector<std::vector<uint16_t>> m_pathsByPort;
     std::vector<bool> m_portUp;
     WindowState m_connectionWindow;

@@ -18,6 +18,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce-wire.cc
     engine/path-receive-window.cc
     engine/path-selector.cc
+    engine/reorder-window.cc
     engine/rocev2-config.cc
     engine/rocev2-queue-pair.cc
     engine/rocev2-requester.cc
@@ -42,6 +43,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce-wire.h
     engine/path-receive-window.h
     engine/path-selector.h
+    engine/reorder-window.h
     engine/rocev2-config.h
     engine/rocev2-queue-pair.h
     engine/rocev2-requester.h

@@ -442,6 +442,10 @@ MetaRoceExperiment::Run()
             host.retransmitted += k.retransmittedPackets;
             host.timeouts += k.timeouts;
             host.ecnMarked += k.rxEcnMarked;
+            r.dataPackets += k.txDataPackets;
+            r.fastRetransmits += k.fastRetransmits;
+            r.tailProbes += k.tailProbes;
+            r.spuriousLosses += k.spuriousLosses;
             for (std::size_t reason = 0; reason < k.drops.size(); ++reason)
             {
                 if (k.drops[reason] > 0)

@@ -131,6 +131,10 @@ MetaRoceExperimentResults::ToJson() const
                     {"slowdown_p99", slowdownP99},
                     {"retransmitted", retransmitted},
                     {"timeouts", timeouts},
+                    {"data_packets", dataPackets},
+                    {"fast_retransmits", fastRetransmits},
+                    {"tail_probes", tailProbes},
+                    {"spurious_losses", spuriousLosses},
                     {"pfc_pauses", pfcPauses},
                     {"ecn_marked", ecnMarked},
                     {"max_queue_bytes", maxQueueBytes}};

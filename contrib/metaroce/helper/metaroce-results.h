@@ -116,6 +116,10 @@ struct MetaRoceExperimentResults
     double slowdownP99{0};
     uint64_t retransmitted{0};
     uint64_t timeouts{0};
+    uint64_t dataPackets{0};     ///< data packets the queue pairs sent, retransmissions included
+    uint64_t fastRetransmits{0}; ///< MetaRoCE: packets declared lost by loss detection
+    uint64_t tailProbes{0};      ///< MetaRoCE: tail-loss probes
+    uint64_t spuriousLosses{0};  ///< MetaRoCE: declared lost, yet the original arrived
     uint64_t pfcPauses{0};
     uint64_t ecnMarked{0};
     uint64_t maxQueueBytes{0}; ///< deepest switch egress queue (both classes) seen anywhere

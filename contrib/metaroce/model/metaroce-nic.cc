@@ -99,8 +99,9 @@ MetaRoceNic::GetTypeId()
                           MakeTimeAccessor(&MetaRoceNic::m_ackDelay),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RtoMin",
-                          "MetaRoCE minimum per-path retransmission timeout.",
-                          TimeValue(MicroSeconds(100)),
+                          "MetaRoCE floor of the per-path retransmission timeout "
+                          "(srtt + 4 rttvar, spec 5.5).",
+                          TimeValue(MicroSeconds(20)),
                           MakeTimeAccessor(&MetaRoceNic::m_rtoMin),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RtoMax",
@@ -114,9 +115,16 @@ MetaRoceNic::GetTypeId()
                           MakeTimeAccessor(&MetaRoceNic::m_initialRtt),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("InitialRto",
-                          "MetaRoCE retransmission timeout before a path's first RTT sample.",
+                          "MetaRoCE retransmission timeout before the connection's first RTT "
+                          "sample.",
                           TimeValue(MicroSeconds(500)),
                           MakeTimeAccessor(&MetaRoceNic::m_initialRto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("TailProbeMin",
+                          "Floor of the MetaRoCE tail-loss probe timeout (max(2 srtt, srtt + "
+                          "AckDelay, this), spec 5.5).",
+                          TimeValue(MicroSeconds(5)),
+                          MakeTimeAccessor(&MetaRoceNic::m_tailProbeMin),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("PathDownTimeouts",
                           "Consecutive timeouts before a MetaRoCE path is taken down.",
@@ -312,6 +320,7 @@ MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
     c.rtoMaxNs = Ns(m_rtoMax);
     c.initialRttNs = Ns(m_initialRtt);
     c.initialRtoNs = Ns(m_initialRto);
+    c.tailProbeMinNs = Ns(m_tailProbeMin);
     c.pathDownTimeouts = m_pathDownTimeouts;
     c.pathSuspectTimeouts = std::min(c.pathSuspectTimeouts, m_pathDownTimeouts);
     c.probeIntervalNs = Ns(m_probeInterval);

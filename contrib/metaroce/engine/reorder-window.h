@@ -1,0 +1,50 @@
+/*
+ * The reorder window of the connection-wide time rule of loss detection (spec 5.3): how much
+ * later than a packet sent after it a packet may be acknowledged without being lost.
+ *
+ * RFC 8985 sizes this window as a quarter of the minimum RTT and widens it on DSACKs. Two
+ * things make packets of one MetaRoCE connection come back out of send order: the receiver
+ * coalesces ACKs per path, holding one for up to its ACK delay while another path's ACK goes at
+ * once, and the paths cross different fabric queues, which under an incast differ by many
+ * microseconds. The first is known, the second is measured: each ACK that a packet itself
+ * caused (its timestamp is the echo), arriving after a packet sent later was acknowledged, is a
+ * sample of the lateness `ackTime - sentAt - rack.rtt`, spurious losses included. The window is
+ * the smoothed lateness plus four mean deviations (as RFC 6298 sizes an RTO from RTT samples),
+ * at most the smoothed RTT, but never below the ACK delay plus a quarter of the minimum RTT.
+ * Before the first sample the lateness is taken to be the ACK delay.
+ */
+#ifndef METAROCE_ENGINE_REORDER_WINDOW_H
+#define METAROCE_ENGINE_REORDER_WINDOW_H
+
+#include "engine-types.h"
+
+namespace metaroce
+{
+
+/// Reorder window of one connection, from measured lateness.
+class ReorderWindow
+{
+  public:
+    /// `ackDelay`: longest time the receiver holds an ACK (spec 6.4).
+    explicit ReorderWindow(TimeNs ackDelay);
+
+    /// One acknowledgement came `lateness` ns after a later-sent packet's round trip.
+    void Sample(TimeNs lateness);
+
+    /// The window for a connection whose minimum RTT is `minRtt` and smoothed RTT `srtt`.
+    TimeNs Window(TimeNs minRtt, TimeNs srtt) const;
+
+    TimeNs SmoothedLateness() const
+    {
+        return m_smoothed;
+    }
+
+  private:
+    TimeNs m_ackDelay;
+    TimeNs m_smoothed;
+    TimeNs m_deviation;
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_REORDER_WINDOW_H

@@ -1,0 +1,238 @@
+// Connection-wide loss detection, reorder window, tail-loss probe and spurious losses
+// (spec 5.3, 5.5, 5.7): the pure parts alone, then a requester packet by packet.
+#include "loss-detection.h"
+#include "metaroce-connection.h"
+#include "metaroce-wire.h"
+#include "reorder-window.h"
+
+#include <gtest/gtest.h>
+
+namespace metaroce
+{
+namespace
+{
+
+SentPacket
+Sent(uint64_t txSeq, TimeNs at, SentPacket::State s = SentPacket::State::InFlight)
+{
+    SentPacket p;
+    p.psn = txSeq;
+    p.txSeq = txSeq;
+    p.sentAt = at;
+    p.message = 1;
+    p.state = s;
+    return p;
+}
+
+TEST(RackState, HoldsTheNewestTransmissionAcknowledged)
+{
+    RackState rack;
+    EXPECT_FALSE(rack.SentAfter(Sent(0, 0)));
+    rack.OnAcked(Sent(5, 1'000), 6'000);
+    EXPECT_TRUE(rack.valid);
+    EXPECT_EQ(rack.txSeq, 5u);
+    EXPECT_EQ(rack.rtt, 5'000u);
+    rack.OnAcked(Sent(3, 900), 9'000); // older: a late ACK does not move it back
+    EXPECT_EQ(rack.txSeq, 5u);
+    EXPECT_EQ(rack.rtt, 5'000u);
+    EXPECT_TRUE(rack.SentAfter(Sent(4, 950)));
+    EXPECT_FALSE(rack.SentAfter(Sent(5, 1'000)));
+    EXPECT_FALSE(rack.SentAfter(Sent(6, 1'000))) << "same send time, sent later: not judged";
+}
+
+TEST(LossDetection, APacketAckedOnAnotherPathDeclaresThisOneLostAfterItsRttAndTheWindow)
+{
+    // This path's only packet (tx 3) is outstanding; tx 5 went on another path and came back
+    // after 4 us. Rule 1 has nothing to compare with; rule 2 uses the connection's state.
+    std::deque<SentPacket> out{Sent(3, 1'000)};
+    RackState rack;
+    rack.OnAcked(Sent(5, 1'200), 5'200);
+    const TimeNs window = 2'500;
+    const TimeNs deadline = 1'000 + 4'000 + window;
+    EXPECT_EQ(LossDeadline(out[0], rack, window), deadline);
+    LossVerdict v = DetectLosses(out, 0, rack, window, deadline - 1);
+    EXPECT_TRUE(v.lost.empty());
+    EXPECT_EQ(v.nextCheck, deadline);
+    v = DetectLosses(out, 0, rack, window, deadline);
+    ASSERT_EQ(v.lost.size(), 1u);
+    EXPECT_EQ(v.lost[0], 0u);
+    EXPECT_EQ(v.nextCheck, kNever);
+}
+
+TEST(LossDetection, OnlyPacketsSentBeforeTheAcknowledgedOneAreJudged)
+{
+    std::deque<SentPacket> out{Sent(2, 100), Sent(7, 700), Sent(9, 900)};
+    RackState rack;
+    rack.OnAcked(Sent(8, 800), 4'800);
+    const LossVerdict v = DetectLosses(out, 0, rack, 1'000, 1'000'000);
+    ASSERT_EQ(v.lost.size(), 2u);
+    EXPECT_EQ(v.lost[0], 0u);
+    EXPECT_EQ(v.lost[1], 1u) << "tx 9 was sent after tx 8: a tail, left to the probe";
+}
+
+TEST(LossDetection, ProbesAreNotJudgedByTime)
+{
+    SentPacket probe = Sent(1, 0);
+    probe.message = kProbeMessage;
+    RackState rack;
+    rack.OnAcked(Sent(2, 10), 1'000);
+    EXPECT_EQ(LossDeadline(probe, rack, 0), kNever);
+    EXPECT_TRUE(DetectLosses(std::deque<SentPacket>{probe}, 0, rack, 0, 1'000'000).lost.empty());
+}
+
+TEST(ReorderWindow, StartsFromTheAckDelayAndNeverGoesBelowItPlusAQuarterOfTheMinimumRtt)
+{
+    ReorderWindow w(2'000);
+    // smoothed 2 us + 4 x 1 us deviation, below srtt
+    EXPECT_EQ(w.Window(4'000, 8'000), 6'000u);
+    for (int i = 0; i < 200; ++i)
+    {
+        w.Sample(500); // ACKs barely late: the floor holds
+    }
+    EXPECT_EQ(w.Window(4'000, 8'000), 2'000u + 1'000u);
+}
+
+TEST(ReorderWindow, FollowsMeasuredLatenessUpToTheSmoothedRtt)
+{
+    ReorderWindow w(2'000);
+    for (int i = 0; i < 200; ++i)
+    {
+        w.Sample(i % 2 == 0 ? 4'000 : 12'000); // an incast: planes differ by up to 12 us
+    }
+    const TimeNs window = w.Window(4'000, 100'000);
+    EXPECT_GT(window, 12'000u) << "covers the late samples";
+    EXPECT_LT(window, 30'000u);
+    EXPECT_EQ(w.Window(4'000, 10'000), 10'000u) << "capped by srtt";
+}
+
+/// Two connection ends with `ports` planes of one path each, driven by hand.
+struct Pair
+{
+    explicit Pair(uint16_t ports)
+    {
+        MetaRoceConfig c;
+        c.ports = ports;
+        c.pathsPerPort = 1;
+        c.mtu = 1024;
+        c.ackEveryPackets = 1;
+        c.ackDelayNs = 2'000;
+        c.localConnection = 7;
+        c.remoteConnection = 9;
+        a = std::make_unique<MetaRoceConnection>(c);
+        std::swap(c.localConnection, c.remoteConnection);
+        b = std::make_unique<MetaRoceConnection>(c);
+    }
+
+    static std::optional<OutPacket> Pull(MetaRoceConnection& e, uint16_t port, TimeNs now)
+    {
+        return e.PullPacket(port, now);
+    }
+
+    static void Deliver(MetaRoceConnection& e, const OutPacket& p, TimeNs now)
+    {
+        std::vector<uint8_t> bytes = p.header;
+        RxPacket rx;
+        rx.data = bytes.data();
+        rx.size = bytes.size();
+        rx.wireSize = p.WireSize();
+        rx.port = p.port;
+        rx.now = now;
+        ASSERT_TRUE(e.OnPacket(rx).accepted);
+    }
+
+    /// Delivers `p` to b at `arrive` and b's ACK for it back to a at `ackBack`.
+    void RoundTrip(const OutPacket& p, TimeNs arrive, TimeNs ackBack)
+    {
+        Deliver(*b, p, arrive);
+        auto ack = b->PullPacket(p.port, arrive);
+        ASSERT_TRUE(ack.has_value());
+        Deliver(*a, *ack, ackBack);
+    }
+
+    static MrHeader Parse(const OutPacket& p)
+    {
+        return *MrParse(p.header.data(), p.header.size(), p.WireSize()).header;
+    }
+
+    std::unique_ptr<MetaRoceConnection> a;
+    std::unique_ptr<MetaRoceConnection> b;
+};
+
+TEST(MetaRoceLossRecovery, LossOnOnePathIsFoundByALaterPacketOnAnother)
+{
+    Pair m(2);
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
+    auto first = Pair::Pull(*m.a, 0, 1'000);  // plane 0: lost
+    auto second = Pair::Pull(*m.a, 1, 1'100); // plane 1: delivered
+    ASSERT_TRUE(first && second);
+    m.RoundTrip(*second, 3'000, 5'100); // round trip 4 us
+    // sentAt + rack.rtt + window; before any lateness sample the window is min(2 us ACK delay
+    // + 4 x 1 us, srtt = 4 us) = 4 us, above its floor of 2 us + 4 us / 4.
+    const TimeNs deadline = 1'000 + 4'000 + 4'000;
+    EXPECT_EQ(m.a->NextTimeout(), deadline);
+    m.a->OnTimeout(deadline - 1);
+    EXPECT_FALSE(Pair::Pull(*m.a, 0, deadline - 1));
+    m.a->OnTimeout(deadline);
+    auto retx = Pair::Pull(*m.a, 0, deadline);
+    ASSERT_TRUE(retx);
+    const MrHeader h = Pair::Parse(*retx);
+    EXPECT_EQ(h.offset, 0u) << "exactly the lost packet";
+    EXPECT_TRUE(h.flags & kMrFlagRetx);
+    EXPECT_EQ(m.a->GetCounters().fastRetransmits, 1u);
+    EXPECT_EQ(m.a->GetCounters().timeouts, 0u);
+    EXPECT_EQ(m.a->GetCounters().tailProbes, 0u);
+    m.RoundTrip(*retx, deadline + 2'000, deadline + 4'000);
+    EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
+}
+
+TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)
+{
+    Pair m(2);
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4096}, 0);
+    auto lost = Pair::Pull(*m.a, 0, 1'000); // path 0, PSN 0: really lost
+    auto p1 = Pair::Pull(*m.a, 1, 1'100);   // path 1, PSN 0
+    auto late = Pair::Pull(*m.a, 0, 1'200); // path 0, PSN 1: only late
+    auto p1b = Pair::Pull(*m.a, 1, 1'300);  // path 1, PSN 1
+    ASSERT_TRUE(lost && p1 && late && p1b);
+    m.RoundTrip(*p1, 3'000, 5'100);
+    m.RoundTrip(*p1b, 3'300, 5'300); // rack: the packet sent at 1.3 us, round trip 4 us
+    const double windowBefore = m.a->Requester().Paths()[0].window.window;
+    m.a->OnTimeout(9'200); // both path-0 packets past sentAt + 4 us + 4 us
+    EXPECT_EQ(m.a->GetCounters().fastRetransmits, 2u);
+    EXPECT_LT(m.a->Requester().Paths()[0].window.window, windowBefore) << "loss cuts the path";
+    // The late original arrives above the hole of PSN 0: its SACK bit proves delivery.
+    m.RoundTrip(*late, 9'300, 9'500);
+    EXPECT_EQ(m.a->GetCounters().spuriousLosses, 1u);
+    EXPECT_EQ(m.a->Requester().Paths()[0].window.window, windowBefore) << "cut undone";
+    auto retx = Pair::Pull(*m.a, 0, 9'500);
+    ASSERT_TRUE(retx);
+    EXPECT_EQ(Pair::Parse(*retx).offset, 0u) << "the really lost packet goes again";
+    EXPECT_FALSE(Pair::Pull(*m.a, 0, 9'500)) << "the late one's queued copy is dropped";
+    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 1u);
+    m.RoundTrip(*retx, 11'000, 13'000);
+    EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
+}
+
+TEST(MetaRoceLossRecovery, LostTailIsProbedAfterTwoSmoothedRtts)
+{
+    Pair m(1);
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
+    auto first = Pair::Pull(*m.a, 0, 1'000);
+    auto tail = Pair::Pull(*m.a, 0, 1'100); // lost
+    ASSERT_TRUE(first && tail);
+    EXPECT_FALSE(Pair::Pull(*m.a, 0, 1'200)) << "nothing left to send: a true tail";
+    m.RoundTrip(*first, 3'000, 11'000);         // srtt 10 us
+    const TimeNs probeAt = 11'000 + 2 * 10'000; // PTO runs from the last progress
+    EXPECT_EQ(m.a->NextTimeout(), probeAt);
+    m.a->OnTimeout(probeAt);
+    auto probe = Pair::Pull(*m.a, 0, probeAt);
+    ASSERT_TRUE(probe);
+    EXPECT_EQ(Pair::Parse(*probe).offset, 1024u) << "the newest unacknowledged data again";
+    EXPECT_EQ(m.a->GetCounters().tailProbes, 1u);
+    m.RoundTrip(*probe, probeAt + 2'000, probeAt + 4'000);
+    EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
+    EXPECT_EQ(m.a->GetCounters().timeouts, 0u);
+}
+
+} // namespace
+} // namespace metaroce
