@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the five experiments of doc/results.md at full scale (64 hosts), one after the other,
+# writing doc/results/*.{csv,md,png}. About an hour and a half on 2 cores. Extra arguments (e.g.
+# --quick, --out DIR) go to every experiment.
+set -euo pipefail
+cd "$(dirname "$0")"
+py="../../scripts/python.sh"
+for experiment in loss_sweep plane_scaling plane_failure incast message_sizes; do
+  echo "== $experiment"
+  bash "$py" "$experiment.py" "$@"
+done
