@@ -606,27 +606,27 @@ MetaRoceRequester::SettleLosses(Path& path,
             continue;
         }
         // Below the cumulative point the PSN arrived, or the receiver skipped it on seeing a
-        // floor past it - which only packets sent at or after `lostAt` carry. An ACK echoing an
-        // earlier timestamp was caused by earlier packets: the original arrived (Eifel, RFC 3522).
-        const bool arrived = sacked || (ack.echoTimestamp != 0 && ack.echoTimestamp < it->lostAt);
-        if (arrived)
+        // floor past it - which only PSNs from nextPsnAtLoss on carry. While the cumulative
+        // point has not passed nextPsnAtLoss and no SACK bit names such a PSN, none of them has
+        // arrived, so the packet itself did: delivery is proven either way (spec 5.7).
+        const uint64_t later = it->nextPsnAtLoss;
+        bool noLaterArrived = false;
+        if (cumulative <= later)
+        {
+            // SACK bit i names PSN cumulative + 1 + i; PSN `cumulative` itself is missing.
+            const uint64_t firstBit = later > cumulative ? later - cumulative - 1 : 0;
+            noLaterArrived = firstBit >= kSackBits || (ack.sack >> firstBit).none();
+        }
+        if (sacked || noLaterArrived)
         {
             ++m_counters.spuriousLosses;
             SampleLateness(it->packet, ack, rackBefore, now);
-            // Only a SACK bit proves delivery: the timestamp test can be fooled by packets
-            // reordered within a route, and a message must never complete on a guess.
-            if (sacked)
+            AckData(it->packet, now);
+            if (it->byRule && path.undoWindow > 0)
             {
-                AckData(it->packet, now);
-            }
-            if (it->byRule)
-            {
-                if (path.undoWindow > 0)
-                {
-                    path.window.window = std::max(path.window.window, path.undoWindow);
-                    path.window.Clamp();
-                    path.undoWindow = 0;
-                }
+                path.window.window = std::max(path.window.window, path.undoWindow);
+                path.window.Clamp();
+                path.undoWindow = 0;
             }
         }
         it = recent.erase(it);
@@ -657,7 +657,7 @@ MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRu
     }
     m_retransmit.push_back(PendingPacket{p.message, p.packetIndex});
     // Remembered until an ACK settles it, at most one SACK span's worth (5.7).
-    path.recentLosses.push_back(LostPacket{p, now, byRule});
+    path.recentLosses.push_back(LostPacket{p, path.nextPsn, byRule});
     if (path.recentLosses.size() > kSackBits)
     {
         path.recentLosses.pop_front();
