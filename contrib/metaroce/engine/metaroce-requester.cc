@@ -685,14 +685,12 @@ MetaRoceRequester::MaybeRedraw(Path& path, TimeNs now)
 TimeNs
 MetaRoceRequester::PathRto(const Path& path) const
 {
-    // RFC 6298 from the path's own samples; a path without any yet borrows the connection's
-    // estimate (its paths share the hosts' links and, under an incast, the same downlink
-    // queues), and only a connection with no sample at all waits the conservative initial RTO.
-    const RttEstimator* rtt = path.rtt.HasSample()          ? &path.rtt
-                              : m_connectionRtt.HasSample() ? &m_connectionRtt
-                                                            : nullptr;
-    const TimeNs base =
-        rtt != nullptr ? rtt->Rto(m_config.rtoMinNs, m_config.rtoMaxNs) : m_config.initialRtoNs;
+    // RFC 6298 from the path's own samples. A path without one keeps the conservative initial
+    // RTO: its first packets may sit behind an incast far longer than other paths' samples
+    // suggest (with 64 hosts, borrowing the connection's estimate timed out 12,000 times in a
+    // lossless all-to-all). The time rule and the tail-loss probe repair its losses meanwhile.
+    const TimeNs base = path.rtt.HasSample() ? path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs)
+                                             : m_config.initialRtoNs;
     const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
     return std::min(base << shift, m_config.rtoMaxNs);
 }
