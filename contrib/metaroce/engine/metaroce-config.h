@@ -41,7 +41,7 @@ struct MetaRoceConfig
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
-    TimeNs rtoMinNs{20'000};
+    TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
     TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit

@@ -72,8 +72,9 @@ class RttEstimator
 struct LostPacket
 {
     SentPacket packet;
-    TimeNs lostAt{0};   ///< when it was declared lost: later timestamps carry a floor past it
-    bool byRule{false}; ///< declared by loss detection (5.3), not by a timeout or take-down
+    uint64_t nextPsnAtLoss{0}; ///< the path's next PSN then: only PSNs from here on carry a floor
+                               ///< past this packet
+    bool byRule{false};        ///< declared by loss detection (5.3), not by a timeout or take-down
 };
 
 /// Sender-side state of one path.

@@ -609,27 +609,27 @@ MetaRoceRequester::SettleLosses(Path& path,
             continue;
         }
         // Below the cumulative point the PSN arrived, or the receiver skipped it on seeing a
-        // floor past it - which only packets sent at or after `lostAt` carry. An ACK echoing an
-        // earlier timestamp was caused by earlier packets: the original arrived (Eifel, RFC 3522).
-        const bool arrived = sacked || (ack.echoTimestamp != 0 && ack.echoTimestamp < it->lostAt);
-        if (arrived)
+        // floor past it - which only PSNs from nextPsnAtLoss on carry. While the cumulative
+        // point has not passed nextPsnAtLoss and no SACK bit names such a PSN, none of them has
+        // arrived, so the packet itself did: delivery is proven either way (spec 5.7).
+        const uint64_t later = it->nextPsnAtLoss;
+        bool noLaterArrived = false;
+        if (cumulative <= later)
+        {
+            // SACK bit i names PSN cumulative + 1 + i; PSN `cumulative` itself is missing.
+            const uint64_t firstBit = later > cumulative ? later - cumulative - 1 : 0;
+            noLaterArrived = firstBit >= kSackBits || (ack.sack >> firstBit).none();
+        }
+        if (sacked || noLaterArrived)
         {
             ++m_counters.spuriousLosses;
             SampleLateness(it->packet, ack, rackBefore, now);
-            // Only a SACK bit proves delivery: the timestamp test can be fooled by packets
-            // reordered within a route, and a message must never complete on a guess.
-            if (sacked)
+            AckData(it->packet, now);
+            if (it->byRule && path.undoWindow > 0)
             {
-                AckData(it->packet, now);
-            }
-            if (it->byRule)
-            {
-                if (path.undoWindow > 0)
-                {
-                    path.window.window = std::max(path.window.window, path.undoWindow);
-                    path.window.Clamp();
-                    path.undoWindow = 0;
-                }
+                path.window.window = std::max(path.window.window, path.undoWindow);
+                path.window.Clamp();
+                path.undoWindow = 0;
             }
         }
         it = recent.erase(it);
@@ -660,7 +660,7 @@ MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRu
     }
     m_retransmit.push_back(PendingPacket{p.message, p.packetIndex});
     // Remembered until an ACK settles it, at most one SACK span's worth (5.7).
-    path.recentLosses.push_back(LostPacket{p, now, byRule});
+    path.recentLosses.push_back(LostPacket{p, path.nextPsn, byRule});
     if (path.recentLosses.size() > kSackBits)
     {
         path.recentLosses.pop_front();
@@ -688,14 +688,12 @@ MetaRoceRequester::MaybeRedraw(Path& path, TimeNs now)
 TimeNs
 MetaRoceRequester::PathRto(const Path& path) const
 {
-    // RFC 6298 from the path's own samples; a path without any yet borrows the connection's
-    // estimate (its paths share the hosts' links and, under an incast, the same downlink
-    // queues), and only a connection with no sample at all waits the conservative initial RTO.
-    const RttEstimator* rtt = path.rtt.HasSample()          ? &path.rtt
-                              : m_connectionRtt.HasSample() ? &m_connectionRtt
-                                                            : nullptr;
-    const TimeNs base =
-        rtt != nullptr ? rtt->Rto(m_config.rtoMinNs, m_config.rtoMaxNs) : m_config.initialRtoNs;
+    // RFC 6298 from the path's own samples. A path without one keeps the conservative initial
+    // RTO: its first packets may sit behind an incast far longer than other paths' samples
+    // suggest (with 64 hosts, borrowing the connection's estimate timed out 12,000 times in a
+    // lossless all-to-all). The time rule and the tail-loss probe repair its losses meanwhile.
+    const TimeNs base = path.rtt.HasSample() ? path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs)
+                                             : m_config.initialRtoNs;
     const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
     return std::min(base << shift, m_config.rtoMaxNs);
 }

@@ -101,7 +101,7 @@ MetaRoceNic::GetTypeId()
             .AddAttribute("RtoMin",
                           "MetaRoCE floor of the per-path retransmission timeout "
                           "(srtt + 4 rttvar, spec 5.5).",
-                          TimeValue(MicroSeconds(20)),
+                          TimeValue(MicroSeconds(60)),
                           MakeTimeAccessor(&MetaRoceNic::m_rtoMin),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RtoMax",
