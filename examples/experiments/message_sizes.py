@@ -16,7 +16,7 @@ TRANSPORTS = ["metaroce", "rocev2-pfc", "rocev2-nocc"]
 
 def main():
     a = common.arguments(__doc__, sizes="1048576,4194304,16777216", losses="0,0.01",
-                         stop_time="10ms", workloads="allreduce-ring,alltoall")
+                         stop_time="3ms", workloads="allreduce-ring,alltoall")
     fabric = common.fabric(a.quick)
     sizes = [int(s) for s in a.sizes.split(",")]
     configs = [dict(fabric, planes=8, workload=w, transport=t, message_bytes=s, loss=float(l),

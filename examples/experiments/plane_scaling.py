@@ -20,7 +20,7 @@ PLANES = [1, 2, 4, 8]
 
 
 def main():
-    a = common.arguments(__doc__, bytes_per_plane=2 << 20, workloads="alltoall,allreduce-ring",
+    a = common.arguments(__doc__, bytes_per_plane=1 << 20, workloads="alltoall,allreduce-ring",
                          transports="metaroce,rocev2")
     fabric = common.fabric(a.quick)
     configs = [dict(fabric, planes=p, workload=w, transport=t,

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 py="../../scripts/python.sh"
-for experiment in loss_sweep plane_scaling plane_failure incast message_sizes; do
+for experiment in loss_sweep plane_failure incast plane_scaling message_sizes; do
   echo "== $experiment"
   bash "$py" "$experiment.py" "$@"
 done
