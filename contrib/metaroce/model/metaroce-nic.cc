@@ -115,8 +115,7 @@ MetaRoceNic::GetTypeId()
                           MakeTimeAccessor(&MetaRoceNic::m_initialRtt),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("InitialRto",
-                          "MetaRoCE retransmission timeout before the connection's first RTT "
-                          "sample.",
+                          "MetaRoCE retransmission timeout before a path's first RTT sample.",
                           TimeValue(MicroSeconds(500)),
                           MakeTimeAccessor(&MetaRoceNic::m_initialRto),
                           MakeTimeChecker(NanoSeconds(1)))
