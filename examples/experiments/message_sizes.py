@@ -25,11 +25,12 @@ def main():
                for t in TRANSPORTS for s in sizes]
     df = mx.sweep(configs, processes=a.processes)
     df["size_mib"] = df["message_bytes"] / (1 << 20)
+    df["loss_percent"] = 100 * df["loss"]
     df["label"] = [common.LABELS[t] for t in df["transport"]]
     df["busbw"] = [r.collective_busbw_GBps if r.complete else float("nan")
                    for r in df.itertuples()]
     table = common.markdown(
-        df, {"workload": "workload", "loss": "loss", "label": "transport",
+        df, {"workload": "workload", "loss_percent": "loss per link end (%)", "label": "transport",
              "size_mib": "size (MiB)", "busbw": "busbw (GB/s)",
              "fct_mean_us": "message FCT mean (us)", "fct_p99_us": "p99 (us)",
              "complete": "completed"})
