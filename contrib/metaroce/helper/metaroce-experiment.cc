@@ -109,6 +109,8 @@ class MessageLog
   public:
     MessageLog(const MetaRoceExperimentConfig& config, double hostBps)
         : m_hostsPerLeaf(config.hostsPerLeaf)
+        , m_leavesPerPod(config.topology == "fat-tree" ? config.leavesPerPod : 0)
+        , m_coreDelayUs(ParseTimeOption("coreDelay", config.coreDelay).GetSeconds() * 1e6)
         , m_planes(config.planes)
         , m_hostDelayUs(ParseTimeOption("hostDelay", config.hostDelay).GetSeconds() * 1e6)
         , m_fabricDelayUs(ParseTimeOption("fabricDelay", config.fabricDelay).GetSeconds() * 1e6)
