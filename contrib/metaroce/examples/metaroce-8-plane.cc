@@ -16,10 +16,7 @@
  * Every MetaRoceExperimentConfig field is an option (--help lists them); --output=PREFIX writes
  * each run's results (doc/results-schema.md) to PREFIX-<workload>-<transport>-loss<percent>.*.
  */
-#include "ns3/command-line.h"
 #include "ns3/metaroce-comparison.h"
-
-#include <iostream>
 
 using namespace ns3;
 
@@ -32,24 +29,5 @@ main(int argc, char* argv[])
     config.hostsPerLeaf = 8;
     config.spines = 4;
     config.messageBytes = 4 << 20;
-    std::string workloads = "allreduce-ring,alltoall";
-    std::string transports = "metaroce,rocev2,rocev2-pfc";
-    std::string losses = "0,0.01";
-    CommandLine cmd(__FILE__);
-    config.AddOptions(cmd, false);
-    cmd.AddValue("workloads", "comma-separated workloads", workloads);
-    cmd.AddValue("transports", "comma-separated transports", transports);
-    cmd.AddValue("losses", "comma-separated loss probabilities at every link end", losses);
-    cmd.Parse(argc, argv);
-    try
-    {
-        MetaRoceComparison comparison(config, workloads, transports, losses);
-        comparison.Run(std::cout);
-        return comparison.AllComplete() ? 0 : 1;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "metaroce-8-plane: " << e.what() << "\n";
-        return 2;
-    }
+    return RunComparisonMain(argc, argv, "metaroce-8-plane", config);
 }

@@ -3,7 +3,10 @@
 #include "metaroce-experiment.h"
 #include "metaroce-options.h"
 
+#include "ns3/command-line.h"
+
 #include <iomanip>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -115,6 +118,35 @@ bool
 MetaRoceComparison::AllComplete() const
 {
     return m_allComplete;
+}
+
+int
+RunComparisonMain(int argc,
+                  char* argv[],
+                  const std::string& program,
+                  const MetaRoceExperimentConfig& base)
+{
+    MetaRoceExperimentConfig config = base;
+    std::string workloads = "allreduce-ring,alltoall";
+    std::string transports = "metaroce,rocev2,rocev2-pfc";
+    std::string losses = "0,0.01";
+    CommandLine cmd(program);
+    config.AddOptions(cmd, false);
+    cmd.AddValue("workloads", "comma-separated workloads", workloads);
+    cmd.AddValue("transports", "comma-separated transports", transports);
+    cmd.AddValue("losses", "comma-separated loss probabilities at every link end", losses);
+    cmd.Parse(argc, argv);
+    try
+    {
+        MetaRoceComparison comparison(config, workloads, transports, losses);
+        comparison.Run(std::cout);
+        return comparison.AllComplete() ? 0 : 1;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << program << ": " << e.what() << "\n";
+        return 2;
+    }
 }
 
 } // namespace ns3

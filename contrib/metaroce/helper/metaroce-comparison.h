@@ -47,6 +47,19 @@ class MetaRoceComparison
     bool m_allComplete{true};
 };
 
+/**
+ * \ingroup metaroce
+ * The main() of the plane examples: `base` with every MetaRoceExperimentConfig field as a
+ * --option, plus --workloads, --transports and --losses lists (defaults: ring all-reduce and
+ * all-to-all; MetaRoCE, RoCEv2, RoCEv2 with PFC; 0 and 1%), run and printed. Returns 0 when
+ * every run completed, 1 when one did not, 2 on a bad option (reported on stderr as
+ * "<program>: <message>").
+ */
+int RunComparisonMain(int argc,
+                      char* argv[],
+                      const std::string& program,
+                      const MetaRoceExperimentConfig& base);
+
 } // namespace ns3
 
 #endif // METAROCE_COMPARISON_H

@@ -21,6 +21,23 @@ RangeBytes(uint64_t bytes, uint32_t blocks, uint32_t lo, uint32_t hi)
     return sum;
 }
 
+/// Bytes of one side (`sends` or `recvs`) of every step of `rank`.
+uint64_t
+ScheduleBytes(const MetaRoceSchedule& schedule,
+              uint32_t rank,
+              std::vector<MetaRoceTransfer> MetaRoceCollectiveStep::*side)
+{
+    uint64_t sum = 0;
+    for (const auto& step : schedule.at(rank))
+    {
+        for (const auto& t : step.*side)
+        {
+            sum += t.bytes;
+        }
+    }
+    return sum;
+}
+
 MetaRoceSchedule
 Ring(uint32_t n, uint64_t bytes)
 {
@@ -222,29 +239,13 @@ BusBandwidthFactor(MetaRoceCollective collective, uint32_t ranks)
 uint64_t
 ScheduleSentBytes(const MetaRoceSchedule& schedule, uint32_t rank)
 {
-    uint64_t sum = 0;
-    for (const auto& step : schedule.at(rank))
-    {
-        for (const auto& t : step.sends)
-        {
-            sum += t.bytes;
-        }
-    }
-    return sum;
+    return ScheduleBytes(schedule, rank, &MetaRoceCollectiveStep::sends);
 }
 
 uint64_t
 ScheduleReceivedBytes(const MetaRoceSchedule& schedule, uint32_t rank)
 {
-    uint64_t sum = 0;
-    for (const auto& step : schedule.at(rank))
-    {
-        for (const auto& t : step.recvs)
-        {
-            sum += t.bytes;
-        }
-    }
-    return sum;
+    return ScheduleBytes(schedule, rank, &MetaRoceCollectiveStep::recvs);
 }
 
 uint64_t
