@@ -54,6 +54,10 @@ MetaRoceKeys()
          [](DutSetup& s, const std::string& v) { s.metaroce.initialRttNs = ParseTime(v); }},
         {"initialRtoNs",
          [](DutSetup& s, const std::string& v) { s.metaroce.initialRtoNs = ParseTime(v); }},
+        {"maxTailProbes",
+         [](DutSetup& s, const std::string& v) {
+             s.metaroce.maxTailProbes = static_cast<uint32_t>(ParseUnsigned(v, 64));
+         }},
         {"pathDownTimeouts",
          [](DutSetup& s, const std::string& v) {
              s.metaroce.pathDownTimeouts = static_cast<uint32_t>(ParseUnsigned(v, 1000));

@@ -113,6 +113,7 @@ Ns3NicAdapter::ApplyAttributes()
             nic->SetAttribute("RtoMax", TimeValue(Ns(m.rtoMaxNs)));
             nic->SetAttribute("InitialRtt", TimeValue(Ns(m.initialRttNs)));
             nic->SetAttribute("InitialRto", TimeValue(Ns(m.initialRtoNs)));
+            nic->SetAttribute("MaxTailProbes", UintegerValue(m.maxTailProbes));
             nic->SetAttribute("PathDownTimeouts", UintegerValue(m.pathDownTimeouts));
             nic->SetAttribute("ProbeInterval", TimeValue(Ns(m.probeIntervalNs)));
             nic->SetAttribute("HonourRateHint", BooleanValue(m.honourRateHint));

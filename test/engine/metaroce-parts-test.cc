@@ -212,6 +212,7 @@ TEST(MetaRoceConfig, BadValuesNameTheirField)
     expectBad([](MetaRoceConfig& c) { c.rtoMaxNs = 1; }, "rtoMaxNs");
     expectBad([](MetaRoceConfig& c) { c.entropyCount = 0; }, "entropyCount");
     expectBad([](MetaRoceConfig& c) { c.pathDownTimeouts = 0; }, "pathDownTimeouts");
+    expectBad([](MetaRoceConfig& c) { c.maxTailProbes = 65; }, "maxTailProbes");
 }
 
 } // namespace

@@ -70,6 +70,7 @@ MetaRoceConfig::Validate() const
             "must be >= pathSuspectTimeouts");
     Require(probeIntervalNs >= 1, "probeIntervalNs", "must be positive");
     Require(tailProbeMinNs >= 1, "tailProbeMinNs", "must be positive");
+    Require(maxTailProbes <= 64, "maxTailProbes", "must be in [0, 64]");
     Require(entropyRedrawMarks >= 1, "entropyRedrawMarks", "must be at least 1");
     Require(entropyCount >= 1 && uint32_t{entropyBase} + entropyCount <= 65536,
             "entropyCount",

@@ -222,10 +222,13 @@ MetaRoceRequester::TailProbeAt() const
         return kNever;
     }
     // PTO = 2 srtt (RFC 8985 7.2), but at least one srtt plus the receiver's longest ACK delay,
-    // and a small floor.
+    // and a small floor. From the third probe on, each waits twice as long as the one before:
+    // a probe or its ACK can be lost as well, and without more probes a tail on a path with no
+    // RTT sample of its own would wait for that path's initial RTO (spec 5.5, A32).
     const TimeNs srtt = m_connectionRtt.Smoothed();
     const TimeNs pto = std::max({2 * srtt, srtt + m_config.ackDelayNs, m_config.tailProbeMinNs});
-    return m_tailProbeBase + pto;
+    const uint32_t backoff = std::min<uint32_t>(m_tailProbes > 1 ? m_tailProbes - 1 : 0, 8);
+    return m_tailProbeBase + std::min(pto << backoff, m_config.rtoMaxNs);
 }
 
 const Path*

@@ -125,6 +125,13 @@ MetaRoceNic::GetTypeId()
                           TimeValue(MicroSeconds(5)),
                           MakeTimeAccessor(&MetaRoceNic::m_tailProbeMin),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("MaxTailProbes",
+                          "MetaRoCE tail-loss probes without progress: the first two one probe "
+                          "timeout apart, each further one twice the wait of the one before "
+                          "(spec 5.5); 0 disables tail-loss probes.",
+                          UintegerValue(6),
+                          MakeUintegerAccessor(&MetaRoceNic::m_maxTailProbes),
+                          MakeUintegerChecker<uint32_t>(0, 64))
             .AddAttribute("PathDownTimeouts",
                           "Consecutive timeouts before a MetaRoCE path is taken down.",
                           UintegerValue(3),
@@ -320,6 +327,7 @@ MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
     c.initialRttNs = Ns(m_initialRtt);
     c.initialRtoNs = Ns(m_initialRto);
     c.tailProbeMinNs = Ns(m_tailProbeMin);
+    c.maxTailProbes = m_maxTailProbes;
     c.pathDownTimeouts = m_pathDownTimeouts;
     c.pathSuspectTimeouts = std::min(c.pathSuspectTimeouts, m_pathDownTimeouts);
     c.probeIntervalNs = Ns(m_probeInterval);

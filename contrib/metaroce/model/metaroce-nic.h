@@ -164,6 +164,7 @@ class MetaRoceNic : public Object
     Time m_initialRtt;
     Time m_initialRto;
     Time m_tailProbeMin;
+    uint32_t m_maxTailProbes;
     uint32_t m_pathDownTimeouts;
     Time m_probeInterval;
     bool m_honourRateHint;
