@@ -6,6 +6,12 @@
 namespace metaroce
 {
 
+namespace
+{
+/// Packets a paced connection served late may send early to catch up (spec 7.4).
+constexpr TimeNs kPacingCreditPackets = 4;
+} // namespace
+
 MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
                                      MemoryRegistry* memory,
                                      Counters& counters,
@@ -398,7 +404,20 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
     const uint64_t rate = PacingRateBps();
     if (rate < m_config.portRateBps * m_config.ports)
     {
-        m_nextSendAt = std::max(m_nextSendAt, now) + out.WireSize() * 8'000'000'000ULL / rate;
+        // A paced connection that the NIC served late (its ports busy with other queue pairs)
+        // may catch up by up to kPacingCreditPackets packets; otherwise lateness would add up
+        // and it would send below its rate. Credit is only kept between paced packets: the
+        // first packet after the hint arrives starts the schedule.
+        const TimeNs gap = out.WireSize() * 8'000'000'000ULL / rate;
+        const TimeNs credit = kPacingCreditPackets * gap;
+        const TimeNs start =
+            m_paced ? std::max(m_nextSendAt, now > credit ? now - credit : 0) : now;
+        m_nextSendAt = start + gap;
+        m_paced = true;
+    }
+    else
+    {
+        m_paced = false;
     }
     ++m_counters.txDataPackets;
     return out;

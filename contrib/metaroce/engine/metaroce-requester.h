@@ -175,6 +175,7 @@ class MetaRoceRequester
     uint64_t m_inflightBytes{0};
     uint64_t m_rateHintBps{0};
     TimeNs m_nextSendAt{0};
+    bool m_paced{false};                   ///< the last data packet was paced (7.4)
     bool m_pacingBlocked{false};           ///< the last Pull() was held back by pacing
     mutable TimeNs m_timeoutCache{kNever}; ///< NextTimeout() of the current state, when cached
     mutable bool m_timeoutCached{false};   ///< cleared by every public non-const member
