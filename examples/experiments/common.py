@@ -83,3 +83,11 @@ def jain(values):
     s = sum(values)
     q = sum(v * v for v in values)
     return s * s / (len(values) * q) if q > 0 else 0.0
+
+
+def gbps(text):
+    """"100Gbps", "400Gbps", "10Mbps" -> Gb/s."""
+    for unit, scale in (("Gbps", 1.0), ("Mbps", 1e-3), ("Kbps", 1e-6), ("bps", 1e-9)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    raise ValueError(f"not a rate: {text!r}")

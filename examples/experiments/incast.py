@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Experiment 5, incast: N hosts send to one at the same time, with the receiver's rate hints
-honoured and ignored (MetaRoCE), and RoCEv2 with PFC and DCQCN for reference. Time to converge
+"""Experiment 5, incast: N hosts (7, 15, 31 and 63 by default) send to one at the same time,
+with the receiver's rate hints honoured and ignored (MetaRoCE), and RoCEv2 with PFC and DCQCN
+for reference. Time to converge
 (until the senders' rates stay fair: Jain's index >= 0.9), in base RTTs; fairness (mean Jain's
 index over the senders while all still send); the deepest switch queue; the incast's
 completion time.
@@ -11,6 +12,8 @@ ECN marks and window cuts to find it.
 
     scripts/python.sh examples/experiments/incast.py [--quick]
 """
+
+import math
 
 import common
 import matplotlib.pyplot as plt
@@ -30,57 +33,90 @@ def converge(jains, interval_us, threshold=0.9):
     return float("nan")
 
 
+def one(fabric, a, senders, label, transport, nic, rtt_us):
+    """One incast of `senders` to host 0: its table row and its Jain series."""
+    hosts = senders + 1
+    fab = dict(fabric, hosts=hosts, hosts_per_leaf=min(fabric["hosts_per_leaf"], hosts))
+    # Rates are measured over intervals in which a sender at its fair share sends at least
+    # eight packets, so that one packet more or less does not read as unfairness.
+    fair_packet_us = senders * 4160 * 8 / (common.gbps(fabric["host_rate"]) * 1e3)
+    interval_us = max(a.interval_us, 5 * math.ceil(8 * fair_packet_us / 5))
+    r = mx.run(dict(fab, planes=a.planes, workload="incast", transport=transport,
+                    message_bytes=a.message_bytes, nic_attributes=nic,
+                    throughput_interval=f"{interval_us}us"))
+    h = r.host_throughput
+    per = h[h["host"] != 0].pivot(index="start_us", columns="host", values="tx_bytes").fillna(0)
+    # While every sender still has data: until the first one is done (its rate drops to 0 for
+    # good).
+    active = per[(per > 0).all(axis=1)]
+    end = active.index.max() if not active.empty else per.index.min()
+    window = per[per.index <= end]
+    jains = [common.jain(row) for _, row in window.iterrows()]
+    conv = converge(jains, interval_us)
+    # The incast's own loaded round trip: the first window of every sender queued at once
+    # ahead of the receiver's port, drained at its line rate.
+    row = {"senders": senders, "variant": label, "interval_us": interval_us, "complete": r.summary["complete"],
+           "time_us": r.summary["duration_us"],
+           "converge_us": conv, "converge_rtts": conv / rtt_us,
+           "jain": sum(jains) / len(jains) if jains else float("nan"),
+           "queue_kb": r.summary["max_queue_bytes"] / 1000,
+           "loaded_rtt_us": rtt_us + r.summary["max_queue_bytes"] * 8 /
+           (common.gbps(fabric["host_rate"]) * 1e3),
+           "drops": sum(v for k, v in r.drops.items() if not k.startswith("nic-")),
+           "pauses": r.summary["pfc_pauses"]}
+    return row, pd.Series(jains, index=window.index)
+
+
 def main():
-    a = common.arguments(__doc__, senders=15, planes=1, message_bytes=1 << 20, interval_us=25)
+    a = common.arguments(__doc__, senders="7,15,31,63", planes=1, message_bytes=1 << 20,
+                         interval_us=25)
     fabric = common.fabric(a.quick)
-    hosts = min(fabric["hosts"], a.senders + 1)
-    fabric = dict(fabric, hosts=hosts, hosts_per_leaf=min(fabric["hosts_per_leaf"], hosts))
+    counts = [n for n in (int(x) for x in a.senders.split(",")) if n < fabric["hosts"]]
     # Base RTT: four links each way (host, fabric, fabric, host), serialisation aside.
     rtt_us = 2 * (2 * common.microseconds(fabric["host_delay"]) +
                   2 * common.microseconds(fabric["fabric_delay"]))
     rows, series = [], {}
-    for label, transport, nic in VARIANTS:
-        r = mx.run(dict(fabric, planes=a.planes, workload="incast", transport=transport,
-                        message_bytes=a.message_bytes, nic_attributes=nic,
-                        throughput_interval=f"{a.interval_us}us"))
-        h = r.host_throughput
-        senders = h[h["host"] != 0]
-        per = senders.pivot(index="start_us", columns="host", values="tx_bytes").fillna(0)
-        # While every sender still has data: until the first one is done (its rate drops to 0
-        # for good).
-        active = per[(per > 0).all(axis=1)]
-        end = active.index.max() if not active.empty else per.index.min()
-        window = per[per.index <= end]
-        jains = [common.jain(row) for _, row in window.iterrows()]
-        conv = converge(jains, a.interval_us)
-        rows.append({"variant": label, "complete": r.summary["complete"],
-                     "time_us": r.summary["duration_us"],
-                     "converge_us": conv, "converge_rtts": conv / rtt_us,
-                     "jain": sum(jains) / len(jains) if jains else float("nan"),
-                     "queue_kb": r.summary["max_queue_bytes"] / 1000,
-                     "drops": sum(v for k, v in r.drops.items() if not k.startswith("nic-")),
-                     "pauses": r.summary["pfc_pauses"]})
-        series[label] = pd.Series(jains, index=window.index)
+    for n in counts:
+        for label, transport, nic in VARIANTS:
+            row, jains = one(fabric, a, n, label, transport, nic, rtt_us)
+            rows.append(row)
+            series[(n, label)] = jains
     df = pd.DataFrame(rows)
-    table = common.markdown(df, {"variant": "variant", "complete": "completed",
+    df["converge_loaded_rtts"] = df["converge_us"] / df["loaded_rtt_us"]
+    table = common.markdown(df, {"senders": "N", "variant": "variant", "complete": "completed",
                                  "time_us": "incast done (us)",
                                  "converge_us": "converged after (us)",
-                                 "converge_rtts": "... in base RTTs", "jain": "mean Jain index",
+                                 "converge_rtts": "... in base RTTs",
+                                 "converge_loaded_rtts": "... in loaded RTTs",
+                                 "jain": "mean Jain index",
                                  "queue_kb": "deepest queue (kB)", "drops": "drops",
                                  "pauses": "PFC pauses"}, floats="{:.2f}")
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for label, s in series.items():
-        ax.step(s.index, s.values, where="post", label=label)
-    ax.set_xlabel("time (us)")
-    ax.set_ylabel("Jain's index over the senders' rates")
-    ax.set_ylim(0, 1.05)
-    ax.set_title(f"{a.senders}-to-1 incast, {a.message_bytes} B each, {a.planes} plane(s)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    largest = max(counts)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    for (n, label), s in series.items():
+        if n == largest:
+            axes[0].step(s.index, s.values, where="post", label=label)
+    axes[0].set_xlabel("time (us)")
+    axes[0].set_ylabel("Jain's index over the senders' rates")
+    axes[0].set_ylim(0, 1.05)
+    axes[0].set_title(f"{largest}-to-1 incast, {a.message_bytes} B each, {a.planes} plane(s)")
+    axes[0].grid(True, alpha=0.3)
+    axes[0].legend(fontsize=8)
+    for label, _, _ in VARIANTS:
+        g = df[df["variant"] == label]
+        axes[1].plot(g["senders"], g["jain"], marker="o", label=label)
+    axes[1].set_xlabel("senders N")
+    axes[1].set_ylabel("mean Jain index while all send")
+    axes[1].set_ylim(0, 1.05)
+    axes[1].set_title("fairness against incast degree")
+    axes[1].grid(True, alpha=0.3)
+    axes[1].legend(fontsize=8)
     fig.tight_layout()
-    note = (f"{a.senders} senders, {a.planes} plane(s), {a.message_bytes} B each; rates per "
-            f"{a.interval_us} us interval from the senders' transmitted bytes; base RTT "
-            f"{rtt_us:.0f} us.")
+    note = (f"N senders to one host, {a.planes} plane(s), {a.message_bytes} B each; rates from "
+            "the senders' transmitted bytes per interval (at least "
+            f"{a.interval_us} us, and eight packets of a fair share); base RTT "
+            f"{rtt_us:.0f} us; a loaded RTT adds the deepest queue drained at the host's line "
+            "rate.")
     common.save(a.out, "incast" + ("-quick" if a.quick else ""), df, table, fig, note)
     return 0 if df["complete"].all() else 1
 
