@@ -22,6 +22,8 @@ from metaroce import experiment as mx
 
 VARIANTS = [("MetaRoCE, rate hints honoured", "metaroce", "HonourRateHint=true"),
             ("MetaRoCE, rate hints ignored", "metaroce", "HonourRateHint=false"),
+            ("MetaRoCE, hints, first window 1 packet per path", "metaroce",
+             "HonourRateHint=true;InitialPathWindow=1"),
             ("RoCEv2 + PFC (DCQCN)", "rocev2-pfc", "")]
 
 
@@ -59,6 +61,8 @@ def one(fabric, a, senders, label, transport, nic, rtt_us):
            "time_us": r.summary["duration_us"],
            "converge_us": conv, "converge_rtts": conv / rtt_us,
            "jain": sum(jains) / len(jains) if jains else float("nan"),
+           "fair_share_percent": 100 * sum(j >= 0.9 for j in jains) / len(jains) if jains
+           else float("nan"),
            "queue_kb": r.summary["max_queue_bytes"] / 1000,
            "loaded_rtt_us": rtt_us + r.summary["max_queue_bytes"] * 8 /
            (common.gbps(fabric["host_rate"]) * 1e3),
@@ -89,6 +93,7 @@ def main():
                                  "converge_rtts": "... in base RTTs",
                                  "converge_loaded_rtts": "... in loaded RTTs",
                                  "jain": "mean Jain index",
+                                 "fair_share_percent": "intervals with Jain >= 0.9 (%)",
                                  "queue_kb": "deepest queue (kB)", "drops": "drops",
                                  "pauses": "PFC pauses"}, floats="{:.2f}")
     largest = max(counts)
