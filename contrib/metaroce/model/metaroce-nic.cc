@@ -159,6 +159,13 @@ MetaRoceNic::GetTypeId()
                           TimeValue(MicroSeconds(20)),
                           MakeTimeAccessor(&MetaRoceNic::m_fairShareWindow),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("FairShareWhenMarked",
+                          "Advertise the fair share only while arriving data carries ECN CE "
+                          "marks (this receiver's last hop is the bottleneck); otherwise the "
+                          "line rate. False: always the fair share.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
+                          MakeBooleanChecker())
             .AddAttribute("RoceWindow",
                           "RoCEv2: most packets sent and not yet acknowledged.",
                           UintegerValue(256),
@@ -670,6 +677,7 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     {
         // Longer than any control header: it carried data, so its sender is active.
         qp.m_lastDataRx = Simulator::Now();
+        m_markedSinceUpdate += rx.ecnCe ? 1 : 0;
         UpdateFairShare();
     }
     Service(qp);
@@ -697,7 +705,12 @@ MetaRoceNic::UpdateFairShare()
     {
         active += qp->m_lastDataRx >= Seconds(0) && now - qp->m_lastDataRx <= m_fairShareWindow;
     }
-    m_fairShareBps = line / std::max<uint64_t>(active, 1);
+    // Only a receiver whose own last hop is congested (arrivals carry CE marks) is the
+    // bottleneck of its senders; otherwise an equal split would cap senders that are limited
+    // elsewhere (an all-to-all's senders share their own ports) below what it could take.
+    const bool congested = !m_fairShareWhenMarked || m_markedSinceUpdate > 0;
+    m_markedSinceUpdate = 0;
+    m_fairShareBps = congested ? line / std::max<uint64_t>(active, 1) : line;
     for (const auto& [id, qp] : m_qps)
     {
         if (qp->m_transport == metaroce::Transport::MetaRoce)

@@ -151,6 +151,7 @@ class MetaRoceNic : public Object
     Ptr<UniformRandomVariable> m_rng;
     uint64_t m_fairShareBps{0};
     Time m_fairShareUpdated{Seconds(-1)};
+    uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last fair-share update
 
     // Attributes.
     uint32_t m_mtu;
@@ -170,6 +171,7 @@ class MetaRoceNic : public Object
     bool m_honourRateHint;
     bool m_realPayload;
     Time m_fairShareWindow;
+    bool m_fairShareWhenMarked;
     uint32_t m_roceWindow;
     Time m_roceRto;
     uint32_t m_roceRetryLimit;

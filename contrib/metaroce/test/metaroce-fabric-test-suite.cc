@@ -10,6 +10,7 @@
  *  - a fat-tree core and an aggregation switch fail mid-transfer: MetaRoCE completes;
  *  - ECMP: one MetaRoCE connection between leaves uses every spine of every plane;
  *  - a whole plane fails mid-transfer: MetaRoCE completes every message on the others;
+ *  - the receiver's fair share: line / senders while its arrivals are marked, else the line;
  *  - incast into a small buffer: without PFC the switch drops and MetaRoCE still completes; with
  *    PFC RoCEv2 completes without a single drop.
  */
@@ -598,6 +599,48 @@ class IncastTestCase : public TestCase
     bool m_pfc;
 };
 
+/// 3-to-1 incast: the receiver advertises line / 3 while its arrivals are CE-marked (or always,
+/// without FairShareWhenMarked), the line rate otherwise (spec 6.5).
+class FairShareTestCase : public TestCase
+{
+  public:
+    FairShareTestCase(bool whenMarked, bool ecn)
+        : TestCase(std::string("fair share, FairShareWhenMarked=") +
+                   (whenMarked ? "true" : "false") + ", ECN " + (ecn ? "on" : "off"))
+        , m_whenMarked(whenMarked)
+        , m_ecn(ecn)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRoceFabricHelper f;
+        f.SetHosts(4);
+        f.SetPlanes(1);
+        f.SetHostsPerLeaf(4);
+        f.SetSpines(0);
+        f.SetSwitchAttribute("EcnEnabled", BooleanValue(m_ecn));
+        f.SetNicAttribute("FairShareWhenMarked", BooleanValue(m_whenMarked));
+        f.Build();
+        for (uint32_t h = 1; h < 4; ++h)
+        {
+            auto [qa, qb] = MetaRoceNic::Connect(f.GetNic(h), f.GetNic(0), Transport::MetaRoce);
+            qa->PostWrite(0, 2 << 20);
+        }
+        uint64_t share = 0;
+        Simulator::Schedule(MicroSeconds(200), [&]() { share = f.GetNic(0)->GetFairShare(); });
+        Simulator::Run();
+        const uint64_t line = 100'000'000'000ULL;
+        const uint64_t expected = (m_ecn || !m_whenMarked) ? line / 3 : line;
+        NS_TEST_EXPECT_MSG_EQ(share, expected, "the receiver's advertised share at 200 us");
+        Simulator::Destroy();
+    }
+
+    bool m_whenMarked;
+    bool m_ecn;
+};
+
 class MetaRoceFabricTestSuite : public TestSuite
 {
   public:
@@ -618,6 +661,9 @@ class MetaRoceFabricTestSuite : public TestSuite
         AddTestCase(new PlaneFailureTestCase, QUICK);
         AddTestCase(new IncastTestCase(Transport::MetaRoce, false), QUICK);
         AddTestCase(new IncastTestCase(Transport::RoceV2, true), QUICK);
+        AddTestCase(new FairShareTestCase(true, true), QUICK);
+        AddTestCase(new FairShareTestCase(true, false), QUICK);
+        AddTestCase(new FairShareTestCase(false, false), QUICK);
     }
 };
 
