@@ -327,6 +327,13 @@ TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
     const TimeNs next = m.a->NextTimeout();
     EXPECT_GT(next, 200u + 800);
     EXPECT_LT(next, 200u + 1000);
+
+    // Served ten gaps late (the NIC busy elsewhere), it catches up by four packets of credit
+    // plus the one due, then keeps the gap again (spec 7.4).
+    const TimeNs gap = next - 200;
+    const TimeNs late = 200 + 10 * gap;
+    EXPECT_EQ(Manual::PullAll(*m.a, 0, late).size(), 5u);
+    EXPECT_EQ(m.a->NextTimeout(), late + gap);
 }
 
 } // namespace
