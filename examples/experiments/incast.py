@@ -48,11 +48,10 @@ def one(fabric, a, senders, label, transport, nic, rtt_us):
                     throughput_interval=f"{interval_us}us"))
     h = r.host_throughput
     per = h[h["host"] != 0].pivot(index="start_us", columns="host", values="tx_bytes").fillna(0)
-    # While every sender still has data: until the first one is done (its rate drops to 0 for
-    # good).
-    active = per[(per > 0).all(axis=1)]
-    end = active.index.max() if not active.empty else per.index.min()
-    window = per[per.index <= end]
+    # While every sender still has data: up to the interval in which the first one sends its
+    # last byte (that interval is partial). A sender paused for a whole interval counts as 0.
+    last = per.apply(lambda column: column[column > 0].index.max())
+    window = per[per.index < last.min()]
     jains = [common.jain(row) for _, row in window.iterrows()]
     conv = converge(jains, interval_us)
     # The incast's own loaded round trip: the first window of every sender queued at once

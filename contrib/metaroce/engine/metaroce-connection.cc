@@ -208,6 +208,23 @@ MetaRoceConnection::PullPacket(uint16_t port, TimeNs now)
     return out;
 }
 
+std::optional<OutPacket>
+MetaRoceConnection::PullControlPacket(uint16_t port, TimeNs now)
+{
+    // The responder's ACKs and NAKs; the requester's PROBEs wait with its data (spec 2.3).
+    if (port >= m_config.ports || !m_portUp[port])
+    {
+        return std::nullopt;
+    }
+    std::optional<OutPacket> out = m_responder.Pull(port, now);
+    if (out)
+    {
+        ++m_counters.txPackets;
+        m_counters.txBytes += out->WireSize();
+    }
+    return out;
+}
+
 bool
 MetaRoceConnection::HasWork(uint16_t port) const
 {

@@ -46,6 +46,7 @@ class MetaRoceConnection : public TransportEngine
     void OnTimeout(TimeNs now) override;
     void OnPortState(uint16_t port, bool up, TimeNs now) override;
     std::optional<OutPacket> PullPacket(uint16_t port, TimeNs now) override;
+    std::optional<OutPacket> PullControlPacket(uint16_t port, TimeNs now) override;
     bool HasWork(uint16_t port) const override;
     TimeNs NextTimeout() const override;
     std::vector<Completion> TakeCompletions() override;

@@ -161,6 +161,35 @@ RoceV2QueuePair::OnPortState(uint16_t port, bool up, TimeNs now)
 std::optional<OutPacket>
 RoceV2QueuePair::PullPacket(uint16_t port, TimeNs now)
 {
+    if (std::optional<OutPacket> control = PullControlPacket(port, now))
+    {
+        return control;
+    }
+    if (port != m_config.port || !m_portUp || !m_requester.CanSend(now))
+    {
+        return std::nullopt;
+    }
+    if (m_config.dcqcn.enabled)
+    {
+        m_rp.OnTimer(now);
+    }
+    if (Pacing() && now < m_nextSendTime)
+    {
+        return std::nullopt;
+    }
+    OutPacket data = m_requester.NextPacket(now);
+    if (m_config.dcqcn.enabled)
+    {
+        const std::size_t wire = data.WireSize();
+        m_nextSendTime = Pacing() ? std::max(m_nextSendTime, now) + PacingGap(wire) : now;
+        m_rp.OnBytesSent(wire, now);
+    }
+    return Stamp(std::move(data));
+}
+
+std::optional<OutPacket>
+RoceV2QueuePair::PullControlPacket(uint16_t port, TimeNs now)
+{
     m_now = std::max(m_now, now);
     if (port != m_config.port || !m_portUp)
     {
@@ -185,26 +214,7 @@ RoceV2QueuePair::PullPacket(uint16_t port, TimeNs now)
         cnp.isControl = true;
         return Stamp(std::move(cnp));
     }
-    if (!m_requester.CanSend(now))
-    {
-        return std::nullopt;
-    }
-    if (m_config.dcqcn.enabled)
-    {
-        m_rp.OnTimer(now);
-    }
-    if (Pacing() && now < m_nextSendTime)
-    {
-        return std::nullopt;
-    }
-    OutPacket data = m_requester.NextPacket(now);
-    if (m_config.dcqcn.enabled)
-    {
-        const std::size_t wire = data.WireSize();
-        m_nextSendTime = Pacing() ? std::max(m_nextSendTime, now) + PacingGap(wire) : now;
-        m_rp.OnBytesSent(wire, now);
-    }
-    return Stamp(std::move(data));
+    return std::nullopt;
 }
 
 bool

@@ -81,6 +81,11 @@ class TransportEngine
     /// The next packet to send on `port` now, if any is allowed.
     virtual std::optional<OutPacket> PullPacket(uint16_t port, TimeNs now) = 0;
 
+    /// The next control packet (ACK, NAK, CNP) to send on `port` now, if any: what a driver
+    /// pulls while the port's data class is paused (PFC), so that data stays in the engine,
+    /// unsent and untimed, until the pause ends.
+    virtual std::optional<OutPacket> PullControlPacket(uint16_t port, TimeNs now) = 0;
+
     /// True when the engine has something it might send on `port`: pacing and windows are
     /// not checked, so PullPacket() may still return nothing.
     virtual bool HasWork(uint16_t port) const = 0;

@@ -221,7 +221,6 @@ MetaRoceNic::DoDispose()
     for (Port& port : m_ports)
     {
         port.pauseExpiry.Cancel();
-        port.held.clear();
         port.qps.clear();
         port.queue->Dispose();
         port.device = nullptr;
@@ -493,30 +492,9 @@ MetaRoceNic::Pull(uint32_t index)
     {
         return nullptr;
     }
-    if (!port.dataPaused && !port.held.empty())
-    {
-        Ptr<Packet> p = port.held.front();
-        port.held.pop_front();
-        return p;
-    }
-    // While DATA is paused, control packets still leave; data pulled meanwhile is held.
-    for (Ptr<Packet> p = PullFromQueuePairs(index); p != nullptr; p = PullFromQueuePairs(index))
-    {
-        if (!port.dataPaused)
-        {
-            return p;
-        }
-        Ipv4Header ip;
-        p->PeekHeader(ip);
-        const uint32_t l4Payload = p->GetSize() - 28; // IPv4 (20) and UDP (8) headers
-        if (MetaRoceClassify(ip.GetTos(), l4Payload, kMetaRoceControlMaxPayload) ==
-            METAROCE_CLASS_CONTROL)
-        {
-            return p;
-        }
-        port.held.push_back(p);
-    }
-    return nullptr;
+    // While DATA is paused, control packets still leave; data stays in the engines, unsent and
+    // untimed, as a NIC's scheduler skips a paused class.
+    return PullFromQueuePairs(index, port.dataPaused);
 }
 
 void
@@ -539,7 +517,7 @@ MetaRoceNic::MarkMaybeWork(const MetaRoceQueuePair& qp)
 }
 
 Ptr<Packet>
-MetaRoceNic::PullFromQueuePairs(uint32_t index)
+MetaRoceNic::PullFromQueuePairs(uint32_t index, bool controlOnly)
 {
     // Round-robin from the cursor over the slots that may have work. HasWork() depends on
     // nothing but the engine's state, which only our calls into the engine change, and each of
@@ -548,12 +526,12 @@ MetaRoceNic::PullFromQueuePairs(uint32_t index)
     // pair would, in O(queue pairs with work) instead of O(queue pairs).
     Port& port = m_ports[index];
     const std::size_t start = port.cursor;
-    Ptr<Packet> p = PullFromSlots(index, start, port.qps.size());
-    return p != nullptr ? p : PullFromSlots(index, 0, start);
+    Ptr<Packet> p = PullFromSlots(index, start, port.qps.size(), controlOnly);
+    return p != nullptr ? p : PullFromSlots(index, 0, start, controlOnly);
 }
 
 Ptr<Packet>
-MetaRoceNic::PullFromSlots(uint32_t index, std::size_t from, std::size_t end)
+MetaRoceNic::PullFromSlots(uint32_t index, std::size_t from, std::size_t end, bool controlOnly)
 {
     Port& port = m_ports[index];
     const std::size_t n = port.qps.size();
@@ -567,8 +545,10 @@ MetaRoceNic::PullFromSlots(uint32_t index, std::size_t from, std::size_t end)
             port.maybeWork[slot / 64] &= ~(uint64_t(1) << (slot % 64));
             continue;
         }
-        std::optional<metaroce::OutPacket> out =
-            qp.m_engine->PullPacket(static_cast<uint16_t>(index), now);
+        const auto port16 = static_cast<uint16_t>(index);
+        std::optional<metaroce::OutPacket> out = controlOnly
+                                                     ? qp.m_engine->PullControlPacket(port16, now)
+                                                     : qp.m_engine->PullPacket(port16, now);
         // Every pull may move the deadline, also one that returns nothing: a pull held back by
         // pacing makes the release time a deadline, and one that retires a fully sent message
         // may start the tail-loss probe clock (spec 2.3: re-arm after every call). (No

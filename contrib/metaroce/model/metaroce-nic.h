@@ -109,9 +109,8 @@ class MetaRoceNic : public Object
         /// One bit per slot of `qps`: that queue pair may have work for this port (see
         /// PullFromQueuePairs); a clear bit means it certainly has none.
         std::vector<uint64_t> maybeWork;
-        bool dataPaused{false};       ///< the switch sent PFC PAUSE for the DATA class
-        EventId pauseExpiry;          ///< when the PAUSE lapses without a RESUME
-        std::deque<Ptr<Packet>> held; ///< DATA pulled while paused, sent first on resume
+        bool dataPaused{false}; ///< the switch sent PFC PAUSE for the DATA class
+        EventId pauseExpiry;    ///< when the PAUSE lapses without a RESUME
     };
 
     metaroce::MetaRoceConfig MetaRoceConfigFor(uint32_t local, uint32_t remote) const;
@@ -121,10 +120,11 @@ class MetaRoceNic : public Object
                                            uint32_t remoteId,
                                            uint32_t plane);
     Ptr<Packet> Pull(uint32_t port);
-    /// Next packet of any queue pair for `port`, round-robin, or null.
-    Ptr<Packet> PullFromQueuePairs(uint32_t port);
+    /// Next packet (only control packets with `controlOnly`) of any queue pair for `port`,
+    /// round-robin, or null.
+    Ptr<Packet> PullFromQueuePairs(uint32_t port, bool controlOnly);
     /// Round-robin over the marked slots of `port` in [from, end); the packet, or null.
-    Ptr<Packet> PullFromSlots(uint32_t port, std::size_t from, std::size_t end);
+    Ptr<Packet> PullFromSlots(uint32_t port, std::size_t from, std::size_t end, bool controlOnly);
     /// Adds `qp` to `port`'s round-robin.
     void AddToPort(uint32_t port, Ptr<MetaRoceQueuePair> qp);
     /// Marks `qp` as possibly having work on all its ports: call after any call into its engine.

@@ -31,6 +31,12 @@ using metaroce::Transport;
 namespace
 {
 
+void
+CountPacket(uint64_t* count, Ptr<const Packet>)
+{
+    ++*count;
+}
+
 uint64_t
 SwitchDrops(const MetaRoceFabricHelper& f)
 {
@@ -567,13 +573,32 @@ class IncastTestCase : public TestCase
         f.SetNicAttribute("InitialPathWindow", UintegerValue(32));
         f.Build();
         std::vector<Ptr<MetaRoceQueuePair>> senders;
+        std::vector<uint64_t> wirePackets(4, 0);
         for (uint32_t h = 1; h < 4; ++h)
         {
             auto [qa, qb] = MetaRoceNic::Connect(f.GetNic(h), f.GetNic(0), m_transport);
             qa->PostWrite(0, 2 << 20);
             senders.push_back(qa);
+            f.GetNic(h)->GetPort(0)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeBoundCallback(&CountPacket, &wirePackets[h]));
+        }
+        // A paused NIC leaves its data in the engines: every packet they handed out is on the
+        // wire, or is the one the device is about to send.
+        uint64_t mostAhead = 0;
+        for (uint32_t us = 1; us < 400; ++us)
+        {
+            Simulator::Schedule(MicroSeconds(us), [&]() {
+                for (uint32_t h = 1; h < 4; ++h)
+                {
+                    const uint64_t handed = senders[h - 1]->GetCounters().txPackets;
+                    mostAhead =
+                        std::max(mostAhead, handed > wirePackets[h] ? handed - wirePackets[h] : 0);
+                }
+            });
         }
         Simulator::Run();
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(mostAhead, 1, "packets handed out but not on the wire");
         for (const auto& qp : senders)
         {
             NS_TEST_ASSERT_MSG_EQ(qp->GetCompletedCount(), 1, "an incast sender did not finish");
