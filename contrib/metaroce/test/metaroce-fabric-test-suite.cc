@@ -37,6 +37,16 @@ CountPacket(uint64_t* count, Ptr<const Packet>)
     ++*count;
 }
 
+/// Four hosts on one switch, one plane: the incast shape.
+void
+StarOfFour(MetaRoceFabricHelper& f)
+{
+    f.SetHosts(4);
+    f.SetPlanes(1);
+    f.SetHostsPerLeaf(4);
+    f.SetSpines(0);
+}
+
 uint64_t
 SwitchDrops(const MetaRoceFabricHelper& f)
 {
@@ -562,10 +572,7 @@ class IncastTestCase : public TestCase
     void DoRun() override
     {
         MetaRoceFabricHelper f;
-        f.SetHosts(4);
-        f.SetPlanes(1);
-        f.SetHostsPerLeaf(4);
-        f.SetSpines(0);
+        StarOfFour(f);
         f.SetSwitchAttribute("BufferSize", UintegerValue(256 * 1024));
         f.SetSwitchAttribute("PfcEnabled", BooleanValue(m_pfc));
         f.SetSwitchAttribute("PfcXoff", UintegerValue(40 * 1024));
@@ -641,10 +648,7 @@ class FairShareTestCase : public TestCase
     void DoRun() override
     {
         MetaRoceFabricHelper f;
-        f.SetHosts(4);
-        f.SetPlanes(1);
-        f.SetHostsPerLeaf(4);
-        f.SetSpines(0);
+        StarOfFour(f);
         f.SetSwitchAttribute("EcnEnabled", BooleanValue(m_ecn));
         f.SetNicAttribute("FairShareWhenMarked", BooleanValue(m_whenMarked));
         f.Build();
