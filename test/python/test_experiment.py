@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from metaroce import experiment as mx
+from metaroce.errors import MetaRoceError
 
 SHAPE = dict(hosts=4, planes=2, hosts_per_leaf=2, spines=1, message_bytes=256 * 1024)
 CPP_SHAPE = ["--hosts=4", "--planes=2", "--hostsPerLeaf=2", "--spines=1",
@@ -98,3 +99,12 @@ def test_sweep_reports_a_failed_run():
     df = mx.sweep(configs, processes=2, progress=False, raise_errors=False)
     assert pd.isna(df.iloc[0].get("error"))
     assert "failureIndex" in df.iloc[1]["error"]
+
+
+def test_sweep_reports_a_run_whose_process_dies(monkeypatch):
+    def die(**fields):
+        os._exit(3)
+
+    monkeypatch.setattr(mx, "run", die)
+    with pytest.raises(MetaRoceError, match="exit code 3"):
+        mx.sweep([dict(SHAPE, workload="alltoall")], processes=1, progress=False)

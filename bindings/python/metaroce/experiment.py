@@ -162,12 +162,15 @@ def grid(**fields):
     return [dict(zip(names, combo)) for combo in itertools.product(*axes)]
 
 
-def _run_record(fields):
-    """Pool worker: one run (in a fresh forked process) as (fields, record) or (fields, error)."""
+def _run_child(fields, connection):
+    """Sweep child: one run (in a fresh forked process), sending (record, None) or (None,
+    error) back; a child that dies sends nothing and the sweep reports its exit code."""
     try:
-        return fields, run(**fields).record(), None
+        connection.send((run(**fields).record(), None))
     except Exception as e:  # reported per run, the sweep goes on
-        return fields, None, f"{type(e).__name__}: {e}"
+        connection.send((None, f"{type(e).__name__}: {e}"))
+    finally:
+        connection.close()
 
 
 def sweep(configs, processes=None, progress=True, raise_errors=True):
@@ -177,29 +180,51 @@ def sweep(configs, processes=None, progress=True, raise_errors=True):
 
     Each run gets a fresh process forked from this one (the bindings are loaded once, before):
     one simulation per process, as ns-3's simulator is a process-wide singleton. A run that
-    fails raises its error once every run finished (or, with raise_errors=False, leaves an
-    'error' column).
+    fails, or whose process dies (a crash, a kill), raises its error once every run finished
+    (or, with raise_errors=False, leaves an 'error' column).
     """
+    import multiprocessing.connection
+
     import pandas as pd
 
     configs = list(configs)
     for fields in configs:  # configuration errors show before any process starts
         config(**fields)
-    processes = processes or os.cpu_count() or 1
+    processes = max(1, processes or os.cpu_count() or 1)
     context = multiprocessing.get_context("fork")
     rows = [None] * len(configs)
     errors = []
-    with context.Pool(processes=min(processes, max(1, len(configs))),
-                      maxtasksperchild=1) as pool:
-        results = pool.imap(_run_record, configs)
-        if progress:
-            from tqdm import tqdm
-            results = tqdm(results, total=len(configs), desc="metaroce sweep", unit="run")
-        for i, (fields, record, error) in enumerate(results):
+    waiting = list(enumerate(configs))
+    running = {}  # receiving end of the pipe -> (index, fields, process)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(configs), desc="metaroce sweep", unit="run")
+    while waiting or running:
+        while waiting and len(running) < processes:
+            index, fields = waiting.pop(0)
+            receive, send = context.Pipe(duplex=False)
+            child = context.Process(target=_run_child, args=(fields, send), daemon=True)
+            child.start()
+            send.close()  # only the child writes: its exit closes the pipe
+            running[receive] = (index, fields, child)
+        for receive in multiprocessing.connection.wait(list(running)):
+            index, fields, child = running.pop(receive)
+            try:
+                record, error = receive.recv()
+            except EOFError:
+                child.join()
+                record, error = None, f"the run's process died (exit code {child.exitcode})"
+            receive.close()
+            child.join()
             if error:
                 errors.append(f"{fields}: {error}")
                 record = {**fields, "error": error}
-            rows[i] = record
+            rows[index] = record
+            if bar is not None:
+                bar.update()
+    if bar is not None:
+        bar.close()
     if errors and raise_errors:
         raise MetaRoceError(f"{len(errors)} of {len(configs)} runs failed: " + "; ".join(errors))
     return pd.DataFrame(rows)
