@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the five experiments of doc/results.md at full scale (64 hosts), one after the other,
-# writing doc/results/*.{csv,md,png}. About an hour and a half on 2 cores. Extra arguments (e.g.
-# --quick, --out DIR) go to every experiment.
+# writing doc/results/*.{csv,md,png}. About 20 minutes on 2 cores with --processes 2. Extra
+# arguments (e.g. --quick, --out DIR, --processes N) go to every experiment.
 set -euo pipefail
 cd "$(dirname "$0")"
 py="../../scripts/python.sh"
