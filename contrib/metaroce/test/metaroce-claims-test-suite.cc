@@ -9,6 +9,9 @@
  *    with every byte and no application action, and throughput comes back on 7 planes;
  *  - incast: 7-to-1 with the receiver's rate hints honoured finishes close to the receiver's
  *    drain time without a drop, and its senders share fairly.
+ *
+ * EXTENSIVE adds the same checks at the full scale of doc/results.md (64 hosts), with
+ * tolerances around the numbers published there.
  */
 #include "ns3/metaroce-experiment.h"
 #include "ns3/test.h"
@@ -195,6 +198,76 @@ class IncastTestCase : public TestCase
     }
 };
 
+/// The 64-host fabric of doc/results.md: 4 leaves of 16 hosts, 4 spines with 400 Gb/s uplinks.
+MetaRoceExperimentConfig
+SixtyFourHosts(uint32_t planes)
+{
+    MetaRoceExperimentConfig c;
+    c.hosts = 64;
+    c.planes = planes;
+    c.hostsPerLeaf = 16;
+    c.spines = 4;
+    c.fabricRate = "400Gbps";
+    c.stopTime = "3ms";
+    return c;
+}
+
+class FullScaleTestCase : public TestCase
+{
+  public:
+    FullScaleTestCase()
+        : TestCase("claims at the full scale of the results page (64 hosts): loss, planes, incast")
+    {
+    }
+
+  private:
+    double BusBw(const MetaRoceExperimentConfig& c)
+    {
+        const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
+        return r.complete ? r.collective.busBwGBps : 0.0;
+    }
+
+    void DoRun() override
+    {
+        // Loss: ring all-reduce of 2 MiB (published: 93.5% at 0.1%, 79.4% at 0.5% per link
+        // end); RoCEv2 does not finish within 3 ms from 0.5% on.
+        MetaRoceExperimentConfig ring = SixtyFourHosts(8);
+        ring.messageBytes = 2 << 20;
+        const double lossless = BusBw(ring);
+        ring.loss = 0.001;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(BusBw(ring) / lossless, 0.90, "MetaRoCE ring at 0.1%");
+        ring.loss = 0.005;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(BusBw(ring) / lossless, 0.75, "MetaRoCE ring at 0.5%");
+        ring.transport = "rocev2";
+        NS_TEST_EXPECT_MSG_EQ(BusBw(ring), 0.0, "RoCEv2 ring at 0.5% finishes within 3 ms");
+
+        // Planes: all-to-all of 1 MiB per rank per plane, 4,032 connections (published: 3.78x
+        // at 4 planes, 7.50x at 8).
+        MetaRoceExperimentConfig a2a = SixtyFourHosts(1);
+        a2a.workload = "alltoall";
+        const double one = BusBw(a2a);
+        a2a.planes = 8;
+        a2a.messageBytes = 8 << 20;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(BusBw(a2a) / one, 7.2, "all-to-all, 8 planes against one");
+
+        // Incast: 63-to-1 of 1 MiB each on one plane, no drop, the receiver's link kept busy
+        // (published: 5,478 us against 5,285 us of drain time).
+        MetaRoceExperimentConfig incast = SixtyFourHosts(1);
+        incast.workload = "incast";
+        incast.stopTime = "20ms";
+        const MetaRoceExperimentResults r = MetaRoceExperiment(incast).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "the 63-to-1 incast finishes");
+        const double drainUs = 63.0 * (1 << 20) * 8 / 100e3;
+        NS_TEST_EXPECT_MSG_LT(r.durationUs, drainUs * 1.05, "the receiver's port stays busy");
+        for (const auto& [reason, count] : r.drops)
+        {
+            NS_TEST_EXPECT_MSG_EQ((reason.rfind("nic-", 0) == 0 ? 0 : count),
+                                  0,
+                                  "no fabric drop (" << reason << ")");
+        }
+    }
+};
+
 class ClaimsTestSuite : public TestSuite
 {
   public:
@@ -205,6 +278,7 @@ class ClaimsTestSuite : public TestSuite
         AddTestCase(new PlaneScalingTestCase, TestCase::QUICK);
         AddTestCase(new PlaneFailureTestCase, TestCase::QUICK);
         AddTestCase(new IncastTestCase, TestCase::QUICK);
+        AddTestCase(new FullScaleTestCase, TestCase::EXTENSIVE);
     }
 };
 
