@@ -47,6 +47,8 @@ def one(fabric, a, senders, label, transport, nic, rtt_us):
                     message_bytes=a.message_bytes, nic_attributes=nic,
                     throughput_interval=f"{interval_us}us"))
     h = r.host_throughput
+    if h.empty:  # over before the first interval ended
+        h = pd.DataFrame(columns=["start_us", "host", "tx_bytes"])
     per = h[h["host"] != 0].pivot(index="start_us", columns="host", values="tx_bytes").fillna(0)
     # While every sender still has data: up to the interval in which the first one sends its
     # last byte (that interval is partial). A sender paused for a whole interval counts as 0.
@@ -56,8 +58,8 @@ def one(fabric, a, senders, label, transport, nic, rtt_us):
     conv = converge(jains, interval_us)
     # The incast's own loaded round trip: the first window of every sender queued at once
     # ahead of the receiver's port, drained at its line rate.
-    row = {"senders": senders, "variant": label, "interval_us": interval_us, "complete": r.summary["complete"],
-           "time_us": r.summary["duration_us"],
+    row = {"senders": senders, "variant": label, "interval_us": interval_us,
+           "complete": r.summary["complete"], "time_us": r.summary["duration_us"],
            "converge_us": conv, "converge_rtts": conv / rtt_us,
            "jain": sum(jains) / len(jains) if jains else float("nan"),
            "fair_share_percent": 100 * sum(j >= 0.9 for j in jains) / len(jains) if jains

@@ -1,0 +1,38 @@
+"""The experiment scripts of doc/results.md run (reduced with --quick and smaller options) and
+write the files they promise."""
+
+import os
+import subprocess
+import sys
+
+import pandas as pd
+
+from conftest import ROOT
+
+
+def run_experiment(name, out, *args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "bindings", "python"))
+    return subprocess.run([sys.executable, os.path.join(ROOT, "examples", "experiments", name),
+                           "--quick", "--processes", "2", "--out", str(out), *args],
+                          capture_output=True, text=True, env=env)
+
+
+def test_loss_seeds(tmp_path):
+    out = run_experiment("loss_seeds.py", tmp_path, "--seeds", "2",
+                         "--workloads", "allreduce-ring", "--message-bytes", "262144")
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "loss-seeds-quick.csv")
+    assert sorted(df["seed"].unique()) == [1, 2]
+    assert sorted(df["loss"].unique()) == [0.0, 0.0025]
+    assert "MetaRoCE kept, mean" in (tmp_path / "loss-seeds-quick.md").read_text()
+
+
+def test_incast(tmp_path):
+    out = run_experiment("incast.py", tmp_path, "--senders", "3", "--message-bytes", "262144")
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "incast-quick.csv")
+    assert list(df["senders"].unique()) == [3]
+    assert len(df) == 4  # variants
+    assert df["complete"].all()
+    assert (df["jain"] > 0).all() and (df["jain"] <= 1).all()
+    assert os.path.getsize(tmp_path / "incast-quick.png") > 0
