@@ -875,15 +875,20 @@ MetaRoceRequester::HasWork(uint16_t port) const
     {
         return false;
     }
+    // Cheapest first: the NIC asks on every pull of every port.
+    if (!m_unsent.empty() || !m_retransmit.empty() ||
+        (m_tailProbePath >= 0 && m_paths[m_tailProbePath].port == port))
+    {
+        return true;
+    }
     for (uint16_t id : m_pathsByPort[port])
     {
-        if ((m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now) ||
-            m_tailProbePath == id)
+        if (m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now)
         {
             return true;
         }
     }
-    return !m_unsent.empty() || !m_retransmit.empty();
+    return false;
 }
 
 TimeNs
@@ -915,6 +920,10 @@ MetaRoceRequester::ScanNextTimeout() const
     const TimeNs reorderWindow = ReorderWindowNs();
     for (const Path& path : m_paths)
     {
+        if (path.outstanding.empty() && path.health != PathHealth::Down)
+        {
+            continue; // nothing in flight: no loss check, no RTO (most paths, most of the time)
+        }
         const TimeNs lossCheck = LossCheckAt(path, reorderWindow);
         if (lossCheck != kNever)
         {
