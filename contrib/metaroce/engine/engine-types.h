@@ -9,6 +9,7 @@
 #ifndef METAROCE_ENGINE_TYPES_H
 #define METAROCE_ENGINE_TYPES_H
 
+#include <boost/container/deque.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -16,6 +17,15 @@
 
 namespace metaroce
 {
+
+/**
+ * The engines' double-ended queue. Boost's deque allocates nothing until its first element,
+ * where libstdc++'s std::deque allocates about 600 bytes at construction: with 4,032
+ * connections of 64 paths, each path holding two queues that are empty most of the time, that
+ * was half of a 64-host all-to-all's memory.
+ */
+template<class T>
+using Deque = boost::container::deque<T>;
 
 /// Time in integer nanoseconds since an arbitrary origin chosen by the driver.
 using TimeNs = uint64_t;

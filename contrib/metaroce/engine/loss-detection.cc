@@ -31,7 +31,7 @@ LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow)
 }
 
 LossVerdict
-DetectLosses(const std::deque<SentPacket>& outstanding,
+DetectLosses(const Deque<SentPacket>& outstanding,
              uint32_t reorderTolerance,
              const RackState& rack,
              TimeNs reorderWindow,

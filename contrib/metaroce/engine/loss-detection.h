@@ -25,7 +25,6 @@
 #include "engine-types.h"
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 namespace metaroce
@@ -90,7 +89,7 @@ struct LossVerdict
  * Scans a path's outstanding packets (ordered by PSN) and returns those now known lost.
  * Pure: it reads its arguments only.
  */
-LossVerdict DetectLosses(const std::deque<SentPacket>& outstanding,
+LossVerdict DetectLosses(const Deque<SentPacket>& outstanding,
                          uint32_t reorderTolerance,
                          const RackState& rack,
                          TimeNs reorderWindow,

@@ -23,7 +23,6 @@
 #include "reorder-window.h"
 
 #include <boost/dynamic_bitset.hpp>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <random>
@@ -183,9 +182,9 @@ class MetaRoceRequester
 
     uint64_t m_nextMessageId{0};
     std::unordered_map<uint64_t, Message> m_messages;
-    std::deque<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
-    std::deque<PendingPacket> m_retransmit;    ///< lost packets, FIFO
-    std::vector<std::deque<uint64_t>> m_order; ///< per stream, message ids in posting order
+    Deque<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
+    Deque<PendingPacket> m_retransmit;    ///< lost packets, FIFO
+    std::vector<Deque<uint64_t>> m_order; ///< per stream, message ids in posting order
     std::vector<uint32_t> m_nextMsn;
     std::vector<uint32_t> m_nextRecvIndex;
     std::vector<TimeNs> m_lastRedraw;

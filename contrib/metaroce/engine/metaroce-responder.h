@@ -24,7 +24,6 @@
 #include "transport-engine.h"
 
 #include <boost/dynamic_bitset.hpp>
-#include <deque>
 #include <map>
 #include <optional>
 #include <vector>
@@ -100,7 +99,7 @@ class MetaRoceResponder
     {
         uint32_t nextMsn{0}; ///< next message to complete in order
         std::map<uint32_t, Message> messages;
-        std::deque<WorkRequest> recvs; ///< posted RECVs; front() has index recvBase
+        Deque<WorkRequest> recvs; ///< posted RECVs; front() has index recvBase
         uint32_t recvBase{0};
     };
 
@@ -125,8 +124,8 @@ class MetaRoceResponder
     uint64_t m_fairShareBps;
     std::vector<PathRx> m_paths;
     std::vector<Stream> m_streams;
-    std::vector<std::deque<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
-    std::vector<std::deque<Nak>> m_nakQueue;      ///< per port
+    std::vector<Deque<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
+    std::vector<Deque<Nak>> m_nakQueue;      ///< per port
     std::vector<Completion> m_completions;
 };
 

@@ -35,7 +35,6 @@
 #include "rocev2-wire.h"
 #include "transport-engine.h"
 
-#include <deque>
 #include <optional>
 #include <vector>
 
@@ -101,7 +100,7 @@ class RoceV2Responder
     Counters& m_counters;
     std::vector<Completion>& m_cq;
 
-    std::deque<WorkRequest> m_recvs;
+    Deque<WorkRequest> m_recvs;
     Inbound m_inbound;
     uint64_t m_epsn;
     uint32_t m_msn{0};
