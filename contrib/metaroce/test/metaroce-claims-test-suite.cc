@@ -25,15 +25,25 @@ using namespace ns3;
 namespace
 {
 
-/// 8 hosts, 4 per leaf, 4 spines per plane, 100 Gb/s: non-blocking.
+/// A non-blocking leaf-spine of `hosts` hosts, `hostsPerLeaf` per leaf, 4 spines per plane whose
+/// uplinks carry `fabricRate` (4 x fabricRate >= hostsPerLeaf x 100 Gb/s).
+MetaRoceExperimentConfig
+LeafSpine(uint32_t hosts, uint32_t hostsPerLeaf, const std::string& fabricRate, uint32_t planes)
+{
+    MetaRoceExperimentConfig c;
+    c.hosts = hosts;
+    c.planes = planes;
+    c.hostsPerLeaf = hostsPerLeaf;
+    c.spines = 4;
+    c.fabricRate = fabricRate;
+    return c;
+}
+
+/// 8 hosts, 4 per leaf, 100 Gb/s uplinks: ring all-reduce of 4 MiB.
 MetaRoceExperimentConfig
 EightHosts(uint32_t planes)
 {
-    MetaRoceExperimentConfig c;
-    c.hosts = 8;
-    c.planes = planes;
-    c.hostsPerLeaf = 4;
-    c.spines = 4;
+    MetaRoceExperimentConfig c = LeafSpine(8, 4, "100Gbps", planes);
     c.workload = "allreduce-ring";
     c.messageBytes = 4 << 20;
     return c;
@@ -202,12 +212,7 @@ class IncastTestCase : public TestCase
 MetaRoceExperimentConfig
 SixtyFourHosts(uint32_t planes)
 {
-    MetaRoceExperimentConfig c;
-    c.hosts = 64;
-    c.planes = planes;
-    c.hostsPerLeaf = 16;
-    c.spines = 4;
-    c.fabricRate = "400Gbps";
+    MetaRoceExperimentConfig c = LeafSpine(64, 16, "400Gbps", planes);
     c.stopTime = "3ms";
     return c;
 }
