@@ -1,6 +1,7 @@
 // MetaRoCE connection behaviour packet by packet (spec 5, 6): validation, direct placement,
 // per-stream order, ACK policy, exact retransmission, timeouts, NAKs, entropy moves.
 #include "metaroce-connection.h"
+#include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
 
 #include <functional>
@@ -25,15 +26,11 @@ struct Manual
         c.mtu = 1024;
         c.ackEveryPackets = 4;
         c.initialPathWindowPackets = 64;
-        c.localConnection = 7;
-        c.remoteConnection = 9;
         if (tweak)
         {
             tweak(c);
         }
-        a = std::make_unique<MetaRoceConnection>(c);
-        std::swap(c.localConnection, c.remoteConnection);
-        b = std::make_unique<MetaRoceConnection>(c);
+        std::tie(a, b) = ConnectedEnds(c);
     }
 
     static std::vector<OutPacket> PullAll(MetaRoceConnection& e, uint16_t port, TimeNs now)
@@ -48,15 +45,7 @@ struct Manual
 
     static RxResult Deliver(MetaRoceConnection& e, const OutPacket& p, TimeNs now, bool ce = false)
     {
-        std::vector<uint8_t> bytes = p.header;
-        RxPacket rx;
-        rx.data = bytes.data();
-        rx.size = bytes.size();
-        rx.wireSize = p.WireSize();
-        rx.port = p.port;
-        rx.ecnCe = ce;
-        rx.now = now;
-        return e.OnPacket(rx);
+        return DeliverPacket(e, p, now, ce);
     }
 
     static MrHeader Parse(const OutPacket& p)

@@ -2,6 +2,7 @@
 // (spec 5.3, 5.5, 5.7): the pure parts alone, then a requester packet by packet.
 #include "loss-detection.h"
 #include "metaroce-connection.h"
+#include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
 #include "reorder-window.h"
 
@@ -116,11 +117,7 @@ struct Pair
         c.mtu = 1024;
         c.ackEveryPackets = 1;
         c.ackDelayNs = 2'000;
-        c.localConnection = 7;
-        c.remoteConnection = 9;
-        a = std::make_unique<MetaRoceConnection>(c);
-        std::swap(c.localConnection, c.remoteConnection);
-        b = std::make_unique<MetaRoceConnection>(c);
+        std::tie(a, b) = ConnectedEnds(c);
     }
 
     static std::optional<OutPacket> Pull(MetaRoceConnection& e, uint16_t port, TimeNs now)
@@ -130,14 +127,7 @@ struct Pair
 
     static void Deliver(MetaRoceConnection& e, const OutPacket& p, TimeNs now)
     {
-        std::vector<uint8_t> bytes = p.header;
-        RxPacket rx;
-        rx.data = bytes.data();
-        rx.size = bytes.size();
-        rx.wireSize = p.WireSize();
-        rx.port = p.port;
-        rx.now = now;
-        ASSERT_TRUE(e.OnPacket(rx).accepted);
+        ASSERT_TRUE(DeliverPacket(e, p, now).accepted);
     }
 
     /// Delivers `p` to b at `arrive` and b's ACK for it back to a at `ackBack`.

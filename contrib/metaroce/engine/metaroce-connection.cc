@@ -191,32 +191,29 @@ MetaRoceConnection::OnPortState(uint16_t port, bool up, TimeNs now)
 std::optional<OutPacket>
 MetaRoceConnection::PullPacket(uint16_t port, TimeNs now)
 {
-    if (port >= m_config.ports || !m_portUp[port])
-    {
-        return std::nullopt;
-    }
-    std::optional<OutPacket> out = m_responder.Pull(port, now);
-    if (!out)
-    {
-        out = m_requester.Pull(port, now);
-    }
-    if (out)
-    {
-        ++m_counters.txPackets;
-        m_counters.txBytes += out->WireSize();
-    }
-    return out;
+    return Pull(port, now, false);
 }
 
 std::optional<OutPacket>
 MetaRoceConnection::PullControlPacket(uint16_t port, TimeNs now)
 {
-    // The responder's ACKs and NAKs; the requester's PROBEs wait with its data (spec 2.3).
+    return Pull(port, now, true);
+}
+
+std::optional<OutPacket>
+MetaRoceConnection::Pull(uint16_t port, TimeNs now, bool controlOnly)
+{
     if (port >= m_config.ports || !m_portUp[port])
     {
         return std::nullopt;
     }
+    // The responder's ACKs and NAKs first; with controlOnly the requester's PROBEs wait with
+    // its data (spec 2.3).
     std::optional<OutPacket> out = m_responder.Pull(port, now);
+    if (!out && !controlOnly)
+    {
+        out = m_requester.Pull(port, now);
+    }
     if (out)
     {
         ++m_counters.txPackets;

@@ -72,6 +72,8 @@ class MetaRoceConnection : public TransportEngine
     }
 
   private:
+    /// PullPacket, or with `controlOnly` PullControlPacket.
+    std::optional<OutPacket> Pull(uint16_t port, TimeNs now, bool controlOnly);
     void ValidateWorkRequest(const WorkRequest& wr, bool recv) const;
     RxResult Refuse(DropReason reason);
 

@@ -36,7 +36,6 @@
 #include "ns3/rocev2-config.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
 #include <map>
 #include <vector>
 

@@ -1,0 +1,43 @@
+// What the MetaRoCE engine tests share to drive two connection ends by hand.
+#ifndef METAROCE_TEST_ENGINE_METAROCE_HAND_DRIVEN_H
+#define METAROCE_TEST_ENGINE_METAROCE_HAND_DRIVEN_H
+
+#include "metaroce-connection.h"
+
+#include <memory>
+#include <tuple> // std::tie, for callers unpacking ConnectedEnds()
+#include <utility>
+#include <vector>
+
+namespace metaroce
+{
+
+/// Hands `p` (its header; payloads stay virtual) to `e` as arriving at `now` on `p`'s port.
+inline RxResult
+DeliverPacket(MetaRoceConnection& e, const OutPacket& p, TimeNs now, bool ce = false)
+{
+    std::vector<uint8_t> bytes = p.header;
+    RxPacket rx;
+    rx.data = bytes.data();
+    rx.size = bytes.size();
+    rx.wireSize = p.WireSize();
+    rx.port = p.port;
+    rx.ecnCe = ce;
+    rx.now = now;
+    return e.OnPacket(rx);
+}
+
+/// The two ends of one connection configured by `c`: connection ids 7 (first) and 9 (second).
+inline std::pair<std::unique_ptr<MetaRoceConnection>, std::unique_ptr<MetaRoceConnection>>
+ConnectedEnds(MetaRoceConfig c)
+{
+    c.localConnection = 7;
+    c.remoteConnection = 9;
+    auto a = std::make_unique<MetaRoceConnection>(c);
+    std::swap(c.localConnection, c.remoteConnection);
+    return {std::move(a), std::make_unique<MetaRoceConnection>(c)};
+}
+
+} // namespace metaroce
+
+#endif // METAROCE_TEST_ENGINE_METAROCE_HAND_DRIVEN_H
