@@ -5,5 +5,8 @@ METAROCE_CACHE="${METAROCE_CACHE:-/var/cache/metaroce}"
 METAROCE_VENV="${METAROCE_VENV:-$METAROCE_CACHE/venv}"
 JOBS="${METAROCE_JOBS:-2}"
 export CCACHE_DIR="${CCACHE_DIR:-$METAROCE_CACHE/ccache}"
+# Paths relative to the clone, so that other clones and worktrees (CI clones a fresh one) hit
+# the same cache entries.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 
 step() { printf '\n== %s\n' "$*"; }

@@ -1,53 +1,69 @@
 # libsoftmetaroce: the protocol engines. Plain C++17, no ns-3 include.
 # Included by contrib/metaroce/CMakeLists.txt (the ns-3 module) and by the top-level
 # CMakeLists.txt (which also builds the engine alone as a library with no ns-3 dependency).
+#
+#   common/      types, counters, registered memory, the TransportEngine interface
+#   metaroce/    the MetaRoCE engine: wire format, paths, requester, responder, connection
+#   rocev2/      the RoCEv2 baseline: BTH/RETH/AETH, go-back-N requester and responder, QP
+#   algorithms/  pluggable algorithms: congestion control (AIMD, DCQCN), path selection
+#   driver/      what drives an engine: the loopback harness and its scenarios
+#
+# Engine files include each other by file name; these folders are the engine's include path
+# (in an ns-3 tree the headers are also copied flat into include/ns3/, where names resolve too).
+set(METAROCE_ENGINE_DIRS
+    engine/algorithms
+    engine/common
+    engine/driver
+    engine/metaroce
+    engine/rocev2
+)
 set(METAROCE_ENGINE_SOURCES
-    engine/congestion-control.cc
-    engine/dcqcn.cc
-    engine/engine-counters.cc
-    engine/engine-memory.cc
-    engine/engine-types.cc
-    engine/loopback-harness.cc
-    engine/loopback-scenario.cc
-    engine/loss-detection.cc
-    engine/metaroce-config.cc
-    engine/metaroce-connection.cc
-    engine/metaroce-path.cc
-    engine/metaroce-requester.cc
-    engine/metaroce-responder.cc
-    engine/metaroce-wire.cc
-    engine/path-receive-window.cc
-    engine/path-selector.cc
-    engine/reorder-window.cc
-    engine/rocev2-config.cc
-    engine/rocev2-queue-pair.cc
-    engine/rocev2-requester.cc
-    engine/rocev2-responder.cc
-    engine/rocev2-wire.cc
-    engine/transport-engine.cc
+    engine/algorithms/congestion-control.cc
+    engine/algorithms/dcqcn.cc
+    engine/algorithms/path-selector.cc
+    engine/common/engine-counters.cc
+    engine/common/engine-memory.cc
+    engine/common/engine-types.cc
+    engine/common/transport-engine.cc
+    engine/driver/loopback-harness.cc
+    engine/driver/loopback-scenario.cc
+    engine/metaroce/loss-detection.cc
+    engine/metaroce/metaroce-config.cc
+    engine/metaroce/metaroce-connection.cc
+    engine/metaroce/metaroce-path.cc
+    engine/metaroce/metaroce-requester.cc
+    engine/metaroce/metaroce-responder.cc
+    engine/metaroce/metaroce-wire.cc
+    engine/metaroce/path-receive-window.cc
+    engine/metaroce/reorder-window.cc
+    engine/rocev2/rocev2-config.cc
+    engine/rocev2/rocev2-queue-pair.cc
+    engine/rocev2/rocev2-requester.cc
+    engine/rocev2/rocev2-responder.cc
+    engine/rocev2/rocev2-wire.cc
 )
 set(METAROCE_ENGINE_HEADERS
-    engine/congestion-control.h
-    engine/dcqcn.h
-    engine/engine-counters.h
-    engine/engine-memory.h
-    engine/engine-types.h
-    engine/loopback-harness.h
-    engine/loopback-scenario.h
-    engine/loss-detection.h
-    engine/metaroce-config.h
-    engine/metaroce-connection.h
-    engine/metaroce-path.h
-    engine/metaroce-requester.h
-    engine/metaroce-responder.h
-    engine/metaroce-wire.h
-    engine/path-receive-window.h
-    engine/path-selector.h
-    engine/reorder-window.h
-    engine/rocev2-config.h
-    engine/rocev2-queue-pair.h
-    engine/rocev2-requester.h
-    engine/rocev2-responder.h
-    engine/rocev2-wire.h
-    engine/transport-engine.h
+    engine/algorithms/congestion-control.h
+    engine/algorithms/dcqcn.h
+    engine/algorithms/path-selector.h
+    engine/common/engine-counters.h
+    engine/common/engine-memory.h
+    engine/common/engine-types.h
+    engine/common/transport-engine.h
+    engine/driver/loopback-harness.h
+    engine/driver/loopback-scenario.h
+    engine/metaroce/loss-detection.h
+    engine/metaroce/metaroce-config.h
+    engine/metaroce/metaroce-connection.h
+    engine/metaroce/metaroce-path.h
+    engine/metaroce/metaroce-requester.h
+    engine/metaroce/metaroce-responder.h
+    engine/metaroce/metaroce-wire.h
+    engine/metaroce/path-receive-window.h
+    engine/metaroce/reorder-window.h
+    engine/rocev2/rocev2-config.h
+    engine/rocev2/rocev2-queue-pair.h
+    engine/rocev2/rocev2-requester.h
+    engine/rocev2/rocev2-responder.h
+    engine/rocev2/rocev2-wire.h
 )

@@ -57,12 +57,12 @@
 #ifndef METAROCE_SWITCH_H
 #define METAROCE_SWITCH_H
 
-#include "metaroce-port-queue.h"
 #include "metaroce-switch-fib.h"
 #include "metaroce-switch-pfc.h"
 
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/metaroce-port-queue.h"
 #include "ns3/object.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/random-variable-stream.h"

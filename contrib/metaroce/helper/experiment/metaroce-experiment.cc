@@ -1,13 +1,13 @@
 #include "metaroce-experiment.h"
 
 #include "metaroce-collective-helper.h"
-#include "metaroce-fabric-helper.h"
-#include "metaroce-fabric-monitor.h"
 #include "metaroce-options.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-fabric-monitor.h"
 #include "ns3/metaroce-flow-generator.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"

@@ -1,12 +1,12 @@
 #include "metaroce-socket.h"
 
-#include "metaroce-nic.h"
-#include "metaroce-queue-pair.h"
 #include "metaroce-socket-factory.h"
 
 #include "ns3/inet-socket-address.h"
 #include "ns3/inet6-socket-address.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-nic.h"
+#include "ns3/metaroce-queue-pair.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"

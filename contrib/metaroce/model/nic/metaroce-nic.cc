@@ -1,6 +1,5 @@
 #include "metaroce-nic.h"
 
-#include "metaroce-switch-pfc.h"
 #include "metaroce-transport-header.h"
 
 #include "ns3/boolean.h"
@@ -9,6 +8,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-connection.h"
+#include "ns3/metaroce-switch-pfc.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/udp-header.h"

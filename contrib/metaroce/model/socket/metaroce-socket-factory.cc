@@ -1,10 +1,10 @@
 #include "metaroce-socket-factory.h"
 
-#include "metaroce-nic.h"
 #include "metaroce-socket.h"
 
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-nic.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 
