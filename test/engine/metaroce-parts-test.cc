@@ -131,7 +131,7 @@ TEST(LossDetection, TailWithoutLaterAckIsLeftToTheTimer)
 
 TEST(Aimd, MarksCutOncePerRttAndClearAcksGrow)
 {
-    AimdCongestionControl cc(4096, 0.5, 0.25);
+    AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25});
     WindowState path{40'000, 4'000, 1'000'000};
     WindowState conn{400'000, 8'000, 10'000'000};
     AckSample marked{8'000, 2, 1, 10'000};
@@ -149,7 +149,7 @@ TEST(Aimd, MarksCutOncePerRttAndClearAcksGrow)
 
 TEST(Aimd, LossCutsThePathOnlyAndTimeoutResetsIt)
 {
-    AimdCongestionControl cc(4096, 0.5, 0.25);
+    AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25});
     WindowState path{40'000, 4'000, 1'000'000};
     WindowState conn{400'000, 8'000, 10'000'000};
     cc.OnLoss(path, conn, 10'000, 1);
@@ -208,7 +208,7 @@ TEST(MetaRoceConfig, BadValuesNameTheirField)
     expectBad([](MetaRoceConfig& c) { c.mtu = 100; }, "mtu");
     expectBad([](MetaRoceConfig& c) { c.ports = 0; }, "ports");
     expectBad([](MetaRoceConfig& c) { c.maxPathWindowPackets = 300; }, "maxPathWindowPackets");
-    expectBad([](MetaRoceConfig& c) { c.pathDecrease = 1.5; }, "pathDecrease");
+    expectBad([](MetaRoceConfig& c) { c.aimd.pathDecrease = 1.5; }, "pathDecrease");
     expectBad([](MetaRoceConfig& c) { c.rtoMaxNs = 1; }, "rtoMaxNs");
     expectBad([](MetaRoceConfig& c) { c.entropyCount = 0; }, "entropyCount");
     expectBad([](MetaRoceConfig& c) { c.pathDownTimeouts = 0; }, "pathDownTimeouts");

@@ -155,7 +155,7 @@ ExpectInvalid(const std::function<void(RoceV2Config&)>& mutate, const std::strin
     }
     catch (const std::invalid_argument& e)
     {
-        EXPECT_NE(std::string(e.what()).find("RoceV2Config." + field + " "), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("RoceV2Config." + field + ": "), std::string::npos)
             << e.what();
     }
 }

@@ -21,6 +21,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/algorithms/congestion-control.cc
     engine/algorithms/dcqcn.cc
     engine/algorithms/path-selector.cc
+    engine/common/config-field.cc
     engine/common/engine-counters.cc
     engine/common/engine-memory.cc
     engine/common/engine-types.cc
@@ -46,6 +47,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/algorithms/congestion-control.h
     engine/algorithms/dcqcn.h
     engine/algorithms/path-selector.h
+    engine/common/config-field.h
     engine/common/engine-counters.h
     engine/common/engine-memory.h
     engine/common/engine-types.h

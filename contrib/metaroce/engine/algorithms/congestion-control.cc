@@ -11,13 +11,37 @@ WindowState::Clamp()
     window = std::clamp(window, minWindow, maxWindow);
 }
 
-AimdCongestionControl::AimdCongestionControl(double additiveIncrease,
-                                             double pathDecrease,
-                                             double connectionDecrease)
-    : m_additiveIncrease(additiveIncrease)
-    , m_pathDecrease(pathDecrease)
-    , m_connectionDecrease(connectionDecrease)
+const ConfigFields<AimdConfig>&
+AimdConfigFields()
 {
+    // One table row per field reads better than one argument per line.
+    // clang-format off
+    static const ConfigFields<AimdConfig> fields = {
+        METAROCE_FIELD(AimdConfig, additiveIncreaseBytes, "AdditiveIncrease", Bytes,
+                       1, 1 << 30, "7.2",
+                       "Bytes added per RTT to every window whose ACKs carry no mark."),
+        METAROCE_FIELD(AimdConfig, pathDecrease, "PathDecrease", Real, 1e-6, 1 - 1e-6, "7.2",
+                       "Share of a path window removed when its ACKs echo CE (once per RTT)."),
+        METAROCE_FIELD(AimdConfig, connectionDecrease, "ConnectionDecrease", Real,
+                       1e-6, 1 - 1e-6, "7.2",
+                       "Share of the connection window removed on CE echoes (once per RTT)."),
+    };
+    // clang-format on
+    return fields;
+}
+
+void
+AimdConfig::Validate(const char* owner) const
+{
+    ValidateFields(*this, AimdConfigFields(), owner);
+}
+
+AimdCongestionControl::AimdCongestionControl(const AimdConfig& config)
+    : m_additiveIncrease(config.additiveIncreaseBytes)
+    , m_pathDecrease(config.pathDecrease)
+    , m_connectionDecrease(config.connectionDecrease)
+{
+    config.Validate();
 }
 
 const char*

@@ -14,6 +14,7 @@
 #ifndef METAROCE_ENGINE_CONGESTION_CONTROL_H
 #define METAROCE_ENGINE_CONGESTION_CONTROL_H
 
+#include "config-field.h"
 #include "engine-types.h"
 
 #include <cstdint>
@@ -43,6 +44,20 @@ struct AckSample
     TimeNs srtt{0};      ///< the path's smoothed RTT after this sample
 };
 
+/// Parameters of AimdCongestionControl (spec 7.2; every value an assumption, spec 9).
+struct AimdConfig
+{
+    uint32_t additiveIncreaseBytes{4096}; ///< per RTT, per path and per connection
+    double pathDecrease{0.5};        ///< multiplicative decrease of a path on ECN (once per RTT)
+    double connectionDecrease{0.25}; ///< same, for the connection window
+
+    /// Throws std::invalid_argument naming the first field out of range, prefixed by `owner`.
+    void Validate(const char* owner = "AimdConfig") const;
+};
+
+/// The tunables of AimdConfig, one row each (config-field.h).
+const ConfigFields<AimdConfig>& AimdConfigFields();
+
 /// Interface of a congestion control algorithm.
 class CongestionControl
 {
@@ -71,12 +86,8 @@ class CongestionControl
 class AimdCongestionControl : public CongestionControl
 {
   public:
-    /**
-     * \param additiveIncrease bytes added per RTT to each window without marks
-     * \param pathDecrease fraction removed from a path window on marks (once per RTT)
-     * \param connectionDecrease fraction removed from the connection window (once per RTT)
-     */
-    AimdCongestionControl(double additiveIncrease, double pathDecrease, double connectionDecrease);
+    /// \param config validated here: throws std::invalid_argument naming a bad field
+    explicit AimdCongestionControl(const AimdConfig& config = AimdConfig());
 
     const char* Name() const override;
     void OnAck(WindowState& path,

@@ -8,54 +8,52 @@
 namespace metaroce
 {
 
-namespace
+const ConfigFields<DcqcnConfig>&
+DcqcnConfigFields()
 {
-
-[[noreturn]] void
-Bad(const char* owner, const char* field, const std::string& why)
-{
-    throw std::invalid_argument(std::string(owner) + "." + field + " " + why);
+    using C = DcqcnConfig;
+    constexpr double kMaxNs = 1e12;
+    constexpr double kMaxBps = 1e15;
+    // One table row per field reads better than one argument per line.
+    // clang-format off
+    static const ConfigFields<DcqcnConfig> fields = {
+        METAROCE_FIELD(C, enabled, "", Flag, 0, 1, "8.5",
+                       "DCQCN rate control: CNPs on CE marks, paced sending. Off: line rate."),
+        METAROCE_FIELD(C, g, "G", Real, 1e-9, 1 - 1e-9, "8.5",
+                       "Gain g of alpha."),
+        METAROCE_FIELD(C, initialAlpha, "InitialAlpha", Real, 0, 1, "8.5",
+                       "Alpha before the first CNP."),
+        METAROCE_FIELD(C, alphaTimerNs, "AlphaTimer", Nanoseconds, 1, kMaxNs, "8.5",
+                       "K: alpha decays once per K without a CNP."),
+        METAROCE_FIELD(C, rateTimerNs, "RateTimer", Nanoseconds, 1, kMaxNs, "8.5",
+                       "T: period of the timer-driven rate increase."),
+        METAROCE_FIELD(C, byteCounterBytes, "ByteCounter", Bytes, 1, 1e15, "8.5",
+                       "B: bytes sent between byte-driven rate increases."),
+        METAROCE_FIELD(C, fastRecoverySteps, "FastRecoverySteps", Count, 0, 1e6, "8.5",
+                       "F: increase events spent in fast recovery."),
+        METAROCE_FIELD(C, additiveIncreaseBps, "AdditiveIncrease", BitsPerSecond, 1, kMaxBps, "8.5",
+                       "R_AI: additive increase step."),
+        METAROCE_FIELD(C, hyperIncreaseBps, "HyperIncrease", BitsPerSecond, 1, kMaxBps, "8.5",
+                       "R_HAI: hyper increase step."),
+        METAROCE_FIELD(C, minRateBps, "MinRate", BitsPerSecond, 1, kMaxBps, "8.5",
+                       "Floor of the current rate (at most the line rate)."),
+        METAROCE_FIELD(C, cnpIntervalNs, "CnpInterval", Nanoseconds, 1, kMaxNs, "8.5",
+                       "N: at most one CNP per interval per queue pair (notification point)."),
+    };
+    // clang-format on
+    return fields;
 }
-
-} // namespace
 
 void
 DcqcnConfig::Validate(uint64_t lineRateBps, const char* owner) const
 {
-    if (!(g > 0.0 && g < 1.0))
+    ValidateFields(*this, DcqcnConfigFields(), owner);
+    if (minRateBps > lineRateBps)
     {
-        Bad(owner, "g", "must be in (0, 1) (got " + std::to_string(g) + ")");
-    }
-    if (!(initialAlpha >= 0.0 && initialAlpha <= 1.0))
-    {
-        Bad(owner, "initialAlpha", "must be in [0, 1] (got " + std::to_string(initialAlpha) + ")");
-    }
-    if (alphaTimerNs == 0)
-    {
-        Bad(owner, "alphaTimerNs", "must be > 0");
-    }
-    if (rateTimerNs == 0)
-    {
-        Bad(owner, "rateTimerNs", "must be > 0");
-    }
-    if (byteCounterBytes == 0)
-    {
-        Bad(owner, "byteCounterBytes", "must be > 0");
-    }
-    if (additiveIncreaseBps == 0)
-    {
-        Bad(owner, "additiveIncreaseBps", "must be > 0");
-    }
-    if (hyperIncreaseBps == 0)
-    {
-        Bad(owner, "hyperIncreaseBps", "must be > 0");
-    }
-    if (minRateBps == 0 || minRateBps > lineRateBps)
-    {
-        Bad(owner,
-            "minRateBps",
-            "must be > 0 and <= the line rate " + std::to_string(lineRateBps) + " (got " +
-                std::to_string(minRateBps) + ")");
+        ThrowFieldError(owner,
+                        "minRateBps",
+                        "must be <= the line rate " + std::to_string(lineRateBps),
+                        std::to_string(minRateBps));
     }
 }
 

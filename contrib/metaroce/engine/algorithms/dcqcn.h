@@ -34,6 +34,7 @@
 #ifndef METAROCE_ENGINE_DCQCN_H
 #define METAROCE_ENGINE_DCQCN_H
 
+#include "config-field.h"
 #include "engine-types.h"
 
 #include <cstdint>
@@ -60,6 +61,9 @@ struct DcqcnConfig
     /// "RoceV2Config.dcqcn"); the minimum rate must not exceed `lineRateBps`.
     void Validate(uint64_t lineRateBps, const char* owner = "DcqcnConfig") const;
 };
+
+/// The tunables of DcqcnConfig, one row each (config-field.h).
+const ConfigFields<DcqcnConfig>& DcqcnConfigFields();
 
 /// Which rule the last rate increase event applied.
 enum class DcqcnPhase : uint8_t

@@ -11,6 +11,11 @@ namespace metaroce
 namespace
 {
 
+/// Longest duration any timer of the model accepts: 1000 s.
+constexpr double kMaxNs = 1e12;
+/// Largest window in bytes: 1 TiB.
+constexpr double kMaxWindowBytes = 1099511627776.0;
+
 void
 Require(bool ok, const char* field, const std::string& why)
 {
@@ -22,21 +27,84 @@ Require(bool ok, const char* field, const std::string& why)
 
 } // namespace
 
+const ConfigFields<MetaRoceConfig>&
+MetaRoceConfigFields()
+{
+    using C = MetaRoceConfig;
+    // One table row per field reads better than one argument per line.
+    // clang-format off
+    static const ConfigFields<MetaRoceConfig> fields = {
+        METAROCE_FIELD(C, pathsPerPort, "PathsPerPort", Count, 1, 1024, "4.1",
+                       "Logical paths per plane, each with its own PSN sequence and entropy."),
+        METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
+                       "Ordered streams multiplexed on one connection."),
+        METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",
+                       "Payload bytes per data packet (RoCEv2 also needs 256, 512, 1024, 2048 or "
+                       "4096)."),
+        METAROCE_FIELD(C, initialPathWindowPackets, "InitialPathWindow", Count, 1, kSackBits, "7.1",
+                       "Starting window of a path, in packets."),
+        METAROCE_FIELD(C, maxPathWindowPackets, "MaxPathWindow", Count, 1, kSackBits, "7.1",
+                       "Largest path window, in packets: the 256-bit SACK bitvector bounds it."),
+        METAROCE_FIELD(C, initialConnectionWindowBytes, "InitialConnectionWindow", Bytes,
+                       1, kMaxWindowBytes, "7.1",
+                       "Starting window of the connection."),
+        METAROCE_FIELD(C, maxConnectionWindowBytes, "MaxConnectionWindow", Bytes,
+                       1, kMaxWindowBytes, "7.1",
+                       "Largest connection window."),
+        METAROCE_FIELD(C, honourRateHint, "HonourRateHint", Flag, 0, 1, "7.4",
+                       "Pace the sender at the receiver's fair-share rate hint."),
+        METAROCE_FIELD(C, reorderTolerancePackets, "ReorderTolerance", Count,
+                       0, kSackBits - 1, "5.3",
+                       "SACK gap, in packets, that counts as loss (0: any gap, per-path order)."),
+        METAROCE_FIELD(C, rtoMinNs, "RtoMin", Nanoseconds, 1, kMaxNs, "5.5",
+                       "Floor of the per-path retransmission timeout (srtt + 4 rttvar)."),
+        METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "5.5",
+                       "Ceiling of the per-path retransmission timeout, backoff included."),
+        METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "5.5",
+                       "RTT assumed before the first sample."),
+        METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "5.5",
+                       "Retransmission timeout of a path before its first RTT sample."),
+        METAROCE_FIELD(C, maxRetransmissions, "MaxRetransmissions", Count, 1, 1000, "5.6",
+                       "Transmissions of one packet beyond its first before the connection fails."),
+        METAROCE_FIELD(C, pathSuspectTimeouts, "PathSuspectTimeouts", Count, 1, 1e6, "4.3",
+                       "Consecutive timeouts before a path is suspect."),
+        METAROCE_FIELD(C, pathDownTimeouts, "PathDownTimeouts", Count, 1, 1e6, "4.3",
+                       "Consecutive timeouts before a path is taken down."),
+        METAROCE_FIELD(C, tailProbeMinNs, "TailProbeMin", Nanoseconds, 1, kMaxNs, "5.5",
+                       "Floor of the tail-loss probe timeout (max(2 srtt, srtt + AckDelay, this))."),
+        METAROCE_FIELD(C, maxTailProbes, "MaxTailProbes", Count, 0, 64, "5.5",
+                       "Tail-loss probes without progress: the first two one probe timeout apart, "
+                       "each further one twice the wait of the one before; 0: none."),
+        METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "4.3",
+                       "How often a down path is probed."),
+        METAROCE_FIELD(C, entropyRedrawMarks, "EntropyRedrawMarks", Count, 1, 1e6, "4.4",
+                       "Consecutive ACK rounds echoing CE that move a path to new entropy."),
+        METAROCE_FIELD(C, entropyBase, "EntropyBase", Count, 1, 65535, "4.1",
+                       "Lowest UDP source port drawn as path entropy."),
+        METAROCE_FIELD(C, entropyCount, "EntropyCount", Count, 1, 65535, "4.1",
+                       "Number of UDP source ports entropy is drawn from, from EntropyBase on."),
+        METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, kSackBits, "6.4",
+                       "Packets per path coalesced into one ACK."),
+        METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "6.4",
+                       "Longest an ACK waits for coalescing."),
+        METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",
+                       "Receive window of a stream, in messages."),
+    };
+    // clang-format on
+    return fields;
+}
+
 void
 MetaRoceConfig::Validate() const
 {
     Require(ports >= 1 && ports <= 64, "ports", "must be in [1, 64]");
-    Require(pathsPerPort >= 1 && pathsPerPort <= 1024, "pathsPerPort", "must be in [1, 1024]");
+    Require(portRateBps >= 1'000'000, "portRateBps", "must be at least 1 Mb/s");
+    ValidateFields(*this, MetaRoceConfigFields(), "MetaRoceConfig");
+    aimd.Validate("MetaRoceConfig.aimd");
     Require(uint32_t{ports} * pathsPerPort <= 65535,
             "pathsPerPort",
             "ports * pathsPerPort must fit the 16-bit path id");
-    Require(streams >= 1, "streams", "must be at least 1");
-    Require(mtu >= 256 && mtu <= 9000, "mtu", "must be in [256, 9000] bytes");
-    Require(portRateBps >= 1'000'000, "portRateBps", "must be at least 1 Mb/s");
-    Require(maxPathWindowPackets >= 1 && maxPathWindowPackets <= kSackBits,
-            "maxPathWindowPackets",
-            "must be in [1, 256]: the SACK bitvector covers 256 packets");
-    Require(initialPathWindowPackets >= 1 && initialPathWindowPackets <= maxPathWindowPackets,
+    Require(initialPathWindowPackets <= maxPathWindowPackets,
             "initialPathWindowPackets",
             "must be in [1, maxPathWindowPackets]");
     // The connection window never goes below one full packet per port (spec 7.1).
@@ -47,39 +115,16 @@ MetaRoceConfig::Validate() const
     Require(maxConnectionWindowBytes >= initialConnectionWindowBytes,
             "maxConnectionWindowBytes",
             "must be >= initialConnectionWindowBytes");
-    Require(pathDecrease > 0 && pathDecrease < 1, "pathDecrease", "must be in (0, 1)");
-    Require(connectionDecrease > 0 && connectionDecrease < 1,
-            "connectionDecrease",
-            "must be in (0, 1)");
-    Require(additiveIncreaseBytes >= 1, "additiveIncreaseBytes", "must be positive");
-    Require(reorderTolerancePackets < kSackBits,
-            "reorderTolerancePackets",
-            "must be below the SACK width (256)");
-    Require(rtoMinNs >= 1, "rtoMinNs", "must be positive");
     Require(rtoMaxNs >= rtoMinNs, "rtoMaxNs", "must be >= rtoMinNs");
-    Require(initialRttNs >= 1, "initialRttNs", "must be positive");
     Require(initialRtoNs >= rtoMinNs && initialRtoNs <= rtoMaxNs,
             "initialRtoNs",
             "must be in [rtoMinNs, rtoMaxNs]");
-    Require(maxRetransmissions >= 1 && maxRetransmissions <= 1000,
-            "maxRetransmissions",
-            "must be in [1, 1000]");
-    Require(pathSuspectTimeouts >= 1, "pathSuspectTimeouts", "must be at least 1");
     Require(pathDownTimeouts >= pathSuspectTimeouts,
             "pathDownTimeouts",
             "must be >= pathSuspectTimeouts");
-    Require(probeIntervalNs >= 1, "probeIntervalNs", "must be positive");
-    Require(tailProbeMinNs >= 1, "tailProbeMinNs", "must be positive");
-    Require(maxTailProbes <= 64, "maxTailProbes", "must be in [0, 64]");
-    Require(entropyRedrawMarks >= 1, "entropyRedrawMarks", "must be at least 1");
-    Require(entropyCount >= 1 && uint32_t{entropyBase} + entropyCount <= 65536,
+    Require(uint32_t{entropyBase} + entropyCount <= 65536,
             "entropyCount",
             "entropyBase + entropyCount must stay within the UDP port space");
-    Require(ackEveryPackets >= 1 && ackEveryPackets <= kSackBits,
-            "ackEveryPackets",
-            "must be in [1, 256]");
-    Require(ackDelayNs >= 1, "ackDelayNs", "must be positive");
-    Require(maxMessagesInFlight >= 1, "maxMessagesInFlight", "must be at least 1");
 }
 
 uint64_t

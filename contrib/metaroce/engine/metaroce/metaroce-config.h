@@ -1,12 +1,17 @@
 /*
  * Configuration of one MetaRoCE connection end. The public description of MetaRoCE gives no
  * constants (no AIMD gains, timers or encodings), so each value below is an assumption of this
- * model, named in the spec (doc/spec.md, section 9 "Assumptions") and exposed as an ns-3
- * attribute by the NIC. Validate() refuses impossible values with a message naming the field.
+ * model, named in the spec (doc/spec.md, section 9 "Assumptions"). The defaults are the member
+ * initialisers; range, unit, attribute name and meaning of each tunable are its row in
+ * MetaRoceConfigFields() (config-field.h), from which the NIC's ns-3 attributes and the
+ * compliance suite's settings are made. Validate() refuses impossible values with a message
+ * naming the field.
  */
 #ifndef METAROCE_ENGINE_METAROCE_CONFIG_H
 #define METAROCE_ENGINE_METAROCE_CONFIG_H
 
+#include "config-field.h"
+#include "congestion-control.h"
 #include "engine-types.h"
 
 #include <cstdint>
@@ -34,10 +39,9 @@ struct MetaRoceConfig
     uint32_t maxPathWindowPackets{256};             ///< never above the SACK bitvector width
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
-    double pathDecrease{0.5};        ///< multiplicative decrease of a path on ECN (once per RTT)
-    double connectionDecrease{0.25}; ///< same, for the connection window
-    uint32_t additiveIncreaseBytes{4096}; ///< per RTT, per path and per connection
-    bool honourRateHint{true};            ///< pace at the receiver's fair-share hint
+    bool honourRateHint{true};                      ///< pace at the receiver's fair-share hint
+    /// Parameters of the default congestion control (used when none is given).
+    AimdConfig aimd;
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
@@ -62,12 +66,19 @@ struct MetaRoceConfig
     TimeNs ackDelayNs{2'000};           ///< longest an ACK waits
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
 
-    /// Throws std::invalid_argument naming the first field that is out of range.
+    /// Throws std::invalid_argument naming the first field that is out of range, or the first
+    /// pair of fields that contradict each other.
     void Validate() const;
 
     /// Bytes of the connection's aggregate line rate over `ns` nanoseconds.
     uint64_t BytesAtLineRate(TimeNs ns) const;
 };
+
+/**
+ * The tunables of MetaRoceConfig, one row each. Not in it: the identity (connection ids,
+ * seed) and the shape the NIC dictates (ports, portRateBps).
+ */
+const ConfigFields<MetaRoceConfig>& MetaRoceConfigFields();
 
 } // namespace metaroce
 

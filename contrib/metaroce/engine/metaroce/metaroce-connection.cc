@@ -23,9 +23,7 @@ DefaultCc(const MetaRoceConfig& c, std::unique_ptr<CongestionControl> cc)
     {
         return cc;
     }
-    return std::make_unique<AimdCongestionControl>(c.additiveIncreaseBytes,
-                                                   c.pathDecrease,
-                                                   c.connectionDecrease);
+    return std::make_unique<AimdCongestionControl>(c.aimd);
 }
 
 std::unique_ptr<PathSelector>

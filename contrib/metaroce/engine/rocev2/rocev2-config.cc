@@ -14,7 +14,7 @@ namespace
 [[noreturn]] void
 Bad(const char* field, const std::string& why)
 {
-    throw std::invalid_argument(std::string("RoceV2Config.") + field + " " + why);
+    throw std::invalid_argument(std::string("RoceV2Config.") + field + ": " + why);
 }
 
 void
@@ -39,6 +39,36 @@ CheckRange(const char* field, uint64_t value, uint64_t low, uint64_t high)
 
 } // namespace
 
+const ConfigFields<RoceV2Config>&
+RoceV2ConfigFields()
+{
+    using C = RoceV2Config;
+    // One table row per field reads better than one argument per line.
+    // clang-format off
+    static const ConfigFields<RoceV2Config> fields = {
+        // Half the 24-bit PSN space at most, so old and new PSNs are never confused (IBA 9.7).
+        METAROCE_FIELD(C, windowPackets, "Window", Count, 1, 1 << 22, "8.3",
+                       "Most packets sent and not yet acknowledged."),
+        METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, 1 << 22, "8.4",
+                       "In-order packets per coalesced ACK (at once on AckReq or a message's last "
+                       "packet)."),
+        METAROCE_FIELD(C, rtoNs, "Rto", Nanoseconds, 1, 1e12, "8.3",
+                       "Retransmission timeout before backoff (IB local ACK timeout)."),
+        METAROCE_FIELD(C, retryLimit, "RetryLimit", Count, 0, 7, "8.3",
+                       "Timeouts in a row before RetryExceeded (IB retry_cnt)."),
+        METAROCE_FIELD(C, rnrRetryLimit, "RnrRetryLimit", Count, 0, 7, "8.3",
+                       "RNR NAKs in a row tolerated (IB rnr_retry; 7: forever)."),
+        METAROCE_FIELD(C, minRnrTimerCode, "MinRnrTimer", Count, 0, 31, "8.4",
+                       "RNR timer code the responder advertises (IB min_rnr_timer)."),
+        METAROCE_FIELD(C, pKey, "PKey", Count, 1, 65535, "8.2",
+                       "Partition key; both ends must use the same valid one."),
+        METAROCE_FIELD(C, frameOverheadBytes, "FrameOverhead", Bytes, 0, 1024, "8.5",
+                       "Bytes each packet adds below the UDP payload, for pacing."),
+    };
+    // clang-format on
+    return fields;
+}
+
 void
 RoceV2Config::Validate() const
 {
@@ -48,22 +78,13 @@ RoceV2Config::Validate() const
     {
         Bad("pKey", "must not be an invalid partition key (0x0000 or 0x8000)");
     }
+    ValidateFields(*this, RoceV2ConfigFields(), "RoceV2Config");
     CheckRange("initialPsn", initialPsn, 0, kIb24BitMask);
     CheckRange("remoteInitialPsn", remoteInitialPsn, 0, kIb24BitMask);
     if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
     {
         Bad("mtu", "must be 256, 512, 1024, 2048 or 4096 (got " + std::to_string(mtu) + ")");
     }
-    // Half the 24-bit PSN space at most, so that old and new PSNs are never confused (IBA ch. 9.7).
-    CheckRange("windowPackets", windowPackets, 1, uint64_t{1} << 22);
-    CheckRange("ackEveryPackets", ackEveryPackets, 1, uint64_t{1} << 22);
-    if (rtoNs == 0)
-    {
-        Bad("rtoNs", "must be > 0");
-    }
-    CheckRange("retryLimit", retryLimit, 0, 7);
-    CheckRange("rnrRetryLimit", rnrRetryLimit, 0, 7);
-    CheckRange("minRnrTimerCode", minRnrTimerCode, 0, 31);
     if (udpSrcPort == 0)
     {
         Bad("udpSrcPort", "must be > 0");

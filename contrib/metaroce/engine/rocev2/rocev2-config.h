@@ -9,6 +9,7 @@
 #ifndef METAROCE_ENGINE_ROCEV2_CONFIG_H
 #define METAROCE_ENGINE_ROCEV2_CONFIG_H
 
+#include "config-field.h"
 #include "dcqcn.h"
 #include "engine-types.h"
 
@@ -53,6 +54,13 @@ struct RoceV2Config
     /// Throws std::invalid_argument with a message naming the first bad field.
     void Validate() const;
 };
+
+/**
+ * The tunables of RoceV2Config, one row each (config-field.h). Not in it: what the NIC sets
+ * per queue pair (QP numbers, starting PSNs, port, UDP source port, line rate), the MTU (the
+ * NIC's one Mtu serves both transports) and the DCQCN parameters (DcqcnConfigFields()).
+ */
+const ConfigFields<RoceV2Config>& RoceV2ConfigFields();
 
 } // namespace metaroce
 

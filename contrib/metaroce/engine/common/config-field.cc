@@ -1,0 +1,67 @@
+#include "config-field.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace metaroce
+{
+
+const char*
+FieldUnitSymbol(FieldUnit unit)
+{
+    switch (unit)
+    {
+    case FieldUnit::Bytes:
+        return "B";
+    case FieldUnit::Nanoseconds:
+        return "ns";
+    case FieldUnit::BitsPerSecond:
+        return "b/s";
+    case FieldUnit::Count:
+    case FieldUnit::Real:
+    case FieldUnit::Flag:
+        break;
+    }
+    return "";
+}
+
+std::string
+FormatFieldValue(FieldUnit unit, double value)
+{
+    if (unit == FieldUnit::Flag)
+    {
+        return value != 0 ? "true" : "false";
+    }
+    std::ostringstream os;
+    os.precision(17);
+    os << value;
+    return os.str();
+}
+
+std::string
+CheckFieldValue(double value, double min, double max, bool integer)
+{
+    if (std::isnan(value) || value < min || value > max)
+    {
+        return "must be in [" + FormatFieldValue(FieldUnit::Real, min) + ", " +
+               FormatFieldValue(FieldUnit::Real, max) + "]";
+    }
+    if (integer && std::floor(value) != value)
+    {
+        return "must be a whole number";
+    }
+    return "";
+}
+
+void
+ThrowFieldError(const char* owner,
+                const char* member,
+                const std::string& why,
+                const std::string& got)
+{
+    throw std::invalid_argument(std::string(owner) + "." + member + ": " + why + " (got " + got +
+                                ")");
+}
+
+} // namespace metaroce
