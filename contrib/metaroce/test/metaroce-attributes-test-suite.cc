@@ -42,8 +42,8 @@ class EveryFieldIsAnAttributeTestCase : public TestCase
     }
 
     /// Checks that every row of `fields` is an attribute of MetaRoceNic with the row's default.
-    template <typename Config>
-        void CheckTable(const metaroce::ConfigFields<Config>& fields, const std::string& prefix)
+    template<typename Config>
+    void CheckTable(const metaroce::ConfigFields<Config>& fields, const std::string& prefix)
     {
         const TypeId tid = MetaRoceNic::GetTypeId();
         Ptr<MetaRoceNic> nic = CreateObject<MetaRoceNic>();

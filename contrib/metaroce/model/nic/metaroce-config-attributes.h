@@ -49,13 +49,13 @@ std::string ConfigFieldHelp(metaroce::FieldUnit unit,
  * \ingroup metaroce
  * \brief Accessor of one configuration field inside an object of type Owner.
  */
-template <typename Owner, typename Config>
+template<typename Owner, typename Config>
 class ConfigFieldAccessor : public AttributeAccessor
 {
   public:
     ConfigFieldAccessor(Config Owner::*config, const metaroce::ConfigField<Config>& field)
-        : m_config(config),
-          m_field(field)
+        : m_config(config)
+        , m_field(field)
     {
     }
 
@@ -101,7 +101,7 @@ class ConfigFieldAccessor : public AttributeAccessor
  * Adds to `tid` one attribute per row of `fields`, named `prefix` + the row's attribute name,
  * for the configuration struct `config` of Owner. Returns `tid`, so GetTypeId can chain it.
  */
-template <typename Owner, typename Config>
+template<typename Owner, typename Config>
 TypeId
 AddConfigAttributes(TypeId tid,
                     Config Owner::*config,
@@ -125,7 +125,7 @@ AddConfigAttributes(TypeId tid,
  * of `config`: how a driver that holds an engine configuration (the compliance suite) hands all
  * of it to a NIC.
  */
-template <typename Config>
+template<typename Config>
 void
 SetConfigAttributes(ObjectBase& object,
                     const Config& config,

@@ -35,38 +35,39 @@ MetaRoceNic::GetTypeId()
 TypeId
 MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
 {
-    return tid.AddAttribute("RealPayload",
-                         "Copy whole packets to the engines so registered memory receives real "
-                         "bytes (slower); otherwise payloads are virtual.",
-                         BooleanValue(false),
-                         MakeBooleanAccessor(&MetaRoceNic::m_realPayload),
-                         MakeBooleanChecker())
-            .AddAttribute("FairShareWindow",
-                          "A queue pair counts as an active sender for the rate hint when it "
-                          "delivered data within this window (spec 6.5).",
-                          TimeValue(MicroSeconds(20)),
-                          MakeTimeAccessor(&MetaRoceNic::m_fairShareWindow),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("FairShareWhenMarked",
-                          "Advertise the fair share only while arriving data carries ECN CE "
-                          "marks (this receiver's last hop is the bottleneck); otherwise the "
-                          "line rate. False: always the fair share (spec 6.5).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
-                          MakeBooleanChecker())
-            .AddTraceSource("Tx",
-                            "A packet left on a port (IPv4 and below not yet added by the "
-                            "device: starts with IPv4).",
-                            MakeTraceSourceAccessor(&MetaRoceNic::m_txTrace),
-                            "ns3::MetaRoceNic::PortTracedCallback")
-            .AddTraceSource("Rx",
-                            "A packet arrived on a port (starts with IPv4).",
-                            MakeTraceSourceAccessor(&MetaRoceNic::m_rxTrace),
-                            "ns3::MetaRoceNic::PortTracedCallback")
-            .AddTraceSource("Drop",
-                            "An arriving packet was refused, with the reason.",
-                            MakeTraceSourceAccessor(&MetaRoceNic::m_dropTrace),
-                            "ns3::MetaRoceNic::DropTracedCallback");
+    return tid
+        .AddAttribute("RealPayload",
+                      "Copy whole packets to the engines so registered memory receives real "
+                      "bytes (slower); otherwise payloads are virtual.",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&MetaRoceNic::m_realPayload),
+                      MakeBooleanChecker())
+        .AddAttribute("FairShareWindow",
+                      "A queue pair counts as an active sender for the rate hint when it "
+                      "delivered data within this window (spec 6.5).",
+                      TimeValue(MicroSeconds(20)),
+                      MakeTimeAccessor(&MetaRoceNic::m_fairShareWindow),
+                      MakeTimeChecker(NanoSeconds(1)))
+        .AddAttribute("FairShareWhenMarked",
+                      "Advertise the fair share only while arriving data carries ECN CE "
+                      "marks (this receiver's last hop is the bottleneck); otherwise the "
+                      "line rate. False: always the fair share (spec 6.5).",
+                      BooleanValue(true),
+                      MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
+                      MakeBooleanChecker())
+        .AddTraceSource("Tx",
+                        "A packet left on a port (IPv4 and below not yet added by the "
+                        "device: starts with IPv4).",
+                        MakeTraceSourceAccessor(&MetaRoceNic::m_txTrace),
+                        "ns3::MetaRoceNic::PortTracedCallback")
+        .AddTraceSource("Rx",
+                        "A packet arrived on a port (starts with IPv4).",
+                        MakeTraceSourceAccessor(&MetaRoceNic::m_rxTrace),
+                        "ns3::MetaRoceNic::PortTracedCallback")
+        .AddTraceSource("Drop",
+                        "An arriving packet was refused, with the reason.",
+                        MakeTraceSourceAccessor(&MetaRoceNic::m_dropTrace),
+                        "ns3::MetaRoceNic::DropTracedCallback");
 }
 
 metaroce::MetaRoceConfig
