@@ -8,8 +8,10 @@
 #   algorithms/  pluggable algorithms: congestion control (AIMD, DCQCN), path selection
 #   driver/      what drives an engine: the loopback harness and its scenarios
 #
-# Engine files include each other by file name; these folders are the engine's include path
-# (in an ns-3 tree the headers are also copied flat into include/ns3/, where names resolve too).
+# Engine files include a sibling of their own folder by file name and one of another folder by
+# its relative path ("../common/engine-types.h"), so the includes resolve wherever the headers
+# are reached from: in the engine's own build, and through ns-3's include/ns3/ forwarding
+# headers in an ns-3 tree. Users of the engine alone get these folders as include path.
 set(METAROCE_ENGINE_DIRS
     engine/algorithms
     engine/common

@@ -14,8 +14,8 @@
 #ifndef METAROCE_ENGINE_CONGESTION_CONTROL_H
 #define METAROCE_ENGINE_CONGESTION_CONTROL_H
 
-#include "config-field.h"
-#include "engine-types.h"
+#include "../common/config-field.h"
+#include "../common/engine-types.h"
 
 #include <cstdint>
 #include <memory>

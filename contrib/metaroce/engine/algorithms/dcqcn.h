@@ -34,8 +34,8 @@
 #ifndef METAROCE_ENGINE_DCQCN_H
 #define METAROCE_ENGINE_DCQCN_H
 
-#include "config-field.h"
-#include "engine-types.h"
+#include "../common/config-field.h"
+#include "../common/engine-types.h"
 
 #include <cstdint>
 

@@ -10,7 +10,7 @@
 #ifndef METAROCE_ENGINE_PATH_SELECTOR_H
 #define METAROCE_ENGINE_PATH_SELECTOR_H
 
-#include "metaroce-path.h"
+#include "../metaroce/metaroce-path.h"
 
 #include <memory>
 #include <vector>

@@ -1,7 +1,7 @@
 #include "transport-engine.h"
 
-#include "metaroce-wire.h"
-#include "rocev2-wire.h"
+#include "../metaroce/metaroce-wire.h"
+#include "../rocev2/rocev2-wire.h"
 
 #include <boost/endian/conversion.hpp>
 #include <stdexcept>

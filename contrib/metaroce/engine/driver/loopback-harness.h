@@ -13,7 +13,7 @@
 #ifndef METAROCE_ENGINE_LOOPBACK_HARNESS_H
 #define METAROCE_ENGINE_LOOPBACK_HARNESS_H
 
-#include "transport-engine.h"
+#include "../common/transport-engine.h"
 
 #include <array>
 #include <cstdint>

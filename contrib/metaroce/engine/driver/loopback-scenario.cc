@@ -1,7 +1,7 @@
 #include "loopback-scenario.h"
 
-#include "metaroce-connection.h"
-#include "rocev2-queue-pair.h"
+#include "../metaroce/metaroce-connection.h"
+#include "../rocev2/rocev2-queue-pair.h"
 
 #include <map>
 #include <memory>

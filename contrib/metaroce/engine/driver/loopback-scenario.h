@@ -10,9 +10,9 @@
 #ifndef METAROCE_ENGINE_LOOPBACK_SCENARIO_H
 #define METAROCE_ENGINE_LOOPBACK_SCENARIO_H
 
-#include "engine-counters.h"
+#include "../common/engine-counters.h"
+#include "../metaroce/metaroce-config.h"
 #include "loopback-harness.h"
-#include "metaroce-config.h"
 
 #include <string>
 

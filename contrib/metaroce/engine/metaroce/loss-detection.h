@@ -22,7 +22,7 @@
 #ifndef METAROCE_ENGINE_LOSS_DETECTION_H
 #define METAROCE_ENGINE_LOSS_DETECTION_H
 
-#include "engine-types.h"
+#include "../common/engine-types.h"
 
 #include <cstdint>
 #include <vector>

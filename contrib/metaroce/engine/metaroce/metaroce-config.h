@@ -10,9 +10,9 @@
 #ifndef METAROCE_ENGINE_METAROCE_CONFIG_H
 #define METAROCE_ENGINE_METAROCE_CONFIG_H
 
-#include "config-field.h"
-#include "congestion-control.h"
-#include "engine-types.h"
+#include "../algorithms/congestion-control.h"
+#include "../common/config-field.h"
+#include "../common/engine-types.h"
 
 #include <cstdint>
 

@@ -11,13 +11,13 @@
 #ifndef METAROCE_ENGINE_METAROCE_CONNECTION_H
 #define METAROCE_ENGINE_METAROCE_CONNECTION_H
 
-#include "congestion-control.h"
-#include "engine-memory.h"
+#include "../algorithms/congestion-control.h"
+#include "../algorithms/path-selector.h"
+#include "../common/engine-memory.h"
+#include "../common/transport-engine.h"
 #include "metaroce-config.h"
 #include "metaroce-requester.h"
 #include "metaroce-responder.h"
-#include "path-selector.h"
-#include "transport-engine.h"
 
 #include <memory>
 

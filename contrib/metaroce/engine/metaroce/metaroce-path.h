@@ -15,8 +15,8 @@
 #ifndef METAROCE_ENGINE_METAROCE_PATH_H
 #define METAROCE_ENGINE_METAROCE_PATH_H
 
-#include "congestion-control.h"
-#include "engine-types.h"
+#include "../algorithms/congestion-control.h"
+#include "../common/engine-types.h"
 #include "loss-detection.h"
 
 #include <cstdint>

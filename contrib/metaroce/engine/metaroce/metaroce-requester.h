@@ -13,13 +13,13 @@
 #ifndef METAROCE_ENGINE_METAROCE_REQUESTER_H
 #define METAROCE_ENGINE_METAROCE_REQUESTER_H
 
-#include "congestion-control.h"
-#include "engine-counters.h"
-#include "engine-memory.h"
+#include "../algorithms/congestion-control.h"
+#include "../algorithms/path-selector.h"
+#include "../common/engine-counters.h"
+#include "../common/engine-memory.h"
 #include "metaroce-config.h"
 #include "metaroce-path.h"
 #include "metaroce-wire.h"
-#include "path-selector.h"
 #include "reorder-window.h"
 
 #include <boost/dynamic_bitset.hpp>

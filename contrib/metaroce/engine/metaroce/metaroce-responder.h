@@ -16,12 +16,12 @@
 #ifndef METAROCE_ENGINE_METAROCE_RESPONDER_H
 #define METAROCE_ENGINE_METAROCE_RESPONDER_H
 
-#include "engine-counters.h"
-#include "engine-memory.h"
+#include "../common/engine-counters.h"
+#include "../common/engine-memory.h"
+#include "../common/transport-engine.h"
 #include "metaroce-config.h"
 #include "metaroce-wire.h"
 #include "path-receive-window.h"
-#include "transport-engine.h"
 
 #include <boost/dynamic_bitset.hpp>
 #include <map>

@@ -31,7 +31,7 @@
 #ifndef METAROCE_ENGINE_METAROCE_WIRE_H
 #define METAROCE_ENGINE_METAROCE_WIRE_H
 
-#include "engine-counters.h"
+#include "../common/engine-counters.h"
 
 #include <array>
 #include <bitset>

@@ -16,7 +16,7 @@
 #ifndef METAROCE_ENGINE_REORDER_WINDOW_H
 #define METAROCE_ENGINE_REORDER_WINDOW_H
 
-#include "engine-types.h"
+#include "../common/engine-types.h"
 
 namespace metaroce
 {

@@ -9,9 +9,9 @@
 #ifndef METAROCE_ENGINE_ROCEV2_CONFIG_H
 #define METAROCE_ENGINE_ROCEV2_CONFIG_H
 
-#include "config-field.h"
-#include "dcqcn.h"
-#include "engine-types.h"
+#include "../algorithms/dcqcn.h"
+#include "../common/config-field.h"
+#include "../common/engine-types.h"
 
 #include <cstdint>
 

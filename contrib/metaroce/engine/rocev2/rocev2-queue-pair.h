@@ -28,12 +28,12 @@
 #ifndef METAROCE_ENGINE_ROCEV2_QUEUE_PAIR_H
 #define METAROCE_ENGINE_ROCEV2_QUEUE_PAIR_H
 
-#include "dcqcn.h"
-#include "engine-memory.h"
+#include "../algorithms/dcqcn.h"
+#include "../common/engine-memory.h"
+#include "../common/transport-engine.h"
 #include "rocev2-config.h"
 #include "rocev2-requester.h"
 #include "rocev2-responder.h"
-#include "transport-engine.h"
 
 namespace metaroce
 {

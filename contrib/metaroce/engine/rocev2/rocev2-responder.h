@@ -28,12 +28,12 @@
 #ifndef METAROCE_ENGINE_ROCEV2_RESPONDER_H
 #define METAROCE_ENGINE_ROCEV2_RESPONDER_H
 
-#include "engine-counters.h"
-#include "engine-memory.h"
-#include "engine-types.h"
+#include "../common/engine-counters.h"
+#include "../common/engine-memory.h"
+#include "../common/engine-types.h"
+#include "../common/transport-engine.h"
 #include "rocev2-config.h"
 #include "rocev2-wire.h"
-#include "transport-engine.h"
 
 #include <optional>
 #include <vector>

@@ -33,8 +33,8 @@
 #ifndef METAROCE_ENGINE_ROCEV2_WIRE_H
 #define METAROCE_ENGINE_ROCEV2_WIRE_H
 
-#include "engine-counters.h"
-#include "engine-types.h"
+#include "../common/engine-counters.h"
+#include "../common/engine-types.h"
 
 #include <cstddef>
 #include <cstdint>
