@@ -119,13 +119,9 @@ Flows(const Options& o)
     return flows;
 }
 
-Result
-Run(const Options& o, const std::string& transport, double loss)
+void
+BuildFabric(MetaRoceFabricHelper& fabric, const Options& o, const std::string& transport)
 {
-    const auto wallStart = std::chrono::steady_clock::now();
-    RngSeedManager::SetSeed(o.seed);
-    RngSeedManager::SetRun(1);
-    MetaRoceFabricHelper fabric;
     fabric.SetTopology(o.topology == "fat-tree" ? MetaRoceTopology::FAT_TREE
                                                 : MetaRoceTopology::LEAF_SPINE);
     fabric.SetLeavesPerPod(o.leavesPerPod);
@@ -140,22 +136,31 @@ Run(const Options& o, const std::string& transport, double loss)
     fabric.SetEcmpSeed(o.seed);
     fabric.SetSwitchAttribute("PfcEnabled", BooleanValue(transport == "rocev2-pfc"));
     fabric.Build();
-    int64_t stream = fabric.AssignStreams(100);
-    if (loss > 0)
+}
+
+/// A RateErrorModel with `loss` on every link end, from stream `stream` on.
+void
+AddLoss(MetaRoceFabricHelper& fabric, double loss, int64_t stream)
+{
+    NetDeviceContainer devices = fabric.GetDevices();
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
     {
-        NetDeviceContainer devices = fabric.GetDevices();
-        for (uint32_t i = 0; i < devices.GetN(); ++i)
-        {
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-            em->SetRate(loss);
-            stream += em->AssignStreams(100 + stream);
-            DynamicCast<PointToPointNetDevice>(devices.Get(i))->SetReceiveErrorModel(em);
-        }
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        em->SetRate(loss);
+        stream += em->AssignStreams(100 + stream);
+        DynamicCast<PointToPointNetDevice>(devices.Get(i))->SetReceiveErrorModel(em);
     }
-    Recorder recorder;
+}
+
+/// Connects every flow of the pattern and posts its WRITE; returns the senders' queue pairs.
+std::vector<Ptr<MetaRoceQueuePair>>
+StartFlows(MetaRoceFabricHelper& fabric,
+           const Options& o,
+           const std::string& transport,
+           Recorder& recorder)
+{
     std::vector<Ptr<MetaRoceQueuePair>> senders;
-    uint64_t messages = 0;
     for (const auto& [a, b] : Flows(o))
     {
         if (transport == "metaroce")
@@ -166,7 +171,6 @@ Run(const Options& o, const std::string& transport, double loss)
             qa->SetCompletionCallback(MakeCallback(&Recorder::OnCompletion, &recorder));
             qa->PostWrite(0, o.messageBytes);
             senders.push_back(qa);
-            ++messages;
             continue;
         }
         for (uint32_t p = 0; p < o.planes; ++p)
@@ -178,13 +182,20 @@ Run(const Options& o, const std::string& transport, double loss)
             qa->SetCompletionCallback(MakeCallback(&Recorder::OnCompletion, &recorder));
             qa->PostWrite(0, std::max<uint64_t>(1, o.messageBytes / o.planes));
             senders.push_back(qa);
-            ++messages;
         }
     }
-    Simulator::Run();
+    return senders;
+}
 
+/// Completion times, goodput, recovery work and switch counters of a finished run.
+Result
+Collect(const Options& o,
+        MetaRoceFabricHelper& fabric,
+        const Recorder& recorder,
+        const std::vector<Ptr<MetaRoceQueuePair>>& senders)
+{
     Result r;
-    r.messages = messages;
+    r.messages = senders.size();
     r.completed = recorder.m_fct.size();
     std::vector<double> fct = recorder.m_fct;
     std::sort(fct.begin(), fct.end());
@@ -214,10 +225,76 @@ Run(const Options& o, const std::string& transport, double loss)
             r.pauses += sw->GetPortCounters(port).pauseSent;
         }
     }
+    return r;
+}
+
+Result
+Run(const Options& o, const std::string& transport, double loss)
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    RngSeedManager::SetSeed(o.seed);
+    RngSeedManager::SetRun(1);
+    MetaRoceFabricHelper fabric;
+    BuildFabric(fabric, o, transport);
+    const int64_t stream = fabric.AssignStreams(100);
+    if (loss > 0)
+    {
+        AddLoss(fabric, loss, stream);
+    }
+    Recorder recorder;
+    const std::vector<Ptr<MetaRoceQueuePair>> senders = StartFlows(fabric, o, transport, recorder);
+    Simulator::Run();
+    Result r = Collect(o, fabric, recorder, senders);
     Simulator::Destroy();
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     return r;
+}
+
+void
+PrintHeading(const Options& o)
+{
+    std::cout << o.pattern << " of " << o.messageBytes << " B messages, " << o.hosts << " hosts, "
+              << o.planes << " planes x " << o.topology << " ("
+              << (o.hosts + o.hostsPerLeaf - 1) / o.hostsPerLeaf << " leaves, " << o.spines
+              << " spines" << (o.topology == "fat-tree" ? " per pod, " : "")
+              << (o.topology == "fat-tree" ? std::to_string(o.cores) + " cores" : "") << "), "
+              << o.rate << " links\n\n"
+              << std::left << std::setw(12) << "transport" << std::right << std::setw(7) << "loss"
+              << std::setw(11) << "done (us)" << std::setw(10) << "Gb/s" << std::setw(11)
+              << "FCT mean" << std::setw(10) << "FCT p99" << std::setw(9) << "retx" << std::setw(7)
+              << "RTOs" << std::setw(8) << "drops" << std::setw(8) << "pauses" << std::setw(8)
+              << "wall s"
+              << "\n";
+}
+
+void
+PrintRow(const std::string& t, double loss, const Result& r)
+{
+    std::cout << std::left << std::setw(12) << t << std::right << std::fixed << std::setprecision(1)
+              << std::setw(6) << loss * 100 << "%" << std::setw(11) << r.lastCompletionUs
+              << std::setw(10) << r.goodputGbps << std::setw(11) << r.fctMeanUs << std::setw(10)
+              << r.fctP99Us << std::setw(9) << r.retransmitted << std::setw(7) << r.timeouts
+              << std::setw(8) << r.switchDrops << std::setw(8) << r.pauses << std::setw(8)
+              << std::setprecision(2) << r.wallSeconds;
+    if (r.completed != r.messages)
+    {
+        std::cout << "  INCOMPLETE: " << r.completed << " of " << r.messages;
+    }
+    std::cout << "\n" << std::defaultfloat;
+}
+
+void
+WriteCsvRow(std::ofstream& csv,
+            const Options& o,
+            const std::string& t,
+            double loss,
+            const Result& r)
+{
+    csv << t << "," << loss << "," << o.hosts << "," << o.planes << "," << o.pattern << ","
+        << o.messageBytes << "," << r.lastCompletionUs << "," << r.goodputGbps << "," << r.fctMeanUs
+        << "," << r.fctP99Us << "," << r.retransmitted << "," << r.timeouts << "," << r.switchDrops
+        << "," << r.pauses << "," << r.messages << "," << r.completed << "\n";
 }
 
 } // namespace
@@ -264,44 +341,18 @@ main(int argc, char* argv[])
                "goodput_gbps,fct_mean_us,fct_p99_us,retransmitted,timeouts,switch_drops,pfc_pauses,"
                "messages,completed\n";
     }
-    std::cout << o.pattern << " of " << o.messageBytes << " B messages, " << o.hosts << " hosts, "
-              << o.planes << " planes x " << o.topology << " ("
-              << (o.hosts + o.hostsPerLeaf - 1) / o.hostsPerLeaf << " leaves, " << o.spines
-              << " spines" << (o.topology == "fat-tree" ? " per pod, " : "")
-              << (o.topology == "fat-tree" ? std::to_string(o.cores) + " cores" : "") << "), "
-              << o.rate << " links\n\n"
-              << std::left << std::setw(12) << "transport" << std::right << std::setw(7) << "loss"
-              << std::setw(11) << "done (us)" << std::setw(10) << "Gb/s" << std::setw(11)
-              << "FCT mean" << std::setw(10) << "FCT p99" << std::setw(9) << "retx" << std::setw(7)
-              << "RTOs" << std::setw(8) << "drops" << std::setw(8) << "pauses" << std::setw(8)
-              << "wall s"
-              << "\n";
+    PrintHeading(o);
     int status = 0;
     for (const auto& t : transportList)
     {
         for (double loss : lossList)
         {
             const Result r = Run(o, t, loss);
-            std::cout << std::left << std::setw(12) << t << std::right << std::fixed
-                      << std::setprecision(1) << std::setw(6) << loss * 100 << "%" << std::setw(11)
-                      << r.lastCompletionUs << std::setw(10) << r.goodputGbps << std::setw(11)
-                      << r.fctMeanUs << std::setw(10) << r.fctP99Us << std::setw(9)
-                      << r.retransmitted << std::setw(7) << r.timeouts << std::setw(8)
-                      << r.switchDrops << std::setw(8) << r.pauses << std::setw(8)
-                      << std::setprecision(2) << r.wallSeconds;
-            if (r.completed != r.messages)
-            {
-                std::cout << "  INCOMPLETE: " << r.completed << " of " << r.messages;
-                status = 1;
-            }
-            std::cout << "\n" << std::defaultfloat;
+            PrintRow(t, loss, r);
+            status = r.completed != r.messages ? 1 : status;
             if (csv)
             {
-                csv << t << "," << loss << "," << o.hosts << "," << o.planes << "," << o.pattern
-                    << "," << o.messageBytes << "," << r.lastCompletionUs << "," << r.goodputGbps
-                    << "," << r.fctMeanUs << "," << r.fctP99Us << "," << r.retransmitted << ","
-                    << r.timeouts << "," << r.switchDrops << "," << r.pauses << "," << r.messages
-                    << "," << r.completed << "\n";
+                WriteCsvRow(csv, o, t, loss, r);
             }
         }
     }

@@ -20,8 +20,11 @@
 using namespace ns3;
 using namespace metaroce;
 
-int
-main(int argc, char* argv[])
+namespace
+{
+
+/// The sweep the command line asks for.
+struct Sweep
 {
     std::string losses = "0,0.001,0.01,0.02,0.05,0.1";
     std::string transports = "metaroce,rocev2";
@@ -34,101 +37,143 @@ main(int argc, char* argv[])
     uint64_t seed = 1;
     std::string output;
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("loss", "comma-separated random loss probabilities", losses);
-    cmd.AddValue("transports", "comma-separated transports (metaroce, rocev2)", transports);
-    cmd.AddValue("planes", "planes (NIC ports) for MetaRoCE; RoCEv2 always uses one", planes);
-    cmd.AddValue("pathsPerPlane", "MetaRoCE logical paths per plane", pathsPerPlane);
-    cmd.AddValue("messages", "messages to move", messages);
-    cmd.AddValue("messageBytes", "bytes per message", messageBytes);
-    cmd.AddValue("rateGbps", "line rate per plane, Gb/s", rateGbps);
-    cmd.AddValue("delayNs", "one-way propagation delay, ns", delayNs);
-    cmd.AddValue("seed", "random seed", seed);
-    cmd.AddValue("output", "CSV file to write (optional)", output);
-    cmd.Parse(argc, argv);
+    void AddOptions(CommandLine& cmd)
+    {
+        cmd.AddValue("loss", "comma-separated random loss probabilities", losses);
+        cmd.AddValue("transports", "comma-separated transports (metaroce, rocev2)", transports);
+        cmd.AddValue("planes", "planes (NIC ports) for MetaRoCE; RoCEv2 always uses one", planes);
+        cmd.AddValue("pathsPerPlane", "MetaRoCE logical paths per plane", pathsPerPlane);
+        cmd.AddValue("messages", "messages to move", messages);
+        cmd.AddValue("messageBytes", "bytes per message", messageBytes);
+        cmd.AddValue("rateGbps", "line rate per plane, Gb/s", rateGbps);
+        cmd.AddValue("delayNs", "one-way propagation delay, ns", delayNs);
+        cmd.AddValue("seed", "random seed", seed);
+        cmd.AddValue("output", "CSV file to write (optional)", output);
+    }
 
+    /// The loopback scenario of one point of the sweep.
+    ScenarioConfig Scenario(Transport t, double loss) const
+    {
+        ScenarioConfig c;
+        c.transport = t;
+        c.seed = seed;
+        c.messages = messages;
+        c.fixedMessageBytes = messageBytes;
+        c.sendFraction = 0;
+        c.realPayload = false;
+        c.metaroce.ports = t == Transport::MetaRoce ? planes : 1;
+        c.metaroce.pathsPerPort = pathsPerPlane;
+        c.metaroce.streams = 1;
+        c.metaroce.portRateBps = static_cast<uint64_t>(rateGbps * 1e9);
+        c.channel.ports = c.metaroce.ports;
+        c.channel.rateBps = c.metaroce.portRateBps;
+        c.channel.delayNs = delayNs;
+        c.channel.lossRate = loss;
+        c.limit = 60'000'000'000;
+        return c;
+    }
+};
+
+void
+PrintHeading(const Sweep& s)
+{
+    std::cout << "Loss sweep on the loopback: " << s.messages << " x " << s.messageBytes << " B, "
+              << s.rateGbps << " Gb/s per plane, " << s.delayNs << " ns one-way, seed " << s.seed
+              << "\n\n"
+              << std::left << std::setw(10) << "transport" << std::right << std::setw(8) << "planes"
+              << std::setw(8) << "loss" << std::setw(12) << "Gb/s" << std::setw(11) << "vs 0 loss"
+              << std::setw(10) << "retx" << std::setw(10) << "RTOs"
+              << "  check\n";
+}
+
+void
+PrintRow(Transport t, uint16_t planes, double loss, const ScenarioResult& r, double relative)
+{
+    std::cout << std::left << std::setw(10) << TransportName(t) << std::right << std::setw(8)
+              << planes << std::setw(7) << std::setprecision(3) << loss * 100 << "%"
+              << std::setw(12) << std::fixed << std::setprecision(2) << r.GoodputGbps()
+              << std::setw(10) << std::setprecision(1) << relative * 100 << "%" << std::setw(10)
+              << r.sender.retransmittedPackets << std::setw(10) << r.sender.timeouts << "  "
+              << (r.Ok() ? "ok" : r.error) << "\n"
+              << std::defaultfloat;
+}
+
+void
+WriteCsvRow(std::ofstream& csv,
+            Transport t,
+            uint16_t planes,
+            double loss,
+            const ScenarioResult& r,
+            double relative)
+{
+    csv << TransportName(t) << "," << planes << "," << loss << "," << r.GoodputGbps() << ","
+        << relative << "," << r.duration << "," << r.sender.retransmittedPackets << ","
+        << r.sender.timeouts << "," << r.sender.txDataPackets << "," << (r.Ok() ? 1 : 0) << "\n";
+}
+
+/// Runs the sweep; false (after saying why on stderr) when a run did not deliver everything.
+bool
+RunSweep(const Sweep& s)
+{
+    const std::vector<double> lossList = ParseProbabilityList("loss", s.losses);
+    std::vector<Transport> transportList;
+    for (const std::string& t : SplitOptionList("transports", s.transports))
+    {
+        transportList.push_back(ParseTransport(t));
+    }
+    std::ofstream csv;
+    if (!s.output.empty())
+    {
+        csv.open(s.output);
+        if (!csv)
+        {
+            throw std::invalid_argument("--output: cannot write '" + s.output + "'");
+        }
+        csv << "transport,planes,loss,goodput_gbps,relative,duration_ns,retransmitted,"
+               "timeouts,sent_packets,ok\n";
+    }
+    PrintHeading(s);
+    for (Transport t : transportList)
+    {
+        double lossless = 0;
+        for (double loss : lossList)
+        {
+            const ScenarioConfig c = s.Scenario(t, loss);
+            const ScenarioResult r = RunScenario(c);
+            lossless = loss == 0 ? r.GoodputGbps() : lossless;
+            const double relative = lossless > 0 ? r.GoodputGbps() / lossless : 0;
+            PrintRow(t, c.metaroce.ports, loss, r, relative);
+            if (csv)
+            {
+                WriteCsvRow(csv, t, c.metaroce.ports, loss, r, relative);
+            }
+            if (!r.Ok())
+            {
+                std::cerr << "error: " << TransportName(t) << " at loss " << loss << ": " << r.error
+                          << "\n";
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Sweep sweep;
+    CommandLine cmd(__FILE__);
+    sweep.AddOptions(cmd);
+    cmd.Parse(argc, argv);
     try
     {
-        const std::vector<double> lossList = ParseProbabilityList("loss", losses);
-        std::vector<Transport> transportList;
-        for (const std::string& t : SplitOptionList("transports", transports))
-        {
-            transportList.push_back(ParseTransport(t));
-        }
-        std::ofstream csv;
-        if (!output.empty())
-        {
-            csv.open(output);
-            if (!csv)
-            {
-                throw std::invalid_argument("--output: cannot write '" + output + "'");
-            }
-            csv << "transport,planes,loss,goodput_gbps,relative,duration_ns,retransmitted,"
-                   "timeouts,sent_packets,ok\n";
-        }
-        std::cout << "Loss sweep on the loopback: " << messages << " x " << messageBytes << " B, "
-                  << rateGbps << " Gb/s per plane, " << delayNs << " ns one-way, seed " << seed
-                  << "\n\n"
-                  << std::left << std::setw(10) << "transport" << std::right << std::setw(8)
-                  << "planes" << std::setw(8) << "loss" << std::setw(12) << "Gb/s" << std::setw(11)
-                  << "vs 0 loss" << std::setw(10) << "retx" << std::setw(10) << "RTOs"
-                  << "  check\n";
-        for (Transport t : transportList)
-        {
-            double lossless = 0;
-            for (double loss : lossList)
-            {
-                ScenarioConfig c;
-                c.transport = t;
-                c.seed = seed;
-                c.messages = messages;
-                c.fixedMessageBytes = messageBytes;
-                c.sendFraction = 0;
-                c.realPayload = false;
-                c.metaroce.ports = t == Transport::MetaRoce ? planes : 1;
-                c.metaroce.pathsPerPort = pathsPerPlane;
-                c.metaroce.streams = 1;
-                c.metaroce.portRateBps = static_cast<uint64_t>(rateGbps * 1e9);
-                c.channel.ports = c.metaroce.ports;
-                c.channel.rateBps = c.metaroce.portRateBps;
-                c.channel.delayNs = delayNs;
-                c.channel.lossRate = loss;
-                c.limit = 60'000'000'000;
-                const ScenarioResult r = RunScenario(c);
-                const double gbps = r.GoodputGbps();
-                if (loss == 0)
-                {
-                    lossless = gbps;
-                }
-                const double relative = lossless > 0 ? gbps / lossless : 0;
-                std::cout << std::left << std::setw(10) << TransportName(t) << std::right
-                          << std::setw(8) << c.metaroce.ports << std::setw(7)
-                          << std::setprecision(3) << loss * 100 << "%" << std::setw(12)
-                          << std::fixed << std::setprecision(2) << gbps << std::setw(10)
-                          << std::setprecision(1) << relative * 100 << "%" << std::setw(10)
-                          << r.sender.retransmittedPackets << std::setw(10) << r.sender.timeouts
-                          << "  " << (r.Ok() ? "ok" : r.error) << "\n"
-                          << std::defaultfloat;
-                if (csv)
-                {
-                    csv << TransportName(t) << "," << c.metaroce.ports << "," << loss << "," << gbps
-                        << "," << relative << "," << r.duration << ","
-                        << r.sender.retransmittedPackets << "," << r.sender.timeouts << ","
-                        << r.sender.txDataPackets << "," << (r.Ok() ? 1 : 0) << "\n";
-                }
-                if (!r.Ok())
-                {
-                    std::cerr << "error: " << TransportName(t) << " at loss " << loss << ": "
-                              << r.error << "\n";
-                    return 1;
-                }
-            }
-        }
+        return RunSweep(sweep) ? 0 : 1;
     }
     catch (const std::exception& e)
     {
         std::cerr << "error: " << e.what() << "\n";
         return 2;
     }
-    return 0;
 }
