@@ -27,15 +27,23 @@ set(METAROCE_ENGINE_SOURCES
     engine/common/transport-engine.cc
     engine/driver/loopback-harness.cc
     engine/driver/loopback-scenario.cc
+    engine/metaroce/ack-coverage.cc
     engine/metaroce/loss-detection.cc
     engine/metaroce/metaroce-config.cc
     engine/metaroce/metaroce-connection.cc
     engine/metaroce/metaroce-path.cc
+    engine/metaroce/metaroce-requester-ack.cc
     engine/metaroce/metaroce-requester.cc
     engine/metaroce/metaroce-responder.cc
     engine/metaroce/metaroce-wire.cc
+    engine/metaroce/pacer.cc
     engine/metaroce/path-receive-window.cc
+    engine/metaroce/path-recovery.cc
     engine/metaroce/reorder-window.cc
+    engine/metaroce/requester-packets.cc
+    engine/metaroce/send-queue.cc
+    engine/metaroce/spurious-loss.cc
+    engine/metaroce/tail-loss-probe.cc
     engine/rocev2/rocev2-config.cc
     engine/rocev2/rocev2-queue-pair.cc
     engine/rocev2/rocev2-requester.cc
@@ -46,12 +54,14 @@ set(METAROCE_ENGINE_HEADERS
     engine/algorithms/congestion-control.h
     engine/algorithms/dcqcn.h
     engine/algorithms/path-selector.h
+    engine/common/deadline-cached.h
     engine/common/engine-counters.h
     engine/common/engine-memory.h
     engine/common/engine-types.h
     engine/common/transport-engine.h
     engine/driver/loopback-harness.h
     engine/driver/loopback-scenario.h
+    engine/metaroce/ack-coverage.h
     engine/metaroce/loss-detection.h
     engine/metaroce/metaroce-config.h
     engine/metaroce/metaroce-connection.h
@@ -59,8 +69,14 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/metaroce-requester.h
     engine/metaroce/metaroce-responder.h
     engine/metaroce/metaroce-wire.h
+    engine/metaroce/pacer.h
     engine/metaroce/path-receive-window.h
+    engine/metaroce/path-recovery.h
     engine/metaroce/reorder-window.h
+    engine/metaroce/requester-packets.h
+    engine/metaroce/send-queue.h
+    engine/metaroce/spurious-loss.h
+    engine/metaroce/tail-loss-probe.h
     engine/rocev2/rocev2-config.h
     engine/rocev2/rocev2-queue-pair.h
     engine/rocev2/rocev2-requester.h
