@@ -140,6 +140,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
     case MrOpcode::Send: {
         const bool real = pkt.size == pkt.wireSize;
         result = m_responder.OnData(h, real ? pkt.data + h.Size() : nullptr, pkt);
+        result.carriedData = result.accepted;
         break;
     }
     case MrOpcode::Probe:

@@ -653,9 +653,9 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     {
         m_dropTrace(packet, index, metaroce::DropReasonName(result.reason));
     }
-    else if (size > kMaxTransportHeader)
+    else if (result.carriedData)
     {
-        // Longer than any control header: it carried data, so its sender is active.
+        // Its sender is active (spec 6.5), however short the packet.
         qp.m_lastDataRx = Simulator::Now();
         m_markedSinceUpdate += rx.ecnCe ? 1 : 0;
         UpdateFairShare();
