@@ -6,7 +6,8 @@
 #   metaroce/    the MetaRoCE engine: wire format, paths, requester, responder, connection
 #   rocev2/      the RoCEv2 baseline: BTH/RETH/AETH, go-back-N requester and responder, QP
 #   algorithms/  pluggable algorithms: congestion control (AIMD, DCQCN), path selection
-#   driver/      what drives an engine: the loopback harness and its scenarios
+#   driver/      what drives an engine: EngineDriver (shared by every driver), the loopback
+#                harness and its scenarios
 #
 # Engine files include each other by file name; these folders are the engine's include path
 # (in an ns-3 tree the headers are also copied flat into include/ns3/, where names resolve too).
@@ -25,6 +26,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/common/engine-memory.cc
     engine/common/engine-types.cc
     engine/common/transport-engine.cc
+    engine/driver/engine-driver.cc
     engine/driver/loopback-harness.cc
     engine/driver/loopback-scenario.cc
     engine/metaroce/ack-coverage.cc
@@ -59,6 +61,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/common/engine-memory.h
     engine/common/engine-types.h
     engine/common/transport-engine.h
+    engine/driver/engine-driver.h
     engine/driver/loopback-harness.h
     engine/driver/loopback-scenario.h
     engine/metaroce/ack-coverage.h
