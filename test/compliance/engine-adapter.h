@@ -1,8 +1,10 @@
 /*
  * The engine adapter: drives a TransportEngine (MetaRoceConnection or RoceV2QueuePair)
- * directly on a virtual clock, as a NIC would (spec 2.3): after every event it pulls on every
- * idle port that is up, keeps a port busy for the frame's serialisation time, and calls
- * OnTimeout when NextTimeout() comes due. It links the engine only, never ns-3.
+ * directly on a virtual clock, as a NIC would (spec 2.3), through the engine's own
+ * EngineDriver: after every event it pulls on every idle port that is up, keeps a port busy for
+ * the frame's serialisation time, and calls OnTimeout when NextTimeout() comes due (its timer
+ * tracks the deadline exactly: it has no event queue, only the next event to jump to). It links
+ * the engine only, never ns-3.
  *
  * To make its timing comparable with the ns-3 NIC adapter, a port is busy for the frame a
  * point-to-point link carries: the UDP payload plus kFrameOverheadBytes, at the port's rate.
@@ -11,6 +13,7 @@
 #define METAROCE_COMPLIANCE_ENGINE_ADAPTER_H
 
 #include "compliance-adapter.h"
+#include "engine-driver.h"
 #include "transport-engine.h"
 
 #include <memory>
@@ -25,7 +28,7 @@ constexpr uint64_t kFrameOverheadBytes = 30;
 TimeNs FrameTimeNs(uint64_t udpPayloadBytes, uint64_t rateBps);
 
 /// Drives an engine directly.
-class EngineAdapter : public ComplianceAdapter
+class EngineAdapter : public ComplianceAdapter, private DriverHost
 {
   public:
     const char* Name() const override;
@@ -40,7 +43,14 @@ class EngineAdapter : public ComplianceAdapter
     Counters ReadCounters() const override;
 
   private:
-    /// Collects completions and starts every idle port that is up.
+    /// Nothing to schedule: NextEvent() reads the driver's TimerAt().
+    void ScheduleTimer(TimeNs at) override;
+    bool PortIdle(uint16_t port) const override;
+    /// Pulls the engine's packet for `port`, emits it and keeps the port busy for its frame.
+    void StartPort(uint16_t port) override;
+    void Deliver(const Completion& c) override;
+
+    /// Collects completions, starts every idle port that is up, re-arms.
     void Service();
     /// The earliest pending event (a port becoming free, the engine's deadline), or kNever.
     TimeNs NextEvent() const;
@@ -49,6 +59,7 @@ class EngineAdapter : public ComplianceAdapter
     DutSetup m_setup;
     std::unique_ptr<MemoryRegistry> m_memory;
     std::unique_ptr<TransportEngine> m_engine;
+    std::unique_ptr<EngineDriver> m_driver;
     TimeNs m_now{0};
     std::vector<TimeNs> m_busyUntil; ///< per port; kNever when idle
     std::vector<bool> m_portUp;

@@ -366,5 +366,25 @@ TEST(MetaRoceConnection, TailLossIsRepairedByAProbeBeforeTheTimeout)
     EXPECT_EQ(m.a->GetCounters().timeouts, 0u);
 }
 
+TEST(MetaRoceConnection, AcceptedDataSaysSoWhateverItsSizeAndAcksDoNot)
+{
+    // The NIC counts active senders for the fair share by this flag (spec 6.5): an 8-byte SEND
+    // is shorter than an ACK, yet it is data; the ACK it causes is not.
+    Manual m;
+    m.b->PostRecv(WorkRequest{1, Opcode::Recv, 0, 8});
+    m.a->PostSend(WorkRequest{2, Opcode::Send, 0, 8}, 0);
+    auto sent = Manual::PullAll(*m.a, 0, 0);
+    ASSERT_EQ(sent.size(), 1u);
+    const RxResult data = Manual::Deliver(*m.b, sent[0], 100);
+    EXPECT_TRUE(data.accepted);
+    EXPECT_TRUE(data.carriedData);
+    EXPECT_TRUE(Manual::Deliver(*m.b, sent[0], 150).carriedData) << "a duplicate is data too";
+    auto acks = Manual::PullAll(*m.b, 0, 200);
+    ASSERT_FALSE(acks.empty());
+    const RxResult ack = Manual::Deliver(*m.a, acks[0], 300);
+    EXPECT_TRUE(ack.accepted);
+    EXPECT_FALSE(ack.carriedData);
+}
+
 } // namespace
 } // namespace metaroce

@@ -6,7 +6,8 @@
 #   metaroce/    the MetaRoCE engine: wire format, paths, requester, responder, connection
 #   rocev2/      the RoCEv2 baseline: BTH/RETH/AETH, go-back-N requester and responder, QP
 #   algorithms/  pluggable algorithms: congestion control (AIMD, DCQCN), path selection
-#   driver/      what drives an engine: the loopback harness and its scenarios
+#   driver/      what drives an engine: EngineDriver (shared by every driver), the loopback
+#                harness and its scenarios
 #
 # Engine files include a sibling of their own folder by file name and one of another folder by
 # its relative path ("../common/engine-types.h"), so the includes resolve wherever the headers
@@ -28,17 +29,26 @@ set(METAROCE_ENGINE_SOURCES
     engine/common/engine-memory.cc
     engine/common/engine-types.cc
     engine/common/transport-engine.cc
+    engine/driver/engine-driver.cc
     engine/driver/loopback-harness.cc
     engine/driver/loopback-scenario.cc
+    engine/metaroce/ack-coverage.cc
     engine/metaroce/loss-detection.cc
     engine/metaroce/metaroce-config.cc
     engine/metaroce/metaroce-connection.cc
     engine/metaroce/metaroce-path.cc
+    engine/metaroce/metaroce-requester-ack.cc
     engine/metaroce/metaroce-requester.cc
     engine/metaroce/metaroce-responder.cc
     engine/metaroce/metaroce-wire.cc
+    engine/metaroce/pacer.cc
     engine/metaroce/path-receive-window.cc
+    engine/metaroce/path-recovery.cc
     engine/metaroce/reorder-window.cc
+    engine/metaroce/requester-packets.cc
+    engine/metaroce/send-queue.cc
+    engine/metaroce/spurious-loss.cc
+    engine/metaroce/tail-loss-probe.cc
     engine/rocev2/rocev2-config.cc
     engine/rocev2/rocev2-queue-pair.cc
     engine/rocev2/rocev2-requester.cc
@@ -50,12 +60,15 @@ set(METAROCE_ENGINE_HEADERS
     engine/algorithms/dcqcn.h
     engine/algorithms/path-selector.h
     engine/common/config-field.h
+    engine/common/deadline-cached.h
     engine/common/engine-counters.h
     engine/common/engine-memory.h
     engine/common/engine-types.h
     engine/common/transport-engine.h
+    engine/driver/engine-driver.h
     engine/driver/loopback-harness.h
     engine/driver/loopback-scenario.h
+    engine/metaroce/ack-coverage.h
     engine/metaroce/loss-detection.h
     engine/metaroce/metaroce-config.h
     engine/metaroce/metaroce-connection.h
@@ -63,8 +76,14 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/metaroce-requester.h
     engine/metaroce/metaroce-responder.h
     engine/metaroce/metaroce-wire.h
+    engine/metaroce/pacer.h
     engine/metaroce/path-receive-window.h
+    engine/metaroce/path-recovery.h
     engine/metaroce/reorder-window.h
+    engine/metaroce/requester-packets.h
+    engine/metaroce/send-queue.h
+    engine/metaroce/spurious-loss.h
+    engine/metaroce/tail-loss-probe.h
     engine/rocev2/rocev2-config.h
     engine/rocev2/rocev2-queue-pair.h
     engine/rocev2/rocev2-requester.h

@@ -5,7 +5,8 @@
  *  - deterministic loss (ReceiveListErrorModel drops the n-th packet a port receives):
  *    MetaRoCE retransmits exactly the missing packet, RoCEv2 goes back N;
  *  - a plane's link fails mid-transfer: MetaRoCE completes on the remaining plane;
- *  - MetaRoCE sprays one connection's packets over every path of every plane.
+ *  - MetaRoCE sprays one connection's packets over every path of every plane;
+ *  - the fair share counts a sender of short SENDs (a few bytes) as active.
  */
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -291,6 +292,50 @@ class PcapDecodesTestCase : public TestCase
     }
 };
 
+/**
+ * The receiver's fair share (spec 6.5) divides its line rate among the queue pairs that
+ * delivered data in the last FairShareWindow (20 us). Two senders of 8-byte SENDs - packets
+ * shorter than an ACK - are both active: sender 1 at 0 us, sender 2 at 10 us, sender 1 again at
+ * 25 us, when the share is recomputed with both inside the window.
+ */
+class ShortSendFairShareTestCase : public TestCase
+{
+  public:
+    explicit ShortSendFairShareTestCase(Transport t)
+        : TestCase(std::string(metaroce::TransportName(t)) +
+                   " fair share counts senders of short SENDs")
+        , m_transport(t)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BackToBack net(1, false);
+        net.b->SetAttribute("FairShareWhenMarked", BooleanValue(false));
+        auto [qa1, qb1] = MetaRoceNic::Connect(net.a, net.b, m_transport);
+        auto [qa2, qb2] = MetaRoceNic::Connect(net.a, net.b, m_transport);
+        constexpr uint64_t kShort = 8;
+        qb1->PostRecv(0, kShort);
+        qb1->PostRecv(0, kShort);
+        qb2->PostRecv(0, kShort);
+        Ptr<MetaRoceQueuePair> first = qa1;
+        Ptr<MetaRoceQueuePair> second = qa2;
+        Simulator::Schedule(MicroSeconds(0), [first]() { first->PostSend(0, kShort); });
+        Simulator::Schedule(MicroSeconds(10), [second]() { second->PostSend(0, kShort); });
+        Simulator::Schedule(MicroSeconds(25), [first]() { first->PostSend(0, kShort); });
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(qb1->GetCompletedCount(), 2, "both RECVs of sender 1 complete");
+        NS_TEST_ASSERT_MSG_EQ(qb2->GetCompletedCount(), 1, "the RECV of sender 2 completes");
+        NS_TEST_ASSERT_MSG_EQ(net.b->GetFairShare(),
+                              50'000'000'000u,
+                              "100 Gb/s shared by two active senders");
+        Simulator::Destroy();
+    }
+
+    Transport m_transport;
+};
+
 class MetaRoceNicTestSuite : public TestSuite
 {
   public:
@@ -301,6 +346,7 @@ class MetaRoceNicTestSuite : public TestSuite
         {
             AddTestCase(new ByteExactTestCase(t), QUICK);
             AddTestCase(new DeterministicLossTestCase(t), QUICK);
+            AddTestCase(new ShortSendFairShareTestCase(t), QUICK);
         }
         AddTestCase(new LinkFailureTestCase, QUICK);
         AddTestCase(new SprayTestCase, QUICK);

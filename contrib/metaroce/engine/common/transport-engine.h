@@ -49,6 +49,9 @@ struct RxResult
 {
     bool accepted{true};
     DropReason reason{DropReason::Count}; ///< valid when !accepted
+    /// An accepted DATA packet (MetaRoCE WRITE/SEND, RoCEv2 request), duplicates included:
+    /// its sender is active, whatever the packet's size (the fair share, spec 6.5).
+    bool carriedData{false};
 };
 
 /// Common interface of the MetaRoCE and RoCEv2 engines.

@@ -5,10 +5,52 @@
 namespace metaroce
 {
 
+namespace
+{
+
+/// The harness re-arms whenever a deadline changes, once per event (spec 10.1).
+constexpr DriverOptions kHarnessDriving{RearmPolicy::WhenChanged, false, false, 10'000};
+
+} // namespace
+
+LoopbackHarness::SideHost::SideHost(LoopbackHarness& harness, int side)
+    : m_harness(harness)
+    , m_side(side)
+{
+}
+
+void
+LoopbackHarness::SideHost::ScheduleTimer(TimeNs at)
+{
+    // Never kNever under WhenChanged; an older Timer event is ignored when it comes due.
+    m_harness.Push(at, EventType::Timer, m_side, 0, ++m_harness.m_timerGeneration[m_side]);
+}
+
+bool
+LoopbackHarness::SideHost::PortIdle(uint16_t port) const
+{
+    return !m_harness.m_portBusy[m_side][port] && m_harness.m_planeUp[port];
+}
+
+void
+LoopbackHarness::SideHost::StartPort(uint16_t port)
+{
+    m_harness.ServePort(m_side, port);
+}
+
+void
+LoopbackHarness::SideHost::Deliver(const Completion& c)
+{
+    m_harness.m_completions[m_side].push_back(c);
+}
+
 LoopbackHarness::LoopbackHarness(TransportEngine& a,
                                  TransportEngine& b,
                                  const ChannelConfig& channel)
     : m_engines{&a, &b}
+    , m_hosts{SideHost(*this, 0), SideHost(*this, 1)}
+    , m_drivers{EngineDriver(a, channel.ports, m_hosts[0], kHarnessDriving),
+                EngineDriver(b, channel.ports, m_hosts[1], kHarnessDriving)}
     , m_channel(channel)
     , m_rng(channel.seed)
     , m_planeUp(channel.ports, true)
@@ -119,14 +161,10 @@ LoopbackHarness::ServePort(int side, uint16_t port)
     {
         return;
     }
-    std::optional<OutPacket> pkt = m_engines[side]->PullPacket(port, m_now);
+    std::optional<OutPacket> pkt = m_drivers[side].Pull(port, m_now);
     if (!pkt)
     {
         return;
-    }
-    if (pkt->port != port)
-    {
-        throw std::logic_error("engine returned a packet for another port");
     }
     m_portBusy[side][port] = true;
     Push(m_now + pkt->WireSize() * 8'000'000'000ULL / m_channel.rateBps,
@@ -139,31 +177,7 @@ LoopbackHarness::ServePort(int side, uint16_t port)
 void
 LoopbackHarness::ServeAll(int side)
 {
-    for (uint16_t port = 0; port < m_channel.ports; ++port)
-    {
-        ServePort(side, port);
-    }
-}
-
-void
-LoopbackHarness::Rearm(int side)
-{
-    const TimeNs next = m_engines[side]->NextTimeout();
-    if (next == kNever || next == m_timerAt[side])
-    {
-        return;
-    }
-    m_timerAt[side] = next;
-    Push(std::max(next, m_now), EventType::Timer, side, 0, ++m_timerGeneration[side]);
-}
-
-void
-LoopbackHarness::Collect(int side)
-{
-    for (const Completion& c : m_engines[side]->TakeCompletions())
-    {
-        m_completions[side].push_back(c);
-    }
+    m_drivers[side].ServePorts();
 }
 
 void
@@ -172,7 +186,7 @@ LoopbackHarness::Kick()
     for (int side = 0; side < 2; ++side)
     {
         ServeAll(side);
-        Rearm(side);
+        m_drivers[side].Rearm(m_now);
     }
 }
 
@@ -225,19 +239,7 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
             {
                 continue;
             }
-            m_timerAt[e.side] = kNever;
-            // An engine whose deadline does not move past a timeout it was given would spin.
-            if (m_now == m_lastTimerAt[e.side] && ++m_timersAtSameTime[e.side] > 10'000)
-            {
-                throw std::logic_error(std::string(m_engines[e.side]->Name()) +
-                                       ": NextTimeout() does not advance");
-            }
-            if (m_now != m_lastTimerAt[e.side])
-            {
-                m_lastTimerAt[e.side] = m_now;
-                m_timersAtSameTime[e.side] = 0;
-            }
-            m_engines[e.side]->OnTimeout(m_now);
+            m_drivers[e.side].OnTimer(m_now);
             ServeAll(e.side);
             break;
         case EventType::PlaneDown:
@@ -255,8 +257,8 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
         }
         for (int side = 0; side < 2; ++side)
         {
-            Collect(side);
-            Rearm(side);
+            m_drivers[side].Collect();
+            m_drivers[side].Rearm(m_now);
         }
     }
     return done();

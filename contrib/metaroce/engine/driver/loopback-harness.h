@@ -6,14 +6,16 @@
  * the channel then adds a propagation delay and may drop, duplicate or delay (reorder) packets
  * at random from a seeded generator, drop chosen packets deterministically, and take a whole
  * plane down (packets on it are lost, both ends see their port go down) and up again. The
- * harness is a driver like the ns-3 NIC: it pulls packets when ports are free, calls
- * OnTimeout() at the engines' deadlines, and collects completions. Tests, benchmarks, the
- * compliance runner and the quick-start example use it.
+ * harness is a driver like the ns-3 NIC, through the same EngineDriver (engine-driver.h): it
+ * pulls packets when ports are free, calls OnTimeout() at the engines' deadlines (re-arming
+ * whenever a deadline changes), and collects completions. Tests, benchmarks, the compliance
+ * runner and the quick-start example use it.
  */
 #ifndef METAROCE_ENGINE_LOOPBACK_HARNESS_H
 #define METAROCE_ENGINE_LOOPBACK_HARNESS_H
 
 #include "../common/transport-engine.h"
+#include "engine-driver.h"
 
 #include <array>
 #include <cstdint>
@@ -56,6 +58,8 @@ class LoopbackHarness
   public:
     /// Side index: 0 is `a`, 1 is `b`.
     LoopbackHarness(TransportEngine& a, TransportEngine& b, const ChannelConfig& channel);
+    LoopbackHarness(const LoopbackHarness&) = delete;
+    LoopbackHarness& operator=(const LoopbackHarness&) = delete;
 
     /// Drops the n-th packet (counting from 0) that `side` transmits, whatever it is.
     void DropNth(int side, uint64_t n);
@@ -122,6 +126,21 @@ class LoopbackHarness
         }
     };
 
+    /// One side's host for its EngineDriver: the harness's ports, timer events, completions.
+    class SideHost : public DriverHost
+    {
+      public:
+        SideHost(LoopbackHarness& harness, int side);
+        void ScheduleTimer(TimeNs at) override;
+        bool PortIdle(uint16_t port) const override;
+        void StartPort(uint16_t port) override;
+        void Deliver(const Completion& c) override;
+
+      private:
+        LoopbackHarness& m_harness;
+        int m_side;
+    };
+
     struct Frame
     {
         std::vector<uint8_t> bytes; ///< header, plus payload in real-payload mode
@@ -133,10 +152,10 @@ class LoopbackHarness
     void ServePort(int side, uint16_t port);
     void ServeAll(int side);
     void Transmit(int side, const OutPacket& pkt);
-    void Rearm(int side);
-    void Collect(int side);
 
     std::array<TransportEngine*, 2> m_engines;
+    std::array<SideHost, 2> m_hosts;
+    std::array<EngineDriver, 2> m_drivers;
     ChannelConfig m_channel;
     std::mt19937_64 m_rng;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
@@ -145,10 +164,7 @@ class LoopbackHarness
     std::array<std::vector<bool>, 2> m_portBusy;
     std::vector<bool> m_planeUp;
     std::vector<uint64_t> m_planeEpoch; ///< bumped when a plane fails: in-flight frames die
-    std::array<uint64_t, 2> m_timerGeneration{};
-    std::array<TimeNs, 2> m_timerAt{kNever, kNever};
-    std::array<TimeNs, 2> m_lastTimerAt{kNever, kNever};
-    std::array<uint32_t, 2> m_timersAtSameTime{};
+    std::array<uint64_t, 2> m_timerGeneration{}; ///< only a Timer event of the newest counts
     std::array<uint64_t, 2> m_txCount{};
     std::array<std::set<uint64_t>, 2> m_dropNth;
     std::vector<Frame> m_frames;

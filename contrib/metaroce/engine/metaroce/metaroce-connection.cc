@@ -91,7 +91,7 @@ void
 MetaRoceConnection::PostSend(const WorkRequest& wr, TimeNs now)
 {
     ValidateWorkRequest(wr, false);
-    m_requester.Post(wr, now);
+    m_requester.Mutate().Post(wr, now);
 }
 
 void
@@ -138,6 +138,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
     case MrOpcode::Send: {
         const bool real = pkt.size == pkt.wireSize;
         result = m_responder.OnData(h, real ? pkt.data + h.Size() : nullptr, pkt);
+        result.carriedData = result.accepted;
         break;
     }
     case MrOpcode::Probe:
@@ -149,14 +150,14 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
         {
             result = RxResult{false, DropReason::BadField};
         }
-        else if (!m_requester.OnAck(h, pkt.now))
+        else if (!m_requester.Mutate().OnAck(h, pkt.now))
         {
             result = RxResult{false, DropReason::AckOutOfWindow};
         }
         break;
     case MrOpcode::Nak:
         ++m_counters.rxControlPackets;
-        m_requester.OnNak(h, pkt.now);
+        m_requester.Mutate().OnNak(h, pkt.now);
         break;
     }
     if (!result.accepted)
@@ -170,7 +171,7 @@ void
 MetaRoceConnection::OnTimeout(TimeNs now)
 {
     m_responder.OnTimeout(now);
-    m_requester.OnTimeout(now);
+    m_requester.Mutate().OnTimeout(now);
 }
 
 void
@@ -183,7 +184,7 @@ MetaRoceConnection::OnPortState(uint16_t port, bool up, TimeNs now)
     }
     m_portUp[port] = up;
     m_responder.OnPortState(port, up);
-    m_requester.OnPortState(port, up, now);
+    m_requester.Mutate().OnPortState(port, up, now);
 }
 
 std::optional<OutPacket>
@@ -210,7 +211,7 @@ MetaRoceConnection::Pull(uint16_t port, TimeNs now, bool controlOnly)
     std::optional<OutPacket> out = m_responder.Pull(port, now);
     if (!out && !controlOnly)
     {
-        out = m_requester.Pull(port, now);
+        out = m_requester.Mutate().Pull(port, now);
     }
     if (out)
     {
@@ -224,7 +225,7 @@ bool
 MetaRoceConnection::HasWork(uint16_t port) const
 {
     return port < m_config.ports && m_portUp[port] &&
-           (m_responder.HasWork(port) || m_requester.HasWork(port));
+           (m_responder.HasWork(port) || m_requester.Get().HasWork(port));
 }
 
 TimeNs
@@ -237,7 +238,7 @@ std::vector<Completion>
 MetaRoceConnection::TakeCompletions()
 {
     std::vector<Completion> out;
-    m_requester.TakeCompletions(out);
+    m_requester.Mutate().TakeCompletions(out);
     m_responder.TakeCompletions(out);
     return out;
 }
@@ -245,7 +246,7 @@ MetaRoceConnection::TakeCompletions()
 bool
 MetaRoceConnection::Idle() const
 {
-    return m_requester.Idle();
+    return m_requester.Get().Idle();
 }
 
 const Counters&

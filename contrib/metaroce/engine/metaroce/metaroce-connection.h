@@ -12,9 +12,8 @@
 #define METAROCE_ENGINE_METAROCE_CONNECTION_H
 
 #include "../algorithms/congestion-control.h"
-#include "../algorithms/path-selector.h"
+#include "../common/deadline-cached.h"
 #include "../common/engine-memory.h"
-#include "../common/transport-engine.h"
 #include "metaroce-config.h"
 #include "metaroce-requester.h"
 #include "metaroce-responder.h"
@@ -63,7 +62,7 @@ class MetaRoceConnection : public TransportEngine
 
     const MetaRoceRequester& Requester() const
     {
-        return m_requester;
+        return m_requester.Get();
     }
 
     const MetaRoceResponder& Responder() const
@@ -80,7 +79,9 @@ class MetaRoceConnection : public TransportEngine
     MetaRoceConfig m_config;
     MemoryRegistry* m_memory;
     Counters m_counters;
-    MetaRoceRequester m_requester;
+    /// Every call that may change the requester goes through Mutate(), which forgets the
+    /// remembered NextTimeout() (most events leave the requester alone: no rescan then).
+    DeadlineCached<MetaRoceRequester> m_requester;
     MetaRoceResponder m_responder;
     std::vector<bool> m_portUp;
 };

@@ -1,14 +1,25 @@
 /*
- * The MetaRoCE requester (spec 5): the sending half of a connection.
+ * The MetaRoCE requester (spec 5): the sending half of a connection, and the place where its
+ * parts meet. Each concern lives in its own file:
  *
- * It segments WRITE and SEND work requests into MTU-sized packets, each carrying its own
- * placement (so the receiver needs no reorder buffer), sprays them over the connection's paths,
- * learns from per-path ACKs what arrived, retransmits exactly the packets a SACK gap or the
+ *   send-queue.h        messages: segmentation, retransmission FIFO, in-order completion,
+ *                       error state (5.1, 5.6)
+ *   requester-packets.h DATA and PROBE packets (3.3, 3.5)
+ *   pacer.h             pacing at the receiver's rate hint (7.4)
+ *   ack-coverage.h      what an ACK acknowledges on a path, and its validation (5.2)
+ *   loss-detection.h    which in-flight packets are lost (5.3)
+ *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (5.7)
+ *   tail-loss-probe.h   the connection's tail-loss probe (5.5)
+ *   path-recovery.h     RTO, suspect/down, probes back, entropy re-draws (4.3, 4.4, 5.5)
+ *
+ * This class keeps the paths and what is in flight on them and runs the steps: it sprays DATA
+ * over the paths the selector picks, retransmits exactly the packets a SACK gap or the
  * connection-wide time rule reveals as lost (under a fresh PSN, on whichever path has room),
- * probes a lost tail, falls back on a per-path retransmission timer with exponential backoff,
- * undoes what a spurious loss cost, moves paths to new routes after loss or persistent marks,
- * takes paths out after repeated timeouts or when their port goes down, probes them back, and
- * completes work requests in posting order per stream.
+ * and acts on timeouts and port events (metaroce-requester.cc); its ACK processing, step by
+ * step, is in metaroce-requester-ack.cc.
+ *
+ * Its NextTimeout() scans every path; the connection holds it in a DeadlineCached so that the
+ * scan runs only after a call that may have changed it.
  */
 #ifndef METAROCE_ENGINE_METAROCE_REQUESTER_H
 #define METAROCE_ENGINE_METAROCE_REQUESTER_H
@@ -17,16 +28,18 @@
 #include "../algorithms/path-selector.h"
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
+#include "ack-coverage.h"
 #include "metaroce-config.h"
 #include "metaroce-path.h"
 #include "metaroce-wire.h"
+#include "pacer.h"
+#include "path-recovery.h"
 #include "reorder-window.h"
+#include "send-queue.h"
+#include "tail-loss-probe.h"
 
-#include <boost/dynamic_bitset.hpp>
 #include <memory>
 #include <optional>
-#include <random>
-#include <unordered_map>
 #include <vector>
 
 namespace metaroce
@@ -51,6 +64,7 @@ class MetaRoceRequester
     /// Processes a NAK: the named message failed at the responder; the connection fails.
     void OnNak(const MrHeader& nak, TimeNs now);
 
+    /// Acts on every deadline <= `now`: loss checks, path timeouts, the tail-loss probe.
     void OnTimeout(TimeNs now);
     void OnPortState(uint16_t port, bool up, TimeNs now);
 
@@ -58,11 +72,20 @@ class MetaRoceRequester
     std::optional<OutPacket> Pull(uint16_t port, TimeNs now);
 
     bool HasWork(uint16_t port) const;
+
+    /// Computed from scratch: a scan of every path (spec 2.3, NextTimeout contract).
     TimeNs NextTimeout() const;
-    bool Idle() const;
+
+    bool Idle() const
+    {
+        return m_queue.Empty();
+    }
 
     /// Moves finished completions into `out`.
-    void TakeCompletions(std::vector<Completion>& out);
+    void TakeCompletions(std::vector<Completion>& out)
+    {
+        m_queue.TakeCompletions(out);
+    }
 
     const std::vector<Path>& Paths() const
     {
@@ -72,7 +95,7 @@ class MetaRoceRequester
     /// Sending rate the receiver's last rate hint allows (bits/s), 0 when none was received.
     uint64_t RateHintBps() const
     {
-        return m_rateHintBps;
+        return m_pacer.RateHintBps();
     }
 
     const WindowState& ConnectionWindow() const
@@ -81,54 +104,38 @@ class MetaRoceRequester
     }
 
   private:
-    /// A posted WRITE/SEND and how much of it has been sent and acknowledged.
-    struct Message
+    /// What an ACK acknowledged of what was in flight.
+    struct AckProgress
     {
-        WorkRequest wr;
-        uint32_t msn{0};
-        uint32_t recvIndex{0};
-        uint32_t packets{0};
-        uint32_t nextPacket{0}; ///< segmentation cursor
-        uint32_t ackedPackets{0};
-        boost::dynamic_bitset<> acked;
-        std::vector<uint16_t> transmissions; ///< per packet, to enforce maxRetransmissions
-        bool finished{false};
-        CompletionStatus status{CompletionStatus::Success};
+        AckSample sample;
+        bool probeAcked{false};
     };
 
-    /// A unit of data waiting to be (re)sent.
-    struct PendingPacket
+    bool Failed() const
     {
-        uint64_t message;
-        uint32_t index;
-    };
+        return m_queue.GetState() == SendQueue::State::Failed;
+    }
 
-    std::optional<PendingPacket> NextData();
-    uint32_t PacketBytes(const Message& m, uint32_t index) const;
-    OutPacket BuildData(Path& path,
-                        uint64_t id,
-                        const Message& m,
-                        uint32_t index,
-                        bool retx,
-                        TimeNs now);
+    /// New or retransmitted DATA for `port`, if the queue, the pacer and a window allow.
+    std::optional<OutPacket> PullData(uint16_t port, TimeNs now);
     /// Addresses `out` to `path` and records it there as sent (a fresh PSN, in flight).
     void RecordSent(Path& path, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
+    OutPacket SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs now);
     /// A PROBE on `path`. A probe of a Down path gives up on what is still in flight; a
     /// tail-loss probe does not: its only job is to put a later packet behind a lost tail
     /// (spec 5.5).
-    OutPacket BuildProbe(Path& path, TimeNs now, bool abandonInFlight);
+    OutPacket SendProbe(Path& path, TimeNs now, bool abandonInFlight);
     /// The tail-loss probe for `path`: its newest unacknowledged data again, else a PROBE.
-    OutPacket TailProbe(Path& path, TimeNs now);
-    /// When the connection's tail-loss probe is due, or kNever (spec 5.5).
-    TimeNs TailProbeAt() const;
-    /// The path whose newest in-flight packet was sent last (not Down), or nullptr.
-    const Path* TailPath() const;
-    /// Reorder window of the time rule (spec 5.3).
-    TimeNs ReorderWindowNs() const;
-    /// When the time rule may next declare a packet of `path` lost, or kNever.
-    TimeNs LossCheckAt(const Path& path, TimeNs reorderWindow) const;
-    /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down.
-    void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule);
+    OutPacket SendTailProbe(Path& path, TimeNs now);
+
+    /// Step 1 of ACK processing (5.2): acknowledges what `ack` newly covers on `path`.
+    AckProgress AcknowledgeCovered(Path& path,
+                                   const MrHeader& ack,
+                                   const AckCoverage& coverage,
+                                   const RackState& rackBefore,
+                                   TimeNs now);
+    /// Steps 2-6 of ACK processing (5.2): RTT, rate hint, health, congestion control, marks.
+    void OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     /// Feeds the reorder window with how late `p` was acknowledged behind `rack` (5.3).
     void SampleLateness(const SentPacket& p,
@@ -138,58 +145,44 @@ class MetaRoceRequester
     /// Settles the path's recently lost packets against an ACK: spurious or not (spec 5.7).
     void SettleLosses(Path& path,
                       const MrHeader& ack,
-                      uint64_t cumulative,
+                      const AckCoverage& coverage,
                       const RackState& rackBefore,
                       TimeNs now);
+
+    /// Reorder window of the time rule (spec 5.3).
+    TimeNs ReorderWindowNs() const;
+    /// When the time rule may next declare a packet of `path` lost, or kNever.
+    TimeNs LossCheckAt(const Path& path, TimeNs reorderWindow) const;
     void RunLossDetection(Path& path, TimeNs now);
+    /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down.
+    void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule);
+    /// Marks everything in flight on `path` lost and releases the front.
+    void LoseInFlight(Path& path, TimeNs now);
+    /// Moves a packet's bytes out of the in-flight counts of `path` and of the connection.
+    void LeaveFlight(Path& path, const SentPacket& p);
     void OnPathTimeout(Path& path, TimeNs now);
-    void MaybeRedraw(Path& path, TimeNs now);
     void TakeDown(Path& path, TimeNs now);
-    void CompleteInOrder(uint16_t stream, TimeNs now);
-    void Fail(CompletionStatus status, uint64_t culprit, TimeNs now);
-    TimeNs PathRto(const Path& path) const;
-    /// NextTimeout() computed from scratch: a scan of every path.
-    TimeNs ScanNextTimeout() const;
-    uint64_t PacingRateBps() const;
-    uint16_t DrawEntropy();
 
     const MetaRoceConfig m_config;
     MemoryRegistry* m_memory;
     Counters& m_counters;
     std::unique_ptr<CongestionControl> m_cc;
     std::unique_ptr<PathSelector> m_selector;
-    std::mt19937_64 m_rng;
+    PathRecovery m_recovery; ///< before m_paths: its generator draws their first entropies
 
     std::vector<Path> m_paths;
+    std::vector<std::vector<uint16_t>> m_pathsByPort;
+    std::vector<bool> m_portUp;
     RttEstimator m_connectionRtt; ///< all paths' samples: the RTO of paths without their own
     RackState m_rack;             ///< newest acknowledged transmission, all paths (5.3)
     ReorderWindow m_reorder;      ///< reorder window of the time rule (5.3)
     uint64_t m_nextTxSeq{0};      ///< transmission order over all paths
-    TimeNs m_tailProbeBase{0};    ///< last send or acknowledgement of new data (5.5)
-    uint32_t m_tailProbes{0};     ///< tail-loss probes since data was last acknowledged
-    int m_tailProbePath{-1};      ///< path the due tail-loss probe goes out on, -1: none
-    std::vector<std::vector<uint16_t>> m_pathsByPort;
-    std::vector<bool> m_portUp;
     WindowState m_connectionWindow;
     uint64_t m_inflightBytes{0};
-    uint64_t m_rateHintBps{0};
-    TimeNs m_nextSendAt{0};
-    bool m_paced{false};                   ///< the last data packet was paced (7.4)
-    bool m_pacingBlocked{false};           ///< the last Pull() was held back by pacing
-    mutable TimeNs m_timeoutCache{kNever}; ///< NextTimeout() of the current state, when cached
-    mutable bool m_timeoutCached{false};   ///< cleared by every public non-const member
-    TimeNs m_now{0};                       ///< latest time the engine was given
-
-    uint64_t m_nextMessageId{0};
-    std::unordered_map<uint64_t, Message> m_messages;
-    Deque<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
-    Deque<PendingPacket> m_retransmit;    ///< lost packets, FIFO
-    std::vector<Deque<uint64_t>> m_order; ///< per stream, message ids in posting order
-    std::vector<uint32_t> m_nextMsn;
-    std::vector<uint32_t> m_nextRecvIndex;
-    std::vector<TimeNs> m_lastRedraw;
-    std::vector<Completion> m_completions;
-    bool m_failed{false};
+    SendQueue m_queue;
+    Pacer m_pacer;
+    TailLossProbe m_tailProbe;
+    TimeNs m_now{0}; ///< latest time the requester was given
 };
 
 } // namespace metaroce

@@ -104,6 +104,7 @@ RoceV2QueuePair::OnPacket(const RxPacket& pkt)
             m_cnpPending = true;
         }
         result = m_responder.OnRequest(ib, pkt.now);
+        result.carriedData = result.accepted;
         if (result.accepted)
         {
             ++m_counters.rxDataPackets;

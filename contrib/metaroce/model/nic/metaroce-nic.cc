@@ -51,7 +51,63 @@ FindMarked(const std::vector<uint64_t>& words, std::size_t from, std::size_t end
     return end;
 }
 
+/// The NIC re-arms only to an earlier deadline and after every pull (its device pulls outside
+/// Service()), and offers a port only to a queue pair with work for it.
+constexpr metaroce::DriverOptions kNicDriving{metaroce::RearmPolicy::WhenEarlier,
+                                              true,
+                                              true,
+                                              10'000};
+
 } // namespace
+
+class MetaRoceNic::QueuePairHost : public metaroce::DriverHost
+{
+  public:
+    QueuePairHost(MetaRoceNic& nic, MetaRoceQueuePair& qp)
+        : m_nic(nic)
+        , m_qp(qp)
+    {
+    }
+
+    ~QueuePairHost() override
+    {
+        m_timer.Cancel();
+    }
+
+    void ScheduleTimer(metaroce::TimeNs at) override
+    {
+        m_timer.Cancel();
+        if (at == metaroce::kNever)
+        {
+            return;
+        }
+        m_timer = Simulator::Schedule(NanoSeconds(at - EngineNow()),
+                                      &MetaRoceNic::OnTimer,
+                                      &m_nic,
+                                      Ptr<MetaRoceQueuePair>(&m_qp));
+    }
+
+    bool PortIdle(uint16_t port) const override
+    {
+        // A busy port pulls by itself when it is done (Kick() would do nothing).
+        return m_nic.m_ports[port].up && !m_nic.m_ports[port].queue->IsBusy();
+    }
+
+    void StartPort(uint16_t port) override
+    {
+        m_nic.m_ports[port].queue->Kick();
+    }
+
+    void Deliver(const metaroce::Completion& c) override
+    {
+        m_qp.Deliver(c);
+    }
+
+  private:
+    MetaRoceNic& m_nic;
+    MetaRoceQueuePair& m_qp;
+    EventId m_timer;
+};
 
 MetaRoceNic::MetaRoceNic()
     : m_rng(CreateObject<UniformRandomVariable>())
@@ -202,6 +258,11 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     {
         NS_FATAL_ERROR("MetaRoceNic: invalid configuration: " << e.what());
     }
+    qp->m_driverHost = std::make_unique<QueuePairHost>(*this, *qp);
+    qp->m_driver = std::make_unique<metaroce::EngineDriver>(*qp->m_engine,
+                                                            static_cast<uint16_t>(m_ports.size()),
+                                                            *qp->m_driverHost,
+                                                            kNicDriving);
     m_qps[localId] = qp;
     return qp;
 }
@@ -352,16 +413,10 @@ MetaRoceNic::PullFromSlots(uint32_t index, std::size_t from, std::size_t end, bo
             port.maybeWork[slot / 64] &= ~(uint64_t(1) << (slot % 64));
             continue;
         }
-        const auto port16 = static_cast<uint16_t>(index);
-        std::optional<metaroce::OutPacket> out = controlOnly
-                                                     ? qp.m_engine->PullControlPacket(port16, now)
-                                                     : qp.m_engine->PullPacket(port16, now);
-        // Every pull may move the deadline, also one that returns nothing: a pull held back by
-        // pacing makes the release time a deadline, and one that retires a fully sent message
-        // may start the tail-loss probe clock (spec 2.3: re-arm after every call). (No
-        // Service() here: this runs inside the device's Dequeue, where kicking a port would
-        // re-enter it.)
-        Rearm(qp);
+        // The driver re-arms after the pull (kNicDriving). No Service() here: this runs inside
+        // the device's Dequeue, where kicking a port would re-enter it.
+        std::optional<metaroce::OutPacket> out =
+            qp.m_driver->Pull(static_cast<uint16_t>(index), now, controlOnly);
         MarkMaybeWork(qp);
         if (!out)
         {
@@ -460,9 +515,9 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     {
         m_dropTrace(packet, index, metaroce::DropReasonName(result.reason));
     }
-    else if (size > kMaxTransportHeader)
+    else if (result.carriedData)
     {
-        // Longer than any control header: it carried data, so its sender is active.
+        // Its sender is active (spec 6.5), however short the packet.
         qp.m_lastDataRx = Simulator::Now();
         m_markedSinceUpdate += rx.ecnCe ? 1 : 0;
         UpdateFairShare();
@@ -516,51 +571,13 @@ MetaRoceNic::Service(MetaRoceQueuePair& qp)
         return; // disposed
     }
     MarkMaybeWork(qp);
-    for (const metaroce::Completion& c : qp.m_engine->TakeCompletions())
-    {
-        qp.Deliver(c);
-    }
-    for (uint32_t p = 0; p < m_ports.size(); ++p)
-    {
-        // A busy port pulls by itself when it is done (Kick() would do nothing): ask the
-        // engine only about idle ports.
-        if (m_ports[p].up && !m_ports[p].queue->IsBusy() &&
-            qp.m_engine->HasWork(static_cast<uint16_t>(p)))
-        {
-            m_ports[p].queue->Kick();
-        }
-    }
-    Rearm(qp);
-}
-
-void
-MetaRoceNic::Rearm(MetaRoceQueuePair& qp)
-{
-    const metaroce::TimeNs next = qp.m_engine->NextTimeout();
-    if (next == metaroce::kNever)
-    {
-        return;
-    }
-    // Re-arm only when the new deadline is earlier: a timer that fires early finds nothing to
-    // do and re-arms itself, which costs less than cancelling on every packet.
-    if (qp.m_timer.IsRunning() && qp.m_timerAt <= next)
-    {
-        return;
-    }
-    qp.m_timer.Cancel();
-    qp.m_timerAt = next;
-    const metaroce::TimeNs now = EngineNow();
-    qp.m_timer = Simulator::Schedule(NanoSeconds(next > now ? next - now : 0),
-                                     &MetaRoceNic::OnTimer,
-                                     this,
-                                     Ptr<MetaRoceQueuePair>(&qp));
+    qp.m_driver->Service(EngineNow());
 }
 
 void
 MetaRoceNic::OnTimer(Ptr<MetaRoceQueuePair> qp)
 {
-    qp->m_timerAt = metaroce::kNever;
-    qp->m_engine->OnTimeout(EngineNow());
+    qp->m_driver->OnTimer(EngineNow());
     Service(*qp);
 }
 

@@ -13,8 +13,9 @@
  * payload; hosts run no ns-3 Internet stack - the NIC is the RDMA offload. IPv4 carries ECT(0)
  * so switches can mark CE; CE on arrival is passed to the engine.
  *
- * The NIC owns the connection engines (through MetaRoceQueuePair), runs their timers with the
- * simulator (one event per queue pair, re-armed lazily: a timer firing early is harmless) and
+ * The NIC owns the connection engines (through MetaRoceQueuePair) and hosts their
+ * EngineDrivers (engine-driver.h): it runs their timers with the simulator (one event per
+ * queue pair, re-armed only to an earlier deadline: a timer firing early is harmless) and
  * honours PFC: a PAUSE for the DATA class from its switch holds data back (pulled data waits
  * in a per-port list, so nothing is dropped) while ACKs and other control packets still go; and
  * computes the receiver's fair share - its inbound line rate divided among the queue pairs that
@@ -97,6 +98,9 @@ class MetaRoceNic : public Object
   private:
     friend class MetaRoceQueuePair;
 
+    /// The NIC as host of one queue pair's EngineDriver: its timer event and the NIC's ports.
+    class QueuePairHost;
+
     struct Port
     {
         Ptr<PointToPointNetDevice> device;
@@ -139,8 +143,7 @@ class MetaRoceNic : public Object
                  const Address& from);
     /// After any event of `qp`: deliver completions, start idle ports, re-arm its timer.
     void Service(MetaRoceQueuePair& qp);
-    /// Schedules the queue pair's timer for its engine's next deadline, if earlier.
-    void Rearm(MetaRoceQueuePair& qp);
+    /// The queue pair's timer fired.
     void OnTimer(Ptr<MetaRoceQueuePair> qp);
     void UpdateFairShare();
     uint64_t LineRateBps(uint32_t port) const;

@@ -35,8 +35,9 @@ MetaRoceQueuePair::~MetaRoceQueuePair() = default;
 void
 MetaRoceQueuePair::DoDispose()
 {
-    m_timer.Cancel();
-    m_timer = EventId(); // the event holds a pointer to us: drop it or we never die
+    // The host's timer event holds a pointer to us: cancel and drop it or we never die.
+    m_driver.reset();
+    m_driverHost.reset();
     m_completionCallback = CompletionCallback();
     m_nic = nullptr;
     Object::DoDispose();

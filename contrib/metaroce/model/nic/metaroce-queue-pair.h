@@ -3,15 +3,16 @@
  * pair, verbs-style. Work requests are posted here, completions come back through a callback
  * and the "Completion" trace source, in posting order per stream.
  *
- * The queue pair owns its protocol engine (libsoftmetaroce); the NIC it belongs to drives it:
- * transmits its packets when ports are free, hands it arriving packets, runs its timer. Create
+ * The queue pair owns its protocol engine (libsoftmetaroce) and the engine's EngineDriver; the
+ * NIC it belongs to is the driver's host: it transmits the packets when ports are free, hands
+ * the engine arriving packets, runs its timer. Create
  * queue pairs in connected pairs with MetaRoceNic::Connect() (or MetaRoceHelper::Connect()).
  */
 #ifndef METAROCE_QUEUE_PAIR_H
 #define METAROCE_QUEUE_PAIR_H
 
 #include "ns3/callback.h"
-#include "ns3/event-id.h"
+#include "ns3/engine-driver.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -107,8 +108,8 @@ class MetaRoceQueuePair : public Object
     bool m_realPayload{false};
     uint64_t m_nextWrId{1};
     uint64_t m_completed{0};
-    EventId m_timer;
-    metaroce::TimeNs m_timerAt{metaroce::kNever};
+    std::unique_ptr<metaroce::DriverHost> m_driverHost; ///< the NIC's side of m_driver
+    std::unique_ptr<metaroce::EngineDriver> m_driver;   ///< drives m_engine for the NIC
     Time m_lastDataRx{Seconds(-1)};
     CompletionCallback m_completionCallback;
     TracedCallback<Ptr<MetaRoceQueuePair>, const metaroce::Completion&> m_completionTrace;

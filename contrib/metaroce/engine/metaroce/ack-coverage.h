@@ -1,0 +1,59 @@
+/*
+ * What an ACK acknowledges on a path (spec 3.4, 5.2), as pure functions of the ACK and of what
+ * the path has sent.
+ *
+ * An ACK names a cumulative PSN (the next one the receiver expects) and a 256-bit SACK whose
+ * bit i is PSN cumulative+1+i. It is valid only when it claims no PSN the path never sent: the
+ * cumulative point at most the path's next PSN, and no SACK bit at or beyond it (refused as
+ * AckOutOfWindow, changing nothing). A valid ACK covers every PSN below its cumulative point
+ * and every PSN whose bit is set; a stale ACK says nothing about PSNs beyond its 256 bits.
+ */
+#ifndef METAROCE_ENGINE_ACK_COVERAGE_H
+#define METAROCE_ENGINE_ACK_COVERAGE_H
+
+#include "loss-detection.h"
+#include "metaroce-wire.h"
+
+#include <bitset>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace metaroce
+{
+
+/// The PSNs of one path a valid ACK acknowledges.
+struct AckCoverage
+{
+    uint64_t cumulative;         ///< unwrapped: every PSN below it has been resolved
+    std::bitset<kSackBits> sack; ///< bit i: PSN cumulative + 1 + i arrived
+
+    /// True when the SACK names `psn`.
+    bool Sacked(uint64_t psn) const
+    {
+        return psn > cumulative && psn - cumulative - 1 < kSackBits && sack[psn - cumulative - 1];
+    }
+
+    /// True when the ACK acknowledges `psn`: below the cumulative point or SACKed.
+    bool Covers(uint64_t psn) const
+    {
+        return psn < cumulative || Sacked(psn);
+    }
+
+    /// True when no SACK bit names a PSN at or above `psn`.
+    bool NoneSackedFrom(uint64_t psn) const;
+};
+
+/**
+ * Reads `ack` for a path whose next PSN is `nextPsn`: its coverage, or nullopt when it
+ * acknowledges PSNs never sent (spec 5.2, validation).
+ */
+std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextPsn);
+
+/// Indices into `outstanding` (PSN order) of the packets `ack` acknowledges that were not
+/// acknowledged before, oldest first.
+std::vector<std::size_t> NewlyAcked(const Deque<SentPacket>& outstanding, const AckCoverage& ack);
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_ACK_COVERAGE_H

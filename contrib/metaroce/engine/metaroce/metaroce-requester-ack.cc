@@ -1,0 +1,144 @@
+/*
+ * The requester's ACK processing (spec 5.2), the steps in order: what the ACK newly covers on
+ * its path (ack-coverage.h) is acknowledged, packet by packet and message by message; the
+ * path's recent losses are settled against it (5.7, spurious-loss.h); then the RTT sample, the
+ * rate hint, health, congestion control and ECN marks; last, loss detection on the path.
+ */
+#include "metaroce-requester.h"
+#include "spurious-loss.h"
+
+#include <algorithm>
+
+namespace metaroce
+{
+
+bool
+MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
+{
+    m_now = std::max(m_now, now);
+    Path& path = m_paths[ack.pathId];
+    const std::optional<AckCoverage> coverage = ReadAck(ack, path.nextPsn);
+    if (!coverage)
+    {
+        return false;
+    }
+    const RackState rackBefore = m_rack;
+    const AckProgress progress = AcknowledgeCovered(path, ack, *coverage, rackBefore, now);
+    SettleLosses(path, ack, *coverage, rackBefore, now);
+    OnAckProgress(path, ack, progress, now);
+    RunLossDetection(path, now);
+    path.PopResolved();
+    return true;
+}
+
+MetaRoceRequester::AckProgress
+MetaRoceRequester::AcknowledgeCovered(Path& path,
+                                      const MrHeader& ack,
+                                      const AckCoverage& coverage,
+                                      const RackState& rackBefore,
+                                      TimeNs now)
+{
+    AckProgress progress;
+    progress.sample.ceCount = ack.ceCount;
+    for (std::size_t i : NewlyAcked(path.outstanding, coverage))
+    {
+        SentPacket& p = path.outstanding[i];
+        if (p.state == SentPacket::State::InFlight)
+        {
+            LeaveFlight(path, p);
+            progress.sample.ackedBytes += p.bytes;
+            ++progress.sample.ackedPackets;
+        }
+        p.state = SentPacket::State::Acked;
+        progress.probeAcked |= p.message == kProbeMessage;
+        if (p.message != kProbeMessage)
+        {
+            SampleLateness(p, ack, rackBefore, now);
+            m_rack.OnAcked(p, now);
+        }
+        // A late original already declared lost counts for its message too (5.2).
+        AckData(p, now);
+    }
+    return progress;
+}
+
+void
+MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now)
+{
+    if (ack.echoTimestamp != 0 && ack.echoTimestamp <= now)
+    {
+        path.rtt.Sample(now - ack.echoTimestamp);
+        m_connectionRtt.Sample(now - ack.echoTimestamp);
+    }
+    if (ack.rateHintMbps != 0)
+    {
+        m_pacer.SetRateHint(uint64_t{ack.rateHintMbps} * 1'000'000);
+    }
+    AckSample& sample = progress.sample;
+    if (sample.ackedPackets > 0)
+    {
+        path.bytesAcked += sample.ackedBytes;
+        m_tailProbe.OnProgress(now);
+        m_recovery.OnProgress(path, progress.probeAcked);
+    }
+    sample.srtt = path.rtt.Smoothed();
+    m_cc->OnAck(path.window, m_connectionWindow, sample, now);
+    m_recovery.OnMarks(path, ack.ceCount, sample.ackedPackets, now);
+}
+
+void
+MetaRoceRequester::AckData(const SentPacket& sent, TimeNs now)
+{
+    if (sent.message != kProbeMessage)
+    {
+        m_queue.Acknowledge(sent.message, sent.packetIndex, now);
+    }
+}
+
+void
+MetaRoceRequester::SampleLateness(const SentPacket& p,
+                                  const MrHeader& ack,
+                                  const RackState& rack,
+                                  TimeNs now)
+{
+    // Only an ACK that `p` itself caused times `p` (a lost ACK would make it look late), and
+    // only lateness behind a packet sent after it is reordering (spec 5.3).
+    if (ack.echoTimestamp != p.sentAt || !rack.SentAfter(p))
+    {
+        return;
+    }
+    const TimeNs expected = p.sentAt + rack.rtt;
+    m_reorder.Sample(now > expected ? now - expected : 0);
+}
+
+void
+MetaRoceRequester::SettleLosses(Path& path,
+                                const MrHeader& ack,
+                                const AckCoverage& coverage,
+                                const RackState& rackBefore,
+                                TimeNs now)
+{
+    auto& recent = path.recentLosses;
+    for (auto it = recent.begin(); it != recent.end();)
+    {
+        const LossSettlement settlement = SettleLoss(*it, coverage);
+        if (settlement == LossSettlement::Open)
+        {
+            ++it;
+            continue;
+        }
+        if (settlement == LossSettlement::Spurious)
+        {
+            ++m_counters.spuriousLosses;
+            SampleLateness(it->packet, ack, rackBefore, now);
+            AckData(it->packet, now);
+            if (it->byRule)
+            {
+                UndoLossCut(path);
+            }
+        }
+        it = recent.erase(it);
+    }
+}
+
+} // namespace metaroce

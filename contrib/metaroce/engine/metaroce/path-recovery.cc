@@ -1,0 +1,130 @@
+#include "path-recovery.h"
+
+#include <algorithm>
+
+namespace metaroce
+{
+
+PathRecovery::PathRecovery(const MetaRoceConfig& config, Counters& counters)
+    : m_config(config)
+    , m_counters(counters)
+    , m_rng(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
+    , m_lastRedraw(size_t{config.ports} * config.pathsPerPort, kNever)
+{
+}
+
+uint16_t
+PathRecovery::DrawEntropy()
+{
+    return static_cast<uint16_t>(m_config.entropyBase + m_rng() % m_config.entropyCount);
+}
+
+TimeNs
+PathRecovery::Rto(const Path& path) const
+{
+    // RFC 6298 from the path's own samples. A path without one keeps the conservative initial
+    // RTO: its first packets may sit behind an incast far longer than other paths' samples
+    // suggest (with 64 hosts, borrowing the connection's estimate timed out 12,000 times in a
+    // lossless all-to-all). The time rule and the tail-loss probe repair its losses meanwhile.
+    const TimeNs base = path.rtt.HasSample() ? path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs)
+                                             : m_config.initialRtoNs;
+    const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
+    return std::min(base << shift, m_config.rtoMaxNs);
+}
+
+bool
+PathRecovery::TimeoutTakesDown(const Path& path) const
+{
+    return path.consecutiveTimeouts >= m_config.pathDownTimeouts;
+}
+
+void
+PathRecovery::AfterTimeout(Path& path, TimeNs now)
+{
+    if (path.consecutiveTimeouts >= m_config.pathSuspectTimeouts)
+    {
+        path.SetHealth(PathHealth::Suspect);
+    }
+    m_lastRedraw[path.id] = kNever; // a timeout always moves the path
+    MaybeRedraw(path, now);
+}
+
+void
+PathRecovery::TakeDown(Path& path, bool portUp, TimeNs now)
+{
+    if (path.health != PathHealth::Down)
+    {
+        path.SetHealth(PathHealth::Down);
+        ++m_counters.pathsDown;
+    }
+    path.probeDue = portUp ? now + m_config.probeIntervalNs : kNever;
+}
+
+void
+PathRecovery::OnPortUp(Path& path, TimeNs now)
+{
+    if (path.health == PathHealth::Down)
+    {
+        path.probeDue = now;
+    }
+}
+
+void
+PathRecovery::OnProbeSent(Path& path, TimeNs now)
+{
+    path.probeDue = now + m_config.probeIntervalNs;
+}
+
+void
+PathRecovery::OnProgress(Path& path, bool probeAcked)
+{
+    path.consecutiveTimeouts = 0;
+    // Suspect returns on any acknowledgement, Down only on a covered PROBE (spec 4.3).
+    if (path.health == PathHealth::Suspect || (path.health == PathHealth::Down && probeAcked))
+    {
+        if (path.health == PathHealth::Down)
+        {
+            path.window.window = path.window.minWindow * m_config.initialPathWindowPackets;
+            path.window.Clamp();
+        }
+        path.SetHealth(PathHealth::Up);
+        path.probeDue = kNever;
+    }
+}
+
+void
+PathRecovery::OnMarks(Path& path, uint16_t ceCount, uint32_t ackedPackets, TimeNs now)
+{
+    if (ceCount > 0)
+    {
+        path.undoWindow = 0; // a congestion cut is not undone (spec 5.7)
+        if (++path.markedRounds >= m_config.entropyRedrawMarks)
+        {
+            MaybeRedraw(path, now);
+        }
+    }
+    else if (ackedPackets > 0)
+    {
+        path.markedRounds = 0;
+    }
+}
+
+void
+PathRecovery::MaybeRedraw(Path& path, TimeNs now)
+{
+    // At most one move per RTT: the new route needs a round trip to show whether it is better.
+    if (m_lastRedraw[path.id] != kNever && now < m_lastRedraw[path.id] + path.rtt.Smoothed())
+    {
+        return;
+    }
+    m_lastRedraw[path.id] = now;
+    uint16_t entropy = DrawEntropy();
+    while (entropy == path.entropy && m_config.entropyCount > 1)
+    {
+        entropy = DrawEntropy();
+    }
+    path.Redraw(entropy);
+    ++m_counters.entropyRedraws;
+}
+
+} // namespace metaroce

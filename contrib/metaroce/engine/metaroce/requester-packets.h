@@ -1,0 +1,37 @@
+/*
+ * The packets a requester sends (spec 3.3, 3.5), built from its state without changing it:
+ * DATA for one packet of a message, with its own placement (offset, remote address) so that it
+ * lands in final memory on arrival, and PROBE. The requester records them as sent.
+ */
+#ifndef METAROCE_ENGINE_REQUESTER_PACKETS_H
+#define METAROCE_ENGINE_REQUESTER_PACKETS_H
+
+#include "../common/engine-memory.h"
+#include "metaroce-config.h"
+#include "metaroce-path.h"
+#include "metaroce-wire.h"
+#include "send-queue.h"
+
+namespace metaroce
+{
+
+/**
+ * DATA for packet `index` (of `payloadBytes`) of `m` on `path`, under the path's next PSN.
+ * With a local key the payload is read from `memory` (left virtual when that fails). `retx`
+ * marks a retransmission, which asks for an immediate ACK, as the last packet does.
+ */
+OutPacket MakeDataPacket(const MetaRoceConfig& config,
+                         MemoryRegistry* memory,
+                         const Path& path,
+                         const SendQueue::Message& m,
+                         uint32_t index,
+                         uint32_t payloadBytes,
+                         bool retx,
+                         TimeNs now);
+
+/// A PROBE on `path` under its next PSN, asking for an immediate ACK (control class).
+OutPacket MakeProbePacket(const MetaRoceConfig& config, const Path& path, TimeNs now);
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_REQUESTER_PACKETS_H

@@ -1,0 +1,214 @@
+#include "send-queue.h"
+
+#include <algorithm>
+
+namespace metaroce
+{
+
+SendQueue::SendQueue(const MetaRoceConfig& config, Counters& counters)
+    : m_config(config)
+    , m_counters(counters)
+    , m_order(config.streams)
+    , m_nextMsn(config.streams, 0)
+    , m_nextRecvIndex(config.streams, 0)
+{
+}
+
+void
+SendQueue::Post(const WorkRequest& wr, TimeNs now)
+{
+    const uint64_t id = m_nextMessageId++;
+    Message m;
+    m.wr = wr;
+    m.msn = m_nextMsn[wr.stream]++;
+    m.recvIndex = wr.op == Opcode::Send ? m_nextRecvIndex[wr.stream]++ : 0;
+    m.packets = static_cast<uint32_t>((wr.length + m_config.mtu - 1) / m_config.mtu);
+    m.acked.resize(m.packets);
+    m.transmissions.assign(m.packets, 0);
+    m_messages.emplace(id, std::move(m));
+    m_order[wr.stream].push_back(id);
+    if (m_state == State::Failed)
+    {
+        Fail(CompletionStatus::Flushed, id, now);
+        return;
+    }
+    m_unsent.push_back(id);
+}
+
+uint32_t
+SendQueue::PacketBytes(const Message& m, uint32_t index) const
+{
+    const uint64_t offset = uint64_t{index} * m_config.mtu;
+    return static_cast<uint32_t>(std::min<uint64_t>(m_config.mtu, m.wr.length - offset));
+}
+
+std::optional<QueuedPacket>
+SendQueue::Next()
+{
+    // Retransmissions first: they hold back completion of data already mostly delivered.
+    while (!m_retransmit.empty())
+    {
+        const QueuedPacket p = m_retransmit.front();
+        if (Undelivered(p.message, p.index) != nullptr)
+        {
+            return p;
+        }
+        m_retransmit.pop_front(); // delivered meanwhile (a late original was acknowledged)
+    }
+    while (!m_unsent.empty())
+    {
+        auto it = m_messages.find(m_unsent.front());
+        if (it != m_messages.end() && !it->second.finished &&
+            it->second.nextPacket < it->second.packets)
+        {
+            // A new message may start only inside the responder's message window (spec 6.3);
+            // the posting order is kept, so a stream at its limit holds back later messages.
+            const Message& m = it->second;
+            const uint32_t oldest = m_messages.at(m_order[m.wr.stream].front()).msn;
+            if (m.nextPacket == 0 && m.msn - oldest >= m_config.maxMessagesInFlight)
+            {
+                return std::nullopt;
+            }
+            return QueuedPacket{m_unsent.front(), m.nextPacket};
+        }
+        m_unsent.pop_front();
+    }
+    return std::nullopt;
+}
+
+bool
+SendQueue::Take(const QueuedPacket& p)
+{
+    // Next() returns the front of the retransmission FIFO whenever that is not empty.
+    Message& m = m_messages.at(p.message);
+    const bool retx = !m_retransmit.empty();
+    if (retx)
+    {
+        m_retransmit.pop_front();
+    }
+    else
+    {
+        ++m.nextPacket;
+    }
+    ++m.transmissions[p.index];
+    return retx;
+}
+
+SendQueue::Message*
+SendQueue::Undelivered(uint64_t message, uint32_t index)
+{
+    auto it = m_messages.find(message);
+    if (it == m_messages.end() || it->second.finished || it->second.acked[index])
+    {
+        return nullptr;
+    }
+    return &it->second;
+}
+
+const SendQueue::Message*
+SendQueue::Resend(uint64_t message, uint32_t index)
+{
+    Message* m = Undelivered(message, index);
+    if (m != nullptr)
+    {
+        ++m->transmissions[index];
+    }
+    return m;
+}
+
+void
+SendQueue::Acknowledge(uint64_t message, uint32_t index, TimeNs now)
+{
+    Message* m = Undelivered(message, index);
+    if (m == nullptr)
+    {
+        return;
+    }
+    m->acked[index] = true;
+    if (++m->ackedPackets == m->packets)
+    {
+        m->finished = true;
+        CompleteInOrder(m->wr.stream, now);
+    }
+}
+
+bool
+SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now)
+{
+    const Message* m = Undelivered(message, index);
+    if (m == nullptr)
+    {
+        return false;
+    }
+    if (m->transmissions[index] > m_config.maxRetransmissions)
+    {
+        Fail(CompletionStatus::RetryExceeded, message, now);
+        return false;
+    }
+    m_retransmit.push_back(QueuedPacket{message, index});
+    return true;
+}
+
+void
+SendQueue::OnNak(uint16_t stream, uint32_t msn, TimeNs now)
+{
+    for (auto& [id, m] : m_messages)
+    {
+        if (m.wr.stream == stream && m.msn == msn && !m.finished)
+        {
+            Fail(CompletionStatus::RemoteAccessError, id, now);
+            return;
+        }
+    }
+}
+
+void
+SendQueue::Fail(CompletionStatus status, uint64_t culprit, TimeNs now)
+{
+    // The culprit completes with its error and every other outstanding request is flushed, as
+    // in an RC queue pair's error state (spec 5.6).
+    m_state = State::Failed;
+    for (auto& [id, m] : m_messages)
+    {
+        if (!m.finished)
+        {
+            m.finished = true;
+            m.status = id == culprit ? status : CompletionStatus::Flushed;
+        }
+    }
+    for (uint16_t s = 0; s < m_config.streams; ++s)
+    {
+        CompleteInOrder(s, now);
+    }
+    m_unsent.clear();
+    m_retransmit.clear();
+}
+
+void
+SendQueue::CompleteInOrder(uint16_t stream, TimeNs now)
+{
+    auto& order = m_order[stream];
+    while (!order.empty())
+    {
+        auto it = m_messages.find(order.front());
+        if (it == m_messages.end() || !it->second.finished)
+        {
+            break;
+        }
+        const Message& m = it->second;
+        m_completions.push_back(
+            Completion{m.wr.id, m.wr.op, m.wr.stream, m.status, m.wr.length, now});
+        ++m_counters.completions;
+        m_messages.erase(it);
+        order.pop_front();
+    }
+}
+
+void
+SendQueue::TakeCompletions(std::vector<Completion>& out)
+{
+    out.insert(out.end(), m_completions.begin(), m_completions.end());
+    m_completions.clear();
+}
+
+} // namespace metaroce

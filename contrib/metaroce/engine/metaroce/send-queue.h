@@ -1,0 +1,140 @@
+/*
+ * The requester's send queue (spec 5.1, 5.6): the posted WRITE and SEND messages, how much of
+ * each has been sent and acknowledged, which packets wait to be (re)sent, and completion in
+ * posting order per stream.
+ *
+ * A message is segmented lazily: it is a cursor over its MTU-sized packets, so posting costs
+ * the same whatever the length. Lost packets wait in a FIFO that goes before new data: they
+ * hold back completion of messages already mostly delivered (5.1). A new message may start
+ * only inside the responder's message window (6.3). A message finishes when its last packet is
+ * acknowledged; completions leave per stream in posting order.
+ *
+ * The queue is Open or Failed. A retry limit exceeded or a NAK fails it as an RC queue pair
+ * enters its error state (5.6): the culprit completes with its error, every other outstanding
+ * request is flushed, and a request posted later is flushed at once.
+ */
+#ifndef METAROCE_ENGINE_SEND_QUEUE_H
+#define METAROCE_ENGINE_SEND_QUEUE_H
+
+#include "../common/engine-counters.h"
+#include "../common/engine-types.h"
+#include "metaroce-config.h"
+
+#include <boost/dynamic_bitset.hpp>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace metaroce
+{
+
+/// A packet of a message, by message id and index within the message.
+struct QueuedPacket
+{
+    uint64_t message;
+    uint32_t index;
+};
+
+/// Messages of a requester, from posting to completion.
+class SendQueue
+{
+  public:
+    enum class State : uint8_t
+    {
+        Open,   ///< messages are sent and completed
+        Failed, ///< error state: everything completes as flushed (spec 5.6)
+    };
+
+    /// A posted WRITE/SEND and how much of it has been sent and acknowledged.
+    struct Message
+    {
+        WorkRequest wr;
+        uint32_t msn{0};
+        uint32_t recvIndex{0};
+        uint32_t packets{0};
+        uint32_t nextPacket{0}; ///< segmentation cursor
+        uint32_t ackedPackets{0};
+        boost::dynamic_bitset<> acked;
+        std::vector<uint16_t> transmissions; ///< per packet, to enforce maxRetransmissions
+        bool finished{false};
+        CompletionStatus status{CompletionStatus::Success};
+    };
+
+    SendQueue(const MetaRoceConfig& config, Counters& counters);
+
+    /// Queues a WRITE or SEND (already validated); in the Failed state it is flushed at once.
+    void Post(const WorkRequest& wr, TimeNs now);
+
+    /// The next packet to send: the oldest lost one, else the next new one, or nullopt.
+    std::optional<QueuedPacket> Next();
+
+    /// Takes `p`, just returned by Next(), for transmission. True for a retransmission.
+    bool Take(const QueuedPacket& p);
+
+    /// Counts one more transmission of a packet sent again outside the queue (a tail-loss
+    /// probe); returns its message, or nullptr when the packet needs no delivery any more.
+    const Message* Resend(uint64_t message, uint32_t index);
+
+    /// Packet `index` of `message` arrived; finishes and completes the message on its last.
+    void Acknowledge(uint64_t message, uint32_t index, TimeNs now);
+
+    /**
+     * Packet `index` of `message` was declared lost: queues it again and returns true, or
+     * returns false when it needs no retransmission (delivered, or its message finished) or
+     * has used up its retransmissions (then the queue fails, spec 5.6).
+     */
+    bool Requeue(uint64_t message, uint32_t index, TimeNs now);
+
+    /// The responder refused message `msn` of `stream` (a NAK): the queue fails.
+    void OnNak(uint16_t stream, uint32_t msn, TimeNs now);
+
+    const Message& At(uint64_t message) const
+    {
+        return m_messages.at(message);
+    }
+
+    /// Payload bytes of packet `index` of `m`.
+    uint32_t PacketBytes(const Message& m, uint32_t index) const;
+
+    /// True when packets wait in the queue (new or lost ones); the window may still hold them.
+    bool HasQueued() const
+    {
+        return !m_unsent.empty() || !m_retransmit.empty();
+    }
+
+    State GetState() const
+    {
+        return m_state;
+    }
+
+    /// True when every posted message has completed.
+    bool Empty() const
+    {
+        return m_messages.empty();
+    }
+
+    /// Moves finished completions into `out`.
+    void TakeCompletions(std::vector<Completion>& out);
+
+  private:
+    /// The queue's message still waiting for packet `index`, or nullptr.
+    Message* Undelivered(uint64_t message, uint32_t index);
+    void Fail(CompletionStatus status, uint64_t culprit, TimeNs now);
+    void CompleteInOrder(uint16_t stream, TimeNs now);
+
+    const MetaRoceConfig& m_config;
+    Counters& m_counters;
+    State m_state{State::Open};
+    uint64_t m_nextMessageId{0};
+    std::unordered_map<uint64_t, Message> m_messages;
+    Deque<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
+    Deque<QueuedPacket> m_retransmit;     ///< lost packets, FIFO
+    std::vector<Deque<uint64_t>> m_order; ///< per stream, message ids in posting order
+    std::vector<uint32_t> m_nextMsn;
+    std::vector<uint32_t> m_nextRecvIndex;
+    std::vector<Completion> m_completions;
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_SEND_QUEUE_H
