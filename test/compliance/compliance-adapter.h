@@ -73,14 +73,19 @@ class ComplianceAdapter
     virtual void SetPortState(uint16_t port, bool up) = 0;
 
     /// Packets emitted since the last call, in emission order, each with its start time.
-    virtual std::vector<WirePacket> TakeEmitted() = 0;
+    std::vector<WirePacket> TakeEmitted();
 
     /// Completions delivered since the last call.
-    virtual std::vector<Completion> TakeCompletions() = 0;
+    std::vector<Completion> TakeCompletions();
 
     /// The DUT's counters for the connection, including refusals made before the engine (a
     /// NIC that demultiplexes on the destination counts a stranger under WrongConnection).
     virtual Counters ReadCounters() const = 0;
+
+  protected:
+    /// What the DUT emitted and completed since the runner last took it: adapters append here.
+    std::vector<WirePacket> m_emitted;
+    std::vector<Completion> m_completions;
 };
 
 } // namespace metaroce::compliance

@@ -208,22 +208,6 @@ EngineAdapter::SetPortState(uint16_t port, bool up)
     Service();
 }
 
-std::vector<WirePacket>
-EngineAdapter::TakeEmitted()
-{
-    std::vector<WirePacket> out;
-    out.swap(m_emitted);
-    return out;
-}
-
-std::vector<Completion>
-EngineAdapter::TakeCompletions()
-{
-    std::vector<Completion> out;
-    out.swap(m_completions);
-    return out;
-}
-
 Counters
 EngineAdapter::ReadCounters() const
 {

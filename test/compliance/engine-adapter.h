@@ -38,8 +38,6 @@ class EngineAdapter : public ComplianceAdapter, private DriverHost
     void Inject(const WirePacket& pkt) override;
     uint64_t Post(const WorkRequest& wr) override;
     void SetPortState(uint16_t port, bool up) override;
-    std::vector<WirePacket> TakeEmitted() override;
-    std::vector<Completion> TakeCompletions() override;
     Counters ReadCounters() const override;
 
   private:
@@ -64,8 +62,6 @@ class EngineAdapter : public ComplianceAdapter, private DriverHost
     std::vector<TimeNs> m_busyUntil; ///< per port; kNever when idle
     std::vector<bool> m_portUp;
     uint64_t m_nextWrId{1};
-    std::vector<WirePacket> m_emitted;
-    std::vector<Completion> m_completions;
 };
 
 } // namespace metaroce::compliance

@@ -332,22 +332,6 @@ Ns3NicAdapter::OnCompletion(Ptr<MetaRoceQueuePair> qp, const Completion& c)
     OutputArrived();
 }
 
-std::vector<WirePacket>
-Ns3NicAdapter::TakeEmitted()
-{
-    std::vector<WirePacket> out;
-    out.swap(m_emitted);
-    return out;
-}
-
-std::vector<Completion>
-Ns3NicAdapter::TakeCompletions()
-{
-    std::vector<Completion> out;
-    out.swap(m_completions);
-    return out;
-}
-
 Counters
 Ns3NicAdapter::ReadCounters() const
 {

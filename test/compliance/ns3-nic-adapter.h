@@ -48,8 +48,6 @@ class Ns3NicAdapter : public ComplianceAdapter
     void Inject(const WirePacket& pkt) override;
     uint64_t Post(const WorkRequest& wr) override;
     void SetPortState(uint16_t port, bool up) override;
-    std::vector<WirePacket> TakeEmitted() override;
-    std::vector<Completion> TakeCompletions() override;
     Counters ReadCounters() const override;
 
   private:
@@ -69,8 +67,6 @@ class Ns3NicAdapter : public ComplianceAdapter
     ns3::Ptr<ns3::MetaRoceQueuePair> m_qp;
     std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_nicPorts;
     std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_wires;
-    std::vector<WirePacket> m_emitted;
-    std::vector<Completion> m_completions;
     Counters m_refusedByNic; ///< refusals made by the NIC before the engine
     uint64_t m_nicArrivals{0};
     bool m_running{false};
