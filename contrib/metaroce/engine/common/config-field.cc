@@ -33,8 +33,12 @@ FormatFieldValue(FieldUnit unit, double value)
     {
         return value != 0 ? "true" : "false";
     }
+    // Whole numbers in full (integer fields reach 2^53), others with six significant digits.
+    if (std::floor(value) == value && std::fabs(value) < 1e16)
+    {
+        return std::to_string(static_cast<long long>(value));
+    }
     std::ostringstream os;
-    os.precision(17);
     os << value;
     return os.str();
 }
