@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds, then
-#   1. the format check,
+#   1. the format check and the size check (files <= 600 lines, functions <= 80 lines),
 #   2. the engine unit tests (GoogleTest, no ns-3 linked),
-#   3. the ns-3 TestSuites through the standalone test runner (QUICK),
+#   3. the ns-3 TestSuites through the standalone test runner (QUICK), and the golden runs
+#      (five seeded experiments whose result files must stay byte-identical),
 #   4. the compliance suite on the engine and ns-3 NIC adapters, and its mutation check,
 #   5. the Python bindings' pytest suite (test/python) in the project's virtualenv,
 #   6. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
@@ -15,6 +16,7 @@ bash "$ROOT/scripts/build.sh"
 
 step "format check"
 bash "$ROOT/scripts/check-format.sh"
+python3 "$ROOT/scripts/check-size.py"
 
 step "engine unit tests (no ns-3)"
 if ldd "$BUILD_DIR/metaroce-engine-tests" | grep -q libns3; then
@@ -34,6 +36,10 @@ for suite in $("$BUILD_DIR/metaroce-test-runner" --list | grep '^metaroce'); do
   "$BUILD_DIR/metaroce-test-runner" --suite="$suite" --fullness="$level" | tail -n 1
   passed=$((passed + 1))
 done
+
+step "golden runs (test/golden)"
+bash "$ROOT/test/golden/run.sh"
+passed=$((passed + 1))
 
 step "compliance suite (test/compliance, doc/compliance.md)"
 for adapter in engine ns3-nic; do
