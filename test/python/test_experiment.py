@@ -108,3 +108,28 @@ def test_sweep_reports_a_run_whose_process_dies(monkeypatch):
     monkeypatch.setattr(mx, "run", die)
     with pytest.raises(MetaRoceError, match="exit code 3"):
         mx.sweep([dict(SHAPE, workload="alltoall")], processes=1, progress=False)
+
+
+def test_nic_attributes_are_the_engine_tables_and_reach_the_run():
+    from metaroce import objects
+    nic = {a["name"]: a for a in objects.attributes("ns3::MetaRoceNic")}
+    # Engine tunables that only the table makes attributes, with the engine's defaults.
+    assert nic["RtoMin"]["default"] == "+60000ns"
+    assert nic["MaxRetransmissions"]["default"] == "32"
+    assert nic["DcqcnMinRate"]["default"] == "100000000bps"
+    assert "spec 5.6" in nic["MaxRetransmissions"]["help"]
+
+    r = mx.run(**SHAPE, workload="allreduce-ring", nic={"Mtu": 2048, "RtoMin": "30us"},
+               nic_attributes="PathsPerPort=4")
+    assert r.document["config"]["nic_attributes"] == "PathsPerPort=4;Mtu=2048;RtoMin=30us"
+    assert r.summary["complete"] is True
+    # 2 KiB segments: twice the data packets of the default 4 KiB MTU.
+    default = mx.run(**SHAPE, workload="allreduce-ring", nic_attributes="PathsPerPort=4")
+    assert r.summary["data_packets"] == 2 * default.summary["data_packets"]
+
+
+def test_bad_nic_attribute_is_refused_with_its_name():
+    with pytest.raises(MetaRoceError, match="MaxTailProbes"):
+        mx.config(**SHAPE, nic={"MaxTailProbes": 65})
+    with pytest.raises(MetaRoceError, match="no attribute 'NoSuch'"):
+        mx.config(**SHAPE, nic={"NoSuch": 1})

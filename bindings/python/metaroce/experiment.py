@@ -24,6 +24,7 @@ import re
 import cppyy
 
 from .errors import InvalidParameter, MetaRoceError, cpp_errors
+from .objects import attribute_string
 
 ns = cppyy.gbl.ns3
 
@@ -48,9 +49,18 @@ def config_fields():
     return [_snake(n) for n in _data_members(ns.MetaRoceExperimentConfig)]
 
 
-def config(base=None, **fields):
+def config(base=None, nic=None, switch=None, **fields):
     """An ns3::MetaRoceExperimentConfig: `base` (a config or a dict of fields) with `fields`
-    set, then validated by C++ (InvalidParameter names the first bad field)."""
+    set, then validated by C++ (InvalidParameter names the first bad field). `nic` and
+    `switch` are dicts of attributes ({"RtoMin": "30us"}), checked and added to
+    nic_attributes / switch_attributes."""
+    extra = {}
+    for key, type_name, values in (("nic_attributes", "ns3::MetaRoceNic", nic),
+                                   ("switch_attributes", "ns3::MetaRoceSwitch", switch)):
+        if values:
+            given = fields.get(key) or ""
+            extra[key] = ";".join(p for p in (given, attribute_string(type_name, values)) if p)
+    fields = {**fields, **extra}
     cfg = ns.MetaRoceExperimentConfig()
     if base is not None:
         if isinstance(base, dict):

@@ -60,6 +60,31 @@ def attribute_value(type_name, name, value):
     return given
 
 
+def attributes(type_name):
+    """The attributes of an ns-3 type, in TypeId order: dicts of name, default (ns-3's string
+    form) and help. For ns3::MetaRoceNic these are the engine's configuration tables (every
+    engine tunable, its range, unit and spec section in the help) plus the NIC's own."""
+    tid = _type_id(type_name)
+    out = []
+    for i in range(tid.GetAttributeN()):
+        info = tid.GetAttribute(i)
+        out.append({"name": str(info.name),
+                    "default": str(info.initialValue.SerializeToString(info.checker)),
+                    "help": str(info.help)})
+    return out
+
+
+def attribute_string(type_name, values):
+    """`values` ({"RtoMin": "30us", "Mtu": 1024}) checked against `type_name`'s attributes and
+    joined as "Name=Value;Name=Value", the form of the experiments' nic_attributes and
+    switch_attributes."""
+    parts = []
+    for name, value in values.items():
+        attribute_value(type_name, name, value)
+        parts.append(f"{name}={_attribute_text(value)}")
+    return ";".join(parts)
+
+
 def create(type_name, **attributes):
     """CreateObject of ns-3 type `type_name` ("ns3::MetaRoceSwitch" or the cppyy class) with
     attributes set before construction completes, as ObjectFactory does."""
