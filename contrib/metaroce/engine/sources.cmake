@@ -5,7 +5,7 @@
 #   common/      types, counters, registered memory, the TransportEngine interface
 #   metaroce/    the MetaRoCE engine: wire format, paths, requester, responder, connection
 #   rocev2/      the RoCEv2 baseline: BTH/RETH/AETH, go-back-N requester and responder, QP
-#   algorithms/  pluggable algorithms: congestion control (AIMD, DCQCN), path selection
+#   algorithms/  pluggable algorithms: congestion control (AIMD, Swift, DCQCN), path selection
 #   driver/      what drives an engine: the loopback harness and its scenarios
 #
 # Engine files include each other by file name; these folders are the engine's include path
@@ -21,6 +21,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/algorithms/congestion-control.cc
     engine/algorithms/dcqcn.cc
     engine/algorithms/path-selector.cc
+    engine/algorithms/swift-congestion-control.cc
     engine/common/config-field.cc
     engine/common/engine-counters.cc
     engine/common/engine-memory.cc
@@ -47,6 +48,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/algorithms/congestion-control.h
     engine/algorithms/dcqcn.h
     engine/algorithms/path-selector.h
+    engine/algorithms/swift-congestion-control.h
     engine/common/config-field.h
     engine/common/engine-counters.h
     engine/common/engine-memory.h

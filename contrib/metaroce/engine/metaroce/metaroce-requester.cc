@@ -521,6 +521,7 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     {
         path.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
+        sample.rtt = now - ack.echoTimestamp;
     }
     if (ack.rateHintMbps != 0)
     {
