@@ -4,7 +4,6 @@
 #include "swift-congestion-control.h"
 
 #include <gtest/gtest.h>
-
 #include <stdexcept>
 
 namespace metaroce
