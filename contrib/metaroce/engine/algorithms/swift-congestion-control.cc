@@ -80,10 +80,7 @@ SwiftCongestionControl::OnAck(WindowState& path,
 }
 
 void
-SwiftCongestionControl::OnLoss(WindowState& path,
-                               WindowState& connection,
-                               TimeNs srtt,
-                               TimeNs now)
+SwiftCongestionControl::OnLoss(WindowState& path, WindowState& connection, TimeNs srtt, TimeNs now)
 {
     // Loss is not necessarily congestion on a lossy fabric (spec 7.3): only the path is cut.
     if (path.MayDecrease(srtt, now))
