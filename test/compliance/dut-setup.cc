@@ -2,10 +2,8 @@
 
 #include "text-values.h"
 
-#include <algorithm>
-#include <functional>
-#include <map>
 #include <stdexcept>
+#include <string>
 
 namespace metaroce::compliance
 {
@@ -13,92 +11,110 @@ namespace metaroce::compliance
 namespace
 {
 
-using Setter = std::function<void(DutSetup&, const std::string&)>;
-
-/// MetaRoCE settings a NIC exposes as attributes (MetaRoceNic: Mtu, PathsPerPort, ...).
-const std::map<std::string, Setter>&
-MetaRoceKeys()
+/// Parses `text` in the unit of field `f` and stores it in `config`, range-checked.
+template<typename Config>
+void
+SetField(Config& config, const ConfigField<Config>& f, const std::string& text)
 {
-    static const std::map<std::string, Setter> keys = {
-        {"ports",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.ports = static_cast<uint16_t>(ParseUnsigned(v, 64));
-         }},
-        {"pathsPerPort",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.pathsPerPort = static_cast<uint16_t>(ParseUnsigned(v, 1024));
-         }},
-        {"streams",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.streams = static_cast<uint16_t>(ParseUnsigned(v, 65535));
-         }},
-        {"mtu",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.mtu = static_cast<uint32_t>(ParseUnsigned(v, 9000));
-         }},
-        {"portRateBps",
-         [](DutSetup& s, const std::string& v) { s.metaroce.portRateBps = ParseUnsigned(v); }},
-        {"initialPathWindowPackets",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.initialPathWindowPackets = static_cast<uint32_t>(ParseUnsigned(v, 256));
-         }},
-        {"ackEveryPackets",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.ackEveryPackets = static_cast<uint32_t>(ParseUnsigned(v, 256));
-         }},
-        {"ackDelayNs",
-         [](DutSetup& s, const std::string& v) { s.metaroce.ackDelayNs = ParseTime(v); }},
-        {"rtoMinNs", [](DutSetup& s, const std::string& v) { s.metaroce.rtoMinNs = ParseTime(v); }},
-        {"rtoMaxNs", [](DutSetup& s, const std::string& v) { s.metaroce.rtoMaxNs = ParseTime(v); }},
-        {"initialRttNs",
-         [](DutSetup& s, const std::string& v) { s.metaroce.initialRttNs = ParseTime(v); }},
-        {"initialRtoNs",
-         [](DutSetup& s, const std::string& v) { s.metaroce.initialRtoNs = ParseTime(v); }},
-        {"maxTailProbes",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.maxTailProbes = static_cast<uint32_t>(ParseUnsigned(v, 64));
-         }},
-        {"pathDownTimeouts",
-         [](DutSetup& s, const std::string& v) {
-             s.metaroce.pathDownTimeouts = static_cast<uint32_t>(ParseUnsigned(v, 1000));
-         }},
-        {"probeIntervalNs",
-         [](DutSetup& s, const std::string& v) { s.metaroce.probeIntervalNs = ParseTime(v); }},
-        {"honourRateHint",
-         [](DutSetup& s, const std::string& v) { s.metaroce.honourRateHint = ParseBool(v); }},
-    };
-    return keys;
+    double value = 0;
+    switch (f.unit)
+    {
+    case FieldUnit::Nanoseconds:
+        value = static_cast<double>(ParseTime(text));
+        break;
+    case FieldUnit::Flag:
+        value = ParseBool(text) ? 1 : 0;
+        break;
+    case FieldUnit::Real: {
+        std::size_t used = 0;
+        value = std::stod(text, &used);
+        if (used != text.size())
+        {
+            throw std::invalid_argument("'" + text + "' is not a number");
+        }
+        break;
+    }
+    case FieldUnit::Count:
+    case FieldUnit::Bytes:
+    case FieldUnit::BitsPerSecond:
+        value = static_cast<double>(ParseUnsigned(text));
+        break;
+    }
+    const std::string why = f.Check(value);
+    if (!why.empty())
+    {
+        throw std::invalid_argument(why + " (got " + text + ")");
+    }
+    f.set(config, value);
 }
 
-/// RoCEv2 settings a NIC exposes as attributes (Mtu, RoceWindow, RoceRto, ...).
-const std::map<std::string, Setter>&
-RoceV2Keys()
+/// Sets `key` ("rtoMinNs", or "<prefix>.<member>" for a nested table) when it names a row of
+/// `fields`; false when it does not.
+template<typename Config>
+bool
+SetByKey(Config& config,
+         const ConfigFields<Config>& fields,
+         const std::string& prefix,
+         const std::string& key,
+         const std::string& value)
 {
-    static const std::map<std::string, Setter> keys = {
-        {"mtu",
-         [](DutSetup& s, const std::string& v) {
-             s.rocev2.mtu = static_cast<uint32_t>(ParseUnsigned(v, 4096));
-         }},
-        {"lineRateBps",
-         [](DutSetup& s, const std::string& v) { s.rocev2.lineRateBps = ParseUnsigned(v); }},
-        {"windowPackets",
-         [](DutSetup& s, const std::string& v) {
-             s.rocev2.windowPackets = static_cast<uint32_t>(ParseUnsigned(v, 1u << 22));
-         }},
-        {"rtoNs", [](DutSetup& s, const std::string& v) { s.rocev2.rtoNs = ParseTime(v); }},
-        {"retryLimit",
-         [](DutSetup& s, const std::string& v) {
-             s.rocev2.retryLimit = static_cast<uint32_t>(ParseUnsigned(v, 7));
-         }},
-        {"dcqcn", [](DutSetup& s, const std::string& v) { s.rocev2.dcqcn.enabled = ParseBool(v); }},
-    };
-    return keys;
+    if (key.compare(0, prefix.size(), prefix) != 0)
+    {
+        return false;
+    }
+    const ConfigField<Config>* f = FindField(fields, key.substr(prefix.size()));
+    if (f == nullptr)
+    {
+        return false;
+    }
+    SetField(config, *f, value);
+    return true;
 }
 
-const std::map<std::string, Setter>&
-KeysOf(Transport transport)
+template<typename Config>
+void
+AddKeys(std::vector<std::string>& out,
+        const ConfigFields<Config>& fields,
+        const std::string& prefix)
 {
-    return transport == Transport::MetaRoce ? MetaRoceKeys() : RoceV2Keys();
+    for (const ConfigField<Config>& f : fields)
+    {
+        out.push_back(prefix + f.member);
+    }
+}
+
+/// The settings of the configuration tables (config-field.h) - every one an attribute of
+/// MetaRoceNic - and the shape of the DUT's ports. True when `key` is one of them.
+bool
+ApplyPortable(DutSetup& s, const std::string& key, const std::string& value)
+{
+    if (s.transport == Transport::MetaRoce)
+    {
+        if (key == "ports")
+        {
+            s.metaroce.ports = static_cast<uint16_t>(ParseUnsigned(value, 64));
+            return true;
+        }
+        if (key == "portRateBps")
+        {
+            s.metaroce.portRateBps = ParseUnsigned(value);
+            return true;
+        }
+        return SetByKey(s.metaroce, MetaRoceConfigFields(), "", key, value) ||
+               SetByKey(s.metaroce.aimd, AimdConfigFields(), "aimd.", key, value);
+    }
+    if (key == "mtu")
+    {
+        s.rocev2.mtu = static_cast<uint32_t>(ParseUnsigned(value, 4096));
+        return true;
+    }
+    if (key == "lineRateBps")
+    {
+        s.rocev2.lineRateBps = ParseUnsigned(value);
+        return true;
+    }
+    return SetByKey(s.rocev2, RoceV2ConfigFields(), "", key, value) ||
+           SetByKey(s.rocev2.dcqcn, DcqcnConfigFields(), "dcqcn.", key, value);
 }
 
 } // namespace
@@ -130,35 +146,31 @@ DefaultSetup(Transport transport)
 void
 ApplySetting(DutSetup& setup, const std::string& key, const std::string& value)
 {
-    const auto& keys = KeysOf(setup.transport);
-    const auto it = keys.find(key);
-    if (it == keys.end())
-    {
-        std::string known;
-        for (const std::string& k : PortableKeys(setup.transport))
-        {
-            known += (known.empty() ? "" : ", ") + k;
-        }
-        throw std::invalid_argument("'" + key + "' is not a portable " +
-                                    TransportName(setup.transport) +
-                                    " setting (portable: " + known + ")");
-    }
+    bool known = false;
     try
     {
-        it->second(setup, value);
+        known = ApplyPortable(setup, key, value);
     }
-    catch (const std::invalid_argument& e)
+    catch (const std::exception& e)
     {
         throw std::invalid_argument(key + ": " + e.what());
+    }
+    if (!known)
+    {
+        std::string keys;
+        for (const std::string& k : PortableKeys(setup.transport))
+        {
+            keys += (keys.empty() ? "" : ", ") + k;
+        }
+        throw std::invalid_argument("'" + key + "' is not a portable " +
+                                    TransportName(setup.transport) + " setting (portable: " + keys +
+                                    ")");
     }
 }
 
 void
 Finish(DutSetup& setup)
 {
-    // As MetaRoceNic does: a path is suspect after one timeout unless fewer take it down.
-    setup.metaroce.pathSuspectTimeouts =
-        std::min<uint32_t>(1, std::max<uint32_t>(setup.metaroce.pathDownTimeouts, 1));
     if (setup.transport == Transport::MetaRoce)
     {
         setup.metaroce.Validate();
@@ -173,9 +185,17 @@ std::vector<std::string>
 PortableKeys(Transport transport)
 {
     std::vector<std::string> out;
-    for (const auto& [key, setter] : KeysOf(transport))
+    if (transport == Transport::MetaRoce)
     {
-        out.push_back(key);
+        out = {"ports", "portRateBps"};
+        AddKeys(out, MetaRoceConfigFields(), "");
+        AddKeys(out, AimdConfigFields(), "aimd.");
+    }
+    else
+    {
+        out = {"mtu", "lineRateBps"};
+        AddKeys(out, RoceV2ConfigFields(), "");
+        AddKeys(out, DcqcnConfigFields(), "dcqcn.");
     }
     return out;
 }

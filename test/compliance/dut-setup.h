@@ -52,9 +52,12 @@ struct DutSetup
 DutSetup DefaultSetup(Transport transport);
 
 /**
- * Applies one portable setting ("mtu", "pathsPerPort", ...; the list is in dut-setup.cc and
- * doc/compliance.md). Throws std::invalid_argument naming the key when it is not portable for
- * the transport or its value is malformed; the whole configuration is validated by Finish().
+ * Applies one portable setting: every row of the engine's configuration tables (member names:
+ * "mtu", "pathsPerPort", "rtoMinNs", ...; "aimd.<member>" and "dcqcn.<member>" for the nested
+ * ones), each an attribute of MetaRoceNic, plus the DUT's shape ("ports", "portRateBps";
+ * RoCEv2: "mtu", "lineRateBps"). Throws std::invalid_argument naming the key when it is not
+ * portable for the transport or its value is malformed; the whole configuration is validated by
+ * Finish().
  */
 void ApplySetting(DutSetup& setup, const std::string& key, const std::string& value);
 

@@ -3,6 +3,7 @@
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/metaroce-config-attributes.h"
 #include "ns3/node.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-helper.h"
@@ -97,34 +98,20 @@ Ns3NicAdapter::Teardown()
 void
 Ns3NicAdapter::ApplyAttributes()
 {
-    const MetaRoceConfig& m = m_setup.metaroce;
-    const RoceV2Config& r = m_setup.rocev2;
+    // Every portable setting is a row of the engine's configuration tables, and every row an
+    // attribute of the NIC (metaroce-config-attributes.h): hand the whole configuration over.
     for (const Ptr<MetaRoceNic>& nic : {m_nic, m_peer})
     {
         if (m_setup.transport == Transport::MetaRoce)
         {
-            nic->SetAttribute("Mtu", UintegerValue(m.mtu));
-            nic->SetAttribute("PathsPerPort", UintegerValue(m.pathsPerPort));
-            nic->SetAttribute("Streams", UintegerValue(m.streams));
-            nic->SetAttribute("InitialPathWindow", UintegerValue(m.initialPathWindowPackets));
-            nic->SetAttribute("AckEveryPackets", UintegerValue(m.ackEveryPackets));
-            nic->SetAttribute("AckDelay", TimeValue(Ns(m.ackDelayNs)));
-            nic->SetAttribute("RtoMin", TimeValue(Ns(m.rtoMinNs)));
-            nic->SetAttribute("RtoMax", TimeValue(Ns(m.rtoMaxNs)));
-            nic->SetAttribute("InitialRtt", TimeValue(Ns(m.initialRttNs)));
-            nic->SetAttribute("InitialRto", TimeValue(Ns(m.initialRtoNs)));
-            nic->SetAttribute("MaxTailProbes", UintegerValue(m.maxTailProbes));
-            nic->SetAttribute("PathDownTimeouts", UintegerValue(m.pathDownTimeouts));
-            nic->SetAttribute("ProbeInterval", TimeValue(Ns(m.probeIntervalNs)));
-            nic->SetAttribute("HonourRateHint", BooleanValue(m.honourRateHint));
+            SetConfigAttributes(*nic, m_setup.metaroce, MetaRoceConfigFields());
+            SetConfigAttributes(*nic, m_setup.metaroce.aimd, AimdConfigFields());
         }
         else
         {
-            nic->SetAttribute("Mtu", UintegerValue(r.mtu));
-            nic->SetAttribute("RoceWindow", UintegerValue(r.windowPackets));
-            nic->SetAttribute("RoceRto", TimeValue(Ns(r.rtoNs)));
-            nic->SetAttribute("RoceRetryLimit", UintegerValue(r.retryLimit));
-            nic->SetAttribute("Dcqcn", BooleanValue(r.dcqcn.enabled));
+            nic->SetAttribute("Mtu", UintegerValue(m_setup.rocev2.mtu));
+            SetConfigAttributes(*nic, m_setup.rocev2, RoceV2ConfigFields(), "Roce");
+            SetConfigAttributes(*nic, m_setup.rocev2.dcqcn, DcqcnConfigFields(), "Dcqcn");
         }
         nic->SetAttribute("RealPayload", BooleanValue(false));
     }

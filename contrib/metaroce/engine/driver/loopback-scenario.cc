@@ -139,6 +139,61 @@ CheckProperties(const std::vector<Item>& items,
     return {};
 }
 
+/// The work requests of a scenario: WRITEs and SENDs in posting order, with their offsets,
+/// and the RECVs the SENDs need.
+struct Workload
+{
+    std::vector<Item> items;
+    std::vector<WorkRequest> recvs;
+    uint64_t total{0};
+};
+
+/// Draws the scenario's messages (sizes, WRITE or SEND) from `rng`.
+Workload
+DrawWorkload(const ScenarioConfig& c, std::mt19937_64& rng)
+{
+    Workload w;
+    const uint16_t streams = c.metaroce.streams;
+    for (uint32_t i = 0; i < c.messages; ++i)
+    {
+        const uint64_t length =
+            c.fixedMessageBytes ? c.fixedMessageBytes : 1 + rng() % c.maxMessageBytes;
+        const bool send = static_cast<double>(rng() % 1'000'000) < c.sendFraction * 1e6;
+        WorkRequest wr;
+        wr.id = i;
+        wr.op = send ? Opcode::Send : Opcode::Write;
+        wr.stream = static_cast<uint16_t>(i % streams);
+        wr.length = length;
+        if (c.realPayload)
+        {
+            wr.localAddr = kSourceBase + w.total;
+            wr.localKey = kSourceKey;
+            if (!send)
+            {
+                wr.remoteAddr = kSinkBase + w.total;
+                wr.remoteKey = kSinkKey;
+            }
+        }
+        if (send)
+        {
+            WorkRequest r;
+            r.id = 1'000'000 + i;
+            r.op = Opcode::Recv;
+            r.stream = wr.stream;
+            r.length = length;
+            if (c.realPayload)
+            {
+                r.localAddr = kSinkBase + w.total;
+                r.localKey = kSinkKey;
+            }
+            w.recvs.push_back(r);
+        }
+        w.items.push_back(Item{wr, w.total});
+        w.total += length;
+    }
+    return w;
+}
+
 } // namespace
 
 double
@@ -159,47 +214,10 @@ RunScenario(const ScenarioConfig& c)
         throw std::invalid_argument("ScenarioConfig.sendFraction must be in [0, 1]");
     }
     std::mt19937_64 rng(c.seed);
-    std::vector<Item> items;
-    std::vector<WorkRequest> recvs;
-    uint64_t total = 0;
-    const uint16_t streams = c.metaroce.streams;
-    for (uint32_t i = 0; i < c.messages; ++i)
-    {
-        const uint64_t length =
-            c.fixedMessageBytes ? c.fixedMessageBytes : 1 + rng() % c.maxMessageBytes;
-        const bool send = static_cast<double>(rng() % 1'000'000) < c.sendFraction * 1e6;
-        WorkRequest wr;
-        wr.id = i;
-        wr.op = send ? Opcode::Send : Opcode::Write;
-        wr.stream = static_cast<uint16_t>(i % streams);
-        wr.length = length;
-        if (c.realPayload)
-        {
-            wr.localAddr = kSourceBase + total;
-            wr.localKey = kSourceKey;
-            if (!send)
-            {
-                wr.remoteAddr = kSinkBase + total;
-                wr.remoteKey = kSinkKey;
-            }
-        }
-        if (send)
-        {
-            WorkRequest r;
-            r.id = 1'000'000 + i;
-            r.op = Opcode::Recv;
-            r.stream = wr.stream;
-            r.length = length;
-            if (c.realPayload)
-            {
-                r.localAddr = kSinkBase + total;
-                r.localKey = kSinkKey;
-            }
-            recvs.push_back(r);
-        }
-        items.push_back(Item{wr, total});
-        total += length;
-    }
+    const Workload w = DrawWorkload(c, rng);
+    const std::vector<Item>& items = w.items;
+    const std::vector<WorkRequest>& recvs = w.recvs;
+    const uint64_t total = w.total;
 
     End a;
     End b;

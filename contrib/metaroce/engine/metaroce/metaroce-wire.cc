@@ -161,6 +161,117 @@ MrSerialize(const MrHeader& h, uint8_t* out)
     return size;
 }
 
+namespace
+{
+
+/// The verdict of a body parser that found nothing wrong.
+constexpr DropReason kWellFormed = DropReason::Count;
+
+/// WRITE and SEND: placement fields, and that they describe a piece of one message (spec 3.3,
+/// 3.9). `payload` is the number of bytes that follow the header.
+DropReason
+ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
+{
+    h.psn = load_big_u32(data + 8);
+    h.ackFloor = load_big_u32(data + 12);
+    h.stream = load_big_u16(data + 16);
+    h.msn = load_big_u32(data + 20);
+    h.messageLength = load_big_u32(data + 24);
+    h.offset = load_big_u32(data + 28);
+    h.payloadLength = load_big_u32(data + 32);
+    h.recvIndex = load_big_u32(data + 36);
+    h.timestamp = load_big_u64(data + 40);
+    if (load_big_u16(data + 18) != 0 || (h.opcode == MrOpcode::Write && h.recvIndex != 0))
+    {
+        return DropReason::BadField;
+    }
+    if (h.opcode == MrOpcode::Write)
+    {
+        h.remoteAddr = load_big_u64(data + 48);
+        h.remoteKey = load_big_u32(data + 56);
+        if (load_big_u32(data + 60) != 0)
+        {
+            return DropReason::BadField;
+        }
+    }
+    if (h.payloadLength != payload)
+    {
+        return payload < h.payloadLength ? DropReason::Truncated : DropReason::BadField;
+    }
+    if (h.payloadLength == 0 || h.offset >= h.messageLength ||
+        h.payloadLength > h.messageLength - h.offset ||
+        ((h.flags & kMrFlagFirst) != 0) != (h.offset == 0) ||
+        ((h.flags & kMrFlagLast) != 0) != (h.offset + h.payloadLength == h.messageLength))
+    {
+        return DropReason::BadField;
+    }
+    return kWellFormed;
+}
+
+/// ACK: cumulative PSN, rate hint, echo, counts and the 256-bit SACK (spec 3.4).
+DropReason
+ParseAckBody(const uint8_t* data, MrHeader& h)
+{
+    h.cumulativePsn = load_big_u32(data + 8);
+    h.rateHintMbps = load_big_u32(data + 12);
+    h.echoTimestamp = load_big_u64(data + 16);
+    h.ceCount = load_big_u16(data + 24);
+    h.newCount = load_big_u16(data + 26);
+    if (load_big_u32(data + 28) != 0)
+    {
+        return DropReason::BadField;
+    }
+    h.sack = LoadSack(data + 32);
+    return kWellFormed;
+}
+
+/// NAK: the failed message and a known syndrome (spec 3.6).
+DropReason
+ParseNakBody(const uint8_t* data, MrHeader& h)
+{
+    h.stream = load_big_u16(data + 8);
+    const uint16_t syndrome = load_big_u16(data + 10);
+    if (syndrome != static_cast<uint16_t>(MrNakSyndrome::RemoteAccess) &&
+        syndrome != static_cast<uint16_t>(MrNakSyndrome::InvalidRequest))
+    {
+        return DropReason::BadField;
+    }
+    h.syndrome = static_cast<MrNakSyndrome>(syndrome);
+    h.msn = load_big_u32(data + 12);
+    return kWellFormed;
+}
+
+/// PROBE: a PSN of its path, the floor and a timestamp (spec 3.5).
+DropReason
+ParseProbeBody(const uint8_t* data, MrHeader& h)
+{
+    h.psn = load_big_u32(data + 8);
+    h.ackFloor = load_big_u32(data + 12);
+    h.timestamp = load_big_u64(data + 16);
+    return kWellFormed;
+}
+
+/// The opcode's body parser.
+DropReason
+ParseBody(const uint8_t* data, std::size_t payload, MrHeader& h)
+{
+    switch (h.opcode)
+    {
+    case MrOpcode::Write:
+    case MrOpcode::Send:
+        return ParseDataBody(data, payload, h);
+    case MrOpcode::Probe:
+        return ParseProbeBody(data, h);
+    case MrOpcode::Ack:
+        return ParseAckBody(data, h);
+    case MrOpcode::Nak:
+        return ParseNakBody(data, h);
+    }
+    return DropReason::BadOpcode;
+}
+
+} // namespace
+
 MrParseResult
 MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
 {
@@ -196,75 +307,12 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     {
         return refuse(DropReason::BadField);
     }
-    switch (h.opcode)
+    const DropReason verdict = ParseBody(data, payload, h);
+    if (verdict != kWellFormed)
     {
-    case MrOpcode::Write:
-    case MrOpcode::Send:
-        h.psn = load_big_u32(data + 8);
-        h.ackFloor = load_big_u32(data + 12);
-        h.stream = load_big_u16(data + 16);
-        h.msn = load_big_u32(data + 20);
-        h.messageLength = load_big_u32(data + 24);
-        h.offset = load_big_u32(data + 28);
-        h.payloadLength = load_big_u32(data + 32);
-        h.recvIndex = load_big_u32(data + 36);
-        h.timestamp = load_big_u64(data + 40);
-        if (load_big_u16(data + 18) != 0 || (h.opcode == MrOpcode::Write && h.recvIndex != 0))
-        {
-            return refuse(DropReason::BadField);
-        }
-        if (h.opcode == MrOpcode::Write)
-        {
-            h.remoteAddr = load_big_u64(data + 48);
-            h.remoteKey = load_big_u32(data + 56);
-            if (load_big_u32(data + 60) != 0)
-            {
-                return refuse(DropReason::BadField);
-            }
-        }
-        if (h.payloadLength != payload)
-        {
-            return refuse(payload < h.payloadLength ? DropReason::Truncated : DropReason::BadField);
-        }
-        if (h.payloadLength == 0 || h.offset >= h.messageLength ||
-            h.payloadLength > h.messageLength - h.offset ||
-            ((h.flags & kMrFlagFirst) != 0) != (h.offset == 0) ||
-            ((h.flags & kMrFlagLast) != 0) != (h.offset + h.payloadLength == h.messageLength))
-        {
-            return refuse(DropReason::BadField);
-        }
-        break;
-    case MrOpcode::Probe:
-        h.psn = load_big_u32(data + 8);
-        h.ackFloor = load_big_u32(data + 12);
-        h.timestamp = load_big_u64(data + 16);
-        break;
-    case MrOpcode::Ack:
-        h.cumulativePsn = load_big_u32(data + 8);
-        h.rateHintMbps = load_big_u32(data + 12);
-        h.echoTimestamp = load_big_u64(data + 16);
-        h.ceCount = load_big_u16(data + 24);
-        h.newCount = load_big_u16(data + 26);
-        if (load_big_u32(data + 28) != 0)
-        {
-            return refuse(DropReason::BadField);
-        }
-        h.sack = LoadSack(data + 32);
-        break;
-    case MrOpcode::Nak: {
-        h.stream = load_big_u16(data + 8);
-        const uint16_t syndrome = load_big_u16(data + 10);
-        if (syndrome != static_cast<uint16_t>(MrNakSyndrome::RemoteAccess) &&
-            syndrome != static_cast<uint16_t>(MrNakSyndrome::InvalidRequest))
-        {
-            return refuse(DropReason::BadField);
-        }
-        h.syndrome = static_cast<MrNakSyndrome>(syndrome);
-        h.msn = load_big_u32(data + 12);
-        break;
+        return refuse(verdict);
     }
-    }
-    return MrParseResult{h, DropReason::Count};
+    return MrParseResult{h, kWellFormed};
 }
 
 uint64_t

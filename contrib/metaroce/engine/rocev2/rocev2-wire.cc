@@ -167,6 +167,55 @@ IbSerializeHeader(const IbBth& bth, const IbReth& reth, const IbAeth& aeth)
     return out;
 }
 
+namespace
+{
+
+/// Sets the payload length from what lies between the headers and the ICRC, and checks it
+/// against the pad count, the opcode and the RETH length. DropReason::Count: well formed.
+DropReason
+ParsePayloadLength(IbPacket& pkt, std::size_t wireSize)
+{
+    const uint16_t mask = pkt.info->mask;
+    const IbBth& bth = pkt.bth;
+    const std::size_t headerSize = pkt.info->headerSize;
+    // Payload and pad: the bytes between the headers and the ICRC (IBA ch. 9: PadCnt pads the
+    // payload to a multiple of 4; only the last packet of a message may be padded).
+    const std::size_t padded = wireSize - headerSize - kIbIcrcSize;
+    if (padded % 4 != 0 || padded < bth.padCount)
+    {
+        return DropReason::BadField;
+    }
+    if (!(mask & kIbHasPayload) && padded != 0)
+    {
+        return DropReason::BadField;
+    }
+    if (padded > std::numeric_limits<uint32_t>::max())
+    {
+        return DropReason::BadField;
+    }
+    pkt.payloadLength = static_cast<uint32_t>(padded - bth.padCount);
+    if ((mask & (kIbFirst | kIbMiddle)) && !(mask & kIbLast) && bth.padCount != 0)
+    {
+        return DropReason::BadField;
+    }
+    if ((mask & kIbLast) && !(mask & kIbFirst) && pkt.payloadLength == 0)
+    {
+        return DropReason::BadField;
+    }
+    if (mask & kIbHasReth)
+    {
+        const bool only = (mask & kIbLast) != 0;
+        if (only ? pkt.reth.dmaLength != pkt.payloadLength
+                 : pkt.reth.dmaLength <= pkt.payloadLength)
+        {
+            return DropReason::BadField;
+        }
+    }
+    return DropReason::Count;
+}
+
+} // namespace
+
 IbParseResult
 IbParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
 {
@@ -223,38 +272,10 @@ IbParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
         }
     }
 
-    // Payload and pad: the bytes between the headers and the ICRC (IBA ch. 9: PadCnt pads the
-    // payload to a multiple of 4; only the last packet of a message may be padded).
-    const std::size_t padded = wireSize - headerSize - kIbIcrcSize;
-    if (padded % 4 != 0 || padded < bth.padCount)
+    const DropReason payloadVerdict = ParsePayloadLength(pkt, wireSize);
+    if (payloadVerdict != DropReason::Count)
     {
-        return refuse(DropReason::BadField);
-    }
-    if (!(mask & kIbHasPayload) && padded != 0)
-    {
-        return refuse(DropReason::BadField);
-    }
-    if (padded > std::numeric_limits<uint32_t>::max())
-    {
-        return refuse(DropReason::BadField);
-    }
-    pkt.payloadLength = static_cast<uint32_t>(padded - bth.padCount);
-    if ((mask & (kIbFirst | kIbMiddle)) && !(mask & kIbLast) && bth.padCount != 0)
-    {
-        return refuse(DropReason::BadField);
-    }
-    if ((mask & kIbLast) && !(mask & kIbFirst) && pkt.payloadLength == 0)
-    {
-        return refuse(DropReason::BadField);
-    }
-    if (mask & kIbHasReth)
-    {
-        const bool only = (mask & kIbLast) != 0;
-        if (only ? pkt.reth.dmaLength != pkt.payloadLength
-                 : pkt.reth.dmaLength <= pkt.payloadLength)
-        {
-            return refuse(DropReason::BadField);
-        }
+        return refuse(payloadVerdict);
     }
     if (size == wireSize && pkt.payloadLength > 0)
     {

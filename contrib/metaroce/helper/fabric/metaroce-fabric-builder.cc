@@ -68,26 +68,40 @@ MetaRoceFabricBuilder::Build(uint32_t p,
                              const std::vector<Ptr<MetaRoceNic>>& nics,
                              uint32_t& seed) const
 {
-    const MetaRoceFabricShape& s = m_shape;
-    const uint32_t perPod = s.SpinesPerPod();
-    const uint32_t perSpine = s.CoresPerSpine();
-    const uint32_t cores = perSpine > 0 ? s.cores : 0;
     MetaRoceFabricPlane plane;
-    auto& leaves = plane.switches[0];
-    auto& spines = plane.switches[1];
-    auto& coreSw = plane.switches[2];
+    MakeSwitches(plane, seed);
+    ConnectHosts(plane, p, nics);
+    ConnectLeaves(plane, p);
+    ConnectSpines(plane, p);
+    return plane;
+}
+
+void
+MetaRoceFabricBuilder::MakeSwitches(MetaRoceFabricPlane& plane, uint32_t& seed) const
+{
+    const MetaRoceFabricShape& s = m_shape;
+    const uint32_t cores = s.CoresPerSpine() > 0 ? s.cores : 0;
     for (uint32_t l = 0; l < s.Leaves(); ++l)
     {
-        leaves.push_back(MakeSwitch(MetaRoceFabricTier::LEAF, seed));
+        plane.switches[0].push_back(MakeSwitch(MetaRoceFabricTier::LEAF, seed));
     }
     for (uint32_t g = 0; g < s.Spines(); ++g)
     {
-        spines.push_back(MakeSwitch(MetaRoceFabricTier::SPINE, seed));
+        plane.switches[1].push_back(MakeSwitch(MetaRoceFabricTier::SPINE, seed));
     }
     for (uint32_t c = 0; c < cores; ++c)
     {
-        coreSw.push_back(MakeSwitch(MetaRoceFabricTier::CORE, seed));
+        plane.switches[2].push_back(MakeSwitch(MetaRoceFabricTier::CORE, seed));
     }
+}
+
+void
+MetaRoceFabricBuilder::ConnectHosts(MetaRoceFabricPlane& plane,
+                                    uint32_t p,
+                                    const std::vector<Ptr<MetaRoceNic>>& nics) const
+{
+    const MetaRoceFabricShape& s = m_shape;
+    auto& leaves = plane.switches[0];
     // Host links; NIC ports are added plane by plane, so port p is plane p.
     for (uint32_t h = 0; h < s.hosts; ++h)
     {
@@ -104,6 +118,15 @@ MetaRoceFabricBuilder::Build(uint32_t p,
         leaf->AddRoute(s.HostAddress(h, p), kHostMask, link.portB);
         plane.hostLinks.push_back(link);
     }
+}
+
+void
+MetaRoceFabricBuilder::ConnectLeaves(MetaRoceFabricPlane& plane, uint32_t p) const
+{
+    const MetaRoceFabricShape& s = m_shape;
+    const uint32_t perPod = s.SpinesPerPod();
+    auto& leaves = plane.switches[0];
+    auto& spines = plane.switches[1];
     // Leaf-spine links, within each pod: leaves spread the other leaves' /24s over their pod's
     // spines, spines route each leaf's /24 down.
     for (uint32_t l = 0; l < s.Leaves(); ++l)
@@ -128,6 +151,16 @@ MetaRoceFabricBuilder::Build(uint32_t p,
             plane.leafLinks.push_back(link);
         }
     }
+}
+
+void
+MetaRoceFabricBuilder::ConnectSpines(MetaRoceFabricPlane& plane, uint32_t p) const
+{
+    const MetaRoceFabricShape& s = m_shape;
+    const uint32_t perPod = s.SpinesPerPod();
+    const uint32_t perSpine = s.CoresPerSpine();
+    auto& spines = plane.switches[1];
+    auto& coreSw = plane.switches[2];
     // Spine-core links: spine j of every pod goes up to core group j for the other pods' /24s;
     // cores route every leaf's /24 down to that leaf's pod.
     for (uint32_t g = 0; g < s.Spines() && perSpine > 0; ++g)
@@ -155,7 +188,6 @@ MetaRoceFabricBuilder::Build(uint32_t p,
             plane.spineLinks.push_back(link);
         }
     }
-    return plane;
 }
 
 } // namespace ns3

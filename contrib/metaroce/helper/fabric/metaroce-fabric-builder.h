@@ -101,6 +101,16 @@ class MetaRoceFabricBuilder
 
   private:
     Ptr<MetaRoceSwitch> MakeSwitch(MetaRoceFabricTier tier, uint32_t& seed) const;
+    /// The plane's leaves, spines and cores, in that order (ECMP seeds in build order).
+    void MakeSwitches(MetaRoceFabricPlane& plane, uint32_t& seed) const;
+    /// Host-leaf links of plane `p`: each NIC's next port, and the leaves' host routes.
+    void ConnectHosts(MetaRoceFabricPlane& plane,
+                      uint32_t p,
+                      const std::vector<Ptr<MetaRoceNic>>& nics) const;
+    /// Leaf-spine links within each pod, with the routes up and down.
+    void ConnectLeaves(MetaRoceFabricPlane& plane, uint32_t p) const;
+    /// Spine-core links (fat-tree), with the routes up and down.
+    void ConnectSpines(MetaRoceFabricPlane& plane, uint32_t p) const;
     /// Links two nodes with the settings of `tier`; returns (lower end, upper end).
     std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> Connect(
         MetaRoceFabricTier tier,

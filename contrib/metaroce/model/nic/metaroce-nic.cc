@@ -35,12 +35,6 @@ EngineNow()
     return static_cast<metaroce::TimeNs>(Simulator::Now().GetNanoSeconds());
 }
 
-metaroce::TimeNs
-Ns(const Time& t)
-{
-    return static_cast<metaroce::TimeNs>(t.GetNanoSeconds());
-}
-
 /// The first set bit of `words` in [from, end), or `end`.
 std::size_t
 FindMarked(const std::vector<uint64_t>& words, std::size_t from, std::size_t end)
@@ -58,149 +52,6 @@ FindMarked(const std::vector<uint64_t>& words, std::size_t from, std::size_t end
 }
 
 } // namespace
-
-TypeId
-MetaRoceNic::GetTypeId()
-{
-    static TypeId tid =
-        TypeId("ns3::MetaRoceNic")
-            .SetParent<Object>()
-            .SetGroupName("MetaRoce")
-            .AddConstructor<MetaRoceNic>()
-            .AddAttribute("Mtu",
-                          "Payload bytes per data packet (both transports; RoCEv2 needs "
-                          "256, 512, 1024, 2048 or 4096).",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&MetaRoceNic::m_mtu),
-                          MakeUintegerChecker<uint32_t>(256, 9000))
-            .AddAttribute("PathsPerPort",
-                          "MetaRoCE logical paths per plane (spec 4.1).",
-                          UintegerValue(8),
-                          MakeUintegerAccessor(&MetaRoceNic::m_pathsPerPort),
-                          MakeUintegerChecker<uint32_t>(1, 1024))
-            .AddAttribute("Streams",
-                          "Ordered streams per MetaRoCE connection (spec 6).",
-                          UintegerValue(16),
-                          MakeUintegerAccessor(&MetaRoceNic::m_streams),
-                          MakeUintegerChecker<uint32_t>(1, 65535))
-            .AddAttribute("InitialPathWindow",
-                          "MetaRoCE initial path window, packets (assumption, spec 9).",
-                          UintegerValue(4),
-                          MakeUintegerAccessor(&MetaRoceNic::m_initialPathWindow),
-                          MakeUintegerChecker<uint32_t>(1, 256))
-            .AddAttribute("AckEveryPackets",
-                          "Packets per path coalesced into one MetaRoCE ACK (spec 6.4).",
-                          UintegerValue(2),
-                          MakeUintegerAccessor(&MetaRoceNic::m_ackEveryPackets),
-                          MakeUintegerChecker<uint32_t>(1, 256))
-            .AddAttribute("AckDelay",
-                          "Longest a MetaRoCE ACK waits for coalescing.",
-                          TimeValue(NanoSeconds(2000)),
-                          MakeTimeAccessor(&MetaRoceNic::m_ackDelay),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RtoMin",
-                          "MetaRoCE floor of the per-path retransmission timeout "
-                          "(srtt + 4 rttvar, spec 5.5).",
-                          TimeValue(MicroSeconds(60)),
-                          MakeTimeAccessor(&MetaRoceNic::m_rtoMin),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RtoMax",
-                          "MetaRoCE maximum per-path retransmission timeout.",
-                          TimeValue(MilliSeconds(10)),
-                          MakeTimeAccessor(&MetaRoceNic::m_rtoMax),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("InitialRtt",
-                          "RTT MetaRoCE assumes before its first sample.",
-                          TimeValue(MicroSeconds(8)),
-                          MakeTimeAccessor(&MetaRoceNic::m_initialRtt),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("InitialRto",
-                          "MetaRoCE retransmission timeout before a path's first RTT sample.",
-                          TimeValue(MicroSeconds(500)),
-                          MakeTimeAccessor(&MetaRoceNic::m_initialRto),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("TailProbeMin",
-                          "Floor of the MetaRoCE tail-loss probe timeout (max(2 srtt, srtt + "
-                          "AckDelay, this), spec 5.5).",
-                          TimeValue(MicroSeconds(5)),
-                          MakeTimeAccessor(&MetaRoceNic::m_tailProbeMin),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("MaxTailProbes",
-                          "MetaRoCE tail-loss probes without progress: the first two one probe "
-                          "timeout apart, each further one twice the wait of the one before "
-                          "(spec 5.5); 0 disables tail-loss probes.",
-                          UintegerValue(6),
-                          MakeUintegerAccessor(&MetaRoceNic::m_maxTailProbes),
-                          MakeUintegerChecker<uint32_t>(0, 64))
-            .AddAttribute("PathDownTimeouts",
-                          "Consecutive timeouts before a MetaRoCE path is taken down.",
-                          UintegerValue(3),
-                          MakeUintegerAccessor(&MetaRoceNic::m_pathDownTimeouts),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("ProbeInterval",
-                          "How often a down MetaRoCE path is probed.",
-                          TimeValue(MicroSeconds(100)),
-                          MakeTimeAccessor(&MetaRoceNic::m_probeInterval),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("HonourRateHint",
-                          "Pace MetaRoCE senders at the receiver's fair-share rate hint.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&MetaRoceNic::m_honourRateHint),
-                          MakeBooleanChecker())
-            .AddAttribute("RealPayload",
-                          "Copy whole packets to the engines so registered memory receives "
-                          "real bytes (slower); otherwise payloads are virtual.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&MetaRoceNic::m_realPayload),
-                          MakeBooleanChecker())
-            .AddAttribute("FairShareWindow",
-                          "A queue pair counts as an active sender for the rate hint when it "
-                          "delivered data within this window.",
-                          TimeValue(MicroSeconds(20)),
-                          MakeTimeAccessor(&MetaRoceNic::m_fairShareWindow),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("FairShareWhenMarked",
-                          "Advertise the fair share only while arriving data carries ECN CE "
-                          "marks (this receiver's last hop is the bottleneck); otherwise the "
-                          "line rate. False: always the fair share.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
-                          MakeBooleanChecker())
-            .AddAttribute("RoceWindow",
-                          "RoCEv2: most packets sent and not yet acknowledged.",
-                          UintegerValue(256),
-                          MakeUintegerAccessor(&MetaRoceNic::m_roceWindow),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("RoceRto",
-                          "RoCEv2: retransmission timeout before backoff.",
-                          TimeValue(MicroSeconds(1048)),
-                          MakeTimeAccessor(&MetaRoceNic::m_roceRto),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RoceRetryLimit",
-                          "RoCEv2: timeouts in a row before RetryExceeded (IB retry_cnt).",
-                          UintegerValue(7),
-                          MakeUintegerAccessor(&MetaRoceNic::m_roceRetryLimit),
-                          MakeUintegerChecker<uint32_t>(0, 7))
-            .AddAttribute("Dcqcn",
-                          "RoCEv2: DCQCN rate control (CNPs on CE, paced sending).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&MetaRoceNic::m_dcqcn),
-                          MakeBooleanChecker())
-            .AddTraceSource("Tx",
-                            "A packet left on a port (IPv4 and below not yet added by the "
-                            "device: starts with IPv4).",
-                            MakeTraceSourceAccessor(&MetaRoceNic::m_txTrace),
-                            "ns3::MetaRoceNic::PortTracedCallback")
-            .AddTraceSource("Rx",
-                            "A packet arrived on a port (starts with IPv4).",
-                            MakeTraceSourceAccessor(&MetaRoceNic::m_rxTrace),
-                            "ns3::MetaRoceNic::PortTracedCallback")
-            .AddTraceSource("Drop",
-                            "An arriving packet was refused, with the reason.",
-                            MakeTraceSourceAccessor(&MetaRoceNic::m_dropTrace),
-                            "ns3::MetaRoceNic::DropTracedCallback");
-    return tid;
-}
 
 MetaRoceNic::MetaRoceNic()
     : m_rng(CreateObject<UniformRandomVariable>())
@@ -313,51 +164,6 @@ MetaRoceNic::GetFairShare() const
     return m_fairShareBps;
 }
 
-metaroce::MetaRoceConfig
-MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
-{
-    metaroce::MetaRoceConfig c;
-    c.localConnection = local;
-    c.remoteConnection = remote;
-    c.seed = static_cast<uint64_t>(m_rng->GetInteger(1, 0x7fffffff));
-    c.ports = static_cast<uint16_t>(m_ports.size());
-    c.pathsPerPort = static_cast<uint16_t>(m_pathsPerPort);
-    c.streams = static_cast<uint16_t>(m_streams);
-    c.mtu = m_mtu;
-    c.portRateBps = LineRateBps(0);
-    c.initialPathWindowPackets = m_initialPathWindow;
-    c.ackEveryPackets = m_ackEveryPackets;
-    c.ackDelayNs = Ns(m_ackDelay);
-    c.rtoMinNs = Ns(m_rtoMin);
-    c.rtoMaxNs = Ns(m_rtoMax);
-    c.initialRttNs = Ns(m_initialRtt);
-    c.initialRtoNs = Ns(m_initialRto);
-    c.tailProbeMinNs = Ns(m_tailProbeMin);
-    c.maxTailProbes = m_maxTailProbes;
-    c.pathDownTimeouts = m_pathDownTimeouts;
-    c.pathSuspectTimeouts = std::min(c.pathSuspectTimeouts, m_pathDownTimeouts);
-    c.probeIntervalNs = Ns(m_probeInterval);
-    c.honourRateHint = m_honourRateHint;
-    return c;
-}
-
-metaroce::RoceV2Config
-MetaRoceNic::RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) const
-{
-    metaroce::RoceV2Config c;
-    c.localQpn = local;
-    c.remoteQpn = remote;
-    c.mtu = m_mtu;
-    c.windowPackets = m_roceWindow;
-    c.rtoNs = Ns(m_roceRto);
-    c.retryLimit = m_roceRetryLimit;
-    c.port = static_cast<uint16_t>(plane);
-    c.udpSrcPort = static_cast<uint16_t>(m_rng->GetInteger(49152, 65535));
-    c.lineRateBps = LineRateBps(plane);
-    c.dcqcn.enabled = m_dcqcn;
-    return c;
-}
-
 Ptr<MetaRoceQueuePair>
 MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
                              uint32_t localId,
@@ -414,12 +220,13 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
     NS_ABORT_MSG_IF(plane >= a->m_ports.size(),
                     "MetaRoceNic::Connect: no plane " << plane << " (NICs have "
                                                       << a->m_ports.size() << " ports)");
-    NS_ABORT_MSG_IF(a->m_mtu != b->m_mtu,
-                    "MetaRoceNic::Connect: NICs disagree on Mtu (" << a->m_mtu << " vs " << b->m_mtu
-                                                                   << ")");
-    NS_ABORT_MSG_IF(a->m_pathsPerPort != b->m_pathsPerPort,
+    NS_ABORT_MSG_IF(a->m_metaRoce.mtu != b->m_metaRoce.mtu,
+                    "MetaRoceNic::Connect: NICs disagree on Mtu (" << a->m_metaRoce.mtu << " vs "
+                                                                   << b->m_metaRoce.mtu << ")");
+    NS_ABORT_MSG_IF(a->m_metaRoce.pathsPerPort != b->m_metaRoce.pathsPerPort,
                     "MetaRoceNic::Connect: NICs disagree on PathsPerPort");
-    NS_ABORT_MSG_IF(a->m_streams != b->m_streams, "MetaRoceNic::Connect: NICs disagree on Streams");
+    NS_ABORT_MSG_IF(a->m_metaRoce.streams != b->m_metaRoce.streams,
+                    "MetaRoceNic::Connect: NICs disagree on Streams");
     const uint32_t idA = a->m_nextId++;
     const uint32_t idB = b->m_nextId++;
     Ptr<MetaRoceQueuePair> qa = a->CreateQueuePair(transport, idA, idB, plane);

@@ -112,6 +112,8 @@ class MetaRoceNic : public Object
         EventId pauseExpiry;    ///< when the PAUSE lapses without a RESUME
     };
 
+    /// The attributes and trace sources that are not engine tunables.
+    static TypeId AddHandWrittenAttributes(TypeId tid);
     metaroce::MetaRoceConfig MetaRoceConfigFor(uint32_t local, uint32_t remote) const;
     metaroce::RoceV2Config RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) const;
     Ptr<MetaRoceQueuePair> CreateQueuePair(metaroce::Transport transport,
@@ -152,29 +154,17 @@ class MetaRoceNic : public Object
     Time m_fairShareUpdated{Seconds(-1)};
     uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last fair-share update
 
-    // Attributes.
-    uint32_t m_mtu;
-    uint32_t m_pathsPerPort;
-    uint32_t m_streams;
-    uint32_t m_initialPathWindow;
-    uint32_t m_ackEveryPackets;
-    Time m_ackDelay;
-    Time m_rtoMin;
-    Time m_rtoMax;
-    Time m_initialRtt;
-    Time m_initialRto;
-    Time m_tailProbeMin;
-    uint32_t m_maxTailProbes;
-    uint32_t m_pathDownTimeouts;
-    Time m_probeInterval;
-    bool m_honourRateHint;
+    // Attributes. The engine tunables are the configuration tables' rows
+    // (metaroce-config-attributes.h): MetaRoceConfigFields() and AimdConfigFields() unprefixed,
+    // RoceV2ConfigFields() as "Roce*", DcqcnConfigFields() as "Dcqcn*". Each queue pair gets a
+    // copy, completed with what the NIC decides (ids, seed, ports, line rate, MTU for RoCEv2).
+    metaroce::MetaRoceConfig m_metaRoce;
+    metaroce::AimdConfig m_aimd;
+    metaroce::RoceV2Config m_roceV2;
+    metaroce::DcqcnConfig m_dcqcn;
     bool m_realPayload;
     Time m_fairShareWindow;
     bool m_fairShareWhenMarked;
-    uint32_t m_roceWindow;
-    Time m_roceRto;
-    uint32_t m_roceRetryLimit;
-    bool m_dcqcn;
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_rxTrace;

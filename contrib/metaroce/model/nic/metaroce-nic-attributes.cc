@@ -1,0 +1,100 @@
+/*
+ * MetaRoceNic's attributes and the engine configurations made from them. The engine tunables
+ * are not written here one by one: they are the rows of the engine's configuration tables
+ * (engine/common/config-field.h), added by AddConfigAttributes(); only what belongs to the NIC
+ * itself (payload mode, fair-share policy) is declared by hand.
+ */
+#include "metaroce-config-attributes.h"
+#include "metaroce-nic.h"
+
+#include "ns3/boolean.h"
+#include "ns3/nstime.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+TypeId
+MetaRoceNic::GetTypeId()
+{
+    static const TypeId tid = [] {
+        TypeId t = TypeId("ns3::MetaRoceNic")
+                       .SetParent<Object>()
+                       .SetGroupName("MetaRoce")
+                       .AddConstructor<MetaRoceNic>();
+        t = AddConfigAttributes(t, &MetaRoceNic::m_metaRoce, metaroce::MetaRoceConfigFields());
+        t = AddConfigAttributes(t, &MetaRoceNic::m_aimd, metaroce::AimdConfigFields());
+        t = AddConfigAttributes(t, &MetaRoceNic::m_roceV2, metaroce::RoceV2ConfigFields(), "Roce");
+        t = AddConfigAttributes(t, &MetaRoceNic::m_dcqcn, metaroce::DcqcnConfigFields(), "Dcqcn");
+        return AddHandWrittenAttributes(t);
+    }();
+    return tid;
+}
+
+TypeId
+MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
+{
+    return tid
+        .AddAttribute("RealPayload",
+                      "Copy whole packets to the engines so registered memory receives real "
+                      "bytes (slower); otherwise payloads are virtual.",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&MetaRoceNic::m_realPayload),
+                      MakeBooleanChecker())
+        .AddAttribute("FairShareWindow",
+                      "A queue pair counts as an active sender for the rate hint when it "
+                      "delivered data within this window (spec 6.5).",
+                      TimeValue(MicroSeconds(20)),
+                      MakeTimeAccessor(&MetaRoceNic::m_fairShareWindow),
+                      MakeTimeChecker(NanoSeconds(1)))
+        .AddAttribute("FairShareWhenMarked",
+                      "Advertise the fair share only while arriving data carries ECN CE "
+                      "marks (this receiver's last hop is the bottleneck); otherwise the "
+                      "line rate. False: always the fair share (spec 6.5).",
+                      BooleanValue(true),
+                      MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
+                      MakeBooleanChecker())
+        .AddTraceSource("Tx",
+                        "A packet left on a port (IPv4 and below not yet added by the "
+                        "device: starts with IPv4).",
+                        MakeTraceSourceAccessor(&MetaRoceNic::m_txTrace),
+                        "ns3::MetaRoceNic::PortTracedCallback")
+        .AddTraceSource("Rx",
+                        "A packet arrived on a port (starts with IPv4).",
+                        MakeTraceSourceAccessor(&MetaRoceNic::m_rxTrace),
+                        "ns3::MetaRoceNic::PortTracedCallback")
+        .AddTraceSource("Drop",
+                        "An arriving packet was refused, with the reason.",
+                        MakeTraceSourceAccessor(&MetaRoceNic::m_dropTrace),
+                        "ns3::MetaRoceNic::DropTracedCallback");
+}
+
+metaroce::MetaRoceConfig
+MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
+{
+    metaroce::MetaRoceConfig c = m_metaRoce;
+    c.localConnection = local;
+    c.remoteConnection = remote;
+    c.seed = static_cast<uint64_t>(m_rng->GetInteger(1, 0x7fffffff));
+    c.ports = static_cast<uint16_t>(m_ports.size());
+    c.portRateBps = LineRateBps(0);
+    c.aimd = m_aimd;
+    return c;
+}
+
+metaroce::RoceV2Config
+MetaRoceNic::RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) const
+{
+    metaroce::RoceV2Config c = m_roceV2;
+    c.localQpn = local;
+    c.remoteQpn = remote;
+    c.mtu = m_metaRoce.mtu;
+    c.port = static_cast<uint16_t>(plane);
+    c.udpSrcPort = static_cast<uint16_t>(m_rng->GetInteger(49152, 65535));
+    c.lineRateBps = LineRateBps(plane);
+    c.dcqcn = m_dcqcn;
+    return c;
+}
+
+} // namespace ns3

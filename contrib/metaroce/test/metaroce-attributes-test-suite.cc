@@ -1,0 +1,136 @@
+/*
+ * The NIC's attributes are the engine's configuration tables (engine/common/config-field.h,
+ * model/nic/metaroce-config-attributes.h):
+ *
+ *  - every row of every table is an attribute of ns3::MetaRoceNic, with the table's default;
+ *  - a value outside the row's range is refused (SetAttributeFailSafe fails, the old value stays);
+ *  - a value set by attribute (or Config::SetDefault) reaches the engine of every queue pair the
+ *    NIC creates afterwards, for each table.
+ */
+#include "ns3/config.h"
+#include "ns3/metaroce-config-attributes.h"
+#include "ns3/metaroce-connection.h"
+#include "ns3/metaroce-helper.h"
+#include "ns3/nstime.h"
+#include "ns3/rocev2-queue-pair.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+using namespace ns3;
+using metaroce::Transport;
+
+namespace
+{
+
+class EveryFieldIsAnAttributeTestCase : public TestCase
+{
+  public:
+    EveryFieldIsAnAttributeTestCase()
+        : TestCase("every engine configuration field is a NIC attribute with its range")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        CheckTable(metaroce::MetaRoceConfigFields(), "");
+        CheckTable(metaroce::AimdConfigFields(), "");
+        CheckTable(metaroce::RoceV2ConfigFields(), "Roce");
+        CheckTable(metaroce::DcqcnConfigFields(), "Dcqcn");
+    }
+
+    /// Checks that every row of `fields` is an attribute of MetaRoceNic with the row's default.
+    template<typename Config>
+    void CheckTable(const metaroce::ConfigFields<Config>& fields, const std::string& prefix)
+    {
+        const TypeId tid = MetaRoceNic::GetTypeId();
+        Ptr<MetaRoceNic> nic = CreateObject<MetaRoceNic>();
+        const Config defaults{};
+        for (const metaroce::ConfigField<Config>& f : fields)
+        {
+            const std::string name = prefix + f.attribute;
+            TypeId::AttributeInformation info;
+            NS_TEST_EXPECT_MSG_EQ(tid.LookupAttributeByName(name, &info),
+                                  true,
+                                  "no NIC attribute for " << f.member);
+            const Ptr<AttributeValue> value = info.checker->Create();
+            nic->GetAttribute(name, *value);
+            double got = 0;
+            NS_TEST_EXPECT_MSG_EQ(metaroce::FormatFieldValue(f.unit, f.get(defaults)),
+                                  ReadConfigFieldValue(f.unit, *value, got)
+                                      ? metaroce::FormatFieldValue(f.unit, got)
+                                      : "unreadable",
+                                  name << " default differs from the engine's");
+            if (f.unit != metaroce::FieldUnit::Flag && f.max < 1e15)
+            {
+                NS_TEST_EXPECT_MSG_EQ(
+                    nic->SetAttributeFailSafe(name, *MakeConfigFieldValue(f.unit, f.max + 1)),
+                    false,
+                    name << " accepted a value above its range");
+                nic->GetAttribute(name, *value);
+                ReadConfigFieldValue(f.unit, *value, got);
+                NS_TEST_EXPECT_MSG_EQ(got, f.get(defaults), name << " changed by a refused value");
+            }
+        }
+    }
+};
+
+class AttributesReachTheEngineTestCase : public TestCase
+{
+  public:
+    AttributesReachTheEngineTestCase()
+        : TestCase("attributes set on the NIC reach every engine it creates")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::MetaRoceNic::MaxRetransmissions", UintegerValue(9));
+        MetaRoceHelper rdma;
+        rdma.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        rdma.SetNicAttribute("RtoMin", TimeValue(MicroSeconds(77)));
+        rdma.SetNicAttribute("PathDecrease", StringValue("0.125"));
+        rdma.SetNicAttribute("RoceAckEveryPackets", UintegerValue(3));
+        rdma.SetNicAttribute("DcqcnMinRate", StringValue("2Gbps"));
+        rdma.SetNicAttribute("Dcqcn", StringValue("false"));
+        NodeContainer nodes;
+        nodes.Create(2);
+        Ptr<MetaRoceNic> a = rdma.Install(nodes.Get(0));
+        Ptr<MetaRoceNic> b = rdma.Install(nodes.Get(1));
+        rdma.ConnectBackToBack(a, b, 1);
+        Config::Reset();
+
+        const auto [mr, mrPeer] = MetaRoceNic::Connect(a, b, Transport::MetaRoce);
+        const auto& conn = dynamic_cast<const metaroce::MetaRoceConnection&>(mr->GetEngine());
+        NS_TEST_EXPECT_MSG_EQ(conn.Config().rtoMinNs, 77'000, "RtoMin");
+        NS_TEST_EXPECT_MSG_EQ(conn.Config().maxRetransmissions, 9, "Config::SetDefault");
+        NS_TEST_EXPECT_MSG_EQ(conn.Config().aimd.pathDecrease, 0.125, "PathDecrease");
+        NS_TEST_EXPECT_MSG_EQ(conn.Config().ports, 1, "ports are the NIC's");
+
+        const auto [rq, rqPeer] = MetaRoceNic::Connect(a, b, Transport::RoceV2);
+        const auto& qp = dynamic_cast<const metaroce::RoceV2QueuePair&>(rq->GetEngine());
+        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().ackEveryPackets, 3, "RoceAckEveryPackets");
+        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().dcqcn.minRateBps, 2'000'000'000, "DcqcnMinRate");
+        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().dcqcn.enabled, false, "Dcqcn");
+        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().mtu, conn.Config().mtu, "one Mtu for both");
+        Simulator::Destroy();
+    }
+};
+
+class MetaRoceAttributesTestSuite : public TestSuite
+{
+  public:
+    MetaRoceAttributesTestSuite()
+        : TestSuite("metaroce-attributes", UNIT)
+    {
+        AddTestCase(new EveryFieldIsAnAttributeTestCase(), QUICK);
+        AddTestCase(new AttributesReachTheEngineTestCase(), QUICK);
+    }
+};
+
+MetaRoceAttributesTestSuite g_metaRoceAttributesTestSuite;
+
+} // namespace
