@@ -13,11 +13,11 @@ MetaRoceForwardedAttribute::MetaRoceForwardedAttribute(Target target,
                                                        std::string name,
                                                        Ptr<const AttributeValue> initial,
                                                        Ptr<const AttributeChecker> checker)
-    : m_target(std::move(target)),
-      m_formerName(std::move(formerName)),
-      m_name(std::move(name)),
-      m_initial(initial->SerializeToString(checker)),
-      m_checker(checker)
+    : m_target(std::move(target))
+    , m_formerName(std::move(formerName))
+    , m_name(std::move(name))
+    , m_initial(initial->SerializeToString(checker))
+    , m_checker(checker)
 {
 }
 
@@ -29,7 +29,8 @@ MetaRoceForwardedAttribute::Set(ObjectBase* object, const AttributeValue& value)
         return true;
     }
     const Ptr<Object> target = m_target(object);
-    NS_ABORT_MSG_IF(target == nullptr, m_formerName << ": no object to forward " << m_name << " to");
+    NS_ABORT_MSG_IF(target == nullptr,
+                    m_formerName << ": no object to forward " << m_name << " to");
     NS_LOG_LOGIC(m_formerName << " -> " << target->GetInstanceTypeId().GetName() << "::" << m_name);
     NS_ABORT_MSG_UNLESS(target->SetAttributeFailSafe(m_name, value),
                         m_formerName << " sets attribute " << m_name << " of "

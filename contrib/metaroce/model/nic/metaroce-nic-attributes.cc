@@ -27,7 +27,7 @@ MetaRoceNic::GetTypeId()
         t = AddConfigAttributes(t, &MetaRoceNic::m_aimd, metaroce::AimdConfigFields());
         t = AddConfigAttributes(t, &MetaRoceNic::m_roceV2, metaroce::RoceV2ConfigFields(), "Roce");
         t = AddConfigAttributes(t, &MetaRoceNic::m_dcqcn, metaroce::DcqcnConfigFields(), "Dcqcn");
-        return AddHandWrittenAttributes(t);
+        return AddAlgorithmAttributes(AddHandWrittenAttributes(t));
     }();
     return tid;
 }
