@@ -86,8 +86,9 @@ MetaRoceNic::GetPathSelection()
     {
         m_pathSelection = m_pathSelectionFactory.Create<MetaRocePathSelection>();
         NS_ABORT_MSG_IF(m_pathSelection == nullptr,
-                        "MetaRoceNic: PathSelection " << m_pathSelectionFactory.GetTypeId().GetName()
-                                                      << " is not a MetaRocePathSelection");
+                        "MetaRoceNic: PathSelection "
+                            << m_pathSelectionFactory.GetTypeId().GetName()
+                            << " is not a MetaRocePathSelection");
     }
     return m_pathSelection;
 }

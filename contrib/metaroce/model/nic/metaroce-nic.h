@@ -173,11 +173,11 @@ class MetaRoceNic : public Object
     uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last fair-share update
 
     // Attributes. The engine tunables are the configuration tables' rows
-    // (metaroce-config-attributes.h): MetaRoceConfigFields() and AimdConfigFields() unprefixed,
-    // RoceV2ConfigFields() as "Roce*", DcqcnConfigFields() as "Dcqcn*". Each queue pair gets a
+    // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()
+    // as "Roce*", DcqcnConfigFields() as "Dcqcn*"; the congestion control's parameters are its
+    // object's attributes (CongestionControl, metaroce-nic-algorithms.cc). Each queue pair gets a
     // copy, completed with what the NIC decides (ids, seed, ports, line rate, MTU for RoCEv2).
     metaroce::MetaRoceConfig m_metaRoce;
-    metaroce::AimdConfig m_aimd;
     metaroce::RoceV2Config m_roceV2;
     metaroce::DcqcnConfig m_dcqcn;
     bool m_realPayload;
