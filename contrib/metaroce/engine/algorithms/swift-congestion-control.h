@@ -1,7 +1,7 @@
 /*
  * A delay-based MetaRoCE congestion control in the manner of Swift (Kumar et al., "Swift:
  * Delay is Simple and Effective for Congestion Control in the Datacenter", SIGCOMM 2020;
- * spec 7.5, "Swift").
+ * spec 7.6).
  *
  * Swift reacts to the fabric delay an ACK measures instead of ECN marks, so it needs nothing
  * from the switches: a standing queue that RED never marks (ECN off, or a queue below Kmin)
@@ -33,7 +33,7 @@
 namespace metaroce
 {
 
-/// Parameters of SwiftCongestionControl (spec 7.5; every default an assumption, spec 9 A34).
+/// Parameters of SwiftCongestionControl (spec 7.6; every default an assumption, spec 9 A34).
 struct SwiftConfig
 {
     TimeNs targetDelayNs{12000};          ///< fabric RTT above which windows are cut
