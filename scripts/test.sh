@@ -41,6 +41,9 @@ step "golden runs (test/golden)"
 bash "$ROOT/test/golden/run.sh"
 passed=$((passed + 1))
 
+step "example: a user-written congestion control chosen by attribute"
+"$BUILD_DIR/examples/metaroce-custom-congestion" --hosts=4 --planes=1 --messageBytes=524288
+
 step "compliance suite (test/compliance, doc/compliance.md)"
 for adapter in engine ns3-nic; do
   report="$BUILD_DIR/compliance-$adapter.json"

@@ -3,6 +3,7 @@
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/metaroce-aimd.h"
 #include "ns3/metaroce-config-attributes.h"
 #include "ns3/node.h"
 #include "ns3/point-to-point-channel.h"
@@ -105,7 +106,9 @@ Ns3NicAdapter::ApplyAttributes()
         if (m_setup.transport == Transport::MetaRoce)
         {
             SetConfigAttributes(*nic, m_setup.metaroce, MetaRoceConfigFields());
-            SetConfigAttributes(*nic, m_setup.metaroce.aimd, AimdConfigFields());
+            Ptr<MetaRoceAimd> aimd = CreateObject<MetaRoceAimd>();
+            SetConfigAttributes(*aimd, m_setup.metaroce.aimd, AimdConfigFields());
+            nic->SetCongestionOps(aimd);
         }
         else
         {

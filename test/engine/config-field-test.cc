@@ -5,6 +5,7 @@
 #include "dcqcn.h"
 #include "metaroce-config.h"
 #include "rocev2-config.h"
+#include "swift-congestion-control.h"
 
 #include <gtest/gtest.h>
 #include <set>
@@ -40,6 +41,7 @@ TEST(ConfigField, TablesAreWellFormed)
 {
     ExpectWellFormed(MetaRoceConfigFields());
     ExpectWellFormed(AimdConfigFields());
+    ExpectWellFormed(SwiftConfigFields());
     ExpectWellFormed(RoceV2ConfigFields());
     ExpectWellFormed(DcqcnConfigFields());
 }

@@ -39,7 +39,7 @@ def test_cross_attribute_check_at_start_of_run():
     qa, _ = f.connect(0, 1)
     qa.PostWrite(0, 10000)
     with pytest.raises(metaroce.FatalError,
-                       match=r"^MetaRoceSwitch: EcnKmin \(200000\) must not exceed EcnKmax"):
+                       match=r"^MetaRoceRedEcnMarker: Kmin \(200000\) must not exceed Kmax"):
         metaroce.run()
 
 

@@ -5,7 +5,7 @@
 #   common/      types, counters, registered memory, the TransportEngine interface
 #   metaroce/    the MetaRoCE engine: wire format, paths, requester, responder, connection
 #   rocev2/      the RoCEv2 baseline: BTH/RETH/AETH, go-back-N requester and responder, QP
-#   algorithms/  pluggable algorithms: congestion control (AIMD, DCQCN), path selection
+#   algorithms/  pluggable algorithms: congestion control (AIMD, Swift, DCQCN), path selection
 #   driver/      what drives an engine: EngineDriver (shared by every driver), the loopback
 #                harness and its scenarios
 #
@@ -24,6 +24,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/algorithms/congestion-control.cc
     engine/algorithms/dcqcn.cc
     engine/algorithms/path-selector.cc
+    engine/algorithms/swift-congestion-control.cc
     engine/common/config-field.cc
     engine/common/engine-counters.cc
     engine/common/engine-memory.cc
@@ -59,6 +60,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/algorithms/congestion-control.h
     engine/algorithms/dcqcn.h
     engine/algorithms/path-selector.h
+    engine/algorithms/swift-congestion-control.h
     engine/common/config-field.h
     engine/common/deadline-cached.h
     engine/common/engine-counters.h

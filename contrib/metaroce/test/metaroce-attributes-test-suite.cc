@@ -8,6 +8,7 @@
  *    NIC creates afterwards, for each table.
  */
 #include "ns3/config.h"
+#include "ns3/metaroce-aimd.h"
 #include "ns3/metaroce-config-attributes.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-helper.h"
@@ -36,7 +37,6 @@ class EveryFieldIsAnAttributeTestCase : public TestCase
     void DoRun() override
     {
         CheckTable(metaroce::MetaRoceConfigFields(), "");
-        CheckTable(metaroce::AimdConfigFields(), "");
         CheckTable(metaroce::RoceV2ConfigFields(), "Roce");
         CheckTable(metaroce::DcqcnConfigFields(), "Dcqcn");
     }
@@ -92,7 +92,8 @@ class AttributesReachTheEngineTestCase : public TestCase
         MetaRoceHelper rdma;
         rdma.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
         rdma.SetNicAttribute("RtoMin", TimeValue(MicroSeconds(77)));
-        rdma.SetNicAttribute("PathDecrease", StringValue("0.125"));
+        rdma.SetNicAttribute("CongestionControl",
+                             StringValue("ns3::MetaRoceAimd[PathDecrease=0.125]"));
         rdma.SetNicAttribute("RoceAckEveryPackets", UintegerValue(3));
         rdma.SetNicAttribute("DcqcnMinRate", StringValue("2Gbps"));
         rdma.SetNicAttribute("Dcqcn", StringValue("false"));
@@ -107,7 +108,9 @@ class AttributesReachTheEngineTestCase : public TestCase
         const auto& conn = dynamic_cast<const metaroce::MetaRoceConnection&>(mr->GetEngine());
         NS_TEST_EXPECT_MSG_EQ(conn.Config().rtoMinNs, 77'000, "RtoMin");
         NS_TEST_EXPECT_MSG_EQ(conn.Config().maxRetransmissions, 9, "Config::SetDefault");
-        NS_TEST_EXPECT_MSG_EQ(conn.Config().aimd.pathDecrease, 0.125, "PathDecrease");
+        const Ptr<MetaRoceAimd> aimd = DynamicCast<MetaRoceAimd>(a->GetCongestionOps());
+        NS_TEST_ASSERT_MSG_NE(aimd, nullptr, "the default congestion control is AIMD");
+        NS_TEST_EXPECT_MSG_EQ(aimd->GetConfig().pathDecrease, 0.125, "PathDecrease");
         NS_TEST_EXPECT_MSG_EQ(conn.Config().ports, 1, "ports are the NIC's");
 
         const auto [rq, rqPeer] = MetaRoceNic::Connect(a, b, Transport::RoceV2);

@@ -11,6 +11,36 @@ WindowState::Clamp()
     window = std::clamp(window, minWindow, maxWindow);
 }
 
+bool
+WindowState::MayDecrease(TimeNs srtt, TimeNs now) const
+{
+    return !decreased || now >= lastDecrease + srtt;
+}
+
+void
+WindowState::Decrease(double factor, TimeNs now)
+{
+    window *= factor;
+    lastDecrease = now;
+    decreased = true;
+    Clamp();
+}
+
+void
+WindowState::IncreaseAdditively(double bytesPerRtt, uint64_t ackedBytes)
+{
+    window += bytesPerRtt * static_cast<double>(ackedBytes) / std::max(window, 1.0);
+    Clamp();
+}
+
+void
+WindowState::Collapse(TimeNs now)
+{
+    window = minWindow;
+    lastDecrease = now;
+    decreased = true;
+}
+
 const ConfigFields<AimdConfig>&
 AimdConfigFields()
 {
@@ -53,23 +83,10 @@ AimdCongestionControl::Name() const
 void
 AimdCongestionControl::Decrease(WindowState& w, double fraction, TimeNs srtt, TimeNs now)
 {
-    // One cut per round trip: the marks of one window of packets reflect one congestion event.
-    if (w.decreased && now < w.lastDecrease + srtt)
+    if (w.MayDecrease(srtt, now))
     {
-        return;
+        w.Decrease(1.0 - fraction, now);
     }
-    w.window *= 1.0 - fraction;
-    w.lastDecrease = now;
-    w.decreased = true;
-    w.Clamp();
-}
-
-void
-AimdCongestionControl::Increase(WindowState& w, uint64_t ackedBytes) const
-{
-    // additiveIncrease bytes per window's worth of acknowledged bytes, i.e. per RTT.
-    w.window += m_additiveIncrease * static_cast<double>(ackedBytes) / std::max(w.window, 1.0);
-    w.Clamp();
 }
 
 void
@@ -84,8 +101,8 @@ AimdCongestionControl::OnAck(WindowState& path,
         Decrease(connection, m_connectionDecrease, sample.srtt, now);
         return;
     }
-    Increase(path, sample.ackedBytes);
-    Increase(connection, sample.ackedBytes);
+    path.IncreaseAdditively(m_additiveIncrease, sample.ackedBytes);
+    connection.IncreaseAdditively(m_additiveIncrease, sample.ackedBytes);
 }
 
 void
@@ -99,9 +116,7 @@ AimdCongestionControl::OnLoss(WindowState& path, WindowState& connection, TimeNs
 void
 AimdCongestionControl::OnTimeout(WindowState& path, WindowState& connection, TimeNs now)
 {
-    path.window = path.minWindow;
-    path.lastDecrease = now;
-    path.decreased = true;
+    path.Collapse(now);
 }
 
 std::unique_ptr<CongestionControl>

@@ -33,6 +33,15 @@ struct WindowState
     bool decreased{false}; ///< lastDecrease is valid
 
     void Clamp();
+    /// False while the last cut is less than `srtt` old: one window of congestion signals is
+    /// one congestion event, so every algorithm cuts at most once per RTT (spec 7.2).
+    bool MayDecrease(TimeNs srtt, TimeNs now) const;
+    /// Multiplies the window by `factor` (clamped) and remembers the cut at `now`.
+    void Decrease(double factor, TimeNs now);
+    /// Adds `bytesPerRtt` per window's worth of acknowledged bytes, i.e. about that per RTT.
+    void IncreaseAdditively(double bytesPerRtt, uint64_t ackedBytes);
+    /// Sets the window to its minimum, counted as a cut at `now` (a retransmission timeout).
+    void Collapse(TimeNs now);
 };
 
 /// What one ACK told the sender about one path.
@@ -42,6 +51,7 @@ struct AckSample
     uint32_t ackedPackets{0};
     uint32_t ceCount{0}; ///< of the acknowledged packets, how many were CE-marked
     TimeNs srtt{0};      ///< the path's smoothed RTT after this sample
+    TimeNs rtt{0};       ///< this ACK's own RTT sample (now - echoed timestamp); 0: none
 };
 
 /// Parameters of AimdCongestionControl (spec 7.2; every value an assumption, spec 9).
@@ -101,7 +111,6 @@ class AimdCongestionControl : public CongestionControl
   private:
     /// Multiplies the window by (1 - fraction) unless it was cut less than one RTT ago.
     static void Decrease(WindowState& w, double fraction, TimeNs srtt, TimeNs now);
-    void Increase(WindowState& w, uint64_t ackedBytes) const;
 
     double m_additiveIncrease;
     double m_pathDecrease;

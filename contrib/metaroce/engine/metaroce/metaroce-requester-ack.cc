@@ -65,16 +65,17 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
 void
 MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now)
 {
+    AckSample& sample = progress.sample;
     if (ack.echoTimestamp != 0 && ack.echoTimestamp <= now)
     {
         path.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
+        sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 7.6)
     }
     if (ack.rateHintMbps != 0)
     {
         m_pacer.SetRateHint(uint64_t{ack.rateHintMbps} * 1'000'000);
     }
-    AckSample& sample = progress.sample;
     if (sample.ackedPackets > 0)
     {
         path.bytesAcked += sample.ackedBytes;

@@ -24,10 +24,9 @@ MetaRoceNic::GetTypeId()
                        .SetGroupName("MetaRoce")
                        .AddConstructor<MetaRoceNic>();
         t = AddConfigAttributes(t, &MetaRoceNic::m_metaRoce, metaroce::MetaRoceConfigFields());
-        t = AddConfigAttributes(t, &MetaRoceNic::m_aimd, metaroce::AimdConfigFields());
         t = AddConfigAttributes(t, &MetaRoceNic::m_roceV2, metaroce::RoceV2ConfigFields(), "Roce");
         t = AddConfigAttributes(t, &MetaRoceNic::m_dcqcn, metaroce::DcqcnConfigFields(), "Dcqcn");
-        return AddHandWrittenAttributes(t);
+        return AddAlgorithmAttributes(AddHandWrittenAttributes(t));
     }();
     return tid;
 }
@@ -79,7 +78,6 @@ MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
     c.seed = static_cast<uint64_t>(m_rng->GetInteger(1, 0x7fffffff));
     c.ports = static_cast<uint16_t>(m_ports.size());
     c.portRateBps = LineRateBps(0);
-    c.aimd = m_aimd;
     return c;
 }
 

@@ -133,6 +133,8 @@ MetaRoceNic::DoDispose()
         port.device = nullptr;
     }
     m_ports.clear();
+    m_congestionOps = nullptr;
+    m_pathSelection = nullptr;
     Object::DoDispose();
 }
 
@@ -238,7 +240,9 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
         {
             qp->m_engine =
                 std::make_unique<metaroce::MetaRoceConnection>(MetaRoceConfigFor(localId, remoteId),
-                                                               &m_memory);
+                                                               &m_memory,
+                                                               GetCongestionOps()->Create(),
+                                                               GetPathSelection()->Create());
             qp->m_udpPort = metaroce::kMetaRoceUdpPort;
             for (uint32_t port = 0; port < m_ports.size(); ++port)
             {

@@ -31,6 +31,9 @@
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/metaroce-config.h"
+#include "ns3/metaroce-congestion-ops.h"
+#include "ns3/metaroce-path-selection.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/random-variable-stream.h"
@@ -92,6 +95,15 @@ class MetaRoceNic : public Object
     /// Assigns random streams (entropy draws); returns the number used.
     int64_t AssignStreams(int64_t stream);
 
+    /// The congestion control of new MetaRoCE connections: made from the "CongestionControl"
+    /// attribute on first use, or given by SetCongestionOps (as TcpSocketBase's
+    /// SetCongestionControlAlgorithm). Connections made before a change keep theirs.
+    Ptr<MetaRoceCongestionOps> GetCongestionOps();
+    void SetCongestionOps(Ptr<MetaRoceCongestionOps> ops);
+    /// The path selection of new MetaRoCE connections ("PathSelection"), likewise.
+    Ptr<MetaRocePathSelection> GetPathSelection();
+    void SetPathSelection(Ptr<MetaRocePathSelection> selection);
+
   protected:
     void DoDispose() override;
 
@@ -118,6 +130,12 @@ class MetaRoceNic : public Object
 
     /// The attributes and trace sources that are not engine tunables.
     static TypeId AddHandWrittenAttributes(TypeId tid);
+    /// "CongestionControl" and "PathSelection" (metaroce-nic-algorithms.cc).
+    static TypeId AddAlgorithmAttributes(TypeId tid);
+    void SetCongestionControlFactory(const ObjectFactory& factory);
+    ObjectFactory GetCongestionControlFactory() const;
+    void SetPathSelectionFactory(const ObjectFactory& factory);
+    ObjectFactory GetPathSelectionFactory() const;
     metaroce::MetaRoceConfig MetaRoceConfigFor(uint32_t local, uint32_t remote) const;
     metaroce::RoceV2Config RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) const;
     Ptr<MetaRoceQueuePair> CreateQueuePair(metaroce::Transport transport,
@@ -158,16 +176,22 @@ class MetaRoceNic : public Object
     uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last fair-share update
 
     // Attributes. The engine tunables are the configuration tables' rows
-    // (metaroce-config-attributes.h): MetaRoceConfigFields() and AimdConfigFields() unprefixed,
-    // RoceV2ConfigFields() as "Roce*", DcqcnConfigFields() as "Dcqcn*". Each queue pair gets a
+    // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()
+    // as "Roce*", DcqcnConfigFields() as "Dcqcn*"; the congestion control's parameters are its
+    // object's attributes (CongestionControl, metaroce-nic-algorithms.cc). Each queue pair gets a
     // copy, completed with what the NIC decides (ids, seed, ports, line rate, MTU for RoCEv2).
     metaroce::MetaRoceConfig m_metaRoce;
-    metaroce::AimdConfig m_aimd;
     metaroce::RoceV2Config m_roceV2;
     metaroce::DcqcnConfig m_dcqcn;
     bool m_realPayload;
     Time m_fairShareWindow;
     bool m_fairShareWhenMarked;
+
+    // The pluggable algorithms: the attribute's factory and the NIC's one object made from it.
+    ObjectFactory m_congestionControlFactory;
+    Ptr<MetaRoceCongestionOps> m_congestionOps;
+    ObjectFactory m_pathSelectionFactory;
+    Ptr<MetaRocePathSelection> m_pathSelection;
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_rxTrace;

@@ -1,7 +1,8 @@
 /*
- * MetaRoceSwitch, part 1 of 3: ports, the forwarding path (receive -> parse -> route -> admit
+ * MetaRoceSwitch, part 1 of 4: ports, the forwarding path (receive -> parse -> route -> admit
  * -> mark -> enqueue; pull -> dequeue), link state and configuration. The PFC state machine is
- * in metaroce-switch-pfc.cc, counters and accessors in metaroce-switch-counters.cc.
+ * in metaroce-switch-pfc.cc, counters and accessors in metaroce-switch-counters.cc, the
+ * admission and marking objects in metaroce-switch-algorithms.cc.
  */
 #include "metaroce-switch.h"
 
@@ -32,7 +33,7 @@ constexpr MetaRoceDropReason kAdmitted = MetaRoceDropReason::COUNT;
 TypeId
 MetaRoceSwitch::GetTypeId()
 {
-    static TypeId tid =
+    static TypeId tid = AddFormerAttributes(
         TypeId("ns3::MetaRoceSwitch")
             .SetParent<Object>()
             .SetGroupName("MetaRoce")
@@ -48,12 +49,14 @@ MetaRoceSwitch::GetTypeId()
                           UintegerValue(32 * 1024 * 1024),
                           MakeUintegerAccessor(&MetaRoceSwitch::m_bufferSize),
                           MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("DtAlpha",
-                          "Dynamic-threshold alpha (lossy mode): a queue may grow while it "
-                          "holds less than DtAlpha x the free buffer.",
-                          DoubleValue(1.0),
-                          MakeDoubleAccessor(&MetaRoceSwitch::m_dtAlpha),
-                          MakeDoubleChecker<double>())
+            .AddAttribute(
+                "BufferAdmission",
+                "Lossy mode: which policy admits packets to egress queues of the "
+                "shared buffer (a MetaRoceBufferAdmission and its attributes).",
+                ObjectFactoryValue(ObjectFactory("ns3::MetaRoceDynamicThresholdAdmission")),
+                MakeObjectFactoryAccessor(&MetaRoceSwitch::SetBufferAdmissionFactory,
+                                          &MetaRoceSwitch::GetBufferAdmissionFactory),
+                MakeObjectFactoryChecker())
             .AddAttribute("ControlMaxPayload",
                           "Without a DSCP CS6/CS7 mark, largest L4 payload (bytes) that still "
                           "makes a packet CONTROL class; 0 (default) turns the size rule off.",
@@ -65,21 +68,13 @@ MetaRoceSwitch::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&MetaRoceSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
-            .AddAttribute("EcnKmin",
-                          "DATA queue bytes at and below which nothing is marked.",
-                          UintegerValue(100000),
-                          MakeUintegerAccessor(&MetaRoceSwitch::m_ecnKmin),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("EcnKmax",
-                          "DATA queue bytes above which every ECT packet is marked.",
-                          UintegerValue(400000),
-                          MakeUintegerAccessor(&MetaRoceSwitch::m_ecnKmax),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("EcnPmax",
-                          "Marking probability reached at EcnKmax.",
-                          DoubleValue(0.2),
-                          MakeDoubleAccessor(&MetaRoceSwitch::m_ecnPmax),
-                          MakeDoubleChecker<double>())
+            .AddAttribute("EcnMarker",
+                          "Which policy marks ECN-capable DATA packets CE (a MetaRoceEcnMarker "
+                          "and its attributes).",
+                          ObjectFactoryValue(ObjectFactory("ns3::MetaRoceRedEcnMarker")),
+                          MakeObjectFactoryAccessor(&MetaRoceSwitch::SetEcnMarkerFactory,
+                                                    &MetaRoceSwitch::GetEcnMarkerFactory),
+                          MakeObjectFactoryChecker())
             .AddAttribute("PfcEnabled",
                           "Lossless mode: send PAUSE/RESUME per ingress port and class, and "
                           "honour those received.",
@@ -141,7 +136,7 @@ MetaRoceSwitch::GetTypeId()
             .AddTraceSource("PfcReceived",
                             "A PFC frame was received (port, class, PAUSE or RESUME).",
                             MakeTraceSourceAccessor(&MetaRoceSwitch::m_pfcRxTrace),
-                            "ns3::MetaRoceSwitch::PfcTracedCallback");
+                            "ns3::MetaRoceSwitch::PfcTracedCallback"));
     return tid;
 }
 
@@ -178,6 +173,9 @@ MetaRoceSwitch::DoDispose()
     }
     m_ports.clear();
     m_rng = nullptr;
+    m_ecnMarker->Dispose();
+    m_ecnMarker = nullptr;
+    m_admission = nullptr;
     Object::DoDispose();
 }
 
@@ -186,12 +184,8 @@ MetaRoceSwitch::CheckConfig()
 {
     // Cross-attribute checks: attributes may be set in any order, so they are checked when the
     // switch starts (DoInitialize) and, for switches never initialised, on the first packet.
-    NS_ABORT_MSG_IF(m_dtAlpha <= 0, "MetaRoceSwitch: DtAlpha must be > 0, is " << m_dtAlpha);
-    NS_ABORT_MSG_IF(m_ecnKmin > m_ecnKmax,
-                    "MetaRoceSwitch: EcnKmin (" << m_ecnKmin << ") must not exceed EcnKmax ("
-                                                << m_ecnKmax << ")");
-    NS_ABORT_MSG_IF(m_ecnPmax < 0 || m_ecnPmax > 1,
-                    "MetaRoceSwitch: EcnPmax must be in [0, 1], is " << m_ecnPmax);
+    m_admission->CheckConfig();
+    m_ecnMarker->CheckConfig();
     if (m_pfcEnabled)
     {
         NS_ABORT_MSG_IF(m_pfcXon >= m_pfcXoff,
@@ -318,7 +312,7 @@ MetaRoceSwitch::Receive(uint32_t port,
         (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1))
     {
         const uint64_t q = m_ports[egress].egressBytes[METAROCE_CLASS_DATA];
-        if (ShouldMark(q))
+        if (m_ecnMarker->ShouldMark(q))
         {
             MarkCe(p);
             m_ports[egress].counters.ecnMarked++;
@@ -336,31 +330,13 @@ MetaRoceSwitch::Admit(uint32_t port, uint32_t cls, uint32_t size) const
     {
         return MetaRoceDropReason::BUFFER_FULL;
     }
-    if (!m_pfcEnabled)
+    // Lossless mode: PFC, not a per-queue limit, keeps the buffer from overflowing.
+    if (!m_pfcEnabled &&
+        !m_admission->Admit(m_ports[port].egressBytes[cls], size, m_bufferUsed, m_bufferSize))
     {
-        // Choudhury-Hahne: queue length below alpha x free space (before this packet).
-        const double threshold = m_dtAlpha * double(m_bufferSize - m_bufferUsed);
-        if (double(m_ports[port].egressBytes[cls]) >= threshold)
-        {
-            return MetaRoceDropReason::PORT_LIMIT;
-        }
+        return MetaRoceDropReason::PORT_LIMIT;
     }
     return kAdmitted;
-}
-
-bool
-MetaRoceSwitch::ShouldMark(uint64_t qBytes)
-{
-    if (qBytes <= m_ecnKmin)
-    {
-        return false;
-    }
-    if (qBytes > m_ecnKmax)
-    {
-        return true;
-    }
-    const double p = m_ecnPmax * double(qBytes - m_ecnKmin) / double(m_ecnKmax - m_ecnKmin);
-    return m_rng->GetValue() < p;
 }
 
 void

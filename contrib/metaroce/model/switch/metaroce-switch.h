@@ -18,16 +18,24 @@
  * MetaRoceClassify() in metaroce-switch-pfc.h, shared with the NIC.
  *
  * Buffer. One shared pool of "BufferSize" bytes for all egress queues (sizes are IPv4 bytes).
- * Lossy mode (PFC off) uses Choudhury-Hahne dynamic thresholds, as shared-buffer ASICs do: a
- * packet enters queue (port, class) only if that queue holds fewer than
- * DtAlpha x (BufferSize - bytes in use) bytes, else it is dropped as "port-limit"; a large
- * alpha approaches complete sharing, a small one isolates ports. Whatever the mode, a packet
- * that does not fit in the free space is dropped as "buffer-full". Drops are tail drops.
+ * In lossy mode (PFC off) the "BufferAdmission" object (metaroce-buffer-admission.h, chosen like
+ * a QueueDisc) decides whether queue (port, class) may take a packet, else it is dropped as
+ * "port-limit"; the default, MetaRoceDynamicThresholdAdmission, is Choudhury-Hahne dynamic
+ * thresholds as shared-buffer ASICs use: the queue must hold fewer than
+ * Alpha x (BufferSize - bytes in use) bytes. Whatever the mode, a packet that does not fit in
+ * the free space is dropped as "buffer-full". Drops are tail drops.
  *
- * ECN. At enqueue into a DATA queue holding q bytes, a packet is marked with probability 0 if
- * q <= EcnKmin, EcnPmax x (q - Kmin) / (Kmax - Kmin) up to Kmax, and 1 above Kmax (RED on the
- * instantaneous queue, the DCQCN recommendation). Only ECT(0)/ECT(1) packets are marked: the
- * IPv4 header is rewritten with CE. CONTROL is never marked.
+ * ECN. At enqueue into a DATA queue holding q bytes, the "EcnMarker" object
+ * (metaroce-ecn-marker.h) decides whether the packet is marked; the default,
+ * MetaRoceRedEcnMarker, is RED on the instantaneous queue (the DCQCN recommendation). Only
+ * ECT(0)/ECT(1) packets are offered and marked: the IPv4 header is rewritten with CE. CONTROL is
+ * never marked. The marker draws from the switch's random variable (AssignStreams).
+ *
+ * Former attributes. DtAlpha, EcnKmin, EcnKmax and EcnPmax still exist and forward to the
+ * Alpha, Kmin, Kmax and Pmax attributes of the admission and marking objects: reading gives the
+ * object's value; setting a value other than the default sets the object's (which must have
+ * that attribute), while the default leaves the object's own value, so
+ * "EcnMarker=ns3::MetaRoceRedEcnMarker[Kmin=5000]" is not undone by the EcnKmin default.
  *
  * PFC (lossless mode, "PfcEnabled"). Every buffered packet is also counted against its ingress
  * port and class. When that count exceeds "PfcXoff" the switch sends PAUSE for the class on the
@@ -62,7 +70,10 @@
 
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/metaroce-buffer-admission.h"
+#include "ns3/metaroce-ecn-marker.h"
 #include "ns3/metaroce-port-queue.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/random-variable-stream.h"
@@ -189,6 +200,11 @@ class MetaRoceSwitch : public Object
      */
     int64_t AssignStreams(int64_t stream);
 
+    /// The ECN marking object ("EcnMarker").
+    Ptr<MetaRoceEcnMarker> GetEcnMarker() const;
+    /// The buffer admission object ("BufferAdmission").
+    Ptr<MetaRoceBufferAdmission> GetBufferAdmission() const;
+
   protected:
     void DoInitialize() override;
     void DoDispose() override;
@@ -233,8 +249,15 @@ class MetaRoceSwitch : public Object
 
     /// Admission of `size` bytes into (port, cls): COUNT when admitted, else the reason.
     MetaRoceDropReason Admit(uint32_t port, uint32_t cls, uint32_t size) const;
-    /// RED decision for a DATA packet entering a queue of `qBytes`.
-    bool ShouldMark(uint64_t qBytes);
+    /// "EcnMarker" and "BufferAdmission": the object is created at once, so that the former
+    /// attributes registered after these can forward to it during construction.
+    void SetEcnMarkerFactory(const ObjectFactory& factory);
+    ObjectFactory GetEcnMarkerFactory() const;
+    void SetBufferAdmissionFactory(const ObjectFactory& factory);
+    ObjectFactory GetBufferAdmissionFactory() const;
+    /// Adds DtAlpha, EcnKmin, EcnKmax and EcnPmax, forwarded to the algorithm objects, to `tid`
+    /// (after EcnMarker and BufferAdmission, which create the objects).
+    static TypeId AddFormerAttributes(TypeId tid);
     /// Rewrites the IPv4 header of `p` with ECN = CE.
     static void MarkCe(Ptr<Packet> p);
     /// Cuts `p` to IPv4 + UDP + TrimSize payload bytes (see the file comment).
@@ -270,12 +293,12 @@ class MetaRoceSwitch : public Object
     // Attributes
     uint64_t m_ecmpSeed;
     uint64_t m_bufferSize;
-    double m_dtAlpha;
+    ObjectFactory m_admissionFactory;
+    Ptr<MetaRoceBufferAdmission> m_admission;
     uint32_t m_controlMaxPayload;
     bool m_ecnEnabled;
-    uint64_t m_ecnKmin;
-    uint64_t m_ecnKmax;
-    double m_ecnPmax;
+    ObjectFactory m_ecnMarkerFactory;
+    Ptr<MetaRoceEcnMarker> m_ecnMarker;
     bool m_pfcEnabled;
     uint64_t m_pfcXoff;
     uint64_t m_pfcXon;

@@ -1,0 +1,103 @@
+/*
+ * MetaRoceNic's pluggable algorithms (spec 7.5, 4.2): the attributes that choose them, in the
+ * manner of TcpL4Protocol's SocketType and TcpSocketBase's CongestionOps but as ObjectFactory
+ * values, so that one "Name=Value;..." string chooses the algorithm and its parameters
+ * ("CongestionControl=ns3::MetaRoceSwift[TargetDelay=15us]"). The NIC makes one object of each
+ * on first use and asks it for a fresh engine algorithm per connection (CreateQueuePair).
+ */
+#include "metaroce-nic.h"
+
+#include "ns3/abort.h"
+
+namespace ns3
+{
+
+TypeId
+MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
+{
+    return tid
+        .AddAttribute("CongestionControl",
+                      "Congestion control of MetaRoCE connections: a MetaRoceCongestionOps "
+                      "type and its attributes (spec 7).",
+                      ObjectFactoryValue(ObjectFactory("ns3::MetaRoceAimd")),
+                      MakeObjectFactoryAccessor(&MetaRoceNic::SetCongestionControlFactory,
+                                                &MetaRoceNic::GetCongestionControlFactory),
+                      MakeObjectFactoryChecker())
+        .AddAttribute("PathSelection",
+                      "Path selection of MetaRoCE connections: a MetaRocePathSelection type "
+                      "and its attributes (spec 4.2).",
+                      ObjectFactoryValue(ObjectFactory("ns3::MetaRoceSprayPathSelection")),
+                      MakeObjectFactoryAccessor(&MetaRoceNic::SetPathSelectionFactory,
+                                                &MetaRoceNic::GetPathSelectionFactory),
+                      MakeObjectFactoryChecker());
+}
+
+void
+MetaRoceNic::SetCongestionControlFactory(const ObjectFactory& factory)
+{
+    m_congestionControlFactory = factory;
+    m_congestionOps = nullptr;
+}
+
+ObjectFactory
+MetaRoceNic::GetCongestionControlFactory() const
+{
+    return m_congestionControlFactory;
+}
+
+void
+MetaRoceNic::SetPathSelectionFactory(const ObjectFactory& factory)
+{
+    m_pathSelectionFactory = factory;
+    m_pathSelection = nullptr;
+}
+
+ObjectFactory
+MetaRoceNic::GetPathSelectionFactory() const
+{
+    return m_pathSelectionFactory;
+}
+
+Ptr<MetaRoceCongestionOps>
+MetaRoceNic::GetCongestionOps()
+{
+    if (m_congestionOps == nullptr)
+    {
+        m_congestionOps = m_congestionControlFactory.Create<MetaRoceCongestionOps>();
+        NS_ABORT_MSG_IF(m_congestionOps == nullptr,
+                        "MetaRoceNic: CongestionControl "
+                            << m_congestionControlFactory.GetTypeId().GetName()
+                            << " is not a MetaRoceCongestionOps");
+    }
+    return m_congestionOps;
+}
+
+void
+MetaRoceNic::SetCongestionOps(Ptr<MetaRoceCongestionOps> ops)
+{
+    NS_ABORT_MSG_IF(ops == nullptr, "MetaRoceNic::SetCongestionOps: null");
+    m_congestionOps = ops;
+}
+
+Ptr<MetaRocePathSelection>
+MetaRoceNic::GetPathSelection()
+{
+    if (m_pathSelection == nullptr)
+    {
+        m_pathSelection = m_pathSelectionFactory.Create<MetaRocePathSelection>();
+        NS_ABORT_MSG_IF(m_pathSelection == nullptr,
+                        "MetaRoceNic: PathSelection "
+                            << m_pathSelectionFactory.GetTypeId().GetName()
+                            << " is not a MetaRocePathSelection");
+    }
+    return m_pathSelection;
+}
+
+void
+MetaRoceNic::SetPathSelection(Ptr<MetaRocePathSelection> selection)
+{
+    NS_ABORT_MSG_IF(selection == nullptr, "MetaRoceNic::SetPathSelection: null");
+    m_pathSelection = selection;
+}
+
+} // namespace ns3

@@ -1,0 +1,103 @@
+/*
+ * MetaRoceSwitch, part 4 of 4: its pluggable algorithms, chosen like ns-3's QueueDisc: the
+ * "EcnMarker" and "BufferAdmission" factories, the objects made from them, and the former
+ * attributes DtAlpha, EcnKmin, EcnKmax and EcnPmax, forwarded to those objects
+ * (metaroce-forwarded-attribute.h).
+ */
+#include "metaroce-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/metaroce-forwarded-attribute.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+TypeId
+MetaRoceSwitch::AddFormerAttributes(TypeId tid)
+{
+    const auto admission = [](const ObjectBase* o) -> Ptr<Object> {
+        return static_cast<const MetaRoceSwitch*>(o)->GetBufferAdmission();
+    };
+    const auto marker = [](const ObjectBase* o) -> Ptr<Object> {
+        return static_cast<const MetaRoceSwitch*>(o)->GetEcnMarker();
+    };
+    AddForwardedAttribute(tid,
+                          "DtAlpha",
+                          "Former name of the BufferAdmission's Alpha (dynamic threshold).",
+                          "Alpha",
+                          DoubleValue(1.0),
+                          MakeDoubleChecker<double>(),
+                          admission);
+    AddForwardedAttribute(tid,
+                          "EcnKmin",
+                          "Former name of the EcnMarker's Kmin (RED).",
+                          "Kmin",
+                          UintegerValue(100000),
+                          MakeUintegerChecker<uint64_t>(),
+                          marker);
+    AddForwardedAttribute(tid,
+                          "EcnKmax",
+                          "Former name of the EcnMarker's Kmax (RED).",
+                          "Kmax",
+                          UintegerValue(400000),
+                          MakeUintegerChecker<uint64_t>(),
+                          marker);
+    return AddForwardedAttribute(tid,
+                                 "EcnPmax",
+                                 "Former name of the EcnMarker's Pmax (RED).",
+                                 "Pmax",
+                                 DoubleValue(0.2),
+                                 MakeDoubleChecker<double>(),
+                                 marker);
+}
+
+void
+MetaRoceSwitch::SetEcnMarkerFactory(const ObjectFactory& factory)
+{
+    Ptr<MetaRoceEcnMarker> marker = factory.Create<MetaRoceEcnMarker>();
+    NS_ABORT_MSG_IF(marker == nullptr,
+                    "MetaRoceSwitch: EcnMarker " << factory.GetTypeId().GetName()
+                                                 << " is not a MetaRoceEcnMarker");
+    marker->SetRandomVariable(m_rng);
+    m_ecnMarkerFactory = factory;
+    m_ecnMarker = marker;
+}
+
+ObjectFactory
+MetaRoceSwitch::GetEcnMarkerFactory() const
+{
+    return m_ecnMarkerFactory;
+}
+
+void
+MetaRoceSwitch::SetBufferAdmissionFactory(const ObjectFactory& factory)
+{
+    Ptr<MetaRoceBufferAdmission> admission = factory.Create<MetaRoceBufferAdmission>();
+    NS_ABORT_MSG_IF(admission == nullptr,
+                    "MetaRoceSwitch: BufferAdmission " << factory.GetTypeId().GetName()
+                                                       << " is not a MetaRoceBufferAdmission");
+    m_admissionFactory = factory;
+    m_admission = admission;
+}
+
+ObjectFactory
+MetaRoceSwitch::GetBufferAdmissionFactory() const
+{
+    return m_admissionFactory;
+}
+
+Ptr<MetaRoceEcnMarker>
+MetaRoceSwitch::GetEcnMarker() const
+{
+    return m_ecnMarker;
+}
+
+Ptr<MetaRoceBufferAdmission>
+MetaRoceSwitch::GetBufferAdmission() const
+{
+    return m_admission;
+}
+
+} // namespace ns3
