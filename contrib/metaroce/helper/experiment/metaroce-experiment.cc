@@ -107,7 +107,7 @@ ParseAttributes(const std::string& option, const std::string& text, const std::s
 class MessageLog
 {
   public:
-    MessageLog(const MetaRoceExperimentConfig& config, double hostBps)
+    MessageLog(const MetaRoceExperimentConfig& config, double hostBps, uint64_t mtuBytes)
         : m_hostsPerLeaf(config.hostsPerLeaf)
         , m_leavesPerPod(config.topology == "fat-tree" ? config.leavesPerPod : 0)
         , m_coreDelayUs(ParseTimeOption("coreDelay", config.coreDelay).GetSeconds() * 1e6)
@@ -115,6 +115,7 @@ class MessageLog
         , m_hostDelayUs(ParseTimeOption("hostDelay", config.hostDelay).GetSeconds() * 1e6)
         , m_fabricDelayUs(ParseTimeOption("fabricDelay", config.fabricDelay).GetSeconds() * 1e6)
         , m_hostBps(hostBps)
+        , m_mtuBytes(mtuBytes)
     {
     }
 
@@ -144,7 +145,7 @@ class MessageLog
         const double propagation = 2 * m_hostDelayUs + (sameLeaf ? 0 : 2 * m_fabricDelayUs) +
                                    (samePod ? 0 : 2 * m_coreDelayUs);
         const double switches = sameLeaf ? 1 : (samePod ? 3 : 5);
-        const double packetBits = std::min<uint64_t>(bytes, kMtu) * 8.0;
+        const double packetBits = std::min<uint64_t>(bytes, m_mtuBytes) * 8.0;
         return propagation + switches * packetBits / m_hostBps * 1e6 +
                bytes * 8.0 / (m_hostBps * m_planes) * 1e6;
     }
@@ -152,7 +153,6 @@ class MessageLog
     std::vector<MetaRoceFlowRecord> m_records;
 
   private:
-    static constexpr uint64_t kMtu = 4096;
     uint32_t m_hostsPerLeaf;
     uint32_t m_leavesPerPod; ///< 0: leaf-spine, a single pod
     double m_coreDelayUs;
@@ -160,6 +160,7 @@ class MessageLog
     double m_hostDelayUs;
     double m_fabricDelayUs;
     double m_hostBps;
+    uint64_t m_mtuBytes; ///< the NICs' Mtu: the largest packet a switch stores and forwards
 };
 
 metaroce::Transport
@@ -321,7 +322,9 @@ MetaRoceExperiment::Run()
     {
         nics.push_back(fabric.GetNic(h));
     }
-    MessageLog log(c, ParseRateOption("hostRate", c.hostRate).GetBitRate());
+    UintegerValue mtu;
+    nics.front()->GetAttribute("Mtu", mtu);
+    MessageLog log(c, ParseRateOption("hostRate", c.hostRate).GetBitRate(), mtu.Get());
     std::unique_ptr<MetaRoceCollectiveHelper> collective;
     std::vector<Ptr<MetaRoceFlowGenerator>> generators;
     std::function<bool()> done;
