@@ -136,43 +136,6 @@ FormatFlags(uint64_t flags)
     return out.empty() ? "0" : out;
 }
 
-/// The spec's DropReason names, indexed by DropReason.
-constexpr const char* kDropSpecNames[] = {"Truncated",
-                                          "BadVersion",
-                                          "BadOpcode",
-                                          "WrongConnection",
-                                          "BadField",
-                                          "PsnOutOfWindow",
-                                          "AckOutOfWindow",
-                                          "AccessError",
-                                          "NoReceivePosted",
-                                          "Duplicate",
-                                          "OutOfSequence",
-                                          "PortDown"};
-static_assert(std::size(kDropSpecNames) == static_cast<std::size_t>(DropReason::Count),
-              "one spec name per DropReason");
-
-const std::pair<const char*, uint64_t Counters::*> kCounterFields[] = {
-    {"txPackets", &Counters::txPackets},
-    {"txBytes", &Counters::txBytes},
-    {"txDataPackets", &Counters::txDataPackets},
-    {"txControlPackets", &Counters::txControlPackets},
-    {"retransmittedPackets", &Counters::retransmittedPackets},
-    {"rxPackets", &Counters::rxPackets},
-    {"rxBytes", &Counters::rxBytes},
-    {"rxDataPackets", &Counters::rxDataPackets},
-    {"rxControlPackets", &Counters::rxControlPackets},
-    {"rxEcnMarked", &Counters::rxEcnMarked},
-    {"placedBytes", &Counters::placedBytes},
-    {"timeouts", &Counters::timeouts},
-    {"fastRetransmits", &Counters::fastRetransmits},
-    {"tailProbes", &Counters::tailProbes},
-    {"spuriousLosses", &Counters::spuriousLosses},
-    {"entropyRedraws", &Counters::entropyRedraws},
-    {"pathsDown", &Counters::pathsDown},
-    {"completions", &Counters::completions},
-};
-
 const std::pair<const char*, CompletionStatus> kStatusNames[] = {
     {"Success", CompletionStatus::Success},
     {"RemoteAccessError", CompletionStatus::RemoteAccessError},
@@ -187,7 +150,8 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
     const MrParseResult r = MrParse(pkt.bytes.data(), pkt.bytes.size(), pkt.bytes.size());
     if (!r.header)
     {
-        d.parseError = std::string("does not parse: ") + kDropSpecNames[static_cast<int>(r.reason)];
+        d.parseError = std::string("does not parse: ") +
+                       kDropReasons[static_cast<std::size_t>(r.reason)].specName;
         return;
     }
     const MrHeader& h = *r.header;
@@ -243,7 +207,8 @@ DecodeRoceV2(const WirePacket& pkt, DecodedPacket& d)
     const IbParseResult r = IbParse(pkt.bytes.data(), pkt.bytes.size(), pkt.bytes.size());
     if (!r.packet)
     {
-        d.parseError = std::string("does not parse: ") + kDropSpecNames[static_cast<int>(r.reason)];
+        d.parseError = std::string("does not parse: ") +
+                       kDropReasons[static_cast<std::size_t>(r.reason)].specName;
         return;
     }
     const IbPacket& p = *r.packet;
@@ -624,18 +589,19 @@ Build(const DutSetup& setup,
 std::optional<uint64_t>
 CounterValue(const Counters& c, const std::string& name)
 {
-    for (const auto& [n, member] : kCounterFields)
+    for (const CounterField& field : kCounterFields)
     {
-        if (name == n)
+        if (name == field.name)
         {
-            return c.*member;
+            return c.*field.member;
         }
     }
-    for (std::size_t i = 0; i < std::size(kDropSpecNames); ++i)
+    const std::string prefix = "drops.";
+    if (name.rfind(prefix, 0) == 0)
     {
-        if (name == std::string("drops.") + kDropSpecNames[i])
+        if (const auto reason = DropReasonBySpecName(name.substr(prefix.size())))
         {
-            return c.drops[i];
+            return c.Drops(*reason);
         }
     }
     return std::nullopt;
@@ -645,13 +611,13 @@ std::vector<std::string>
 CounterNames()
 {
     std::vector<std::string> out;
-    for (const auto& [n, member] : kCounterFields)
+    for (const CounterField& field : kCounterFields)
     {
-        out.emplace_back(n);
+        out.emplace_back(field.name);
     }
-    for (const char* reason : kDropSpecNames)
+    for (const auto& reason : kDropReasons)
     {
-        out.push_back(std::string("drops.") + reason);
+        out.push_back(std::string("drops.") + reason.specName);
     }
     return out;
 }

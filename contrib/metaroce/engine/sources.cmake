@@ -22,6 +22,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/algorithms/dcqcn.cc
     engine/algorithms/path-selector.cc
     engine/common/engine-counters.cc
+    engine/common/engine-drop-reasons.cc
     engine/common/engine-memory.cc
     engine/common/engine-types.cc
     engine/common/transport-engine.cc
@@ -47,6 +48,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/algorithms/dcqcn.h
     engine/algorithms/path-selector.h
     engine/common/engine-counters.h
+    engine/common/engine-drop-reasons.h
     engine/common/engine-memory.h
     engine/common/engine-types.h
     engine/common/transport-engine.h

@@ -455,7 +455,7 @@ MetaRoceExperiment::Run()
             {
                 if (k.drops[reason] > 0)
                 {
-                    r.drops[std::string("nic-") + metaroce::kDropReasonNames[reason]] +=
+                    r.drops[std::string("nic-") + metaroce::kDropReasons[reason].name] +=
                         k.drops[reason];
                 }
             }
