@@ -305,23 +305,21 @@ Ns3NicAdapter::OnNicRx(Ptr<const Packet> packet, uint32_t port)
 void
 Ns3NicAdapter::OnNicDrop(Ptr<const Packet> packet, uint32_t port, std::string reason)
 {
-    // Refusals of the engine are in its own counters; only the NIC's own are added here.
-    DropReason counted;
-    WirePacket w;
-    const std::vector<uint8_t> bytes = UdpPayload(packet->Copy(), w);
-    if (reason == "port-down")
-    {
-        counted = DropReason::PortDown;
-    }
-    else if (reason == "unknown-destination")
-    {
-        const std::size_t n = std::min<std::size_t>(bytes.size(), kPeekBytes);
-        counted = PeekDestination(bytes.data(), n, w.udpDstPort) ? DropReason::WrongConnection
-                                                                 : DropReason::Truncated;
-    }
-    else
+    // Refusals of the engine are in its own counters; only the NIC's own are added here, under
+    // the spec reason each amounts to (kNicDropReasons).
+    const ReasonInfo<NicDropReason>* nic = FindReason(kNicDropReasons, reason);
+    if (nic == nullptr || nic->specName == nullptr)
     {
         return;
+    }
+    WirePacket w;
+    const std::vector<uint8_t> bytes = UdpPayload(packet->Copy(), w);
+    DropReason counted = *DropReasonBySpecName(nic->specName);
+    const std::size_t n = std::min<std::size_t>(bytes.size(), kPeekBytes);
+    if (nic->reason == NicDropReason::UnknownDestination &&
+        !PeekDestination(bytes.data(), n, w.udpDstPort))
+    {
+        counted = DropReason::Truncated; // not even a destination to read (spec 3.9, check 2)
     }
     ++m_refusedByNic.rxPackets;
     m_refusedByNic.rxBytes += bytes.size();

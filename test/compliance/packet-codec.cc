@@ -67,34 +67,6 @@ RoceV2Fields(const IbOpcodeInfo& info)
     return f;
 }
 
-const IbOpcodeInfo*
-RoceOpcodeByName(const std::string& name)
-{
-    for (unsigned v = 0; v < 256; ++v)
-    {
-        const IbOpcodeInfo* info = IbLookupOpcode(static_cast<uint8_t>(v));
-        if (info != nullptr && name == info->name)
-        {
-            return info;
-        }
-    }
-    return nullptr;
-}
-
-const MrOpcodeInfo*
-MetaOpcodeByName(const std::string& name)
-{
-    for (unsigned v = 0; v < 16; ++v)
-    {
-        const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(v));
-        if (info != nullptr && name == info->name)
-        {
-            return info;
-        }
-    }
-    return nullptr;
-}
-
 std::optional<FieldList>
 FieldsOf(Transport transport, const std::string& opcode)
 {
@@ -136,43 +108,6 @@ FormatFlags(uint64_t flags)
     return out.empty() ? "0" : out;
 }
 
-/// The spec's DropReason names, indexed by DropReason.
-constexpr const char* kDropSpecNames[] = {"Truncated",
-                                          "BadVersion",
-                                          "BadOpcode",
-                                          "WrongConnection",
-                                          "BadField",
-                                          "PsnOutOfWindow",
-                                          "AckOutOfWindow",
-                                          "AccessError",
-                                          "NoReceivePosted",
-                                          "Duplicate",
-                                          "OutOfSequence",
-                                          "PortDown"};
-static_assert(std::size(kDropSpecNames) == static_cast<std::size_t>(DropReason::Count),
-              "one spec name per DropReason");
-
-const std::pair<const char*, uint64_t Counters::*> kCounterFields[] = {
-    {"txPackets", &Counters::txPackets},
-    {"txBytes", &Counters::txBytes},
-    {"txDataPackets", &Counters::txDataPackets},
-    {"txControlPackets", &Counters::txControlPackets},
-    {"retransmittedPackets", &Counters::retransmittedPackets},
-    {"rxPackets", &Counters::rxPackets},
-    {"rxBytes", &Counters::rxBytes},
-    {"rxDataPackets", &Counters::rxDataPackets},
-    {"rxControlPackets", &Counters::rxControlPackets},
-    {"rxEcnMarked", &Counters::rxEcnMarked},
-    {"placedBytes", &Counters::placedBytes},
-    {"timeouts", &Counters::timeouts},
-    {"fastRetransmits", &Counters::fastRetransmits},
-    {"tailProbes", &Counters::tailProbes},
-    {"spuriousLosses", &Counters::spuriousLosses},
-    {"entropyRedraws", &Counters::entropyRedraws},
-    {"pathsDown", &Counters::pathsDown},
-    {"completions", &Counters::completions},
-};
-
 const std::pair<const char*, CompletionStatus> kStatusNames[] = {
     {"Success", CompletionStatus::Success},
     {"RemoteAccessError", CompletionStatus::RemoteAccessError},
@@ -187,7 +122,8 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
     const MrParseResult r = MrParse(pkt.bytes.data(), pkt.bytes.size(), pkt.bytes.size());
     if (!r.header)
     {
-        d.parseError = std::string("does not parse: ") + kDropSpecNames[static_cast<int>(r.reason)];
+        d.parseError = std::string("does not parse: ") +
+                       kDropReasons[static_cast<std::size_t>(r.reason)].specName;
         return;
     }
     const MrHeader& h = *r.header;
@@ -243,7 +179,8 @@ DecodeRoceV2(const WirePacket& pkt, DecodedPacket& d)
     const IbParseResult r = IbParse(pkt.bytes.data(), pkt.bytes.size(), pkt.bytes.size());
     if (!r.packet)
     {
-        d.parseError = std::string("does not parse: ") + kDropSpecNames[static_cast<int>(r.reason)];
+        d.parseError = std::string("does not parse: ") +
+                       kDropReasons[static_cast<std::size_t>(r.reason)].specName;
         return;
     }
     const IbPacket& p = *r.packet;
@@ -274,126 +211,35 @@ DecodeRoceV2(const WirePacket& pkt, DecodedPacket& d)
     }
 }
 
-uint64_t
-Value(const std::map<std::string, uint64_t>& values, const std::string& name, uint64_t fallback)
-{
-    const auto it = values.find(name);
-    return it == values.end() ? fallback : it->second;
-}
-
-template<typename T>
-T
-Narrow(const std::map<std::string, uint64_t>& values, const std::string& name, uint64_t fallback)
-{
-    const uint64_t v = Value(values, name, fallback);
-    if (v > std::numeric_limits<T>::max())
-    {
-        throw std::invalid_argument(name + "=" + std::to_string(v) + " does not fit its field");
-    }
-    return static_cast<T>(v);
-}
-
-std::vector<uint8_t>
-BuildMetaRoce(const DutSetup& setup,
-              const MrOpcodeInfo& info,
-              const std::map<std::string, uint64_t>& v,
-              const std::optional<std::bitset<kSackBits>>& sack,
-              TimeNs now)
-{
-    MrHeader h;
-    h.opcode = info.opcode;
-    h.pathId = Narrow<uint16_t>(v, "pathId", 0);
-    h.connection = Narrow<uint32_t>(v, "connection", kDutConnection);
-    uint32_t payload = 0;
-    if (info.mask & kMrOpSequenced)
-    {
-        h.psn = Narrow<uint32_t>(v, "psn", 0);
-        h.ackFloor = Narrow<uint32_t>(v, "ackFloor", 0);
-        h.timestamp = Value(v, "timestamp", now);
-    }
-    switch (info.opcode)
-    {
-    case MrOpcode::Write:
-    case MrOpcode::Send: {
-        h.stream = Narrow<uint16_t>(v, "stream", 0);
-        h.msn = Narrow<uint32_t>(v, "msn", 0);
-        h.offset = Narrow<uint32_t>(v, "offset", 0);
-        if (!v.count("messageLength") && !v.count("payloadLength"))
-        {
-            throw std::invalid_argument(std::string(info.name) +
-                                        " needs messageLength or payloadLength");
-        }
-        h.messageLength = Narrow<uint32_t>(v, "messageLength", Value(v, "payloadLength", 0));
-        const uint64_t rest = h.messageLength > h.offset ? h.messageLength - h.offset : 0;
-        h.payloadLength =
-            Narrow<uint32_t>(v, "payloadLength", std::min<uint64_t>(rest, setup.metaroce.mtu));
-        h.recvIndex = Narrow<uint32_t>(v, "recvIndex", 0);
-        h.remoteAddr = Value(v, "remoteAddr", 0);
-        h.remoteKey = Narrow<uint32_t>(v, "remoteKey", 0);
-        const bool last = uint64_t{h.offset} + h.payloadLength == h.messageLength;
-        h.flags = static_cast<uint8_t>((h.offset == 0 ? kMrFlagFirst : 0) |
-                                       (last ? kMrFlagLast | kMrFlagAckReq : 0));
-        payload = h.payloadLength;
-        break;
-    }
-    case MrOpcode::Probe:
-        h.flags = kMrFlagAckReq;
-        break;
-    case MrOpcode::Ack:
-        h.cumulativePsn = Narrow<uint32_t>(v, "cumulativePsn", 0);
-        h.rateHintMbps = Narrow<uint32_t>(v, "rateHint", 0);
-        h.echoTimestamp = Value(v, "echoTimestamp", 0);
-        h.ceCount = Narrow<uint16_t>(v, "ceCount", 0);
-        h.newCount = Narrow<uint16_t>(v, "newCount", 0);
-        h.sack = sack.value_or(std::bitset<kSackBits>());
-        h.flags = h.ceCount > 0 ? kMrFlagEce : 0;
-        break;
-    case MrOpcode::Nak:
-        h.stream = Narrow<uint16_t>(v, "stream", 0);
-        h.syndrome = static_cast<MrNakSyndrome>(Narrow<uint16_t>(v, "syndrome", 1));
-        h.msn = Narrow<uint32_t>(v, "msn", 0);
-        break;
-    }
-    h.flags = Narrow<uint8_t>(v, "flags", h.flags);
-    std::vector<uint8_t> out(h.Size() + payload, 0);
-    MrSerialize(h, out.data());
-    if (v.count("version"))
-    {
-        out[0] = static_cast<uint8_t>(Narrow<uint8_t>(v, "version", 1) << 4 | (out[0] & 0x0f));
-    }
-    return out;
-}
-
-std::vector<uint8_t>
-BuildRoceV2(const IbOpcodeInfo& info, const std::map<std::string, uint64_t>& v)
-{
-    IbBth bth;
-    bth.opcode = info.opcode;
-    bth.solicited = Value(v, "se", 0) != 0;
-    bth.migReq = Value(v, "migReq", 0) != 0;
-    bth.tver = Narrow<uint8_t>(v, "tver", 0);
-    bth.pKey = Narrow<uint16_t>(v, "pKey", kIbDefaultPKey);
-    bth.destQpn = Narrow<uint32_t>(v, "destQpn", kDutConnection);
-    bth.ackReq = Value(v, "ackReq", 0) != 0;
-    bth.psn = Narrow<uint32_t>(v, "psn", 0);
-    const uint32_t payload =
-        (info.mask & kIbHasPayload) ? Narrow<uint32_t>(v, "payloadLength", 0) : 0;
-    bth.padCount = Narrow<uint8_t>(v, "padCount", IbPadCount(payload));
-    IbReth reth;
-    reth.va = Value(v, "va", 0);
-    reth.rkey = Narrow<uint32_t>(v, "rkey", 0);
-    reth.dmaLength = Narrow<uint32_t>(v, "dmaLength", payload);
-    IbAeth aeth;
-    aeth.syndrome = Narrow<uint8_t>(v, "syndrome", IbAckSyndrome());
-    aeth.msn = Narrow<uint32_t>(v, "msn", 0);
-    std::vector<uint8_t> out = IbSerializeHeader(bth, reth, aeth);
-    const uint32_t trailer =
-        (info.mask & kIbHasPayload) ? IbTrailedSize(payload) : static_cast<uint32_t>(kIbIcrcSize);
-    out.resize(out.size() + trailer, 0);
-    return out;
-}
-
 } // namespace
+
+const IbOpcodeInfo*
+RoceOpcodeByName(const std::string& name)
+{
+    for (unsigned v = 0; v < 256; ++v)
+    {
+        const IbOpcodeInfo* info = IbLookupOpcode(static_cast<uint8_t>(v));
+        if (info != nullptr && name == info->name)
+        {
+            return info;
+        }
+    }
+    return nullptr;
+}
+
+const MrOpcodeInfo*
+MetaOpcodeByName(const std::string& name)
+{
+    for (unsigned v = 0; v < 16; ++v)
+    {
+        const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(v));
+        if (info != nullptr && name == info->name)
+        {
+            return info;
+        }
+    }
+    return nullptr;
+}
 
 std::optional<uint64_t>
 DecodedPacket::Get(const std::string& name) const
@@ -572,70 +418,22 @@ FormatSack(const std::bitset<kSackBits>& sack)
     return "{" + out + "}";
 }
 
-WirePacket
-Build(const DutSetup& setup,
-      const std::string& opcode,
-      const std::map<std::string, uint64_t>& values,
-      const std::optional<std::bitset<kSackBits>>& sack,
-      const BytePatches& patches,
-      TimeNs now)
-{
-    WirePacket pkt;
-    pkt.time = now;
-    pkt.port = Narrow<uint16_t>(values, "port", 0);
-    pkt.udpSrcPort = Narrow<uint16_t>(values, "sport", 49152);
-    pkt.ecnCe = Value(values, "ce", 0) != 0;
-    if (setup.transport == Transport::MetaRoce)
-    {
-        const MrOpcodeInfo* info = MetaOpcodeByName(opcode);
-        if (info == nullptr)
-        {
-            throw std::invalid_argument("'" + opcode + "' is not a MetaRoCE opcode");
-        }
-        pkt.udpDstPort = Narrow<uint16_t>(values, "dport", kMetaRoceUdpPort);
-        pkt.bytes = BuildMetaRoce(setup, *info, values, sack, now);
-    }
-    else
-    {
-        const IbOpcodeInfo* info = RoceOpcodeByName(opcode);
-        if (info == nullptr)
-        {
-            throw std::invalid_argument("'" + opcode + "' is not a RoCEv2 opcode");
-        }
-        pkt.udpDstPort = Narrow<uint16_t>(values, "dport", kRoceV2UdpPort);
-        pkt.bytes = BuildRoceV2(*info, values);
-    }
-    if (values.count("datagram"))
-    {
-        pkt.bytes.resize(Value(values, "datagram", 0), 0);
-    }
-    for (const auto& [offset, byte] : patches)
-    {
-        if (offset >= pkt.bytes.size())
-        {
-            throw std::invalid_argument("@" + std::to_string(offset) + " is beyond the " +
-                                        std::to_string(pkt.bytes.size()) + "-byte datagram");
-        }
-        pkt.bytes[offset] = byte;
-    }
-    return pkt;
-}
-
 std::optional<uint64_t>
 CounterValue(const Counters& c, const std::string& name)
 {
-    for (const auto& [n, member] : kCounterFields)
+    for (const CounterField& field : kCounterFields)
     {
-        if (name == n)
+        if (name == field.name)
         {
-            return c.*member;
+            return c.*field.member;
         }
     }
-    for (std::size_t i = 0; i < std::size(kDropSpecNames); ++i)
+    const std::string prefix = "drops.";
+    if (name.rfind(prefix, 0) == 0)
     {
-        if (name == std::string("drops.") + kDropSpecNames[i])
+        if (const auto reason = DropReasonBySpecName(name.substr(prefix.size())))
         {
-            return c.drops[i];
+            return c.Drops(*reason);
         }
     }
     return std::nullopt;
@@ -645,13 +443,13 @@ std::vector<std::string>
 CounterNames()
 {
     std::vector<std::string> out;
-    for (const auto& [n, member] : kCounterFields)
+    for (const CounterField& field : kCounterFields)
     {
-        out.emplace_back(n);
+        out.emplace_back(field.name);
     }
-    for (const char* reason : kDropSpecNames)
+    for (const auto& reason : kDropReasons)
     {
-        out.push_back(std::string("drops.") + reason);
+        out.push_back(std::string("drops.") + reason.specName);
     }
     return out;
 }

@@ -9,12 +9,16 @@
  * echoTimestamp, ceCount, newCount, sack, syndrome; RoCEv2: se, migReq, padCount, tver, pKey,
  * destQpn, ackReq, psn, va, rkey, dmaLength, syndrome, msn. Every packet also has port, sport,
  * dport and wireSize (UDP payload bytes).
+ *
+ * Decoding, the field vocabulary and the counter names are in packet-codec.cc, building in
+ * packet-builder.cc.
  */
 #ifndef METAROCE_COMPLIANCE_PACKET_CODEC_H
 #define METAROCE_COMPLIANCE_PACKET_CODEC_H
 
 #include "compliance-adapter.h"
 #include "metaroce-wire.h"
+#include "rocev2-wire.h"
 
 #include <bitset>
 #include <map>
@@ -40,6 +44,12 @@ struct DecodedPacket
     /// "ACK port=0 sport=49152 ... sack={0,2}" (for reports).
     std::string ToString() const;
 };
+
+/// The MetaRoCE opcode called `name` ("WRITE", ...), or nullptr.
+const MrOpcodeInfo* MetaOpcodeByName(const std::string& name);
+
+/// The RoCEv2 opcode called `name` ("RC_SEND_ONLY", ...), or nullptr.
+const IbOpcodeInfo* RoceOpcodeByName(const std::string& name);
 
 /// Decodes an emitted packet of `transport`.
 DecodedPacket Decode(Transport transport, const WirePacket& pkt);

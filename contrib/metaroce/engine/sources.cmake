@@ -27,6 +27,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/algorithms/swift-congestion-control.cc
     engine/common/config-field.cc
     engine/common/engine-counters.cc
+    engine/common/engine-drop-reasons.cc
     engine/common/engine-memory.cc
     engine/common/engine-types.cc
     engine/common/transport-engine.cc
@@ -64,6 +65,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/common/config-field.h
     engine/common/deadline-cached.h
     engine/common/engine-counters.h
+    engine/common/engine-drop-reasons.h
     engine/common/engine-memory.h
     engine/common/engine-types.h
     engine/common/transport-engine.h

@@ -16,6 +16,7 @@
 #include "ns3/metaroce-experiment.h"
 #include "ns3/test.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -442,6 +443,42 @@ class ConfigTestCase : public TestCase
     }
 };
 
+class IdealTimeMtuTestCase : public TestCase
+{
+  public:
+    IdealTimeMtuTestCase()
+        : TestCase("a message's ideal time stores and forwards one packet of the NIC's Mtu")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRoceExperimentConfig c = SmallFabric();
+        c.workload = "permutation";
+        c.nicAttributes = "Mtu=1024";
+        const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "complete");
+        NS_TEST_ASSERT_MSG_EQ(r.flows.empty(), false, "messages logged");
+        for (const auto& f : r.flows)
+        {
+            // doc/results-schema.md, ideal_us. Hosts 0-1 hang off leaf 0, hosts 2-3 off leaf 1:
+            // within a leaf 2 host links and 1 switch, across leaves 2 more fabric links (1 us
+            // each) and 3 switches. Each switch stores one packet of the NIC's Mtu (1024 bytes
+            // here, not the 4096 default) at 100 Gb/s; the message goes at 2 x 100 Gb/s.
+            const bool sameLeaf = f.src / 2 == f.dst / 2;
+            const double propagationUs = sameLeaf ? 2 : 4;
+            const double switches = sameLeaf ? 1 : 3;
+            const double packetUs = std::min<uint64_t>(f.bytes, 1024) * 8 / 100e9 * 1e6;
+            const double messageUs = f.bytes * 8 / (2 * 100e9) * 1e6;
+            NS_TEST_EXPECT_MSG_EQ_TOL(f.idealUs,
+                                      propagationUs + switches * packetUs + messageUs,
+                                      1e-9,
+                                      "ideal time of " << f.src << " -> " << f.dst);
+        }
+    }
+};
+
 class CollectiveTestSuite : public TestSuite
 {
   public:
@@ -456,6 +493,7 @@ class CollectiveTestSuite : public TestSuite
         AddTestCase(new LossAndFailureTestCase, TestCase::QUICK);
         AddTestCase(new DeterminismTestCase, TestCase::QUICK);
         AddTestCase(new ConfigTestCase, TestCase::QUICK);
+        AddTestCase(new IdealTimeMtuTestCase, TestCase::QUICK);
     }
 };
 

@@ -263,7 +263,7 @@ class ForwardingTestCase : public SwitchTestCase
         NS_TEST_EXPECT_MSG_EQ(s.hosts[1]->rx.size(), 5, "/8 traffic on port 1");
         NS_TEST_EXPECT_MSG_EQ(s.hosts[2]->rx.size(), 10, "/16 traffic (and fallback) on port 2");
         NS_TEST_EXPECT_MSG_EQ(s.hosts[3]->rx.size(), 7, "/24 traffic on port 3");
-        NS_TEST_EXPECT_MSG_EQ(s.sw->GetDropCount(MetaRoceSwitch::NO_ROUTE_DROP), 3, "no-route");
+        NS_TEST_EXPECT_MSG_EQ(s.sw->GetDropCount(MetaRoceDropReason::NO_ROUTE), 3, "no-route");
         NS_TEST_EXPECT_MSG_EQ(s.sw->GetPortCounters(0).drops[size_t(MetaRoceDropReason::NO_ROUTE)],
                               3,
                               "unroutable drops are counted at the ingress");

@@ -1,12 +1,16 @@
 /*
- * Counters every engine keeps, and the named reasons for refusing a packet.
+ * Counters every engine keeps, and the one list of them (kCounterFields) that every consumer
+ * derives names and sums from: the compliance scenarios' counter names, Counters::operator+=
+ * and the experiment's results.
  *
  * A refused packet is never trusted and never changes protocol state: the engine only counts it
- * under its reason (spec section "Validation"), so a capture plus the counters always explain
- * where every packet went.
+ * under its reason (spec 3.9, "Validation"), so a capture plus the counters always explain
+ * where every packet went. The reasons are in engine-drop-reasons.h.
  */
 #ifndef METAROCE_ENGINE_COUNTERS_H
 #define METAROCE_ENGINE_COUNTERS_H
+
+#include "engine-drop-reasons.h"
 
 #include <array>
 #include <cstdint>
@@ -14,31 +18,7 @@
 namespace metaroce
 {
 
-/// Why an incoming packet was refused. Keep kDropReasonNames in step.
-enum class DropReason : uint8_t
-{
-    Truncated,       ///< shorter than its header, or its declared payload
-    BadVersion,      ///< unknown protocol version
-    BadOpcode,       ///< unknown or unexpected opcode
-    WrongConnection, ///< destination connection / QP is not this one
-    BadField,        ///< a field has an impossible value (length > MTU, bad offset, ...)
-    PsnOutOfWindow,  ///< data PSN beyond the receive window
-    AckOutOfWindow,  ///< ACK for PSNs never sent, or SACK bits beyond what was sent
-    AccessError,     ///< placement outside a registered region or with a bad key
-    NoReceivePosted, ///< SEND data with no matching RECV (receiver not ready)
-    Duplicate,       ///< already received (counted, re-acknowledged, not re-placed)
-    OutOfSequence,   ///< RoCEv2 only: PSN ahead of the expected one (go-back-N drops it)
-    PortDown,        ///< arrived on a port the engine believes down
-    Count
-};
-
-/// Names of the drop reasons, indexed by DropReason.
-extern const std::array<const char*, static_cast<std::size_t>(DropReason::Count)> kDropReasonNames;
-
-/// Printable name of a drop reason.
-const char* DropReasonName(DropReason reason);
-
-/// Per-connection counters. Plain data: drivers copy and export them.
+/// Per-connection counters (spec 2.3). Plain data: drivers copy, sum and export them.
 struct Counters
 {
     uint64_t txPackets{0};
@@ -59,7 +39,7 @@ struct Counters
     uint64_t entropyRedraws{0};
     uint64_t pathsDown{0};
     uint64_t completions{0};
-    std::array<uint64_t, static_cast<std::size_t>(DropReason::Count)> drops{};
+    std::array<uint64_t, static_cast<std::size_t>(DropReason::Count)> drops{}; ///< by DropReason
 
     void CountDrop(DropReason reason)
     {
@@ -72,7 +52,42 @@ struct Counters
     }
 
     uint64_t TotalDrops() const;
+
+    /// Adds every counter of `other` (each field of kCounterFields, and every drop reason).
+    Counters& operator+=(const Counters& other);
 };
+
+/// One scalar field of Counters: its name (the member's, as compliance scenarios write it).
+struct CounterField
+{
+    const char* name;
+    uint64_t Counters::*member;
+};
+
+/// Every scalar field of Counters, in declaration order; Counters::drops is the only other one.
+inline constexpr std::array<CounterField, 18> kCounterFields = {{
+    {"txPackets", &Counters::txPackets},
+    {"txBytes", &Counters::txBytes},
+    {"txDataPackets", &Counters::txDataPackets},
+    {"txControlPackets", &Counters::txControlPackets},
+    {"retransmittedPackets", &Counters::retransmittedPackets},
+    {"rxPackets", &Counters::rxPackets},
+    {"rxBytes", &Counters::rxBytes},
+    {"rxDataPackets", &Counters::rxDataPackets},
+    {"rxControlPackets", &Counters::rxControlPackets},
+    {"rxEcnMarked", &Counters::rxEcnMarked},
+    {"placedBytes", &Counters::placedBytes},
+    {"timeouts", &Counters::timeouts},
+    {"fastRetransmits", &Counters::fastRetransmits},
+    {"tailProbes", &Counters::tailProbes},
+    {"spuriousLosses", &Counters::spuriousLosses},
+    {"entropyRedraws", &Counters::entropyRedraws},
+    {"pathsDown", &Counters::pathsDown},
+    {"completions", &Counters::completions},
+}};
+// A field added to Counters but not to the list would be missed by every sum and export.
+static_assert(sizeof(Counters) == sizeof(uint64_t) * (kCounterFields.size() + kDropReasons.size()),
+              "kCounterFields must list every scalar field of Counters");
 
 } // namespace metaroce
 

@@ -8,6 +8,10 @@
  *   MetaRoceExperimentResults r = MetaRoceExperiment(config).Run();
  *   r.Print(std::cout);
  *
+ * Run() reads as its steps: BuildFabric(), MetaRoceExperimentWorkload::Install(), Simulate()
+ * and Collect() (metaroce-experiment.cc; the workload in metaroce-experiment-workload.h, the
+ * messages in metaroce-message-log.h).
+ *
  * Run() owns the ns-3 simulator for its duration (Simulator::Destroy() at the end), so runs
  * are independent: a sweep is a loop of Run() calls, or one process per run.
  */
@@ -15,10 +19,16 @@
 #define METAROCE_EXPERIMENT_H
 
 #include "ns3/metaroce-experiment-config.h"
+#include "ns3/metaroce-options.h"
 #include "ns3/metaroce-results.h"
 
 namespace ns3
 {
+
+class MetaRoceExperimentWorkload;
+class MetaRoceFabricHelper;
+class MetaRoceFabricMonitor;
+class MetaRoceMessageLog;
 
 /**
  * \ingroup metaroce
@@ -39,6 +49,21 @@ class MetaRoceExperiment
     MetaRoceExperimentResults Run();
 
   private:
+    /**
+     * Builds the configured fabric with its loss models and scheduled failures, after seeding
+     * the random number generator; returns the first random stream left for the workload.
+     */
+    int64_t BuildFabric(MetaRoceFabricHelper& fabric,
+                        const MetaRoceAttributeList& nicAttributes,
+                        const MetaRoceAttributeList& switchAttributes) const;
+    /// Runs the simulator until the workload is done or the stop time is reached.
+    void Simulate(const MetaRoceExperimentWorkload& workload, MetaRoceFabricMonitor& monitor) const;
+    /// What the run measured, from the message log and the counters of the fabric.
+    MetaRoceExperimentResults Collect(const MetaRoceFabricHelper& fabric,
+                                      const MetaRoceExperimentWorkload& workload,
+                                      MetaRoceMessageLog& log,
+                                      const MetaRoceFabricMonitor& monitor) const;
+
     MetaRoceExperimentConfig m_config;
 };
 

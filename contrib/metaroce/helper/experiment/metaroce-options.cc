@@ -1,5 +1,8 @@
 #include "metaroce-options.h"
 
+#include "ns3/string.h"
+#include "ns3/type-id.h"
+
 #include <array>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +33,44 @@ ParseDouble(const std::string& text, double& value)
         return false;
     }
     return used == text.size();
+}
+
+/**
+ * True when ns-3 can read `value` for an attribute of `valueType` without aborting: the
+ * numeric and time values of ns-3.37 abort on trailing text instead of reporting it, so those
+ * are checked here first (others report a bad value through CreateValidValue()).
+ */
+bool
+Readable(const std::string& valueType, const std::string& value)
+{
+    try
+    {
+        std::size_t used = 0;
+        if (valueType == "ns3::UintegerValue")
+        {
+            std::stoull(value, &used);
+            return used == value.size() && value.find('-') == std::string::npos;
+        }
+        if (valueType == "ns3::IntegerValue")
+        {
+            std::stoll(value, &used);
+            return used == value.size();
+        }
+        if (valueType == "ns3::DoubleValue")
+        {
+            std::stod(value, &used);
+            return used == value.size();
+        }
+        if (valueType == "ns3::TimeValue")
+        {
+            ParseTimeOption("attribute", value);
+        }
+    }
+    catch (const std::exception&)
+    {
+        return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -110,6 +151,42 @@ ParseRateOption(const std::string& option, const std::string& text)
         Fail(option, "'" + text + "' is not a positive data rate (e.g. 100Gbps)");
     }
     return rate;
+}
+
+MetaRoceAttributeList
+ParseAttributeOption(const std::string& option,
+                     const std::string& text,
+                     const std::string& typeName)
+{
+    MetaRoceAttributeList result;
+    std::stringstream ss(text);
+    const TypeId tid = TypeId::LookupByName(typeName);
+    for (std::string item; std::getline(ss, item, ';');)
+    {
+        if (item.empty())
+        {
+            continue;
+        }
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+        {
+            Fail(option, "'" + item + "' is not Name=Value");
+        }
+        const std::string name = item.substr(0, eq);
+        const std::string value = item.substr(eq + 1);
+        TypeId::AttributeInformation info;
+        if (!tid.LookupAttributeByName(name, &info))
+        {
+            Fail(option, typeName + " has no attribute '" + name + "'");
+        }
+        if (!Readable(info.checker->GetValueTypeName(), value) ||
+            !info.checker->CreateValidValue(StringValue(value)))
+        {
+            Fail(option, "'" + value + "' is not a valid value for " + typeName + "::" + name);
+        }
+        result.emplace_back(name, value);
+    }
+    return result;
 }
 
 } // namespace ns3

@@ -12,6 +12,7 @@
 #include "ns3/nstime.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -41,6 +42,18 @@ Time ParseTimeOption(const std::string& option, const std::string& text);
  * Parses a positive data rate such as "100Gbps" or "400Gb/s".
  */
 DataRate ParseRateOption(const std::string& option, const std::string& text);
+
+/// Attribute settings as (name, value) pairs, in the order written.
+using MetaRoceAttributeList = std::vector<std::pair<std::string, std::string>>;
+
+/**
+ * \ingroup metaroce
+ * Parses "Name=Value;Name=Value" and checks each against the attributes of `typeName`
+ * ("ns3::MetaRoceNic"): the name must exist and the value be valid for it.
+ */
+MetaRoceAttributeList ParseAttributeOption(const std::string& option,
+                                           const std::string& text,
+                                           const std::string& typeName);
 
 } // namespace ns3
 

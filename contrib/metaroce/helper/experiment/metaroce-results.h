@@ -12,8 +12,10 @@
 #ifndef METAROCE_RESULTS_H
 #define METAROCE_RESULTS_H
 
+#include "ns3/engine-counters.h"
 #include "ns3/metaroce-collective-helper.h"
 #include "ns3/metaroce-experiment-config.h"
+#include "ns3/nstime.h"
 
 #include <map>
 #include <ostream>
@@ -22,6 +24,8 @@
 
 namespace ns3
 {
+
+class MetaRoceSwitch;
 
 /// One message: a collective's SEND or one flow of the flows workload.
 struct MetaRoceFlowRecord
@@ -135,6 +139,18 @@ struct MetaRoceExperimentResults
 
     /// Fills the FCT and slowdown statistics from `flows`.
     void SummariseFlows();
+    /// Adds the row of `hosts` of one host from the sum of its queue pairs' counters.
+    void AddHost(uint32_t host, const metaroce::Counters& counters, Time duration);
+    /**
+     * Sets the run's totals from the sum of every queue pair's counters: bytes delivered,
+     * goodput over `duration`, retransmissions and the other summary counters, and the engine
+     * refusals as drops "nic-<reason>" (names from metaroce::kDropReasons).
+     */
+    void SetEngineTotals(const metaroce::Counters& all, Time duration);
+    /// Adds a switch's drops as "switch-<reason>" (names from kSwitchDropReasons).
+    void AddSwitchDrops(const MetaRoceSwitch& sw);
+    /// Sets `planes`, and from them the PFC pauses, the deepest queue and "link-loss" drops.
+    void AddPlanes(std::vector<MetaRocePlaneRecord> planeRecords);
     /// Writes <prefix>.json and the CSV files; throws std::runtime_error if a file fails.
     void Write(const std::string& prefix) const;
     /// The JSON document (what <prefix>.json holds).

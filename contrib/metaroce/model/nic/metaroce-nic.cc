@@ -464,7 +464,7 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     m_rxTrace(packet, index);
     if (!m_ports[index].up)
     {
-        m_dropTrace(packet, index, "port-down");
+        m_dropTrace(packet, index, metaroce::NicDropReasonName(metaroce::NicDropReason::PortDown));
         return true;
     }
     if (IsPfcProtocol(packet))
@@ -484,7 +484,7 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     if (protocol != 0x0800 || p->RemoveHeader(ip) == 0 || ip.GetProtocol() != 17 ||
         p->RemoveHeader(udp) == 0)
     {
-        m_dropTrace(packet, index, "not-udp");
+        m_dropTrace(packet, index, metaroce::NicDropReasonName(metaroce::NicDropReason::NotUdp));
         return true;
     }
     const uint32_t size = p->GetSize();
@@ -495,7 +495,9 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     auto it = dest ? m_qps.find(*dest) : m_qps.end();
     if (it == m_qps.end())
     {
-        m_dropTrace(packet, index, "unknown-destination");
+        m_dropTrace(packet,
+                    index,
+                    metaroce::NicDropReasonName(metaroce::NicDropReason::UnknownDestination));
         return true;
     }
     MetaRoceQueuePair& qp = *it->second;

@@ -140,6 +140,9 @@ class MetaRoceSocket : public Socket
     void DoDispose() override;
 
   private:
+    /// The stream the socket's bytes travel on (the queue pair carries nothing else).
+    static constexpr uint16_t SOCKET_STREAM = 0;
+
     int Fail(SocketErrno error);
     void SetState(State next);
     /// The scheduled out-of-band connection setup (see the file comment).

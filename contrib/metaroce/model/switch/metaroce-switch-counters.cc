@@ -21,13 +21,7 @@ MetaRoceSwitchPortCounters::Dropped() const
 const char*
 MetaRoceSwitch::DropReasonName(MetaRoceDropReason reason)
 {
-    static constexpr const char* kNames[] = {NO_ROUTE_DROP,
-                                             PORT_DOWN_DROP,
-                                             BUFFER_FULL_DROP,
-                                             PORT_LIMIT_DROP,
-                                             MALFORMED_DROP};
-    static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(MetaRoceDropReason::COUNT));
-    return reason < MetaRoceDropReason::COUNT ? kNames[size_t(reason)] : "?";
+    return reason < MetaRoceDropReason::COUNT ? kSwitchDropReasons[size_t(reason)].name : "?";
 }
 
 uint32_t
@@ -49,21 +43,21 @@ MetaRoceSwitch::GetPortCounters(uint32_t port) const
 }
 
 uint64_t
+MetaRoceSwitch::GetDropCount(MetaRoceDropReason reason) const
+{
+    uint64_t n = 0;
+    for (const Port& pt : m_ports)
+    {
+        n += pt.counters.drops.at(size_t(reason));
+    }
+    return n;
+}
+
+uint64_t
 MetaRoceSwitch::GetDropCount(const std::string& reason) const
 {
-    for (size_t r = 0; r < size_t(MetaRoceDropReason::COUNT); ++r)
-    {
-        if (reason == DropReasonName(MetaRoceDropReason(r)))
-        {
-            uint64_t n = 0;
-            for (const Port& pt : m_ports)
-            {
-                n += pt.counters.drops[r];
-            }
-            return n;
-        }
-    }
-    return 0;
+    const auto* row = metaroce::FindReason(kSwitchDropReasons, reason);
+    return row == nullptr ? 0 : GetDropCount(row->reason);
 }
 
 uint64_t

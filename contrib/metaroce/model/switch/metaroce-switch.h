@@ -65,6 +65,7 @@
 #ifndef METAROCE_SWITCH_H
 #define METAROCE_SWITCH_H
 
+#include "metaroce-switch-drop-reasons.h"
 #include "metaroce-switch-fib.h"
 #include "metaroce-switch-pfc.h"
 
@@ -86,17 +87,6 @@
 
 namespace ns3
 {
-
-/// Why the switch dropped a packet; the names are MetaRoceSwitch::*_DROP.
-enum class MetaRoceDropReason : uint8_t
-{
-    NO_ROUTE,    ///< no forwarding entry for the destination
-    PORT_DOWN,   ///< the ingress or every egress candidate is down, or flushed at link down
-    BUFFER_FULL, ///< the shared buffer has no room for the packet
-    PORT_LIMIT,  ///< the egress queue is over its dynamic threshold
-    MALFORMED,   ///< not an IPv4 datagram the switch can parse
-    COUNT,
-};
 
 /// Counters of one switch port.
 struct MetaRoceSwitchPortCounters
@@ -133,18 +123,12 @@ struct MetaRoceSwitchPortCounters
 class MetaRoceSwitch : public Object
 {
   public:
-    static constexpr const char* NO_ROUTE_DROP = "no-route";
-    static constexpr const char* PORT_DOWN_DROP = "port-down";
-    static constexpr const char* BUFFER_FULL_DROP = "buffer-full";
-    static constexpr const char* PORT_LIMIT_DROP = "port-limit";
-    static constexpr const char* MALFORMED_DROP = "malformed";
-
-    /// The name of a drop reason (one of the *_DROP strings).
+    /// The name of a drop reason (its kSwitchDropReasons row's).
     static const char* DropReasonName(MetaRoceDropReason reason);
 
     /// Enqueue/Dequeue/Trim: the packet (IPv4 onwards), the egress port, the class.
     typedef void (*PacketTracedCallback)(Ptr<const Packet> packet, uint32_t port, uint32_t cls);
-    /// Drop: the packet, the port it is counted at, the reason (a *_DROP string).
+    /// Drop: the packet, the port it is counted at, the reason (a kSwitchDropReasons name).
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t port, const char* why);
     /// EcnMark: the marked packet, the egress port, the DATA queue bytes that caused it.
     typedef void (*EcnTracedCallback)(Ptr<const Packet> packet, uint32_t port, uint64_t qBytes);
@@ -183,7 +167,9 @@ class MetaRoceSwitch : public Object
     uint32_t GetNPorts() const;
     Ptr<PointToPointNetDevice> GetPortDevice(uint32_t port) const;
     const MetaRoceSwitchPortCounters& GetPortCounters(uint32_t port) const;
-    /// Drops over all ports for one reason, by its *_DROP name (0 for an unknown name).
+    /// Drops over all ports for one reason.
+    uint64_t GetDropCount(MetaRoceDropReason reason) const;
+    /// Drops over all ports for one reason, by its kSwitchDropReasons name (0 for an unknown).
     uint64_t GetDropCount(const std::string& reason) const;
     /// Bytes queued for (port, cls), and in the whole shared buffer.
     uint64_t GetQueueBytes(uint32_t port, uint32_t cls) const;

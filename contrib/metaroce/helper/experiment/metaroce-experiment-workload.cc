@@ -1,0 +1,165 @@
+#include "metaroce-experiment-workload.h"
+
+#include "ns3/double.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+MetaRoceExperimentWorkload::MetaRoceExperimentWorkload(const MetaRoceExperimentConfig& config)
+    : m_config(config)
+{
+    if (m_config.workload == "flows")
+    {
+        m_flowSizes = ReadFlowSizeCdf(m_config.cdfFile, &m_meanFlowBytes);
+    }
+}
+
+metaroce::Transport
+MetaRoceExperimentWorkload::TransportOf(const MetaRoceExperimentConfig& config)
+{
+    return config.transport == "metaroce" ? metaroce::Transport::MetaRoce
+                                          : metaroce::Transport::RoceV2;
+}
+
+uint32_t
+MetaRoceExperimentWorkload::ChannelsOf(const MetaRoceExperimentConfig& config)
+{
+    return config.channels == 0 ? config.planes : config.channels;
+}
+
+int64_t
+MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
+                                    int64_t stream,
+                                    MetaRoceMessageLog& log)
+{
+    std::vector<Ptr<MetaRoceNic>> nics;
+    for (uint32_t h = 0; h < m_config.hosts; ++h)
+    {
+        nics.push_back(fabric.GetNic(h));
+    }
+    if (m_flowSizes)
+    {
+        stream = InstallFlows(fabric, nics, stream, log);
+    }
+    else
+    {
+        InstallCollective(nics, log);
+    }
+    ConnectStop();
+    return stream;
+}
+
+int64_t
+MetaRoceExperimentWorkload::InstallFlows(MetaRoceFabricHelper& fabric,
+                                         const std::vector<Ptr<MetaRoceNic>>& nics,
+                                         int64_t stream,
+                                         MetaRoceMessageLog& log)
+{
+    m_flowSizes->SetStream(stream++);
+    for (uint32_t h = 0; h < m_config.hosts; ++h)
+    {
+        Ptr<MetaRoceFlowGenerator> g = CreateObject<MetaRoceFlowGenerator>();
+        g->SetAttribute("Load", DoubleValue(m_config.load));
+        g->SetAttribute("MaxFlows", UintegerValue(m_config.flowsPerHost));
+        g->Setup(nics, h, TransportOf(m_config), m_flowSizes, m_meanFlowBytes);
+        stream += g->AssignStreams(stream);
+        fabric.GetHost(h)->AddApplication(g);
+        g->SetStartTime(Seconds(0));
+        g->TraceConnectWithoutContext("Flow", MakeCallback(&MetaRoceMessageLog::OnMessage, &log));
+        m_generators.push_back(g);
+    }
+    return stream;
+}
+
+void
+MetaRoceExperimentWorkload::InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                              MetaRoceMessageLog& log)
+{
+    m_collective = std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(m_config.workload),
+                                                              m_config.messageBytes);
+    m_collective->SetChannels(ChannelsOf(m_config));
+    m_collective->SetRepetitions(m_config.repetitions);
+    m_collective->Install(nics, TransportOf(m_config));
+    for (const auto& app : m_collective->GetApps())
+    {
+        app->TraceConnectWithoutContext("Message",
+                                        MakeCallback(&MetaRoceMessageLog::OnMessage, &log));
+    }
+}
+
+void
+MetaRoceExperimentWorkload::ConnectStop()
+{
+    // Stop as soon as the workload is done: the trailing acknowledgements and timers would
+    // only move the simulated end time, never a result.
+    for (const auto& app :
+         m_collective ? m_collective->GetApps() : std::vector<Ptr<MetaRoceCollectiveApp>>{})
+    {
+        app->TraceConnectWithoutContext(
+            "Finished",
+            Callback<void, uint32_t, Time>([this](uint32_t, Time) { StopIfDone(); }));
+    }
+    for (const auto& g : m_generators)
+    {
+        g->TraceConnectWithoutContext(
+            "Flow",
+            Callback<void, uint32_t, uint32_t, uint64_t, Time, Time>(
+                [this](uint32_t, uint32_t, uint64_t, Time, Time) { StopIfDone(); }));
+    }
+}
+
+void
+MetaRoceExperimentWorkload::StopIfDone() const
+{
+    if (IsDone())
+    {
+        Simulator::Stop();
+    }
+}
+
+bool
+MetaRoceExperimentWorkload::IsDone() const
+{
+    if (m_collective)
+    {
+        const auto& apps = m_collective->GetApps();
+        return std::all_of(apps.begin(), apps.end(), [](const auto& a) { return a->IsFinished(); });
+    }
+    return std::all_of(m_generators.begin(), m_generators.end(), [](const auto& g) {
+        return g->IsFinished();
+    });
+}
+
+void
+MetaRoceExperimentWorkload::Collect(MetaRoceExperimentResults& r) const
+{
+    if (m_collective)
+    {
+        r.collective = m_collective->GetResult();
+        r.complete = r.collective.complete;
+        r.durationUs = r.collective.endUs - r.collective.startUs;
+        for (const auto& app : m_collective->GetApps())
+        {
+            r.messages += app->GetMessagesPosted();
+        }
+        return;
+    }
+    const double first = r.flows.empty() ? 0 : r.flows.front().startUs;
+    double last = 0;
+    for (const auto& f : r.flows)
+    {
+        last = std::max(last, f.endUs);
+    }
+    r.durationUs = last - first;
+    for (const auto& g : m_generators)
+    {
+        r.messages += g->GetStarted();
+    }
+    r.complete = IsDone();
+}
+
+} // namespace ns3

@@ -1,0 +1,73 @@
+/*
+ * MetaRoceExperimentWorkload: the workload of one MetaRoceExperiment - a collective
+ * (MetaRoceCollectiveHelper) or the flows workload (a MetaRoceFlowGenerator per host) -
+ * installed on a built fabric, reporting its messages to a MetaRoceMessageLog, stopping the
+ * simulator as soon as it is done, and filling its part of the results.
+ */
+#ifndef METAROCE_EXPERIMENT_WORKLOAD_H
+#define METAROCE_EXPERIMENT_WORKLOAD_H
+
+#include "ns3/metaroce-collective-helper.h"
+#include "ns3/metaroce-experiment-config.h"
+#include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-flow-generator.h"
+#include "ns3/metaroce-message-log.h"
+#include "ns3/metaroce-results.h"
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief Installs and watches the workload of one experiment run.
+ */
+class MetaRoceExperimentWorkload
+{
+  public:
+    /**
+     * Reads what may still fail - the flows workload's CDF file - so it fails before anything
+     * is scheduled. Throws std::invalid_argument.
+     */
+    explicit MetaRoceExperimentWorkload(const MetaRoceExperimentConfig& config);
+
+    /// The transport the configuration names (metaroce, or one of the rocev2 variants).
+    static metaroce::Transport TransportOf(const MetaRoceExperimentConfig& config);
+    /// The channels a collective is split over: config.channels, or one per plane.
+    static uint32_t ChannelsOf(const MetaRoceExperimentConfig& config);
+
+    /**
+     * Installs the applications on every host of the built `fabric`, their messages reported
+     * to `log`, and stops the simulator once all have finished. The flows workload draws from
+     * the random streams from `stream` on; returns the first stream it left unused.
+     */
+    int64_t Install(MetaRoceFabricHelper& fabric, int64_t stream, MetaRoceMessageLog& log);
+
+    /// True when every application has finished.
+    bool IsDone() const;
+
+    /// Fills complete, durationUs, messages and the collective of `r`, whose flows are set.
+    void Collect(MetaRoceExperimentResults& r) const;
+
+  private:
+    int64_t InstallFlows(MetaRoceFabricHelper& fabric,
+                         const std::vector<Ptr<MetaRoceNic>>& nics,
+                         int64_t stream,
+                         MetaRoceMessageLog& log);
+    void InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics, MetaRoceMessageLog& log);
+    /// Connects every application's end to StopIfDone().
+    void ConnectStop();
+    void StopIfDone() const;
+
+    MetaRoceExperimentConfig m_config;
+    double m_meanFlowBytes{0};
+    Ptr<EmpiricalRandomVariable> m_flowSizes; ///< flows workload only
+    std::unique_ptr<MetaRoceCollectiveHelper> m_collective;
+    std::vector<Ptr<MetaRoceFlowGenerator>> m_generators;
+};
+
+} // namespace ns3
+
+#endif // METAROCE_EXPERIMENT_WORKLOAD_H
