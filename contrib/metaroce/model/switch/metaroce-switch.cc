@@ -33,7 +33,7 @@ constexpr MetaRoceDropReason kAdmitted = MetaRoceDropReason::COUNT;
 TypeId
 MetaRoceSwitch::GetTypeId()
 {
-    static TypeId tid = AddFormerAttributes(
+    static TypeId tid = AddTraceSources(AddFormerAttributes(
         TypeId("ns3::MetaRoceSwitch")
             .SetParent<Object>()
             .SetGroupName("MetaRoce")
@@ -108,36 +108,42 @@ MetaRoceSwitch::GetTypeId()
                           "64 covers every MetaRoCE and RoCEv2 data header).",
                           UintegerValue(64),
                           MakeUintegerAccessor(&MetaRoceSwitch::m_trimSize),
-                          MakeUintegerChecker<uint32_t>())
-            .AddTraceSource("Enqueue",
-                            "A packet entered an egress queue (packet, port, class).",
-                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_enqueueTrace),
-                            "ns3::MetaRoceSwitch::PacketTracedCallback")
-            .AddTraceSource("Dequeue",
-                            "A packet left an egress queue for the wire (packet, port, class).",
-                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_dequeueTrace),
-                            "ns3::MetaRoceSwitch::PacketTracedCallback")
-            .AddTraceSource("Drop",
-                            "A packet was dropped (packet, port, reason).",
-                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_dropTrace),
-                            "ns3::MetaRoceSwitch::DropTracedCallback")
-            .AddTraceSource("EcnMark",
-                            "A packet was marked CE (packet, port, DATA queue bytes).",
-                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_ecnTrace),
-                            "ns3::MetaRoceSwitch::EcnTracedCallback")
-            .AddTraceSource("Trim",
-                            "A packet was trimmed (trimmed packet, port, class).",
-                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_trimTrace),
-                            "ns3::MetaRoceSwitch::PacketTracedCallback")
-            .AddTraceSource("PfcPause",
-                            "A PFC frame was sent (port, class, PAUSE or RESUME).",
-                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_pfcTxTrace),
-                            "ns3::MetaRoceSwitch::PfcTracedCallback")
-            .AddTraceSource("PfcReceived",
-                            "A PFC frame was received (port, class, PAUSE or RESUME).",
-                            MakeTraceSourceAccessor(&MetaRoceSwitch::m_pfcRxTrace),
-                            "ns3::MetaRoceSwitch::PfcTracedCallback"));
+                          MakeUintegerChecker<uint32_t>())));
     return tid;
+}
+
+TypeId
+MetaRoceSwitch::AddTraceSources(TypeId tid)
+{
+    return tid
+        .AddTraceSource("Enqueue",
+                        "A packet entered an egress queue (packet, port, class).",
+                        MakeTraceSourceAccessor(&MetaRoceSwitch::m_enqueueTrace),
+                        "ns3::MetaRoceSwitch::PacketTracedCallback")
+        .AddTraceSource("Dequeue",
+                        "A packet left an egress queue for the wire (packet, port, class).",
+                        MakeTraceSourceAccessor(&MetaRoceSwitch::m_dequeueTrace),
+                        "ns3::MetaRoceSwitch::PacketTracedCallback")
+        .AddTraceSource("Drop",
+                        "A packet was dropped (packet, port, reason).",
+                        MakeTraceSourceAccessor(&MetaRoceSwitch::m_dropTrace),
+                        "ns3::MetaRoceSwitch::DropTracedCallback")
+        .AddTraceSource("EcnMark",
+                        "A packet was marked CE (packet, port, DATA queue bytes).",
+                        MakeTraceSourceAccessor(&MetaRoceSwitch::m_ecnTrace),
+                        "ns3::MetaRoceSwitch::EcnTracedCallback")
+        .AddTraceSource("Trim",
+                        "A packet was trimmed (trimmed packet, port, class).",
+                        MakeTraceSourceAccessor(&MetaRoceSwitch::m_trimTrace),
+                        "ns3::MetaRoceSwitch::PacketTracedCallback")
+        .AddTraceSource("PfcPause",
+                        "A PFC frame was sent (port, class, PAUSE or RESUME).",
+                        MakeTraceSourceAccessor(&MetaRoceSwitch::m_pfcTxTrace),
+                        "ns3::MetaRoceSwitch::PfcTracedCallback")
+        .AddTraceSource("PfcReceived",
+                        "A PFC frame was received (port, class, PAUSE or RESUME).",
+                        MakeTraceSourceAccessor(&MetaRoceSwitch::m_pfcRxTrace),
+                        "ns3::MetaRoceSwitch::PfcTracedCallback");
 }
 
 MetaRoceSwitch::MetaRoceSwitch()
@@ -288,39 +294,63 @@ MetaRoceSwitch::Receive(uint32_t port,
     const MetaRoceDropReason verdict = Admit(egress, cls, packet->GetSize());
     if (verdict != kAdmitted)
     {
-        if (m_trimEnabled && cls == METAROCE_CLASS_DATA && info.key.protocol == kUdp &&
-            info.l4Payload > m_trimSize)
+        if (!TrimAndEnqueue(packet, info, port, egress, cls))
         {
-            Ptr<Packet> p = packet->Copy();
-            Trim(p, info);
-            if (Admit(egress, METAROCE_CLASS_CONTROL, p->GetSize()) == kAdmitted)
-            {
-                m_ports[egress].counters.trimmed++;
-                m_trimTrace(p, egress, METAROCE_CLASS_CONTROL);
-                Enqueue(p, port, egress, METAROCE_CLASS_CONTROL);
-                return true;
-            }
+            Drop(packet, egress, verdict);
         }
-        Drop(packet, egress, verdict);
         return true;
     }
 
-    // 4. ECN: RED on the DATA queue, ECT(0) and ECT(1) only.
+    // 4. ECN: the marker's policy on the DATA queue, ECT(0) and ECT(1) only.
     Ptr<Packet> p = packet->Copy();
-    const uint8_t ecn = info.Ecn();
-    if (m_ecnEnabled && cls == METAROCE_CLASS_DATA &&
-        (ecn == Ipv4Header::ECN_ECT0 || ecn == Ipv4Header::ECN_ECT1))
-    {
-        const uint64_t q = m_ports[egress].egressBytes[METAROCE_CLASS_DATA];
-        if (m_ecnMarker->ShouldMark(q))
-        {
-            MarkCe(p);
-            m_ports[egress].counters.ecnMarked++;
-            m_ecnTrace(p, egress, q);
-        }
-    }
+    MaybeMarkCe(p, info, egress, cls);
     Enqueue(p, port, egress, cls);
     return true;
+}
+
+bool
+MetaRoceSwitch::TrimAndEnqueue(Ptr<const Packet> packet,
+                               const MetaRocePacketInfo& info,
+                               uint32_t ingress,
+                               uint32_t egress,
+                               uint32_t cls)
+{
+    if (!m_trimEnabled || cls != METAROCE_CLASS_DATA || info.key.protocol != kUdp ||
+        info.l4Payload <= m_trimSize)
+    {
+        return false;
+    }
+    Ptr<Packet> p = packet->Copy();
+    Trim(p, info);
+    if (Admit(egress, METAROCE_CLASS_CONTROL, p->GetSize()) != kAdmitted)
+    {
+        return false;
+    }
+    m_ports[egress].counters.trimmed++;
+    m_trimTrace(p, egress, METAROCE_CLASS_CONTROL);
+    Enqueue(p, ingress, egress, METAROCE_CLASS_CONTROL);
+    return true;
+}
+
+void
+MetaRoceSwitch::MaybeMarkCe(Ptr<Packet> p,
+                            const MetaRocePacketInfo& info,
+                            uint32_t egress,
+                            uint32_t cls)
+{
+    const uint8_t ecn = info.Ecn();
+    if (!m_ecnEnabled || cls != METAROCE_CLASS_DATA ||
+        (ecn != Ipv4Header::ECN_ECT0 && ecn != Ipv4Header::ECN_ECT1))
+    {
+        return;
+    }
+    const uint64_t q = m_ports[egress].egressBytes[METAROCE_CLASS_DATA];
+    if (m_ecnMarker->ShouldMark(q))
+    {
+        MarkCe(p);
+        m_ports[egress].counters.ecnMarked++;
+        m_ecnTrace(p, egress, q);
+    }
 }
 
 MetaRoceDropReason

@@ -244,6 +244,17 @@ class MetaRoceSwitch : public Object
     /// Adds DtAlpha, EcnKmin, EcnKmax and EcnPmax, forwarded to the algorithm objects, to `tid`
     /// (after EcnMarker and BufferAdmission, which create the objects).
     static TypeId AddFormerAttributes(TypeId tid);
+    /// The switch's trace sources.
+    static TypeId AddTraceSources(TypeId tid);
+    /// A DATA packet the buffer refused, trimmed to its headers and enqueued as CONTROL when
+    /// trimming is on and the trimmed packet fits; false when it was not (the caller drops it).
+    bool TrimAndEnqueue(Ptr<const Packet> packet,
+                        const MetaRocePacketInfo& info,
+                        uint32_t ingress,
+                        uint32_t egress,
+                        uint32_t cls);
+    /// Marks `p` CE when the ECN marker says so (DATA class, ECN-capable transport only).
+    void MaybeMarkCe(Ptr<Packet> p, const MetaRocePacketInfo& info, uint32_t egress, uint32_t cls);
     /// Rewrites the IPv4 header of `p` with ECN = CE.
     static void MarkCe(Ptr<Packet> p);
     /// Cuts `p` to IPv4 + UDP + TrimSize payload bytes (see the file comment).
