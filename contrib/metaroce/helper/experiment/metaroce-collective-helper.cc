@@ -51,6 +51,21 @@ ApplicationContainer
 MetaRoceCollectiveHelper::Install(const std::vector<Ptr<MetaRoceNic>>& nics,
                                   metaroce::Transport transport)
 {
+    CheckShape(nics, transport);
+    const auto ranks = static_cast<uint32_t>(nics.size());
+    for (uint32_t c = 0; c < m_usedChannels; ++c)
+    {
+        m_schedules.push_back(
+            BuildSchedule(m_collective, ranks, BlockBytes(m_bytes, m_usedChannels, c)));
+    }
+
+    return MakeApps(nics, ConnectPeers(nics, transport));
+}
+
+void
+MetaRoceCollectiveHelper::CheckShape(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                     metaroce::Transport transport)
+{
     const uint32_t ranks = nics.size();
     if (ranks < 2)
     {
@@ -84,12 +99,14 @@ MetaRoceCollectiveHelper::Install(const std::vector<Ptr<MetaRoceNic>>& nics,
         throw std::invalid_argument(std::to_string(m_bytes) + " bytes cannot be split over " +
                                     std::to_string(m_usedChannels) + " channels");
     }
-    for (uint32_t c = 0; c < m_usedChannels; ++c)
-    {
-        m_schedules.push_back(
-            BuildSchedule(m_collective, ranks, BlockBytes(m_bytes, m_usedChannels, c)));
-    }
+}
 
+MetaRoceCollectiveHelper::ChannelPeers
+MetaRoceCollectiveHelper::ConnectPeers(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                       metaroce::Transport transport)
+{
+    const auto ranks = static_cast<uint32_t>(nics.size());
+    const uint32_t planes = nics[0]->GetNPorts();
     // The host pairs that exchange messages (the same on every channel).
     std::set<std::pair<uint32_t, uint32_t>> pairs;
     for (uint32_t r = 0; r < ranks; ++r)
@@ -102,8 +119,7 @@ MetaRoceCollectiveHelper::Install(const std::vector<Ptr<MetaRoceNic>>& nics,
             }
         }
     }
-    using PeerMap = std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>>;
-    std::vector<std::vector<PeerMap>> peers(m_usedChannels, std::vector<PeerMap>(ranks));
+    ChannelPeers peers(m_usedChannels, std::vector<PeerMap>(ranks));
     for (const auto& [a, b] : pairs)
     {
         if (transport == metaroce::Transport::MetaRoce)
@@ -127,7 +143,14 @@ MetaRoceCollectiveHelper::Install(const std::vector<Ptr<MetaRoceNic>>& nics,
             peers[c][b][a] = {qb, 0};
         }
     }
+    return peers;
+}
 
+ApplicationContainer
+MetaRoceCollectiveHelper::MakeApps(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                   const ChannelPeers& peers)
+{
+    const auto ranks = static_cast<uint32_t>(nics.size());
     ApplicationContainer apps;
     for (uint32_t r = 0; r < ranks; ++r)
     {

@@ -21,6 +21,7 @@
 #include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-nic.h"
 
+#include <map>
 #include <vector>
 
 namespace ns3
@@ -79,6 +80,20 @@ class MetaRoceCollectiveHelper
     MetaRoceCollectiveResult GetResult() const;
 
   private:
+    /// Per channel and rank: each peer's queue pair and the stream to it.
+    using PeerMap = std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>>;
+    using ChannelPeers = std::vector<std::vector<PeerMap>>;
+
+    /// Checks the NICs against the collective and fixes the number of channels used.
+    void CheckShape(const std::vector<Ptr<MetaRoceNic>>& nics, metaroce::Transport transport);
+    /// Connects every pair of ranks that exchange messages: one MetaRoCE connection (a stream
+    /// per channel) or one RoCEv2 queue pair per channel, on plane channel mod planes.
+    ChannelPeers ConnectPeers(const std::vector<Ptr<MetaRoceNic>>& nics,
+                              metaroce::Transport transport);
+    /// One MetaRoceCollectiveApp per rank, on the NIC's node.
+    ApplicationContainer MakeApps(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                  const ChannelPeers& peers);
+
     MetaRoceCollective m_collective;
     uint64_t m_bytes;
     uint32_t m_channels{0};
