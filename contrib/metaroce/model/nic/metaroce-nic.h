@@ -25,6 +25,7 @@
 #define METAROCE_NIC_H
 
 #include "metaroce-port-queue.h"
+#include "metaroce-port-scheduler.h"
 #include "metaroce-queue-pair.h"
 
 #include "ns3/engine-memory.h"
@@ -38,6 +39,7 @@
 #include "ns3/traced-callback.h"
 
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -96,9 +98,8 @@ class MetaRoceNic : public Object
     void DoDispose() override;
 
   private:
-    friend class MetaRoceQueuePair;
-
-    /// The NIC as host of one queue pair's EngineDriver: its timer event and the NIC's ports.
+    /// The NIC's side of one queue pair: the host of its EngineDriver (timer event, ports), its
+    /// sender in the port scheduler, its peer's addresses and its last data arrival.
     class QueuePairHost;
 
     struct Port
@@ -107,11 +108,6 @@ class MetaRoceNic : public Object
         Ptr<MetaRocePortQueue> queue;
         Ipv4Address address;
         bool up{true};
-        std::vector<Ptr<MetaRoceQueuePair>> qps; ///< round-robin order
-        std::size_t cursor{0};
-        /// One bit per slot of `qps`: that queue pair may have work for this port (see
-        /// PullFromQueuePairs); a clear bit means it certainly has none.
-        std::vector<uint64_t> maybeWork;
         bool dataPaused{false}; ///< the switch sent PFC PAUSE for the DATA class
         EventId pauseExpiry;    ///< when the PAUSE lapses without a RESUME
     };
@@ -124,33 +120,22 @@ class MetaRoceNic : public Object
                                            uint32_t localId,
                                            uint32_t remoteId,
                                            uint32_t plane);
+    /// The port scheduler's next packet for `port`, for its device (MetaRocePortQueue).
     Ptr<Packet> Pull(uint32_t port);
-    /// Next packet (only control packets with `controlOnly`) of any queue pair for `port`,
-    /// round-robin, or null.
-    Ptr<Packet> PullFromQueuePairs(uint32_t port, bool controlOnly);
-    /// Round-robin over the marked slots of `port` in [from, end); the packet, or null.
-    Ptr<Packet> PullFromSlots(uint32_t port, std::size_t from, std::size_t end, bool controlOnly);
-    /// Adds `qp` to `port`'s round-robin.
-    void AddToPort(uint32_t port, Ptr<MetaRoceQueuePair> qp);
-    /// Marks `qp` as possibly having work on all its ports: call after any call into its engine.
-    void MarkMaybeWork(const MetaRoceQueuePair& qp);
     /// Applies a PFC PAUSE/RESUME for the DATA class received on `port` (spec: PFC baseline).
     void SetDataPaused(uint32_t port, bool paused, Time duration);
-    Ptr<Packet> Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out);
+    Ptr<Packet> Frame(const QueuePairHost& host, metaroce::OutPacket& out);
     bool Receive(Ptr<NetDevice> device,
                  Ptr<const Packet> packet,
                  uint16_t protocol,
                  const Address& from);
-    /// After any event of `qp`: deliver completions, start idle ports, re-arm its timer.
-    void Service(MetaRoceQueuePair& qp);
-    /// The queue pair's timer fired.
-    void OnTimer(Ptr<MetaRoceQueuePair> qp);
     void UpdateFairShare();
     uint64_t LineRateBps(uint32_t port) const;
 
     std::vector<Port> m_ports;
-    std::map<uint32_t, Ptr<MetaRoceQueuePair>> m_qps; ///< by local id
-    uint32_t m_nextId{2};                             ///< RoCEv2 reserves QP numbers 0 and 1
+    MetaRocePortScheduler m_scheduler;
+    std::map<uint32_t, std::unique_ptr<QueuePairHost>> m_hosts; ///< by local id
+    uint32_t m_nextId{2}; ///< RoCEv2 reserves QP numbers 0 and 1
     metaroce::MemoryRegistry m_memory;
     Ptr<UniformRandomVariable> m_rng;
     uint64_t m_fairShareBps{0};
