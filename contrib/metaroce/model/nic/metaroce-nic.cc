@@ -1,18 +1,16 @@
 #include "metaroce-nic.h"
 
-#include "metaroce-transport-header.h"
+#include "metaroce-framing.h"
 
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/engine-driver.h"
-#include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
-#include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -26,9 +24,6 @@ NS_OBJECT_ENSURE_REGISTERED(MetaRoceNic);
 
 namespace
 {
-
-/// Bytes of a transport header the NIC copies out of a packet for the engine (both formats).
-constexpr uint32_t kMaxTransportHeader = 64;
 
 metaroce::TimeNs
 EngineNow()
@@ -128,7 +123,13 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         std::optional<metaroce::OutPacket> out =
             m_driver.Pull(static_cast<uint16_t>(port), EngineNow(), controlOnly);
         MarkMaybeWork();
-        return out ? m_nic.Frame(*this, *out) : nullptr;
+        if (!out)
+        {
+            return nullptr;
+        }
+        return MetaRoceFraming::Frame(*out,
+                                      m_nic.m_ports[out->port].address,
+                                      m_peerAddresses[out->port]);
     }
 
     MetaRoceQueuePair& Qp() const
@@ -146,11 +147,6 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     void AddPeerAddress(Ipv4Address address)
     {
         m_peerAddresses.push_back(address);
-    }
-
-    Ipv4Address PeerAddress(uint32_t port) const
-    {
-        return m_peerAddresses[port];
     }
 
     Time lastDataRx{Seconds(-1)}; ///< the latest arrival that carried data
@@ -392,34 +388,6 @@ MetaRoceNic::IsPortUp(uint32_t port) const
 }
 
 Ptr<Packet>
-MetaRoceNic::Frame(const QueuePairHost& host, metaroce::OutPacket& out)
-{
-    Ptr<Packet> p = out.payload.empty() ? Create<Packet>(out.payloadSize)
-                                        : Create<Packet>(out.payload.data(),
-                                                         static_cast<uint32_t>(out.payload.size()));
-    p->AddHeader(MetaRoceTransportHeader(std::move(out.header), out.udpDstPort));
-    UdpHeader udp;
-    udp.SetSourcePort(out.udpSrcPort);
-    udp.SetDestinationPort(out.udpDstPort);
-    p->AddHeader(udp);
-    Ipv4Header ip;
-    ip.SetSource(m_ports[out.port].address);
-    ip.SetDestination(host.PeerAddress(out.port));
-    ip.SetProtocol(17);
-    ip.SetTtl(64);
-    ip.SetEcn(Ipv4Header::ECN_ECT0);
-    if (out.isControl)
-    {
-        // ACK, NAK, CNP, probe: the switches' CONTROL class (metaroce-switch-pfc.h).
-        ip.SetDscp(static_cast<Ipv4Header::DscpType>(kMetaRoceControlDscp));
-    }
-    ip.SetPayloadSize(p->GetSize());
-    ip.EnableChecksum();
-    p->AddHeader(ip);
-    return p;
-}
-
-Ptr<Packet>
 MetaRoceNic::Pull(uint32_t index)
 {
     Port& port = m_ports[index];
@@ -481,41 +449,43 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
         }
         return true;
     }
-    Ptr<Packet> p = packet->Copy();
-    Ipv4Header ip;
-    UdpHeader udp;
-    if (protocol != 0x0800 || p->RemoveHeader(ip) == 0 || ip.GetProtocol() != 17 ||
-        p->RemoveHeader(udp) == 0)
+    MetaRoceFraming::Arrival arrival;
+    if (!MetaRoceFraming::Unframe(packet, protocol, arrival))
     {
         m_dropTrace(packet, index, "not-udp");
         return true;
     }
-    const uint32_t size = p->GetSize();
-    uint8_t head[kMaxTransportHeader];
-    const uint32_t copied = p->CopyData(head, std::min(size, kMaxTransportHeader));
-    const std::optional<uint32_t> dest =
-        metaroce::PeekDestination(head, copied, udp.GetDestinationPort());
-    auto it = dest ? m_hosts.find(*dest) : m_hosts.end();
+    auto it = arrival.destination ? m_hosts.find(*arrival.destination) : m_hosts.end();
     if (it == m_hosts.end())
     {
         m_dropTrace(packet, index, "unknown-destination");
         return true;
     }
-    QueuePairHost& host = *it->second;
+    HandToEngine(*it->second, index, arrival, packet);
+    return true;
+}
+
+void
+MetaRoceNic::HandToEngine(QueuePairHost& host,
+                          uint32_t index,
+                          const MetaRoceFraming::Arrival& arrival,
+                          Ptr<const Packet> packet)
+{
+    const uint32_t size = arrival.transport->GetSize();
     std::vector<uint8_t> whole;
     metaroce::RxPacket rx;
-    rx.data = head;
-    rx.size = copied;
+    rx.data = arrival.head;
+    rx.size = arrival.headSize;
     if (host.RealPayload())
     {
         whole.resize(size);
-        p->CopyData(whole.data(), size);
+        arrival.transport->CopyData(whole.data(), size);
         rx.data = whole.data();
         rx.size = size;
     }
     rx.wireSize = size;
     rx.port = static_cast<uint16_t>(index);
-    rx.ecnCe = ip.GetEcn() == Ipv4Header::ECN_CE;
+    rx.ecnCe = arrival.ecnCe;
     rx.now = EngineNow();
     const metaroce::RxResult result = host.Qp().GetEngine().OnPacket(rx);
     if (!result.accepted)
@@ -530,7 +500,6 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
         UpdateFairShare();
     }
     host.Service();
-    return true;
 }
 
 void

@@ -24,6 +24,7 @@
 #ifndef METAROCE_NIC_H
 #define METAROCE_NIC_H
 
+#include "metaroce-framing.h"
 #include "metaroce-port-queue.h"
 #include "metaroce-port-scheduler.h"
 #include "metaroce-queue-pair.h"
@@ -124,11 +125,16 @@ class MetaRoceNic : public Object
     Ptr<Packet> Pull(uint32_t port);
     /// Applies a PFC PAUSE/RESUME for the DATA class received on `port` (spec: PFC baseline).
     void SetDataPaused(uint32_t port, bool paused, Time duration);
-    Ptr<Packet> Frame(const QueuePairHost& host, metaroce::OutPacket& out);
+    /// The devices' receive callback: PFC frames, then IPv4/UDP datagrams for the queue pairs.
     bool Receive(Ptr<NetDevice> device,
                  Ptr<const Packet> packet,
                  uint16_t protocol,
                  const Address& from);
+    /// Hands `arrival` (`packet` unwrapped), which came in on port `index`, to `host`'s engine.
+    void HandToEngine(QueuePairHost& host,
+                      uint32_t index,
+                      const MetaRoceFraming::Arrival& arrival,
+                      Ptr<const Packet> packet);
     void UpdateFairShare();
     uint64_t LineRateBps(uint32_t port) const;
 
