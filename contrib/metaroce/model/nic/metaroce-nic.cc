@@ -184,9 +184,9 @@ MetaRoceNic::DoDispose()
     }
     m_scheduler.Clear();
     m_hosts.clear();
+    m_pfc.Clear();
     for (Port& port : m_ports)
     {
-        port.pauseExpiry.Cancel();
         port.queue->Dispose();
         port.device = nullptr;
     }
@@ -218,6 +218,7 @@ MetaRoceNic::AddPort(Ptr<PointToPointNetDevice> device, Ipv4Address address)
     device->SetReceiveCallback(MakeCallback(&MetaRoceNic::Receive, this));
     m_ports.push_back(port);
     m_scheduler.AddPort();
+    m_pfc.AddPort(MakeCallback(&MetaRocePortQueue::Kick, port.queue));
     return index;
 }
 
@@ -395,29 +396,13 @@ MetaRoceNic::Pull(uint32_t index)
     {
         return nullptr;
     }
-    // While DATA is paused, control packets still leave; data stays in the engines, unsent and
-    // untimed, as a NIC's scheduler skips a paused class.
-    Ptr<Packet> p = m_scheduler.Pull(index, port.dataPaused);
+    // While DATA is paused (PFC), only control packets leave; data waits in the engines.
+    Ptr<Packet> p = m_scheduler.Pull(index, m_pfc.IsDataPaused(index));
     if (p != nullptr)
     {
         m_txTrace(p, index);
     }
     return p;
-}
-
-void
-MetaRoceNic::SetDataPaused(uint32_t index, bool paused, Time duration)
-{
-    Port& port = m_ports[index];
-    port.pauseExpiry.Cancel();
-    port.dataPaused = paused;
-    if (paused)
-    {
-        port.pauseExpiry =
-            Simulator::Schedule(duration, &MetaRoceNic::SetDataPaused, this, index, false, Time());
-        return;
-    }
-    port.queue->Kick();
 }
 
 bool
@@ -440,13 +425,7 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     }
     if (IsPfcProtocol(packet))
     {
-        const std::optional<MetaRocePfcFrame> frame = ParsePfcFrame(packet);
-        if (frame && frame->cls == METAROCE_CLASS_DATA)
-        {
-            DataRateValue rate;
-            m_ports[index].device->GetAttribute("DataRate", rate);
-            SetDataPaused(index, frame->pause, PfcQuantaToTime(frame->quanta, rate.Get()));
-        }
+        m_pfc.OnFrame(index, ParsePfcFrame(packet), DataRate(LineRateBps(index)));
         return true;
     }
     MetaRoceFraming::Arrival arrival;

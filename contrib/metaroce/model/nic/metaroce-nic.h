@@ -25,6 +25,7 @@
 #define METAROCE_NIC_H
 
 #include "metaroce-framing.h"
+#include "metaroce-nic-pfc.h"
 #include "metaroce-port-queue.h"
 #include "metaroce-port-scheduler.h"
 #include "metaroce-queue-pair.h"
@@ -109,8 +110,6 @@ class MetaRoceNic : public Object
         Ptr<MetaRocePortQueue> queue;
         Ipv4Address address;
         bool up{true};
-        bool dataPaused{false}; ///< the switch sent PFC PAUSE for the DATA class
-        EventId pauseExpiry;    ///< when the PAUSE lapses without a RESUME
     };
 
     /// The attributes and trace sources that are not engine tunables.
@@ -123,8 +122,6 @@ class MetaRoceNic : public Object
                                            uint32_t plane);
     /// The port scheduler's next packet for `port`, for its device (MetaRocePortQueue).
     Ptr<Packet> Pull(uint32_t port);
-    /// Applies a PFC PAUSE/RESUME for the DATA class received on `port` (spec: PFC baseline).
-    void SetDataPaused(uint32_t port, bool paused, Time duration);
     /// The devices' receive callback: PFC frames, then IPv4/UDP datagrams for the queue pairs.
     bool Receive(Ptr<NetDevice> device,
                  Ptr<const Packet> packet,
@@ -140,6 +137,7 @@ class MetaRoceNic : public Object
 
     std::vector<Port> m_ports;
     MetaRocePortScheduler m_scheduler;
+    MetaRoceNicPfc m_pfc;
     std::map<uint32_t, std::unique_ptr<QueuePairHost>> m_hosts; ///< by local id
     uint32_t m_nextId{2}; ///< RoCEv2 reserves QP numbers 0 and 1
     metaroce::MemoryRegistry m_memory;
