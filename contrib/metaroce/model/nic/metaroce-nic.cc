@@ -149,8 +149,6 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         m_peerAddresses.push_back(address);
     }
 
-    Time lastDataRx{Seconds(-1)}; ///< the latest arrival that carried data
-
   private:
     void OnTimer()
     {
@@ -277,7 +275,7 @@ MetaRoceNic::GetQueuePairs() const
 uint64_t
 MetaRoceNic::GetFairShare() const
 {
-    return m_fairShareBps;
+    return m_fairShare.GetShareBps();
 }
 
 Ptr<MetaRoceQueuePair>
@@ -474,8 +472,7 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     else if (result.carriedData)
     {
         // Its sender is active (spec 6.5), however short the packet.
-        host.lastDataRx = Simulator::Now();
-        m_markedSinceUpdate += rx.ecnCe ? 1 : 0;
+        m_fairShare.OnDataArrival(host.Qp().GetLocalId(), rx.ecnCe, Simulator::Now());
         UpdateFairShare();
     }
     host.Service();
@@ -487,33 +484,22 @@ MetaRoceNic::UpdateFairShare()
     // Recomputed at most once per window, on arrivals only, so no event keeps the simulation
     // alive.
     const Time now = Simulator::Now();
-    if (m_fairShareUpdated >= Seconds(0) && now - m_fairShareUpdated < m_fairShareWindow)
+    if (!m_fairShare.IsDue(now, m_fairShareWindow))
     {
         return;
     }
-    m_fairShareUpdated = now;
     uint64_t line = 0;
     for (uint32_t p = 0; p < m_ports.size(); ++p)
     {
         line += m_ports[p].up ? LineRateBps(p) : 0;
     }
-    uint64_t active = 0;
-    for (const auto& [id, host] : m_hosts)
-    {
-        active += host->lastDataRx >= Seconds(0) && now - host->lastDataRx <= m_fairShareWindow;
-    }
-    // Only a receiver whose own last hop is congested (arrivals carry CE marks) is the
-    // bottleneck of its senders; otherwise an equal split would cap senders that are limited
-    // elsewhere (an all-to-all's senders share their own ports) below what it could take.
-    const bool congested = !m_fairShareWhenMarked || m_markedSinceUpdate > 0;
-    m_markedSinceUpdate = 0;
-    m_fairShareBps = congested ? line / std::max<uint64_t>(active, 1) : line;
+    const uint64_t share =
+        m_fairShare.Recompute(now, line, m_fairShareWindow, m_fairShareWhenMarked);
     for (const auto& [id, host] : m_hosts)
     {
         if (host->Qp().GetTransport() == metaroce::Transport::MetaRoce)
         {
-            static_cast<metaroce::MetaRoceConnection&>(host->Qp().GetEngine())
-                .SetFairShare(m_fairShareBps);
+            static_cast<metaroce::MetaRoceConnection&>(host->Qp().GetEngine()).SetFairShare(share);
             host->MarkMaybeWork();
         }
     }

@@ -24,6 +24,7 @@
 #ifndef METAROCE_NIC_H
 #define METAROCE_NIC_H
 
+#include "metaroce-fair-share.h"
 #include "metaroce-framing.h"
 #include "metaroce-nic-pfc.h"
 #include "metaroce-port-queue.h"
@@ -132,6 +133,7 @@ class MetaRoceNic : public Object
                       uint32_t index,
                       const MetaRoceFraming::Arrival& arrival,
                       Ptr<const Packet> packet);
+    /// Recomputes the fair share when due and hands it to every MetaRoCE engine (spec 6.5).
     void UpdateFairShare();
     uint64_t LineRateBps(uint32_t port) const;
 
@@ -142,9 +144,7 @@ class MetaRoceNic : public Object
     uint32_t m_nextId{2}; ///< RoCEv2 reserves QP numbers 0 and 1
     metaroce::MemoryRegistry m_memory;
     Ptr<UniformRandomVariable> m_rng;
-    uint64_t m_fairShareBps{0};
-    Time m_fairShareUpdated{Seconds(-1)};
-    uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last fair-share update
+    MetaRoceFairShare m_fairShare;
 
     // Attributes. The engine tunables are the configuration tables' rows
     // (metaroce-config-attributes.h): MetaRoceConfigFields() and AimdConfigFields() unprefixed,
