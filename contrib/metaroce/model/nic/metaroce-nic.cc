@@ -2,18 +2,16 @@
 
 #include "metaroce-framing.h"
 
-#include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/engine-driver.h"
+#include "ns3/event-id.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace ns3

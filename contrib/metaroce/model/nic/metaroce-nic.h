@@ -15,11 +15,15 @@
  *
  * The NIC owns the connection engines (through MetaRoceQueuePair) and hosts their
  * EngineDrivers (engine-driver.h): it runs their timers with the simulator (one event per
- * queue pair, re-armed only to an earlier deadline: a timer firing early is harmless) and
- * honours PFC: a PAUSE for the DATA class from its switch holds data back (pulled data waits
- * in a per-port list, so nothing is dropped) while ACKs and other control packets still go; and
- * computes the receiver's fair share - its inbound line rate divided among the queue pairs that
- * received data in the last FairShareWindow - which MetaRoCE advertises in every ACK.
+ * queue pair, re-armed only to an earlier deadline: a timer firing early is harmless). Its
+ * parts, one file each:
+ *   MetaRocePortScheduler  which queue pair's packet goes next on a free port (round-robin);
+ *   MetaRoceFraming        IPv4/UDP framing on transmit, unwrapping on arrival;
+ *   MetaRoceNicPfc         PFC: a PAUSE for the DATA class from its switch holds data back in
+ *                          the engines (nothing is dropped) while control packets still go;
+ *   MetaRoceFairShare      the receiver's fair share - its inbound line rate divided among the
+ *                          queue pairs that received data in the last FairShareWindow - which
+ *                          MetaRoCE advertises in every ACK (spec 6.5).
  */
 #ifndef METAROCE_NIC_H
 #define METAROCE_NIC_H
@@ -32,7 +36,6 @@
 #include "metaroce-queue-pair.h"
 
 #include "ns3/engine-memory.h"
-#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/metaroce-config.h"
 #include "ns3/object.h"
@@ -102,7 +105,7 @@ class MetaRoceNic : public Object
 
   private:
     /// The NIC's side of one queue pair: the host of its EngineDriver (timer event, ports), its
-    /// sender in the port scheduler, its peer's addresses and its last data arrival.
+    /// sender in the port scheduler, its peer's addresses (metaroce-nic.cc).
     class QueuePairHost;
 
     struct Port
