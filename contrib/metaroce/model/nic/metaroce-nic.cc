@@ -130,7 +130,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
                                       m_peerAddresses[out->port]);
     }
 
-    MetaRoceQueuePair& Qp() const
+    MetaRoceQueuePair& QueuePair() const
     {
         return *m_qp;
     }
@@ -176,7 +176,7 @@ MetaRoceNic::DoDispose()
 {
     for (auto& [id, host] : m_hosts)
     {
-        host->Qp().Dispose();
+        host->QueuePair().Dispose();
     }
     m_scheduler.Clear();
     m_hosts.clear();
@@ -265,7 +265,7 @@ MetaRoceNic::GetQueuePairs() const
     std::vector<Ptr<MetaRoceQueuePair>> out;
     for (const auto& [id, host] : m_hosts)
     {
-        out.push_back(&host->Qp());
+        out.push_back(&host->QueuePair());
     }
     return out;
 }
@@ -372,7 +372,7 @@ MetaRoceNic::SetPortUp(uint32_t port, bool up)
     m_ports[port].up = up;
     for (auto& [id, host] : m_hosts)
     {
-        host->Qp().GetEngine().OnPortState(static_cast<uint16_t>(port), up, EngineNow());
+        host->QueuePair().GetEngine().OnPortState(static_cast<uint16_t>(port), up, EngineNow());
         host->Service();
     }
 }
@@ -462,7 +462,7 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     rx.port = static_cast<uint16_t>(index);
     rx.ecnCe = arrival.ecnCe;
     rx.now = EngineNow();
-    const metaroce::RxResult result = host.Qp().GetEngine().OnPacket(rx);
+    const metaroce::RxResult result = host.QueuePair().GetEngine().OnPacket(rx);
     if (!result.accepted)
     {
         m_dropTrace(packet, index, metaroce::DropReasonName(result.reason));
@@ -470,7 +470,7 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     else if (result.carriedData)
     {
         // Its sender is active (spec 6.5), however short the packet.
-        m_fairShare.OnDataArrival(host.Qp().GetLocalId(), rx.ecnCe, Simulator::Now());
+        m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(), rx.ecnCe, Simulator::Now());
         UpdateFairShare();
     }
     host.Service();
@@ -495,9 +495,10 @@ MetaRoceNic::UpdateFairShare()
         m_fairShare.Recompute(now, line, m_fairShareWindow, m_fairShareWhenMarked);
     for (const auto& [id, host] : m_hosts)
     {
-        if (host->Qp().GetTransport() == metaroce::Transport::MetaRoce)
+        if (host->QueuePair().GetTransport() == metaroce::Transport::MetaRoce)
         {
-            static_cast<metaroce::MetaRoceConnection&>(host->Qp().GetEngine()).SetFairShare(share);
+            static_cast<metaroce::MetaRoceConnection&>(host->QueuePair().GetEngine())
+                .SetFairShare(share);
             host->MarkMaybeWork();
         }
     }
