@@ -1,20 +1,17 @@
 #include "metaroce-nic.h"
 
-#include "metaroce-transport-header.h"
+#include "metaroce-framing.h"
 
-#include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
-#include "ns3/ipv4-header.h"
+#include "ns3/engine-driver.h"
+#include "ns3/event-id.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
-#include "ns3/udp-header.h"
-#include "ns3/uinteger.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -26,29 +23,10 @@ NS_OBJECT_ENSURE_REGISTERED(MetaRoceNic);
 namespace
 {
 
-/// Bytes of a transport header the NIC copies out of a packet for the engine (both formats).
-constexpr uint32_t kMaxTransportHeader = 64;
-
 metaroce::TimeNs
 EngineNow()
 {
     return static_cast<metaroce::TimeNs>(Simulator::Now().GetNanoSeconds());
-}
-
-/// The first set bit of `words` in [from, end), or `end`.
-std::size_t
-FindMarked(const std::vector<uint64_t>& words, std::size_t from, std::size_t end)
-{
-    while (from < end)
-    {
-        const uint64_t w = words[from / 64] >> (from % 64);
-        if (w != 0)
-        {
-            return std::min(end, from + static_cast<std::size_t>(__builtin_ctzll(w)));
-        }
-        from = (from / 64 + 1) * 64;
-    }
-    return end;
 }
 
 /// The NIC re-arms only to an earlier deadline and after every pull (its device pulls outside
@@ -60,18 +38,49 @@ constexpr metaroce::DriverOptions kNicDriving{metaroce::RearmPolicy::WhenEarlier
 
 } // namespace
 
-class MetaRoceNic::QueuePairHost : public metaroce::DriverHost
+class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRocePortScheduler::Sender
 {
   public:
-    QueuePairHost(MetaRoceNic& nic, MetaRoceQueuePair& qp)
+    /// Hosts `qp`, whose engine is `engine` (not yet handed to `qp`).
+    QueuePairHost(MetaRoceNic& nic,
+                  Ptr<MetaRoceQueuePair> qp,
+                  metaroce::TransportEngine& engine,
+                  bool realPayload)
         : m_nic(nic)
         , m_qp(qp)
+        , m_realPayload(realPayload)
+        , m_driver(engine, static_cast<uint16_t>(nic.m_ports.size()), *this, kNicDriving)
     {
     }
 
     ~QueuePairHost() override
     {
         m_timer.Cancel();
+    }
+
+    /// Joins `port`'s round-robin in the NIC's port scheduler.
+    void AddToPort(uint32_t port)
+    {
+        m_slots.push_back(m_nic.m_scheduler.Add(port, this));
+    }
+
+    /// Marks this queue pair as possibly having work on all its ports: call after any call
+    /// into its engine.
+    void MarkMaybeWork()
+    {
+        m_nic.m_scheduler.MarkMaybeWork(m_slots);
+    }
+
+    /// After any event of the queue pair: deliver completions, start idle ports, re-arm the
+    /// timer.
+    void Service()
+    {
+        if (m_qp->GetNic() == nullptr)
+        {
+            return; // disposed
+        }
+        MarkMaybeWork();
+        m_driver.Service(EngineNow());
     }
 
     void ScheduleTimer(metaroce::TimeNs at) override
@@ -81,10 +90,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost
         {
             return;
         }
-        m_timer = Simulator::Schedule(NanoSeconds(at - EngineNow()),
-                                      &MetaRoceNic::OnTimer,
-                                      &m_nic,
-                                      Ptr<MetaRoceQueuePair>(&m_qp));
+        m_timer = Simulator::Schedule(NanoSeconds(at - EngineNow()), &QueuePairHost::OnTimer, this);
     }
 
     bool PortIdle(uint16_t port) const override
@@ -100,12 +106,60 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost
 
     void Deliver(const metaroce::Completion& c) override
     {
-        m_qp.Deliver(c);
+        m_qp->Deliver(c);
+    }
+
+    bool HasWork(uint32_t port) const override
+    {
+        return m_qp->GetEngine().HasWork(static_cast<uint16_t>(port));
+    }
+
+    Ptr<Packet> Pull(uint32_t port, bool controlOnly) override
+    {
+        // The driver re-arms after the pull (kNicDriving). No Service() here: this runs inside
+        // the device's Dequeue, where kicking a port would re-enter it.
+        std::optional<metaroce::OutPacket> out =
+            m_driver.Pull(static_cast<uint16_t>(port), EngineNow(), controlOnly);
+        MarkMaybeWork();
+        if (!out)
+        {
+            return nullptr;
+        }
+        return MetaRoceFraming::Frame(*out,
+                                      m_nic.m_ports[out->port].address,
+                                      m_peerAddresses[out->port]);
+    }
+
+    MetaRoceQueuePair& QueuePair() const
+    {
+        return *m_qp;
+    }
+
+    /// Copy whole packets to the engine (the NIC's RealPayload when the queue pair was made).
+    bool RealPayload() const
+    {
+        return m_realPayload;
+    }
+
+    /// Appends the peer's address on the next plane (Connect()).
+    void AddPeerAddress(Ipv4Address address)
+    {
+        m_peerAddresses.push_back(address);
     }
 
   private:
+    void OnTimer()
+    {
+        m_driver.OnTimer(EngineNow());
+        Service();
+    }
+
     MetaRoceNic& m_nic;
-    MetaRoceQueuePair& m_qp;
+    Ptr<MetaRoceQueuePair> m_qp;
+    bool m_realPayload;
+    std::vector<Ipv4Address> m_peerAddresses;         ///< per plane
+    std::vector<MetaRocePortScheduler::Slot> m_slots; ///< where this queue pair is scheduled
+    metaroce::EngineDriver m_driver;                  ///< drives m_qp's engine
     EventId m_timer;
 };
 
@@ -120,15 +174,15 @@ MetaRoceNic::~MetaRoceNic() = default;
 void
 MetaRoceNic::DoDispose()
 {
-    for (auto& [id, qp] : m_qps)
+    for (auto& [id, host] : m_hosts)
     {
-        qp->Dispose();
+        host->QueuePair().Dispose();
     }
-    m_qps.clear();
+    m_scheduler.Clear();
+    m_hosts.clear();
+    m_pfc.Clear();
     for (Port& port : m_ports)
     {
-        port.pauseExpiry.Cancel();
-        port.qps.clear();
         port.queue->Dispose();
         port.device = nullptr;
     }
@@ -151,7 +205,7 @@ MetaRoceNic::AddPort(Ptr<PointToPointNetDevice> device, Ipv4Address address)
     NS_ABORT_MSG_IF(device == nullptr, "MetaRoceNic::AddPort: null device");
     NS_ABORT_MSG_IF(device->GetChannel() == nullptr,
                     "MetaRoceNic::AddPort: attach the device to a channel first");
-    NS_ABORT_MSG_IF(!m_qps.empty(), "MetaRoceNic::AddPort: add every port before connecting");
+    NS_ABORT_MSG_IF(!m_hosts.empty(), "MetaRoceNic::AddPort: add every port before connecting");
     const auto index = static_cast<uint32_t>(m_ports.size());
     Port port;
     port.device = device;
@@ -161,6 +215,8 @@ MetaRoceNic::AddPort(Ptr<PointToPointNetDevice> device, Ipv4Address address)
     port.queue->Attach(device);
     device->SetReceiveCallback(MakeCallback(&MetaRoceNic::Receive, this));
     m_ports.push_back(port);
+    m_scheduler.AddPort();
+    m_pfc.AddPort(MakeCallback(&MetaRocePortQueue::Kick, port.queue));
     return index;
 }
 
@@ -209,9 +265,9 @@ std::vector<Ptr<MetaRoceQueuePair>>
 MetaRoceNic::GetQueuePairs() const
 {
     std::vector<Ptr<MetaRoceQueuePair>> out;
-    for (const auto& [id, qp] : m_qps)
+    for (const auto& [id, host] : m_hosts)
     {
-        out.push_back(qp);
+        out.push_back(&host->QueuePair());
     }
     return out;
 }
@@ -219,7 +275,7 @@ MetaRoceNic::GetQueuePairs() const
 uint64_t
 MetaRoceNic::GetFairShare() const
 {
-    return m_fairShareBps;
+    return m_fairShare.GetShareBps();
 }
 
 Ptr<MetaRoceQueuePair>
@@ -228,46 +284,50 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
                              uint32_t remoteId,
                              uint32_t plane)
 {
-    Ptr<MetaRoceQueuePair> qp = CreateObject<MetaRoceQueuePair>();
-    qp->m_nic = this;
-    qp->m_transport = transport;
-    qp->m_localId = localId;
-    qp->m_remoteId = remoteId;
-    qp->m_realPayload = m_realPayload;
+    std::unique_ptr<metaroce::TransportEngine> engine;
     try
     {
         if (transport == metaroce::Transport::MetaRoce)
         {
-            qp->m_engine =
+            engine =
                 std::make_unique<metaroce::MetaRoceConnection>(MetaRoceConfigFor(localId, remoteId),
                                                                &m_memory,
                                                                GetCongestionOps()->Create(),
                                                                GetPathSelection()->Create());
-            qp->m_udpPort = metaroce::kMetaRoceUdpPort;
-            for (uint32_t port = 0; port < m_ports.size(); ++port)
-            {
-                AddToPort(port, qp);
-            }
         }
         else
         {
-            qp->m_engine = std::make_unique<metaroce::RoceV2QueuePair>(
+            engine = std::make_unique<metaroce::RoceV2QueuePair>(
                 RoceV2ConfigFor(localId, remoteId, plane),
                 m_memory);
-            qp->m_udpPort = metaroce::kRoceV2UdpPort;
-            AddToPort(plane, qp);
         }
     }
     catch (const std::invalid_argument& e)
     {
         NS_FATAL_ERROR("MetaRoceNic: invalid configuration: " << e.what());
     }
-    qp->m_driverHost = std::make_unique<QueuePairHost>(*this, *qp);
-    qp->m_driver = std::make_unique<metaroce::EngineDriver>(*qp->m_engine,
-                                                            static_cast<uint16_t>(m_ports.size()),
-                                                            *qp->m_driverHost,
-                                                            kNicDriving);
-    m_qps[localId] = qp;
+    Ptr<MetaRoceQueuePair> qp = CreateObject<MetaRoceQueuePair>();
+    auto host = std::make_unique<QueuePairHost>(*this, qp, *engine, m_realPayload);
+    if (transport == metaroce::Transport::MetaRoce)
+    {
+        for (uint32_t port = 0; port < m_ports.size(); ++port)
+        {
+            host->AddToPort(port); // a connection sprays over every plane
+        }
+    }
+    else
+    {
+        host->AddToPort(plane);
+    }
+    MetaRoceQueuePair::Setup setup;
+    setup.nic = this;
+    setup.transport = transport;
+    setup.localId = localId;
+    setup.remoteId = remoteId;
+    setup.engine = std::move(engine);
+    setup.posted = MakeCallback(&QueuePairHost::Service, host.get());
+    qp->Init(std::move(setup));
+    m_hosts[localId] = std::move(host);
     return qp;
 }
 
@@ -298,8 +358,8 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
     Ptr<MetaRoceQueuePair> qb = b->CreateQueuePair(transport, idB, idA, plane);
     for (uint32_t p = 0; p < a->m_ports.size(); ++p)
     {
-        qa->m_peerAddresses.push_back(b->m_ports[p].address);
-        qb->m_peerAddresses.push_back(a->m_ports[p].address);
+        a->m_hosts[idA]->AddPeerAddress(b->m_ports[p].address);
+        b->m_hosts[idB]->AddPeerAddress(a->m_ports[p].address);
     }
     return {qa, qb};
 }
@@ -314,10 +374,10 @@ MetaRoceNic::SetPortUp(uint32_t port, bool up)
     }
     NS_LOG_INFO("port " << port << (up ? " up" : " down"));
     m_ports[port].up = up;
-    for (auto& [id, qp] : m_qps)
+    for (auto& [id, host] : m_hosts)
     {
-        qp->m_engine->OnPortState(static_cast<uint16_t>(port), up, EngineNow());
-        Service(*qp);
+        host->QueuePair().GetEngine().OnPortState(static_cast<uint16_t>(port), up, EngineNow());
+        host->Service();
     }
 }
 
@@ -329,34 +389,6 @@ MetaRoceNic::IsPortUp(uint32_t port) const
 }
 
 Ptr<Packet>
-MetaRoceNic::Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out)
-{
-    Ptr<Packet> p = out.payload.empty() ? Create<Packet>(out.payloadSize)
-                                        : Create<Packet>(out.payload.data(),
-                                                         static_cast<uint32_t>(out.payload.size()));
-    p->AddHeader(MetaRoceTransportHeader(std::move(out.header), out.udpDstPort));
-    UdpHeader udp;
-    udp.SetSourcePort(out.udpSrcPort);
-    udp.SetDestinationPort(out.udpDstPort);
-    p->AddHeader(udp);
-    Ipv4Header ip;
-    ip.SetSource(m_ports[out.port].address);
-    ip.SetDestination(qp.m_peerAddresses[out.port]);
-    ip.SetProtocol(17);
-    ip.SetTtl(64);
-    ip.SetEcn(Ipv4Header::ECN_ECT0);
-    if (out.isControl)
-    {
-        // ACK, NAK, CNP, probe: the switches' CONTROL class (metaroce-switch-pfc.h).
-        ip.SetDscp(static_cast<Ipv4Header::DscpType>(kMetaRoceControlDscp));
-    }
-    ip.SetPayloadSize(p->GetSize());
-    ip.EnableChecksum();
-    p->AddHeader(ip);
-    return p;
-}
-
-Ptr<Packet>
 MetaRoceNic::Pull(uint32_t index)
 {
     Port& port = m_ports[index];
@@ -364,89 +396,13 @@ MetaRoceNic::Pull(uint32_t index)
     {
         return nullptr;
     }
-    // While DATA is paused, control packets still leave; data stays in the engines, unsent and
-    // untimed, as a NIC's scheduler skips a paused class.
-    return PullFromQueuePairs(index, port.dataPaused);
-}
-
-void
-MetaRoceNic::AddToPort(uint32_t index, Ptr<MetaRoceQueuePair> qp)
-{
-    Port& port = m_ports[index];
-    const auto slot = static_cast<uint32_t>(port.qps.size());
-    port.qps.push_back(qp);
-    port.maybeWork.resize(port.qps.size() / 64 + 1, 0);
-    qp->m_portSlots.emplace_back(index, slot);
-}
-
-void
-MetaRoceNic::MarkMaybeWork(const MetaRoceQueuePair& qp)
-{
-    for (const auto& [index, slot] : qp.m_portSlots)
+    // While DATA is paused (PFC), only control packets leave; data waits in the engines.
+    Ptr<Packet> p = m_scheduler.Pull(index, m_pfc.IsDataPaused(index));
+    if (p != nullptr)
     {
-        m_ports[index].maybeWork[slot / 64] |= uint64_t(1) << (slot % 64);
-    }
-}
-
-Ptr<Packet>
-MetaRoceNic::PullFromQueuePairs(uint32_t index, bool controlOnly)
-{
-    // Round-robin from the cursor over the slots that may have work. HasWork() depends on
-    // nothing but the engine's state, which only our calls into the engine change, and each of
-    // those marks the queue pair again (MarkMaybeWork); so a slot found without work and not
-    // marked since still has none, and skipping it pulls exactly what a scan of every queue
-    // pair would, in O(queue pairs with work) instead of O(queue pairs).
-    Port& port = m_ports[index];
-    const std::size_t start = port.cursor;
-    Ptr<Packet> p = PullFromSlots(index, start, port.qps.size(), controlOnly);
-    return p != nullptr ? p : PullFromSlots(index, 0, start, controlOnly);
-}
-
-Ptr<Packet>
-MetaRoceNic::PullFromSlots(uint32_t index, std::size_t from, std::size_t end, bool controlOnly)
-{
-    Port& port = m_ports[index];
-    const std::size_t n = port.qps.size();
-    const metaroce::TimeNs now = EngineNow();
-    for (std::size_t slot = FindMarked(port.maybeWork, from, end); slot < end;
-         slot = FindMarked(port.maybeWork, slot + 1, end))
-    {
-        MetaRoceQueuePair& qp = *port.qps[slot];
-        if (!qp.m_engine->HasWork(static_cast<uint16_t>(index)))
-        {
-            port.maybeWork[slot / 64] &= ~(uint64_t(1) << (slot % 64));
-            continue;
-        }
-        // The driver re-arms after the pull (kNicDriving). No Service() here: this runs inside
-        // the device's Dequeue, where kicking a port would re-enter it.
-        std::optional<metaroce::OutPacket> out =
-            qp.m_driver->Pull(static_cast<uint16_t>(index), now, controlOnly);
-        MarkMaybeWork(qp);
-        if (!out)
-        {
-            continue;
-        }
-        port.cursor = (slot + 1) % n;
-        Ptr<Packet> p = Frame(qp, *out);
         m_txTrace(p, index);
-        return p;
     }
-    return nullptr;
-}
-
-void
-MetaRoceNic::SetDataPaused(uint32_t index, bool paused, Time duration)
-{
-    Port& port = m_ports[index];
-    port.pauseExpiry.Cancel();
-    port.dataPaused = paused;
-    if (paused)
-    {
-        port.pauseExpiry =
-            Simulator::Schedule(duration, &MetaRoceNic::SetDataPaused, this, index, false, Time());
-        return;
-    }
-    port.queue->Kick();
+    return p;
 }
 
 bool
@@ -469,54 +425,50 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     }
     if (IsPfcProtocol(packet))
     {
-        const std::optional<MetaRocePfcFrame> frame = ParsePfcFrame(packet);
-        if (frame && frame->cls == METAROCE_CLASS_DATA)
-        {
-            DataRateValue rate;
-            m_ports[index].device->GetAttribute("DataRate", rate);
-            SetDataPaused(index, frame->pause, PfcQuantaToTime(frame->quanta, rate.Get()));
-        }
+        m_pfc.OnFrame(index, ParsePfcFrame(packet), DataRate(LineRateBps(index)));
         return true;
     }
-    Ptr<Packet> p = packet->Copy();
-    Ipv4Header ip;
-    UdpHeader udp;
-    if (protocol != 0x0800 || p->RemoveHeader(ip) == 0 || ip.GetProtocol() != 17 ||
-        p->RemoveHeader(udp) == 0)
+    MetaRoceFraming::Arrival arrival;
+    if (!MetaRoceFraming::Unframe(packet, protocol, arrival))
     {
         m_dropTrace(packet, index, metaroce::NicDropReasonName(metaroce::NicDropReason::NotUdp));
         return true;
     }
-    const uint32_t size = p->GetSize();
-    uint8_t head[kMaxTransportHeader];
-    const uint32_t copied = p->CopyData(head, std::min(size, kMaxTransportHeader));
-    const std::optional<uint32_t> dest =
-        metaroce::PeekDestination(head, copied, udp.GetDestinationPort());
-    auto it = dest ? m_qps.find(*dest) : m_qps.end();
-    if (it == m_qps.end())
+    auto it = arrival.destination ? m_hosts.find(*arrival.destination) : m_hosts.end();
+    if (it == m_hosts.end())
     {
         m_dropTrace(packet,
                     index,
                     metaroce::NicDropReasonName(metaroce::NicDropReason::UnknownDestination));
         return true;
     }
-    MetaRoceQueuePair& qp = *it->second;
+    HandToEngine(*it->second, index, arrival, packet);
+    return true;
+}
+
+void
+MetaRoceNic::HandToEngine(QueuePairHost& host,
+                          uint32_t index,
+                          const MetaRoceFraming::Arrival& arrival,
+                          Ptr<const Packet> packet)
+{
+    const uint32_t size = arrival.transport->GetSize();
     std::vector<uint8_t> whole;
     metaroce::RxPacket rx;
-    rx.data = head;
-    rx.size = copied;
-    if (qp.m_realPayload)
+    rx.data = arrival.head;
+    rx.size = arrival.headSize;
+    if (host.RealPayload())
     {
         whole.resize(size);
-        p->CopyData(whole.data(), size);
+        arrival.transport->CopyData(whole.data(), size);
         rx.data = whole.data();
         rx.size = size;
     }
     rx.wireSize = size;
     rx.port = static_cast<uint16_t>(index);
-    rx.ecnCe = ip.GetEcn() == Ipv4Header::ECN_CE;
+    rx.ecnCe = arrival.ecnCe;
     rx.now = EngineNow();
-    const metaroce::RxResult result = qp.m_engine->OnPacket(rx);
+    const metaroce::RxResult result = host.QueuePair().GetEngine().OnPacket(rx);
     if (!result.accepted)
     {
         m_dropTrace(packet, index, metaroce::DropReasonName(result.reason));
@@ -524,12 +476,10 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
     else if (result.carriedData)
     {
         // Its sender is active (spec 6.5), however short the packet.
-        qp.m_lastDataRx = Simulator::Now();
-        m_markedSinceUpdate += rx.ecnCe ? 1 : 0;
+        m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(), rx.ecnCe, Simulator::Now());
         UpdateFairShare();
     }
-    Service(qp);
-    return true;
+    host.Service();
 }
 
 void
@@ -538,53 +488,26 @@ MetaRoceNic::UpdateFairShare()
     // Recomputed at most once per window, on arrivals only, so no event keeps the simulation
     // alive.
     const Time now = Simulator::Now();
-    if (m_fairShareUpdated >= Seconds(0) && now - m_fairShareUpdated < m_fairShareWindow)
+    if (!m_fairShare.IsDue(now, m_fairShareWindow))
     {
         return;
     }
-    m_fairShareUpdated = now;
     uint64_t line = 0;
     for (uint32_t p = 0; p < m_ports.size(); ++p)
     {
         line += m_ports[p].up ? LineRateBps(p) : 0;
     }
-    uint64_t active = 0;
-    for (const auto& [id, qp] : m_qps)
+    const uint64_t share =
+        m_fairShare.Recompute(now, line, m_fairShareWindow, m_fairShareWhenMarked);
+    for (const auto& [id, host] : m_hosts)
     {
-        active += qp->m_lastDataRx >= Seconds(0) && now - qp->m_lastDataRx <= m_fairShareWindow;
-    }
-    // Only a receiver whose own last hop is congested (arrivals carry CE marks) is the
-    // bottleneck of its senders; otherwise an equal split would cap senders that are limited
-    // elsewhere (an all-to-all's senders share their own ports) below what it could take.
-    const bool congested = !m_fairShareWhenMarked || m_markedSinceUpdate > 0;
-    m_markedSinceUpdate = 0;
-    m_fairShareBps = congested ? line / std::max<uint64_t>(active, 1) : line;
-    for (const auto& [id, qp] : m_qps)
-    {
-        if (qp->m_transport == metaroce::Transport::MetaRoce)
+        if (host->QueuePair().GetTransport() == metaroce::Transport::MetaRoce)
         {
-            static_cast<metaroce::MetaRoceConnection&>(*qp->m_engine).SetFairShare(m_fairShareBps);
-            MarkMaybeWork(*qp);
+            static_cast<metaroce::MetaRoceConnection&>(host->QueuePair().GetEngine())
+                .SetFairShare(share);
+            host->MarkMaybeWork();
         }
     }
-}
-
-void
-MetaRoceNic::Service(MetaRoceQueuePair& qp)
-{
-    if (qp.m_nic == nullptr)
-    {
-        return; // disposed
-    }
-    MarkMaybeWork(qp);
-    qp.m_driver->Service(EngineNow());
-}
-
-void
-MetaRoceNic::OnTimer(Ptr<MetaRoceQueuePair> qp)
-{
-    qp->m_driver->OnTimer(EngineNow());
-    Service(*qp);
 }
 
 } // namespace ns3

@@ -15,20 +15,27 @@
  *
  * The NIC owns the connection engines (through MetaRoceQueuePair) and hosts their
  * EngineDrivers (engine-driver.h): it runs their timers with the simulator (one event per
- * queue pair, re-armed only to an earlier deadline: a timer firing early is harmless) and
- * honours PFC: a PAUSE for the DATA class from its switch holds data back (pulled data waits
- * in a per-port list, so nothing is dropped) while ACKs and other control packets still go; and
- * computes the receiver's fair share - its inbound line rate divided among the queue pairs that
- * received data in the last FairShareWindow - which MetaRoCE advertises in every ACK.
+ * queue pair, re-armed only to an earlier deadline: a timer firing early is harmless). Its
+ * parts, one file each:
+ *   MetaRocePortScheduler  which queue pair's packet goes next on a free port (round-robin);
+ *   MetaRoceFraming        IPv4/UDP framing on transmit, unwrapping on arrival;
+ *   MetaRoceNicPfc         PFC: a PAUSE for the DATA class from its switch holds data back in
+ *                          the engines (nothing is dropped) while control packets still go;
+ *   MetaRoceFairShare      the receiver's fair share - its inbound line rate divided among the
+ *                          queue pairs that received data in the last FairShareWindow - which
+ *                          MetaRoCE advertises in every ACK (spec 6.5).
  */
 #ifndef METAROCE_NIC_H
 #define METAROCE_NIC_H
 
+#include "metaroce-fair-share.h"
+#include "metaroce-framing.h"
+#include "metaroce-nic-pfc.h"
 #include "metaroce-port-queue.h"
+#include "metaroce-port-scheduler.h"
 #include "metaroce-queue-pair.h"
 
 #include "ns3/engine-memory.h"
-#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/metaroce-config.h"
 #include "ns3/metaroce-congestion-ops.h"
@@ -41,6 +48,7 @@
 #include "ns3/traced-callback.h"
 
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -108,9 +116,8 @@ class MetaRoceNic : public Object
     void DoDispose() override;
 
   private:
-    friend class MetaRoceQueuePair;
-
-    /// The NIC as host of one queue pair's EngineDriver: its timer event and the NIC's ports.
+    /// The NIC's side of one queue pair: the host of its EngineDriver (timer event, ports), its
+    /// sender in the port scheduler, its peer's addresses (metaroce-nic.cc).
     class QueuePairHost;
 
     struct Port
@@ -119,13 +126,6 @@ class MetaRoceNic : public Object
         Ptr<MetaRocePortQueue> queue;
         Ipv4Address address;
         bool up{true};
-        std::vector<Ptr<MetaRoceQueuePair>> qps; ///< round-robin order
-        std::size_t cursor{0};
-        /// One bit per slot of `qps`: that queue pair may have work for this port (see
-        /// PullFromQueuePairs); a clear bit means it certainly has none.
-        std::vector<uint64_t> maybeWork;
-        bool dataPaused{false}; ///< the switch sent PFC PAUSE for the DATA class
-        EventId pauseExpiry;    ///< when the PAUSE lapses without a RESUME
     };
 
     /// The attributes and trace sources that are not engine tunables.
@@ -142,38 +142,30 @@ class MetaRoceNic : public Object
                                            uint32_t localId,
                                            uint32_t remoteId,
                                            uint32_t plane);
+    /// The port scheduler's next packet for `port`, for its device (MetaRocePortQueue).
     Ptr<Packet> Pull(uint32_t port);
-    /// Next packet (only control packets with `controlOnly`) of any queue pair for `port`,
-    /// round-robin, or null.
-    Ptr<Packet> PullFromQueuePairs(uint32_t port, bool controlOnly);
-    /// Round-robin over the marked slots of `port` in [from, end); the packet, or null.
-    Ptr<Packet> PullFromSlots(uint32_t port, std::size_t from, std::size_t end, bool controlOnly);
-    /// Adds `qp` to `port`'s round-robin.
-    void AddToPort(uint32_t port, Ptr<MetaRoceQueuePair> qp);
-    /// Marks `qp` as possibly having work on all its ports: call after any call into its engine.
-    void MarkMaybeWork(const MetaRoceQueuePair& qp);
-    /// Applies a PFC PAUSE/RESUME for the DATA class received on `port` (spec: PFC baseline).
-    void SetDataPaused(uint32_t port, bool paused, Time duration);
-    Ptr<Packet> Frame(const MetaRoceQueuePair& qp, metaroce::OutPacket& out);
+    /// The devices' receive callback: PFC frames, then IPv4/UDP datagrams for the queue pairs.
     bool Receive(Ptr<NetDevice> device,
                  Ptr<const Packet> packet,
                  uint16_t protocol,
                  const Address& from);
-    /// After any event of `qp`: deliver completions, start idle ports, re-arm its timer.
-    void Service(MetaRoceQueuePair& qp);
-    /// The queue pair's timer fired.
-    void OnTimer(Ptr<MetaRoceQueuePair> qp);
+    /// Hands `arrival` (`packet` unwrapped), which came in on port `index`, to `host`'s engine.
+    void HandToEngine(QueuePairHost& host,
+                      uint32_t index,
+                      const MetaRoceFraming::Arrival& arrival,
+                      Ptr<const Packet> packet);
+    /// Recomputes the fair share when due and hands it to every MetaRoCE engine (spec 6.5).
     void UpdateFairShare();
     uint64_t LineRateBps(uint32_t port) const;
 
     std::vector<Port> m_ports;
-    std::map<uint32_t, Ptr<MetaRoceQueuePair>> m_qps; ///< by local id
-    uint32_t m_nextId{2};                             ///< RoCEv2 reserves QP numbers 0 and 1
+    MetaRocePortScheduler m_scheduler;
+    MetaRoceNicPfc m_pfc;
+    std::map<uint32_t, std::unique_ptr<QueuePairHost>> m_hosts; ///< by local id
+    uint32_t m_nextId{2}; ///< RoCEv2 reserves QP numbers 0 and 1
     metaroce::MemoryRegistry m_memory;
     Ptr<UniformRandomVariable> m_rng;
-    uint64_t m_fairShareBps{0};
-    Time m_fairShareUpdated{Seconds(-1)};
-    uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last fair-share update
+    MetaRoceFairShare m_fairShare;
 
     // Attributes. The engine tunables are the configuration tables' rows
     // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()

@@ -33,11 +33,24 @@ MetaRoceQueuePair::MetaRoceQueuePair() = default;
 MetaRoceQueuePair::~MetaRoceQueuePair() = default;
 
 void
+MetaRoceQueuePair::Init(Setup setup)
+{
+    NS_LOG_FUNCTION(this << setup.localId << setup.remoteId);
+    NS_ABORT_MSG_IF(m_nic != nullptr, "MetaRoceQueuePair " << m_localId << ": initialised twice");
+    NS_ABORT_MSG_IF(setup.nic == nullptr || setup.engine == nullptr,
+                    "MetaRoceQueuePair::Init: needs a NIC and an engine");
+    m_nic = setup.nic;
+    m_transport = setup.transport;
+    m_localId = setup.localId;
+    m_remoteId = setup.remoteId;
+    m_engine = std::move(setup.engine);
+    m_posted = setup.posted;
+}
+
+void
 MetaRoceQueuePair::DoDispose()
 {
-    // The host's timer event holds a pointer to us: cancel and drop it or we never die.
-    m_driver.reset();
-    m_driverHost.reset();
+    m_posted = Callback<void>();
     m_completionCallback = CompletionCallback();
     m_nic = nullptr;
     Object::DoDispose();
@@ -79,7 +92,7 @@ MetaRoceQueuePair::Post(metaroce::Opcode op,
         NS_FATAL_ERROR("MetaRoceQueuePair " << m_localId << ": " << e.what());
     }
     ++m_nextWrId;
-    m_nic->Service(*this);
+    m_posted();
     return wr.id;
 }
 

@@ -3,24 +3,21 @@
  * pair, verbs-style. Work requests are posted here, completions come back through a callback
  * and the "Completion" trace source, in posting order per stream.
  *
- * The queue pair owns its protocol engine (libsoftmetaroce) and the engine's EngineDriver; the
- * NIC it belongs to is the driver's host: it transmits the packets when ports are free, hands
- * the engine arriving packets, runs its timer. Create
- * queue pairs in connected pairs with MetaRoceNic::Connect() (or MetaRoceHelper::Connect()).
+ * The queue pair owns its protocol engine (libsoftmetaroce); the NIC it belongs to drives the
+ * engine (its EngineDriver and what the NIC keeps per queue pair live on the NIC's side): it
+ * transmits the packets when ports are free, hands the engine arriving packets, runs its timer
+ * and hands completions back here (Deliver). Create queue pairs in connected pairs with
+ * MetaRoceNic::Connect() (or MetaRoceHelper::Connect()), which initialises them (Init).
  */
 #ifndef METAROCE_QUEUE_PAIR_H
 #define METAROCE_QUEUE_PAIR_H
 
 #include "ns3/callback.h"
-#include "ns3/engine-driver.h"
-#include "ns3/ipv4-address.h"
-#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 #include "ns3/transport-engine.h"
 
 #include <memory>
-#include <vector>
 
 namespace ns3
 {
@@ -37,9 +34,28 @@ class MetaRoceQueuePair : public Object
     /// Called for each completion.
     using CompletionCallback = Callback<void, Ptr<MetaRoceQueuePair>, const metaroce::Completion&>;
 
+    /// What the NIC gives a queue pair it creates (see Init()).
+    struct Setup
+    {
+        MetaRoceNic* nic{nullptr}; ///< the owner; it outlives its queue pairs' use
+        metaroce::Transport transport{metaroce::Transport::MetaRoce};
+        uint32_t localId{0};  ///< connection id / QP number at this end
+        uint32_t remoteId{0}; ///< ... and at the peer
+        std::unique_ptr<metaroce::TransportEngine> engine;
+        /// Called after each work request is posted to the engine: the NIC serves the engine
+        /// (spec 2.3: Service after any call into the engine).
+        Callback<void> posted;
+    };
+
     static TypeId GetTypeId();
     MetaRoceQueuePair();
     ~MetaRoceQueuePair() override;
+
+    /// Called once by the NIC that creates this queue pair (MetaRoceNic::Connect()).
+    void Init(Setup setup);
+
+    /// Hands a completion of the engine to the user (callback and trace); called by the NIC.
+    void Deliver(const metaroce::Completion& c);
 
     /**
      * Posts an RDMA WRITE of `length` bytes on `stream` into the peer's region `remoteKey` at
@@ -85,8 +101,6 @@ class MetaRoceQueuePair : public Object
     void DoDispose() override;
 
   private:
-    friend class MetaRoceNic;
-
     uint64_t Post(metaroce::Opcode op,
                   uint16_t stream,
                   uint64_t length,
@@ -94,23 +108,15 @@ class MetaRoceQueuePair : public Object
                   uint32_t localKey,
                   uint64_t remoteAddr,
                   uint32_t remoteKey);
-    void Deliver(const metaroce::Completion& c);
 
     MetaRoceNic* m_nic{nullptr}; ///< owner; the NIC outlives its queue pairs' use
     metaroce::Transport m_transport{metaroce::Transport::MetaRoce};
     std::unique_ptr<metaroce::TransportEngine> m_engine;
     uint32_t m_localId{0};
     uint32_t m_remoteId{0};
-    std::vector<Ipv4Address> m_peerAddresses; ///< per plane
-    /// (NIC port, slot in that port's round-robin) for every port this queue pair sends on.
-    std::vector<std::pair<uint32_t, uint32_t>> m_portSlots;
-    uint16_t m_udpPort{0};
-    bool m_realPayload{false};
+    Callback<void> m_posted; ///< see Setup::posted
     uint64_t m_nextWrId{1};
     uint64_t m_completed{0};
-    std::unique_ptr<metaroce::DriverHost> m_driverHost; ///< the NIC's side of m_driver
-    std::unique_ptr<metaroce::EngineDriver> m_driver;   ///< drives m_engine for the NIC
-    Time m_lastDataRx{Seconds(-1)};
     CompletionCallback m_completionCallback;
     TracedCallback<Ptr<MetaRoceQueuePair>, const metaroce::Completion&> m_completionTrace;
 };

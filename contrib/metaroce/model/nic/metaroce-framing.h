@@ -1,0 +1,59 @@
+/*
+ * The NIC's IPv4/UDP framing (spec 3.1, 8.2): an engine's packet becomes IPv4 | UDP | transport
+ * header | payload on transmit, and an arriving datagram is unwrapped for the engine.
+ *
+ * Hosts run no ns-3 Internet stack: the NIC is the RDMA offload and writes the IPv4 header
+ * itself, with ECT(0) so switches can mark CE (passed to the engine on arrival), and with the
+ * switches' CONTROL DSCP on ACK, NAK, CNP and probe packets (metaroce-switch-pfc.h).
+ */
+#ifndef METAROCE_FRAMING_H
+#define METAROCE_FRAMING_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/packet.h"
+#include "ns3/transport-engine.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief IPv4/UDP framing of the NIC's packets, both transports.
+ */
+class MetaRoceFraming
+{
+  public:
+    /// Bytes of a transport header copied out of an arriving packet for the engine (both
+    /// formats: the largest MetaRoCE header is 64 bytes, spec 3.1).
+    static constexpr uint32_t kMaxTransportHeader = 64;
+
+    /// An arriving datagram, unwrapped.
+    struct Arrival
+    {
+        Ptr<Packet> transport;             ///< transport header and payload (IPv4 and UDP removed)
+        bool ecnCe{false};                 ///< IPv4 carried CE
+        uint8_t head[kMaxTransportHeader]; ///< the first bytes of `transport`: its header
+        uint32_t headSize{0};              ///< bytes valid in `head`
+        /// The local connection or QP number the header names, if it parses.
+        std::optional<uint32_t> destination;
+    };
+
+    /**
+     * Frames `out` (its header and payload are moved out) as an IPv4/UDP datagram from
+     * `source` to `destination`.
+     */
+    static Ptr<Packet> Frame(metaroce::OutPacket& out, Ipv4Address source, Ipv4Address destination);
+
+    /**
+     * Unwraps `packet`, which arrived with PPP protocol `protocol`; false when it is not an
+     * IPv4/UDP datagram.
+     */
+    static bool Unframe(Ptr<const Packet> packet, uint16_t protocol, Arrival& arrival);
+};
+
+} // namespace ns3
+
+#endif // METAROCE_FRAMING_H

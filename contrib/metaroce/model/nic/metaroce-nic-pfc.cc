@@ -1,0 +1,65 @@
+#include "metaroce-nic-pfc.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MetaRoceNicPfc");
+
+uint32_t
+MetaRoceNicPfc::AddPort(Callback<void> resume)
+{
+    PortPause port;
+    port.resume = resume;
+    m_ports.push_back(port);
+    return static_cast<uint32_t>(m_ports.size() - 1);
+}
+
+void
+MetaRoceNicPfc::OnFrame(uint32_t port, const std::optional<MetaRocePfcFrame>& frame, DataRate rate)
+{
+    if (frame && frame->cls == METAROCE_CLASS_DATA)
+    {
+        SetDataPaused(port, frame->pause, PfcQuantaToTime(frame->quanta, rate));
+    }
+}
+
+bool
+MetaRoceNicPfc::IsDataPaused(uint32_t port) const
+{
+    return m_ports[port].dataPaused;
+}
+
+void
+MetaRoceNicPfc::SetDataPaused(uint32_t port, bool paused, Time duration)
+{
+    NS_LOG_FUNCTION(this << port << paused << duration);
+    PortPause& state = m_ports[port];
+    state.expiry.Cancel();
+    state.dataPaused = paused;
+    if (paused)
+    {
+        state.expiry = Simulator::Schedule(duration,
+                                           &MetaRoceNicPfc::SetDataPaused,
+                                           this,
+                                           port,
+                                           false,
+                                           Time());
+        return;
+    }
+    state.resume();
+}
+
+void
+MetaRoceNicPfc::Clear()
+{
+    for (PortPause& port : m_ports)
+    {
+        port.expiry.Cancel();
+    }
+    m_ports.clear();
+}
+
+} // namespace ns3
