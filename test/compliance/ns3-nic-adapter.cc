@@ -114,7 +114,9 @@ Ns3NicAdapter::ApplyAttributes()
         {
             nic->SetAttribute("Mtu", UintegerValue(m_setup.rocev2.mtu));
             SetConfigAttributes(*nic, m_setup.rocev2, RoceV2ConfigFields(), "Roce");
-            SetConfigAttributes(*nic, m_setup.rocev2.dcqcn, DcqcnConfigFields(), "Dcqcn");
+            Ptr<MetaRoceDcqcn> dcqcn = CreateObject<MetaRoceDcqcn>();
+            SetConfigAttributes(*dcqcn, m_setup.rocev2.dcqcn, DcqcnConfigFields());
+            nic->SetRoceRateControl(dcqcn);
         }
         nic->SetAttribute("RealPayload", BooleanValue(false));
     }

@@ -116,7 +116,9 @@ def test_nic_attributes_are_the_engine_tables_and_reach_the_run():
     # Engine tunables that only the table makes attributes, with the engine's defaults.
     assert nic["RtoMin"]["default"] == "+60000ns"
     assert nic["MaxRetransmissions"]["default"] == "32"
-    assert nic["DcqcnMinRate"]["default"] == "100000000bps"
+    assert "spec 8.3" in nic["RoceRto"]["help"]
+    dcqcn = {a["name"]: a for a in objects.attributes("ns3::MetaRoceDcqcn")}
+    assert dcqcn["MinRate"]["default"] == "100000000bps"
     assert "spec 5.6" in nic["MaxRetransmissions"]["help"]
 
     r = mx.run(**SHAPE, workload="allreduce-ring", nic={"Mtu": 2048, "RtoMin": "30us"},

@@ -11,7 +11,9 @@
 #include "ns3/metaroce-aimd.h"
 #include "ns3/metaroce-config-attributes.h"
 #include "ns3/metaroce-connection.h"
+#include "ns3/metaroce-dcqcn.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/metaroce-swift.h"
 #include "ns3/nstime.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
@@ -29,24 +31,29 @@ class EveryFieldIsAnAttributeTestCase : public TestCase
 {
   public:
     EveryFieldIsAnAttributeTestCase()
-        : TestCase("every engine configuration field is a NIC attribute with its range")
+        : TestCase(
+              "every engine configuration field is an attribute (NIC or algorithm) with its range")
     {
     }
 
   private:
     void DoRun() override
     {
-        CheckTable(metaroce::MetaRoceConfigFields(), "");
-        CheckTable(metaroce::RoceV2ConfigFields(), "Roce");
-        CheckTable(metaroce::DcqcnConfigFields(), "Dcqcn");
+        CheckTable(CreateObject<MetaRoceNic>(), metaroce::MetaRoceConfigFields(), "");
+        CheckTable(CreateObject<MetaRoceNic>(), metaroce::RoceV2ConfigFields(), "Roce");
+        CheckTable(CreateObject<MetaRoceDcqcn>(), metaroce::DcqcnConfigFields(), "");
+        CheckTable(CreateObject<MetaRoceAimd>(), metaroce::AimdConfigFields(), "");
+        CheckTable(CreateObject<MetaRoceSwift>(), metaroce::SwiftConfigFields(), "");
     }
 
-    /// Checks that every row of `fields` is an attribute of MetaRoceNic with the row's default.
+    /// Checks that every row of `fields` is an attribute of `nic` (the NIC or an algorithm
+    /// object) with the row's default, and that it refuses a value above the row's range.
     template<typename Config>
-    void CheckTable(const metaroce::ConfigFields<Config>& fields, const std::string& prefix)
+    void CheckTable(Ptr<Object> nic,
+                    const metaroce::ConfigFields<Config>& fields,
+                    const std::string& prefix)
     {
-        const TypeId tid = MetaRoceNic::GetTypeId();
-        Ptr<MetaRoceNic> nic = CreateObject<MetaRoceNic>();
+        const TypeId tid = nic->GetInstanceTypeId();
         const Config defaults{};
         for (const metaroce::ConfigField<Config>& f : fields)
         {
@@ -54,7 +61,7 @@ class EveryFieldIsAnAttributeTestCase : public TestCase
             TypeId::AttributeInformation info;
             NS_TEST_EXPECT_MSG_EQ(tid.LookupAttributeByName(name, &info),
                                   true,
-                                  "no NIC attribute for " << f.member);
+                                  tid.GetName() << " has no attribute for " << f.member);
             const Ptr<AttributeValue> value = info.checker->Create();
             nic->GetAttribute(name, *value);
             double got = 0;
@@ -95,8 +102,8 @@ class AttributesReachTheEngineTestCase : public TestCase
         rdma.SetNicAttribute("CongestionControl",
                              StringValue("ns3::MetaRoceAimd[PathDecrease=0.125]"));
         rdma.SetNicAttribute("RoceAckEveryPackets", UintegerValue(3));
-        rdma.SetNicAttribute("DcqcnMinRate", StringValue("2Gbps"));
-        rdma.SetNicAttribute("Dcqcn", StringValue("false"));
+        rdma.SetNicAttribute("RoceRateControl",
+                             StringValue("ns3::MetaRoceDcqcn[MinRate=2Gbps|Enabled=false]"));
         NodeContainer nodes;
         nodes.Create(2);
         Ptr<MetaRoceNic> a = rdma.Install(nodes.Get(0));
@@ -116,8 +123,10 @@ class AttributesReachTheEngineTestCase : public TestCase
         const auto [rq, rqPeer] = MetaRoceNic::Connect(a, b, Transport::RoceV2);
         const auto& qp = dynamic_cast<const metaroce::RoceV2QueuePair&>(rq->GetEngine());
         NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().ackEveryPackets, 3, "RoceAckEveryPackets");
-        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().dcqcn.minRateBps, 2'000'000'000, "DcqcnMinRate");
-        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().dcqcn.enabled, false, "Dcqcn");
+        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().dcqcn.minRateBps,
+                              2'000'000'000,
+                              "MetaRoceDcqcn MinRate");
+        NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().dcqcn.enabled, false, "MetaRoceDcqcn Enabled");
         NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().mtu, conn.Config().mtu, "one Mtu for both");
         Simulator::Destroy();
     }

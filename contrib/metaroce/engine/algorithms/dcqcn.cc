@@ -17,7 +17,7 @@ DcqcnConfigFields()
     // One table row per field reads better than one argument per line.
     // clang-format off
     static const ConfigFields<DcqcnConfig> fields = {
-        METAROCE_FIELD(C, enabled, "", Flag, 0, 1, "8.5",
+        METAROCE_FIELD(C, enabled, "Enabled", Flag, 0, 1, "8.5",
                        "DCQCN rate control: CNPs on CE marks, paced sending. Off: line rate."),
         METAROCE_FIELD(C, g, "G", Real, 1e-9, 1 - 1e-9, "8.5",
                        "Gain g of alpha."),

@@ -42,8 +42,8 @@ template<typename Config>
 struct ConfigField
 {
     const char* member; ///< the C++ member, e.g. "rtoMinNs" (compliance scenarios, Python)
-    /// The ns-3 attribute name, e.g. "RtoMin". An owner may put a prefix before it ("Dcqcn" +
-    /// "MinRate" on the NIC); an empty name stands for the prefix alone ("Dcqcn": on or off).
+    /// The ns-3 attribute name, e.g. "RtoMin"; an owner may put a prefix before it ("Roce" +
+    /// "Rto" on the NIC).
     const char* attribute;
     FieldUnit unit;
     double min;          ///< smallest valid value

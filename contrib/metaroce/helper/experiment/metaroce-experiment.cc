@@ -187,7 +187,10 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
                          ParseTimeOption("fabricDelay", c.fabricDelay));
     fabric.SetEcmpSeed(c.seed);
     fabric.SetSwitchAttribute("PfcEnabled", BooleanValue(c.transport == "rocev2-pfc"));
-    fabric.SetNicAttribute("Dcqcn", BooleanValue(c.transport != "rocev2-nocc"));
+    fabric.SetNicAttribute("RoceRateControl",
+                           StringValue(c.transport == "rocev2-nocc"
+                                           ? "ns3::MetaRoceDcqcn[Enabled=false]"
+                                           : "ns3::MetaRoceDcqcn"));
     const uint32_t channels = MetaRoceExperimentWorkload::ChannelsOf(c);
     if (MetaRoceExperimentWorkload::TransportOf(c) == metaroce::Transport::MetaRoce &&
         channels > 16)

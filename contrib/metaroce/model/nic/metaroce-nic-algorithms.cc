@@ -29,6 +29,13 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
                       ObjectFactoryValue(ObjectFactory("ns3::MetaRoceSprayPathSelection")),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetPathSelectionFactory,
                                                 &MetaRoceNic::GetPathSelectionFactory),
+                      MakeObjectFactoryChecker())
+        .AddAttribute("RoceRateControl",
+                      "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 8.5); "
+                      "ns3::MetaRoceDcqcn[Enabled=false] sends at line rate without CNPs.",
+                      ObjectFactoryValue(ObjectFactory("ns3::MetaRoceDcqcn")),
+                      MakeObjectFactoryAccessor(&MetaRoceNic::SetRoceRateControlFactory,
+                                                &MetaRoceNic::GetRoceRateControlFactory),
                       MakeObjectFactoryChecker());
 }
 
@@ -98,6 +105,40 @@ MetaRoceNic::SetPathSelection(Ptr<MetaRocePathSelection> selection)
 {
     NS_ABORT_MSG_IF(selection == nullptr, "MetaRoceNic::SetPathSelection: null");
     m_pathSelection = selection;
+}
+
+void
+MetaRoceNic::SetRoceRateControlFactory(const ObjectFactory& factory)
+{
+    m_roceRateControlFactory = factory;
+    m_roceRateControl = nullptr;
+}
+
+ObjectFactory
+MetaRoceNic::GetRoceRateControlFactory() const
+{
+    return m_roceRateControlFactory;
+}
+
+Ptr<MetaRoceDcqcn>
+MetaRoceNic::GetRoceRateControl()
+{
+    if (m_roceRateControl == nullptr)
+    {
+        m_roceRateControl = m_roceRateControlFactory.Create<MetaRoceDcqcn>();
+        NS_ABORT_MSG_IF(m_roceRateControl == nullptr,
+                        "MetaRoceNic: RoceRateControl "
+                            << m_roceRateControlFactory.GetTypeId().GetName()
+                            << " is not a MetaRoceDcqcn");
+    }
+    return m_roceRateControl;
+}
+
+void
+MetaRoceNic::SetRoceRateControl(Ptr<MetaRoceDcqcn> dcqcn)
+{
+    NS_ABORT_MSG_IF(dcqcn == nullptr, "MetaRoceNic::SetRoceRateControl: null");
+    m_roceRateControl = dcqcn;
 }
 
 } // namespace ns3

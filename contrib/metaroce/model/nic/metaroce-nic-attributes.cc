@@ -25,7 +25,6 @@ MetaRoceNic::GetTypeId()
                        .AddConstructor<MetaRoceNic>();
         t = AddConfigAttributes(t, &MetaRoceNic::m_metaRoce, metaroce::MetaRoceConfigFields());
         t = AddConfigAttributes(t, &MetaRoceNic::m_roceV2, metaroce::RoceV2ConfigFields(), "Roce");
-        t = AddConfigAttributes(t, &MetaRoceNic::m_dcqcn, metaroce::DcqcnConfigFields(), "Dcqcn");
         return AddAlgorithmAttributes(AddHandWrittenAttributes(t));
     }();
     return tid;
@@ -82,7 +81,7 @@ MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
 }
 
 metaroce::RoceV2Config
-MetaRoceNic::RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) const
+MetaRoceNic::RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane)
 {
     metaroce::RoceV2Config c = m_roceV2;
     c.localQpn = local;
@@ -91,7 +90,7 @@ MetaRoceNic::RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) co
     c.port = static_cast<uint16_t>(plane);
     c.udpSrcPort = static_cast<uint16_t>(m_rng->GetInteger(49152, 65535));
     c.lineRateBps = LineRateBps(plane);
-    c.dcqcn = m_dcqcn;
+    c.dcqcn = GetRoceRateControl()->GetConfig();
     return c;
 }
 

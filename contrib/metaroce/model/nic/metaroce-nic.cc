@@ -189,6 +189,7 @@ MetaRoceNic::DoDispose()
     m_ports.clear();
     m_congestionOps = nullptr;
     m_pathSelection = nullptr;
+    m_roceRateControl = nullptr;
     Object::DoDispose();
 }
 

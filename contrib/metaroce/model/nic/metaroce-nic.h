@@ -39,6 +39,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/metaroce-config.h"
 #include "ns3/metaroce-congestion-ops.h"
+#include "ns3/metaroce-dcqcn.h"
 #include "ns3/metaroce-path-selection.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
@@ -111,6 +112,9 @@ class MetaRoceNic : public Object
     /// The path selection of new MetaRoCE connections ("PathSelection"), likewise.
     Ptr<MetaRocePathSelection> GetPathSelection();
     void SetPathSelection(Ptr<MetaRocePathSelection> selection);
+    /// The rate control of new RoCEv2 queue pairs ("RoceRateControl"), likewise.
+    Ptr<MetaRoceDcqcn> GetRoceRateControl();
+    void SetRoceRateControl(Ptr<MetaRoceDcqcn> dcqcn);
 
   protected:
     void DoDispose() override;
@@ -130,14 +134,16 @@ class MetaRoceNic : public Object
 
     /// The attributes and trace sources that are not engine tunables.
     static TypeId AddHandWrittenAttributes(TypeId tid);
-    /// "CongestionControl" and "PathSelection" (metaroce-nic-algorithms.cc).
+    /// "CongestionControl", "PathSelection", "RoceRateControl" (metaroce-nic-algorithms.cc).
     static TypeId AddAlgorithmAttributes(TypeId tid);
     void SetCongestionControlFactory(const ObjectFactory& factory);
     ObjectFactory GetCongestionControlFactory() const;
     void SetPathSelectionFactory(const ObjectFactory& factory);
     ObjectFactory GetPathSelectionFactory() const;
+    void SetRoceRateControlFactory(const ObjectFactory& factory);
+    ObjectFactory GetRoceRateControlFactory() const;
     metaroce::MetaRoceConfig MetaRoceConfigFor(uint32_t local, uint32_t remote) const;
-    metaroce::RoceV2Config RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane) const;
+    metaroce::RoceV2Config RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane);
     Ptr<MetaRoceQueuePair> CreateQueuePair(metaroce::Transport transport,
                                            uint32_t localId,
                                            uint32_t remoteId,
@@ -169,12 +175,11 @@ class MetaRoceNic : public Object
 
     // Attributes. The engine tunables are the configuration tables' rows
     // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()
-    // as "Roce*", DcqcnConfigFields() as "Dcqcn*"; the congestion control's parameters are its
-    // object's attributes (CongestionControl, metaroce-nic-algorithms.cc). Each queue pair gets a
+    // as "Roce*"; the algorithms' parameters are their objects' attributes (CongestionControl,
+    // PathSelection, RoceRateControl: metaroce-nic-algorithms.cc). Each queue pair gets a
     // copy, completed with what the NIC decides (ids, seed, ports, line rate, MTU for RoCEv2).
     metaroce::MetaRoceConfig m_metaRoce;
     metaroce::RoceV2Config m_roceV2;
-    metaroce::DcqcnConfig m_dcqcn;
     bool m_realPayload;
     Time m_fairShareWindow;
     bool m_fairShareWhenMarked;
@@ -184,6 +189,8 @@ class MetaRoceNic : public Object
     Ptr<MetaRoceCongestionOps> m_congestionOps;
     ObjectFactory m_pathSelectionFactory;
     Ptr<MetaRocePathSelection> m_pathSelection;
+    ObjectFactory m_roceRateControlFactory;
+    Ptr<MetaRoceDcqcn> m_roceRateControl;
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_rxTrace;
