@@ -9,10 +9,12 @@
  */
 #include "ns3/config.h"
 #include "ns3/metaroce-aimd.h"
+#include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-config-attributes.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-dcqcn.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/metaroce-options.h"
 #include "ns3/metaroce-swift.h"
 #include "ns3/nstime.h"
 #include "ns3/rocev2-queue-pair.h"
@@ -132,6 +134,54 @@ class AttributesReachTheEngineTestCase : public TestCase
     }
 };
 
+class BadAlgorithmIsRefusedTestCase : public TestCase
+{
+  public:
+    BadAlgorithmIsRefusedTestCase()
+        : TestCase("an unknown or wrong algorithm type is refused with its attribute's name")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ObjectFactoryValue value;
+        // ns-3 itself accepts the unknown name (and would crash on Create).
+        NS_TEST_ASSERT_MSG_EQ(value.DeserializeFromString("ns3::NoSuchCc", nullptr),
+                              true,
+                              "ns-3 accepts unknown factory types");
+        const std::string none = AlgorithmFactoryProblem(value.Get(),
+                                                         MetaRoceCongestionOps::GetTypeId(),
+                                                         "MetaRoceNic::CongestionControl");
+        NS_TEST_EXPECT_MSG_EQ(none.find("MetaRoceNic::CongestionControl: unknown type"), 0, none);
+        const std::string wrong = AlgorithmFactoryProblem(ObjectFactory("ns3::MetaRoceDcqcn"),
+                                                          MetaRoceCongestionOps::GetTypeId(),
+                                                          "CongestionControl");
+        NS_TEST_EXPECT_MSG_EQ(wrong,
+                              "CongestionControl: ns3::MetaRoceDcqcn is not a "
+                              "ns3::MetaRoceCongestionOps",
+                              "wrong family");
+        NS_TEST_EXPECT_MSG_EQ(AlgorithmFactoryProblem(ObjectFactory("ns3::MetaRoceSwift"),
+                                                      MetaRoceCongestionOps::GetTypeId(),
+                                                      "CongestionControl"),
+                              "",
+                              "a congestion control is one");
+        // The experiment runner checks "Name=Value" strings before ns-3 sees them.
+        bool refused = false;
+        try
+        {
+            ParseAttributeOption("nicAttributes",
+                                 "CongestionControl=ns3::MetaRoceSwift[TargetDelay=abc]",
+                                 "ns3::MetaRoceNic");
+        }
+        catch (const std::invalid_argument& e)
+        {
+            refused = std::string(e.what()).find("CongestionControl") != std::string::npos;
+        }
+        NS_TEST_EXPECT_MSG_EQ(refused, true, "a bad parameter inside a factory string");
+    }
+};
+
 class MetaRoceAttributesTestSuite : public TestSuite
 {
   public:
@@ -140,6 +190,7 @@ class MetaRoceAttributesTestSuite : public TestSuite
     {
         AddTestCase(new EveryFieldIsAnAttributeTestCase(), QUICK);
         AddTestCase(new AttributesReachTheEngineTestCase(), QUICK);
+        AddTestCase(new BadAlgorithmIsRefusedTestCase(), QUICK);
     }
 };
 

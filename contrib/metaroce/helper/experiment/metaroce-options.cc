@@ -40,28 +40,76 @@ ParseDouble(const std::string& text, double& value)
  * numeric and time values of ns-3.37 abort on trailing text instead of reporting it, so those
  * are checked here first (others report a bad value through CreateValidValue()).
  */
+bool Readable(const std::string& valueType, const std::string& value);
+
+/**
+ * An ObjectFactory value, "ns3::Type" or "ns3::Type[Name=Value|Name=Value]", whose type exists
+ * and whose attributes exist and take their values; ns-3 itself aborts on an unknown type.
+ */
 bool
-Readable(const std::string& valueType, const std::string& value)
+ReadableFactory(const std::string& value)
 {
+    const auto open = value.find('[');
+    const std::string type = value.substr(0, open);
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(type, &tid))
+    {
+        return false;
+    }
+    if (open == std::string::npos)
+    {
+        return true;
+    }
+    if (value.back() != ']')
+    {
+        return false;
+    }
+    std::stringstream ss(value.substr(open + 1, value.size() - open - 2));
+    for (std::string item; std::getline(ss, item, '|');)
+    {
+        const auto eq = item.find('=');
+        TypeId::AttributeInformation info;
+        if (eq == std::string::npos || !tid.LookupAttributeByName(item.substr(0, eq), &info) ||
+            !Readable(info.checker->GetValueTypeName(), item.substr(eq + 1)) ||
+            !info.checker->CreateValidValue(StringValue(item.substr(eq + 1))))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+Readable(const std::string& checkerValueType, const std::string& value)
+{
+    // Checkers name their value type with or without the namespace ("ns3::UintegerValue",
+    // "ObjectFactoryValue", "TimeValue"): compare without it.
+    const std::string valueType = checkerValueType.compare(0, 5, "ns3::") == 0
+                                      ? checkerValueType.substr(5)
+                                      : checkerValueType;
+    if (valueType == "ObjectFactoryValue")
+    {
+        return ReadableFactory(value);
+    }
     try
     {
         std::size_t used = 0;
-        if (valueType == "ns3::UintegerValue")
+        if (valueType == "UintegerValue")
         {
             std::stoull(value, &used);
             return used == value.size() && value.find('-') == std::string::npos;
         }
-        if (valueType == "ns3::IntegerValue")
+        if (valueType == "IntegerValue")
         {
             std::stoll(value, &used);
             return used == value.size();
         }
-        if (valueType == "ns3::DoubleValue")
+        if (valueType == "DoubleValue")
         {
             std::stod(value, &used);
             return used == value.size();
         }
-        if (valueType == "ns3::TimeValue")
+        if (valueType == "TimeValue")
         {
             ParseTimeOption("attribute", value);
         }

@@ -8,6 +8,7 @@
 #include "metaroce-nic.h"
 
 #include "ns3/abort.h"
+#include "ns3/metaroce-algorithm-factory.h"
 
 namespace ns3
 {
@@ -70,11 +71,8 @@ MetaRoceNic::GetCongestionOps()
 {
     if (m_congestionOps == nullptr)
     {
-        m_congestionOps = m_congestionControlFactory.Create<MetaRoceCongestionOps>();
-        NS_ABORT_MSG_IF(m_congestionOps == nullptr,
-                        "MetaRoceNic: CongestionControl "
-                            << m_congestionControlFactory.GetTypeId().GetName()
-                            << " is not a MetaRoceCongestionOps");
+        m_congestionOps = CreateAlgorithm<MetaRoceCongestionOps>(m_congestionControlFactory,
+                                                                 "MetaRoceNic::CongestionControl");
     }
     return m_congestionOps;
 }
@@ -91,11 +89,8 @@ MetaRoceNic::GetPathSelection()
 {
     if (m_pathSelection == nullptr)
     {
-        m_pathSelection = m_pathSelectionFactory.Create<MetaRocePathSelection>();
-        NS_ABORT_MSG_IF(m_pathSelection == nullptr,
-                        "MetaRoceNic: PathSelection "
-                            << m_pathSelectionFactory.GetTypeId().GetName()
-                            << " is not a MetaRocePathSelection");
+        m_pathSelection = CreateAlgorithm<MetaRocePathSelection>(m_pathSelectionFactory,
+                                                                 "MetaRoceNic::PathSelection");
     }
     return m_pathSelection;
 }
@@ -125,11 +120,8 @@ MetaRoceNic::GetRoceRateControl()
 {
     if (m_roceRateControl == nullptr)
     {
-        m_roceRateControl = m_roceRateControlFactory.Create<MetaRoceDcqcn>();
-        NS_ABORT_MSG_IF(m_roceRateControl == nullptr,
-                        "MetaRoceNic: RoceRateControl "
-                            << m_roceRateControlFactory.GetTypeId().GetName()
-                            << " is not a MetaRoceDcqcn");
+        m_roceRateControl = CreateAlgorithm<MetaRoceDcqcn>(m_roceRateControlFactory,
+                                                           "MetaRoceNic::RoceRateControl");
     }
     return m_roceRateControl;
 }

@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-forwarded-attribute.h"
 #include "ns3/uinteger.h"
 
@@ -56,10 +57,8 @@ MetaRoceSwitch::AddFormerAttributes(TypeId tid)
 void
 MetaRoceSwitch::SetEcnMarkerFactory(const ObjectFactory& factory)
 {
-    Ptr<MetaRoceEcnMarker> marker = factory.Create<MetaRoceEcnMarker>();
-    NS_ABORT_MSG_IF(marker == nullptr,
-                    "MetaRoceSwitch: EcnMarker " << factory.GetTypeId().GetName()
-                                                 << " is not a MetaRoceEcnMarker");
+    Ptr<MetaRoceEcnMarker> marker =
+        CreateAlgorithm<MetaRoceEcnMarker>(factory, "MetaRoceSwitch::EcnMarker");
     marker->SetRandomVariable(m_rng);
     m_ecnMarkerFactory = factory;
     m_ecnMarker = marker;
@@ -74,10 +73,8 @@ MetaRoceSwitch::GetEcnMarkerFactory() const
 void
 MetaRoceSwitch::SetBufferAdmissionFactory(const ObjectFactory& factory)
 {
-    Ptr<MetaRoceBufferAdmission> admission = factory.Create<MetaRoceBufferAdmission>();
-    NS_ABORT_MSG_IF(admission == nullptr,
-                    "MetaRoceSwitch: BufferAdmission " << factory.GetTypeId().GetName()
-                                                       << " is not a MetaRoceBufferAdmission");
+    Ptr<MetaRoceBufferAdmission> admission =
+        CreateAlgorithm<MetaRoceBufferAdmission>(factory, "MetaRoceSwitch::BufferAdmission");
     m_admissionFactory = factory;
     m_admission = admission;
 }

@@ -1,0 +1,41 @@
+/*
+ * Making an algorithm object from the ObjectFactory an attribute holds ("CongestionControl",
+ * "EcnMarker", ...). ns-3's own ObjectFactory accepts a type name it does not know (its lookup
+ * only asserts, and release builds crash on Create), so every algorithm attribute goes through
+ * CreateAlgorithm, which refuses an unknown type or one of the wrong family with a message that
+ * names the attribute, the type and what is allowed.
+ */
+#ifndef METAROCE_ALGORITHM_FACTORY_H
+#define METAROCE_ALGORITHM_FACTORY_H
+
+#include "ns3/object-factory.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * Why `factory` cannot make a `base` (an unknown type, or not derived from `base`), or empty.
+ * `attribute` names the attribute in the message ("MetaRoceNic::CongestionControl").
+ */
+std::string AlgorithmFactoryProblem(const ObjectFactory& factory,
+                                    TypeId base,
+                                    const std::string& attribute);
+
+/**
+ * The object `factory` makes, as a T; a fatal error naming `attribute` when the factory holds
+ * an unknown type or one that is not a T.
+ */
+template<typename T>
+Ptr<T>
+CreateAlgorithm(const ObjectFactory& factory, const std::string& attribute)
+{
+    const std::string problem = AlgorithmFactoryProblem(factory, T::GetTypeId(), attribute);
+    NS_ABORT_MSG_IF(!problem.empty(), problem);
+    return factory.Create<T>();
+}
+
+} // namespace ns3
+
+#endif // METAROCE_ALGORITHM_FACTORY_H
