@@ -36,6 +36,63 @@ CreateAlgorithm(const ObjectFactory& factory, const std::string& attribute)
     return factory.Create<T>();
 }
 
+/**
+ * \ingroup metaroce
+ * \brief What an owner keeps for one algorithm attribute: the factory the attribute holds and
+ * the one object made from it on first use (or given directly), as TcpSocketBase keeps its
+ * congestion control.
+ */
+template<typename T>
+class AlgorithmSlot
+{
+  public:
+    /// `attribute` names the attribute in errors ("MetaRoceNic::CongestionControl").
+    explicit AlgorithmSlot(std::string attribute)
+        : m_attribute(std::move(attribute))
+    {
+    }
+
+    /// A new factory: the next Get() makes a new object from it.
+    void SetFactory(const ObjectFactory& factory)
+    {
+        m_factory = factory;
+        m_object = nullptr;
+    }
+
+    ObjectFactory GetFactory() const
+    {
+        return m_factory;
+    }
+
+    /// The object, made from the factory on first use.
+    Ptr<T> Get()
+    {
+        if (m_object == nullptr)
+        {
+            m_object = CreateAlgorithm<T>(m_factory, m_attribute);
+        }
+        return m_object;
+    }
+
+    /// Uses `object` instead of one made from the factory.
+    void Set(Ptr<T> object)
+    {
+        NS_ABORT_MSG_IF(object == nullptr, m_attribute << ": null object");
+        m_object = object;
+    }
+
+    /// Drops the object (DoDispose).
+    void Clear()
+    {
+        m_object = nullptr;
+    }
+
+  private:
+    std::string m_attribute;
+    ObjectFactory m_factory;
+    Ptr<T> m_object;
+};
+
 } // namespace ns3
 
 #endif // METAROCE_ALGORITHM_FACTORY_H

@@ -43,94 +43,73 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
 void
 MetaRoceNic::SetCongestionControlFactory(const ObjectFactory& factory)
 {
-    m_congestionControlFactory = factory;
-    m_congestionOps = nullptr;
+    m_congestionControl.SetFactory(factory);
 }
 
 ObjectFactory
 MetaRoceNic::GetCongestionControlFactory() const
 {
-    return m_congestionControlFactory;
-}
-
-void
-MetaRoceNic::SetPathSelectionFactory(const ObjectFactory& factory)
-{
-    m_pathSelectionFactory = factory;
-    m_pathSelection = nullptr;
-}
-
-ObjectFactory
-MetaRoceNic::GetPathSelectionFactory() const
-{
-    return m_pathSelectionFactory;
+    return m_congestionControl.GetFactory();
 }
 
 Ptr<MetaRoceCongestionOps>
 MetaRoceNic::GetCongestionOps()
 {
-    if (m_congestionOps == nullptr)
-    {
-        m_congestionOps = CreateAlgorithm<MetaRoceCongestionOps>(m_congestionControlFactory,
-                                                                 "MetaRoceNic::CongestionControl");
-    }
-    return m_congestionOps;
+    return m_congestionControl.Get();
 }
 
 void
 MetaRoceNic::SetCongestionOps(Ptr<MetaRoceCongestionOps> ops)
 {
-    NS_ABORT_MSG_IF(ops == nullptr, "MetaRoceNic::SetCongestionOps: null");
-    m_congestionOps = ops;
+    m_congestionControl.Set(ops);
+}
+
+void
+MetaRoceNic::SetPathSelectionFactory(const ObjectFactory& factory)
+{
+    m_pathSelection.SetFactory(factory);
+}
+
+ObjectFactory
+MetaRoceNic::GetPathSelectionFactory() const
+{
+    return m_pathSelection.GetFactory();
 }
 
 Ptr<MetaRocePathSelection>
 MetaRoceNic::GetPathSelection()
 {
-    if (m_pathSelection == nullptr)
-    {
-        m_pathSelection = CreateAlgorithm<MetaRocePathSelection>(m_pathSelectionFactory,
-                                                                 "MetaRoceNic::PathSelection");
-    }
-    return m_pathSelection;
+    return m_pathSelection.Get();
 }
 
 void
 MetaRoceNic::SetPathSelection(Ptr<MetaRocePathSelection> selection)
 {
-    NS_ABORT_MSG_IF(selection == nullptr, "MetaRoceNic::SetPathSelection: null");
-    m_pathSelection = selection;
+    m_pathSelection.Set(selection);
 }
 
 void
 MetaRoceNic::SetRoceRateControlFactory(const ObjectFactory& factory)
 {
-    m_roceRateControlFactory = factory;
-    m_roceRateControl = nullptr;
+    m_roceRateControl.SetFactory(factory);
 }
 
 ObjectFactory
 MetaRoceNic::GetRoceRateControlFactory() const
 {
-    return m_roceRateControlFactory;
+    return m_roceRateControl.GetFactory();
 }
 
 Ptr<MetaRoceDcqcn>
 MetaRoceNic::GetRoceRateControl()
 {
-    if (m_roceRateControl == nullptr)
-    {
-        m_roceRateControl = CreateAlgorithm<MetaRoceDcqcn>(m_roceRateControlFactory,
-                                                           "MetaRoceNic::RoceRateControl");
-    }
-    return m_roceRateControl;
+    return m_roceRateControl.Get();
 }
 
 void
 MetaRoceNic::SetRoceRateControl(Ptr<MetaRoceDcqcn> dcqcn)
 {
-    NS_ABORT_MSG_IF(dcqcn == nullptr, "MetaRoceNic::SetRoceRateControl: null");
-    m_roceRateControl = dcqcn;
+    m_roceRateControl.Set(dcqcn);
 }
 
 } // namespace ns3

@@ -187,9 +187,9 @@ MetaRoceNic::DoDispose()
         port.device = nullptr;
     }
     m_ports.clear();
-    m_congestionOps = nullptr;
-    m_pathSelection = nullptr;
-    m_roceRateControl = nullptr;
+    m_congestionControl.Clear();
+    m_pathSelection.Clear();
+    m_roceRateControl.Clear();
     Object::DoDispose();
 }
 

@@ -37,6 +37,7 @@
 
 #include "ns3/engine-memory.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-config.h"
 #include "ns3/metaroce-congestion-ops.h"
 #include "ns3/metaroce-dcqcn.h"
@@ -185,12 +186,9 @@ class MetaRoceNic : public Object
     bool m_fairShareWhenMarked;
 
     // The pluggable algorithms: the attribute's factory and the NIC's one object made from it.
-    ObjectFactory m_congestionControlFactory;
-    Ptr<MetaRoceCongestionOps> m_congestionOps;
-    ObjectFactory m_pathSelectionFactory;
-    Ptr<MetaRocePathSelection> m_pathSelection;
-    ObjectFactory m_roceRateControlFactory;
-    Ptr<MetaRoceDcqcn> m_roceRateControl;
+    AlgorithmSlot<MetaRoceCongestionOps> m_congestionControl{"MetaRoceNic::CongestionControl"};
+    AlgorithmSlot<MetaRocePathSelection> m_pathSelection{"MetaRoceNic::PathSelection"};
+    AlgorithmSlot<MetaRoceDcqcn> m_roceRateControl{"MetaRoceNic::RoceRateControl"};
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_rxTrace;
