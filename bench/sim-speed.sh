@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Simulation-speed benchmark: runs build/bench/metaroce-sim-speed once per size (one process
-# each, so the peak memory is that size's) and prints a markdown table.
+# Simulation-speed benchmark: runs build/bench/metaroce-sim-speed per size and transport (one
+# process each, so the peak memory is that run's), RUNS times each (default 3), and prints a
+# markdown table: the model's cost per packet-hop from its least-CPU run, the stock-ns-3
+# reference's on the same packets (stock-reference.h) from its least-CPU run, the ratio of those
+# two bests, and the ratios the binary printed in those two runs (model and reference in one
+# process each; on a busy machine one phase of a process can be disturbed and the other not).
 #   bash bench/sim-speed.sh [sizes...]        default sizes: 16 64 256
+# TRANSPORTS (default "metaroce rocev2") and RUNS select the rows and repetitions;
 # METAROCE_BUILD_DIR selects the build directory (default: build/ in the repository).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,16 +17,41 @@ if [ ! -x "$bin" ]; then
 fi
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(16 64 256)
+read -r -a transports <<<"${TRANSPORTS:-metaroce rocev2}"
+runs="${RUNS:-3}"
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<b)}'; }
 
-echo "| hosts | wall (s) | CPU (s) | completion (us) | packets | packet-hops | events | packet-hops/s | events/s | peak RSS (MB) |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+# Runs $runs times; prints the line of the run with the least model CPU time, then the line of
+# the run with the least reference CPU time (the least disturbed run of each).
+best_runs() {
+  local model="" ref="" line
+  for _ in $(seq "$runs"); do
+    line="$("$bin" --hosts="$1" --transport="$2")"
+    if [ -z "$model" ] || lt "$(field cpu_s "$line")" "$(field cpu_s "$model")"; then
+      model="$line"
+    fi
+    if [ -z "$ref" ] || lt "$(field ref_cpu_s "$line")" "$(field ref_cpu_s "$ref")"; then
+      ref="$line"
+    fi
+  done
+  printf '%s\n%s\n' "$model" "$ref"
+}
+
+echo "| hosts | transport | wall (s) | CPU (s) | completion (us) | packet-hops | CPU/hop (us) | events/hop | allocs/hop | peak RSS (MB) | kB/QP | stock wall (s) | stock CPU (s) | stock CPU/hop (us) | stock events/hop | stock allocs/hop | ratio | ratio in those runs |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for n in "${sizes[@]}"; do
-  line="$("$bin" --hosts="$n")"
-  printf '| %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s |\n' \
-    "$n" "$(field wall_s "$line")" "$(field cpu_s "$line")" "$(field completion_us "$line")" \
-    "$(field packets "$line")" \
-    "$(field packet_hops "$line")" "$(field events "$line")" "$(field hops_per_s "$line")" \
-    "$(field events_per_s "$line")" "$(field max_rss_mb "$line")"
+  for t in "${transports[@]}"; do
+    { read -r l; read -r r; } < <(best_runs "$n" "$t")
+    ratio="$(awk -v a="$(field cpu_us_per_hop "$l")" -v b="$(field ref_cpu_us_per_hop "$r")" \
+      'BEGIN{print a/b}')"
+    printf '| %s | %s | %.2f | %.2f | %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f, %.2f |\n' \
+      "$n" "$t" "$(field wall_s "$l")" "$(field cpu_s "$l")" "$(field completion_us "$l")" \
+      "$(field packet_hops "$l")" "$(field cpu_us_per_hop "$l")" "$(field events_per_hop "$l")" \
+      "$(field allocs_per_hop "$l")" "$(field max_rss_mb "$l")" "$(field kb_per_qp "$l")" \
+      "$(field ref_wall_s "$r")" "$(field ref_cpu_s "$r")" "$(field ref_cpu_us_per_hop "$r")" \
+      "$(field ref_events_per_hop "$r")" "$(field ref_allocs_per_hop "$r")" "$ratio" \
+      "$(field hop_cost_ratio "$l")" "$(field hop_cost_ratio "$r")"
+  done
 done
