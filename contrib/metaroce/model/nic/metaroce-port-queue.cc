@@ -41,6 +41,7 @@ void
 MetaRocePortQueue::Attach(Ptr<PointToPointNetDevice> device)
 {
     m_device = device;
+    m_broadcast = device->GetBroadcast();
     device->SetQueue(this);
 }
 
@@ -64,7 +65,7 @@ MetaRocePortQueue::Kick()
     }
     // Send() adds the PPP header, enqueues (we hold the packet) and, the device being idle,
     // dequeues it straight away and starts serialising.
-    m_device->Send(p, m_device->GetBroadcast(), 0x0800);
+    m_device->Send(p, m_broadcast, 0x0800);
 }
 
 bool

@@ -61,6 +61,8 @@ class MetaRocePortQueue : public Queue<Packet>
   private:
     PullCallback m_pull;
     Ptr<PointToPointNetDevice> m_device;
+    /// The device's broadcast address, kept: the device builds it by parsing a string.
+    Address m_broadcast;
     Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue
     bool m_busy{false};
 };
