@@ -12,6 +12,10 @@ NS_LOG_COMPONENT_DEFINE("MetaRoceFairShare");
 void
 MetaRoceFairShare::OnDataArrival(uint32_t queuePair, bool ecnCe, Time now)
 {
+    if (queuePair >= m_lastDataArrival.size())
+    {
+        m_lastDataArrival.resize(queuePair + 1, Seconds(-1));
+    }
     m_lastDataArrival[queuePair] = now;
     m_markedSinceUpdate += ecnCe ? 1 : 0;
 }
@@ -45,9 +49,9 @@ uint64_t
 MetaRoceFairShare::ActiveSenders(Time now, Time window) const
 {
     uint64_t active = 0;
-    for (const auto& [queuePair, arrival] : m_lastDataArrival)
+    for (const Time& arrival : m_lastDataArrival)
     {
-        active += now - arrival <= window ? 1 : 0;
+        active += arrival >= Seconds(0) && now - arrival <= window ? 1 : 0;
     }
     return active;
 }

@@ -16,7 +16,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
-#include <map>
+#include <vector>
 
 namespace ns3
 {
@@ -49,7 +49,9 @@ class MetaRoceFairShare
     /// The queue pairs whose latest data arrival is within `window` of `now`.
     uint64_t ActiveSenders(Time now, Time window) const;
 
-    std::map<uint32_t, Time> m_lastDataArrival; ///< by queue pair, once it received data
+    /// By queue pair id (a NIC's ids are small and dense); negative: no data yet. Written on
+    /// every data arrival, so an index rather than a lookup.
+    std::vector<Time> m_lastDataArrival;
     uint64_t m_shareBps{0};
     Time m_updated{Seconds(-1)};     ///< time of the last recompute; negative: none yet
     uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last recompute
