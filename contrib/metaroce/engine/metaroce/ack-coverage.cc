@@ -29,19 +29,4 @@ ReadAck(const MrHeader& ack, uint64_t nextPsn)
     return AckCoverage{cumulative, ack.sack};
 }
 
-std::vector<std::size_t>
-NewlyAcked(const Deque<SentPacket>& outstanding, const AckCoverage& ack)
-{
-    std::vector<std::size_t> acked;
-    for (std::size_t i = 0; i < outstanding.size(); ++i)
-    {
-        const SentPacket& p = outstanding[i];
-        if (p.state != SentPacket::State::Acked && ack.Covers(p.psn))
-        {
-            acked.push_back(i);
-        }
-    }
-    return acked;
-}
-
 } // namespace metaroce

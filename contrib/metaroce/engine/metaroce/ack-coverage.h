@@ -17,7 +17,6 @@
 #include <bitset>
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 namespace metaroce
 {
@@ -49,10 +48,6 @@ struct AckCoverage
  * acknowledges PSNs never sent (spec 5.2, validation).
  */
 std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextPsn);
-
-/// Indices into `outstanding` (PSN order) of the packets `ack` acknowledges that were not
-/// acknowledged before, oldest first.
-std::vector<std::size_t> NewlyAcked(const Deque<SentPacket>& outstanding, const AckCoverage& ack);
 
 } // namespace metaroce
 

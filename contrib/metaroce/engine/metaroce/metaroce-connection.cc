@@ -43,6 +43,7 @@ MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
     , m_requester(m_config,
                   memory,
                   m_counters,
+                  m_sendCompletions,
                   DefaultCc(m_config, std::move(cc)),
                   DefaultSelector(std::move(selector)))
     , m_responder(m_config, memory, m_counters)
@@ -238,7 +239,7 @@ std::vector<Completion>
 MetaRoceConnection::TakeCompletions()
 {
     std::vector<Completion> out;
-    m_requester.Mutate().TakeCompletions(out);
+    out.swap(m_sendCompletions);
     m_responder.TakeCompletions(out);
     return out;
 }

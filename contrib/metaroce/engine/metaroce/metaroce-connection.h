@@ -79,6 +79,9 @@ class MetaRoceConnection : public TransportEngine
     MetaRoceConfig m_config;
     MemoryRegistry* m_memory;
     Counters m_counters;
+    /// The requester's finished work requests, drained by TakeCompletions(): outside the
+    /// requester, so taking them keeps its cached deadline.
+    std::vector<Completion> m_sendCompletions;
     /// Every call that may change the requester goes through Mutate(), which forgets the
     /// remembered NextTimeout() (most events leave the requester alone: no rescan then).
     DeadlineCached<MetaRoceRequester> m_requester;

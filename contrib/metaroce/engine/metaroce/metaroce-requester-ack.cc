@@ -40,9 +40,12 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
 {
     AckProgress progress;
     progress.sample.ceCount = ack.ceCount;
-    for (std::size_t i : NewlyAcked(path.outstanding, coverage))
+    for (SentPacket& p : path.outstanding)
     {
-        SentPacket& p = path.outstanding[i];
+        if (p.state == SentPacket::State::Acked || !coverage.Covers(p.psn))
+        {
+            continue;
+        }
         if (p.state == SentPacket::State::InFlight)
         {
             LeaveFlight(path, p);

@@ -11,6 +11,7 @@ namespace metaroce
 MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
                                      MemoryRegistry* memory,
                                      Counters& counters,
+                                     std::vector<Completion>& completions,
                                      std::unique_ptr<CongestionControl> cc,
                                      std::unique_ptr<PathSelector> selector)
     : m_config(config)
@@ -23,7 +24,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_portUp(config.ports, true)
     , m_connectionRtt(config.initialRttNs)
     , m_reorder(config.ackDelayNs)
-    , m_queue(m_config, counters)
+    , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports, config.honourRateHint)
     , m_tailProbe(m_config)
 {

@@ -52,6 +52,7 @@ class MetaRoceRequester
     MetaRoceRequester(const MetaRoceConfig& config,
                       MemoryRegistry* memory,
                       Counters& counters,
+                      std::vector<Completion>& completions,
                       std::unique_ptr<CongestionControl> cc,
                       std::unique_ptr<PathSelector> selector);
 
@@ -79,12 +80,6 @@ class MetaRoceRequester
     bool Idle() const
     {
         return m_queue.Empty();
-    }
-
-    /// Moves finished completions into `out`.
-    void TakeCompletions(std::vector<Completion>& out)
-    {
-        m_queue.TakeCompletions(out);
     }
 
     const std::vector<Path>& Paths() const

@@ -5,12 +5,15 @@
 namespace metaroce
 {
 
-SendQueue::SendQueue(const MetaRoceConfig& config, Counters& counters)
+SendQueue::SendQueue(const MetaRoceConfig& config,
+                     Counters& counters,
+                     std::vector<Completion>& completions)
     : m_config(config)
     , m_counters(counters)
     , m_order(config.streams)
     , m_nextMsn(config.streams, 0)
     , m_nextRecvIndex(config.streams, 0)
+    , m_completions(completions)
 {
 }
 
@@ -202,13 +205,6 @@ SendQueue::CompleteInOrder(uint16_t stream, TimeNs now)
         m_messages.erase(it);
         order.pop_front();
     }
-}
-
-void
-SendQueue::TakeCompletions(std::vector<Completion>& out)
-{
-    out.insert(out.end(), m_completions.begin(), m_completions.end());
-    m_completions.clear();
 }
 
 } // namespace metaroce

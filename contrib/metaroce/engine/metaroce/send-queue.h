@@ -60,7 +60,11 @@ class SendQueue
         CompletionStatus status{CompletionStatus::Success};
     };
 
-    SendQueue(const MetaRoceConfig& config, Counters& counters);
+    /// Finished work requests are appended to `completions`, which the connection owns and
+    /// drains: taking them changes nothing the requester's deadline depends on.
+    SendQueue(const MetaRoceConfig& config,
+              Counters& counters,
+              std::vector<Completion>& completions);
 
     /// Queues a WRITE or SEND (already validated); in the Failed state it is flushed at once.
     void Post(const WorkRequest& wr, TimeNs now);
@@ -113,9 +117,6 @@ class SendQueue
         return m_messages.empty();
     }
 
-    /// Moves finished completions into `out`.
-    void TakeCompletions(std::vector<Completion>& out);
-
   private:
     /// The queue's message still waiting for packet `index`, or nullptr.
     Message* Undelivered(uint64_t message, uint32_t index);
@@ -132,7 +133,7 @@ class SendQueue
     std::vector<Deque<uint64_t>> m_order; ///< per stream, message ids in posting order
     std::vector<uint32_t> m_nextMsn;
     std::vector<uint32_t> m_nextRecvIndex;
-    std::vector<Completion> m_completions;
+    std::vector<Completion>& m_completions;
 };
 
 } // namespace metaroce
