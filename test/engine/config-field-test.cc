@@ -63,16 +63,21 @@ TEST(ConfigField, SetAndGetRoundTripThroughTheTable)
     EXPECT_EQ(FindField(MetaRoceConfigFields(), "noSuchField"), nullptr);
 }
 
+/// A struct with a narrow member, to see MakeField cap a range the member cannot hold.
+struct Narrow
+{
+    uint8_t small{0};
+    bool flag{false};
+};
+
 TEST(ConfigField, RangeIsCappedByTheMemberType)
 {
-    // pathsPerPort is a uint16_t: a table maximum above 65535 could never be stored.
-    for (const auto& f : MetaRoceConfigFields())
-    {
-        if (std::string(f.member) == "entropyBase")
-        {
-            EXPECT_EQ(f.max, 65535.0);
-        }
-    }
+    const auto small =
+        MakeField<&Narrow::small>("small", "Small", FieldUnit::Count, 0, 1000, "-", "-");
+    EXPECT_EQ(small.max, 255.0);
+    EXPECT_TRUE(small.integer);
+    const auto flag = MakeField<&Narrow::flag>("flag", "Flag", FieldUnit::Flag, 0, 1, "-", "-");
+    EXPECT_EQ(flag.max, 1.0);
     EXPECT_NE(CheckFieldValue(1.5, 0, 10, true), "");
     EXPECT_EQ(CheckFieldValue(1.5, 0, 10, false), "");
     EXPECT_NE(CheckFieldValue(11, 0, 10, false), "");
