@@ -116,6 +116,32 @@ MakeWorkload(uint16_t streams, int messages, uint64_t seed)
     return w;
 }
 
+/// Runs `h` until both ends are idle, checking after every event that each requester's
+/// deadline from its per-path trees equals the one a scan of all its paths gives (spec 2.3).
+bool
+RunCheckingDeadlines(LoopbackHarness& h, const Pair& p, TimeNs limit)
+{
+    uint64_t events = 0;
+    uint64_t mismatches = 0;
+    const bool done = h.Run(
+        [&] {
+            ++events;
+            for (const MetaRoceConnection* c : {p.a.get(), p.b.get()})
+            {
+                const MetaRoceRequester& r = c->Requester();
+                if (r.NextTimeout() != r.NextTimeoutByScan() && mismatches++ < 5)
+                {
+                    ADD_FAILURE() << "event " << events << ": NextTimeout() " << r.NextTimeout()
+                                  << " but a scan gives " << r.NextTimeoutByScan();
+                }
+            }
+            return p.a->Idle() && p.b->Idle();
+        },
+        limit);
+    EXPECT_EQ(mismatches, 0u) << "over " << events << " events";
+    return done;
+}
+
 /// Checks the loopback properties after a run: exactly-once, in-order, byte-exact.
 void
 ExpectDelivered(const Pair& p, const LoopbackHarness& h, const Workload& w)
@@ -191,7 +217,7 @@ TEST_P(MetaRoceImpaired, EveryMessageExactlyOnceInOrderByteExact)
     ch.duplicateRate = impairment.duplicate;
     ch.reorderRate = impairment.reorder;
     LoopbackHarness h(*p.a, *p.b, ch);
-    ASSERT_TRUE(h.RunUntilIdle(10'000'000'000)) << "did not finish by t=10s";
+    ASSERT_TRUE(RunCheckingDeadlines(h, p, 10'000'000'000)) << "did not finish by t=10s";
     ExpectDelivered(p, h, w);
     if (impairment.loss > 0)
     {
@@ -235,7 +261,7 @@ TEST(MetaRoceLoopback, PlaneFailureMidTransferCompletesOnRemainingPlanes)
     ch.ports = 2;
     LoopbackHarness h(*p.a, *p.b, ch);
     h.SchedulePlaneFailure(1, 20'000); // plane 1 dies 20 us in, for good
-    ASSERT_TRUE(h.RunUntilIdle(1'000'000'000));
+    ASSERT_TRUE(RunCheckingDeadlines(h, p, 1'000'000'000));
     ExpectDelivered(p, h, w);
     EXPECT_GT(h.Stats().lostOnDownPlane, 0u);
     EXPECT_EQ(p.a->GetCounters().pathsDown, config.pathsPerPort);
@@ -255,7 +281,7 @@ TEST(MetaRoceLoopback, PlaneComesBackAndIsProbedIntoUse)
     LoopbackHarness h(*p.a, *p.b, ch);
     h.SchedulePlaneFailure(1, 5'000, 100'000);
     p.a->PostSend(WorkRequest{1, Opcode::Write, 0, 8 << 20, 0x1000, 1, 0x9000, 2}, 0);
-    ASSERT_TRUE(h.RunUntilIdle(1'000'000'000));
+    ASSERT_TRUE(RunCheckingDeadlines(h, p, 1'000'000'000));
     ASSERT_EQ(h.Completions(0).size(), 1u);
     EXPECT_TRUE(std::equal(p.src.begin(), p.src.end(), p.dst.begin()));
     uint64_t sentAfterRecovery = 0;

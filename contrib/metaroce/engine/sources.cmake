@@ -26,6 +26,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/algorithms/path-selector.cc
     engine/algorithms/swift-congestion-control.cc
     engine/common/config-field.cc
+    engine/common/deadline-tree.cc
     engine/common/engine-counters.cc
     engine/common/engine-drop-reasons.cc
     engine/common/engine-memory.cc
@@ -64,6 +65,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/algorithms/swift-congestion-control.h
     engine/common/config-field.h
     engine/common/deadline-cached.h
+    engine/common/deadline-tree.h
     engine/common/engine-counters.h
     engine/common/engine-drop-reasons.h
     engine/common/engine-memory.h

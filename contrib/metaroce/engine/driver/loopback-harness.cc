@@ -207,6 +207,8 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
         }
         m_events.pop();
         m_now = e.time;
+        // Only the engines an event calls into can have changed: only they are re-armed.
+        bool touched[2] = {e.side == 0, e.side == 1};
         switch (e.type)
         {
         case EventType::PortFree:
@@ -249,6 +251,7 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
             ++m_planeEpoch[e.port];
             for (int side = 0; side < 2; ++side)
             {
+                touched[side] = true;
                 m_engines[side]->OnPortState(e.port, up, m_now);
                 ServeAll(side);
             }
@@ -257,8 +260,11 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
         }
         for (int side = 0; side < 2; ++side)
         {
-            m_drivers[side].Collect();
-            m_drivers[side].Rearm(m_now);
+            if (touched[side])
+            {
+                m_drivers[side].Collect();
+                m_drivers[side].Rearm(m_now);
+            }
         }
     }
     return done();

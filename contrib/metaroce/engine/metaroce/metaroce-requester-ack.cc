@@ -28,6 +28,7 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     OnAckProgress(path, ack, progress, now);
     RunLossDetection(path, now);
     path.PopResolved();
+    Refresh(path);
     return true;
 }
 

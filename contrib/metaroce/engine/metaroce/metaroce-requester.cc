@@ -27,6 +27,10 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports, config.honourRateHint)
     , m_tailProbe(m_config)
+    , m_rtoAt(size_t{config.ports} * config.pathsPerPort)
+    , m_firstData(size_t{config.ports} * config.pathsPerPort)
+    , m_firstDataTxSeq(size_t{config.ports} * config.pathsPerPort, 0)
+    , m_down(size_t{config.ports} * config.pathsPerPort, false)
 {
     const double mtu = config.mtu + kMrWriteHeaderSize;
     for (uint16_t port = 0; port < config.ports; ++port)
@@ -64,17 +68,21 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
     {
         return std::nullopt;
     }
-    for (uint16_t id : m_pathsByPort[port])
+    // Probes first; most of the time there are none, and no path needs looking at.
+    if (m_downPaths > 0 || m_tailProbe.DuePath())
     {
-        Path& path = m_paths[id];
-        if (path.health == PathHealth::Down && path.probeDue <= now)
+        for (uint16_t id : m_pathsByPort[port])
         {
-            return SendProbe(path, now, true);
-        }
-        if (m_tailProbe.TakeIfDueOn(id))
-        {
-            ++m_counters.tailProbes;
-            return SendTailProbe(path, now);
+            Path& path = m_paths[id];
+            if (path.health == PathHealth::Down && path.probeDue <= now)
+            {
+                return SendProbe(path, now, true);
+            }
+            if (m_tailProbe.TakeIfDueOn(id))
+            {
+                ++m_counters.tailProbes;
+                return SendTailProbe(path, now);
+            }
         }
     }
     return PullData(port, now);
@@ -197,6 +205,83 @@ MetaRoceRequester::RecordSent(Path& path,
     path.inflightBytes += sent.bytes;
     m_inflightBytes += sent.bytes;
     m_tailProbe.OnSent(now);
+    Refresh(path);
+}
+
+// The per-path deadline trees (spec 2.3)
+
+void
+MetaRoceRequester::Refresh(const Path& path)
+{
+    TimeNs oldest = kNever;
+    TimeNs firstData = kNever;
+    uint64_t firstDataTxSeq = 0;
+    for (const SentPacket& p : path.outstanding)
+    {
+        if (p.state != SentPacket::State::InFlight)
+        {
+            continue;
+        }
+        if (oldest == kNever)
+        {
+            oldest = p.sentAt;
+        }
+        if (p.message != kProbeMessage)
+        {
+            firstData = p.sentAt;
+            firstDataTxSeq = p.txSeq;
+            break;
+        }
+    }
+    const bool down = path.health == PathHealth::Down;
+    m_rtoAt.Set(path.id, !down && oldest != kNever ? oldest + m_recovery.Rto(path) : kNever);
+    m_firstData.Set(path.id, firstData);
+    m_firstDataTxSeq[path.id] = firstDataTxSeq;
+    if (m_down[path.id] != down)
+    {
+        m_down[path.id] = down;
+        m_downPaths = down ? m_downPaths + 1 : m_downPaths - 1;
+    }
+}
+
+TimeNs
+MetaRoceRequester::EarliestLossCheck(TimeNs reorderWindow) const
+{
+    // Packets leave in transmission order, so the oldest in-flight DATA packet of all paths has
+    // the earliest deadline of the time rule, if it has one: only once a packet sent after it
+    // was acknowledged (LossDeadline). Packets sent in the same nanosecond tie; any of them
+    // sent before the RACK packet gives the deadline.
+    const TimeNs oldest = m_firstData.Min();
+    if (oldest == kNever || !m_rack.valid)
+    {
+        return kNever;
+    }
+    bool due = false;
+    m_firstData.ForEachAtMost(oldest, [&](std::size_t id) {
+        due = due || m_firstDataTxSeq[id] < m_rack.txSeq;
+    });
+    return due ? oldest + m_rack.rtt + reorderWindow : kNever;
+}
+
+const std::vector<uint16_t>&
+MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs reorderWindow)
+{
+    std::vector<uint16_t>& due = m_duePaths;
+    due.clear();
+    auto add = [&](std::size_t id) { due.push_back(static_cast<uint16_t>(id)); };
+    m_rtoAt.ForEachAtMost(now, add);
+    if (m_rack.valid && now >= m_rack.rtt + reorderWindow)
+    {
+        m_firstData.ForEachAtMost(now - m_rack.rtt - reorderWindow, [&](std::size_t id) {
+            if (m_firstDataTxSeq[id] < m_rack.txSeq)
+            {
+                add(id);
+            }
+        });
+    }
+    std::sort(due.begin(), due.end());
+    due.erase(std::unique(due.begin(), due.end()), due.end());
+    return due;
 }
 
 void
@@ -302,30 +387,36 @@ MetaRoceRequester::OnTimeout(TimeNs now)
     {
         return;
     }
+    // Path by path, as a scan of all of them would; the trees name the paths that may be due.
     const TimeNs reorderWindow = ReorderWindowNs();
-    for (Path& path : m_paths)
+    for (uint16_t id : PathsDueBy(now, reorderWindow))
     {
+        Path& path = m_paths[id];
         if (LossCheckAt(path, reorderWindow) <= now)
         {
             RunLossDetection(path, now);
             path.PopResolved();
         }
-        if (Failed())
+        if (!Failed())
         {
-            return;
+            const TimeNs oldest = path.OldestInFlight();
+            if (path.health != PathHealth::Down && oldest != kNever &&
+                oldest + m_recovery.Rto(path) <= now)
+            {
+                OnPathTimeout(path, now);
+            }
         }
-        const TimeNs oldest = path.OldestInFlight();
-        if (path.health != PathHealth::Down && oldest != kNever &&
-            oldest + m_recovery.Rto(path) <= now)
-        {
-            OnPathTimeout(path, now);
-        }
+        Refresh(path);
         if (Failed())
         {
             return;
         }
     }
-    m_tailProbe.ArmIfDue(now, m_queue.HasQueued(), m_connectionRtt, m_paths);
+    m_tailProbe.ArmIfDue(now,
+                         m_queue.HasQueued(),
+                         m_connectionRtt,
+                         m_rtoAt.Min() != kNever,
+                         m_paths);
 }
 
 void
@@ -371,6 +462,7 @@ MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
         {
             m_recovery.OnPortUp(m_paths[id], now);
         }
+        Refresh(m_paths[id]);
     }
 }
 
@@ -395,6 +487,10 @@ MetaRoceRequester::HasWork(uint16_t port) const
     {
         return true;
     }
+    if (m_downPaths == 0)
+    {
+        return false;
+    }
     for (uint16_t id : m_pathsByPort[port])
     {
         if (m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now)
@@ -407,6 +503,33 @@ MetaRoceRequester::HasWork(uint16_t port) const
 
 TimeNs
 MetaRoceRequester::NextTimeout() const
+{
+    if (Failed())
+    {
+        return kNever;
+    }
+    // What NextTimeoutByScan() computes, from the trees: the clamped deadlines first.
+    const bool tail = m_rtoAt.Min() != kNever;
+    TimeNs next = std::min({EarliestLossCheck(ReorderWindowNs()),
+                            m_rtoAt.Min(),
+                            m_tailProbe.DueAt(m_queue.HasQueued(), m_connectionRtt, tail)});
+    if (next != kNever)
+    {
+        next = std::max(next, m_now);
+    }
+    for (uint16_t id = 0; m_downPaths > 0 && id < m_paths.size(); ++id)
+    {
+        const TimeNs probeDue = m_paths[id].probeDue;
+        if (m_paths[id].health == PathHealth::Down && probeDue != kNever && probeDue > m_now)
+        {
+            next = std::min(next, probeDue);
+        }
+    }
+    return std::min(next, m_pacer.Deadline(m_now));
+}
+
+TimeNs
+MetaRoceRequester::NextTimeoutByScan() const
 {
     if (Failed())
     {
@@ -443,7 +566,8 @@ MetaRoceRequester::NextTimeout() const
             consider(oldest + m_recovery.Rto(path));
         }
     }
-    const TimeNs tailProbeAt = m_tailProbe.DueAt(m_queue.HasQueued(), m_connectionRtt, m_paths);
+    const TimeNs tailProbeAt =
+        m_tailProbe.DueAt(m_queue.HasQueued(), m_connectionRtt, NewestTail(m_paths) != nullptr);
     if (tailProbeAt != kNever)
     {
         consider(tailProbeAt);

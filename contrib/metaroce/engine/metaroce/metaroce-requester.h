@@ -18,14 +18,16 @@
  * and acts on timeouts and port events (metaroce-requester.cc); its ACK processing, step by
  * step, is in metaroce-requester-ack.cc.
  *
- * Its NextTimeout() scans every path; the connection holds it in a DeadlineCached so that the
- * scan runs only after a call that may have changed it.
+ * Its deadlines are kept per path in DeadlineTrees (deadline-tree.h), brought up to date for
+ * the paths a call changed (Refresh()), so that NextTimeout() and OnTimeout() do not walk every
+ * path's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3).
  */
 #ifndef METAROCE_ENGINE_METAROCE_REQUESTER_H
 #define METAROCE_ENGINE_METAROCE_REQUESTER_H
 
 #include "../algorithms/congestion-control.h"
 #include "../algorithms/path-selector.h"
+#include "../common/deadline-tree.h"
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
 #include "ack-coverage.h"
@@ -74,8 +76,12 @@ class MetaRoceRequester
 
     bool HasWork(uint16_t port) const;
 
-    /// Computed from scratch: a scan of every path (spec 2.3, NextTimeout contract).
+    /// The earliest deadline (spec 2.3, NextTimeout contract), from the per-path trees.
     TimeNs NextTimeout() const;
+
+    /// The same computed from scratch, a scan of every path: the definition NextTimeout()
+    /// must agree with after every call (checked by the engine tests).
+    TimeNs NextTimeoutByScan() const;
 
     bool Idle() const
     {
@@ -144,6 +150,15 @@ class MetaRoceRequester
                       const RackState& rackBefore,
                       TimeNs now);
 
+    /// Brings the per-path deadline trees up to date with `path`: called at the end of every
+    /// call that changed it.
+    void Refresh(const Path& path);
+    /// The earliest deadline of the time rule over all paths, kNever when none (spec 5.3).
+    TimeNs EarliestLossCheck(TimeNs reorderWindow) const;
+    /// The paths OnTimeout() may have to act on at `now`, in path order: a superset of those
+    /// with a due loss check or retransmission timeout (in a member, reused: no allocation).
+    const std::vector<uint16_t>& PathsDueBy(TimeNs now, TimeNs reorderWindow);
+
     /// Reorder window of the time rule (spec 5.3).
     TimeNs ReorderWindowNs() const;
     /// When the time rule may next declare a packet of `path` lost, or kNever.
@@ -178,6 +193,14 @@ class MetaRoceRequester
     Pacer m_pacer;
     TailLossProbe m_tailProbe;
     TimeNs m_now{0}; ///< latest time the requester was given
+
+    // Per path, as of its last Refresh() (every call that changes a path ends with one):
+    DeadlineTree m_rtoAt;     ///< oldest in-flight send time + RTO; kNever when Down or idle
+    DeadlineTree m_firstData; ///< send time of the oldest in-flight DATA packet, or kNever
+    std::vector<uint64_t> m_firstDataTxSeq; ///< that packet's transmission order
+    std::vector<bool> m_down;               ///< health == Down
+    uint32_t m_downPaths{0};                ///< paths Down (their probes are looked at only then)
+    std::vector<uint16_t> m_duePaths;       ///< PathsDueBy()'s answer
 };
 
 } // namespace metaroce

@@ -13,6 +13,7 @@ MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
     , m_paths(size_t{config.ports} * config.pathsPerPort)
+    , m_ackDue(m_paths.size())
     , m_streams(config.streams)
     , m_ackQueue(config.ports)
     , m_nakQueue(config.ports)
@@ -177,7 +178,15 @@ MetaRoceResponder::QueueAck(uint16_t pathId)
     {
         rx.queued = true;
         m_ackQueue[PortOf(pathId)].push_back(pathId);
+        SyncAckDue(pathId);
     }
+}
+
+void
+MetaRoceResponder::SyncAckDue(uint16_t pathId)
+{
+    const PathRx& rx = m_paths[pathId];
+    m_ackDue.Set(pathId, rx.queued ? kNever : rx.ackDue);
 }
 
 void
@@ -202,6 +211,7 @@ MetaRoceResponder::NoteArrival(PathRx& rx,
     else
     {
         rx.ackDue = std::min(rx.ackDue, pkt.now + m_config.ackDelayNs);
+        SyncAckDue(pathId);
     }
 }
 
@@ -266,12 +276,13 @@ MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
 void
 MetaRoceResponder::OnTimeout(TimeNs now)
 {
-    for (uint16_t id = 0; id < m_paths.size(); ++id)
+    // In path order, as a scan would queue them; collected first, since queuing changes the tree.
+    m_due.clear();
+    m_ackDue.ForEachAtMost(now,
+                           [this](std::size_t id) { m_due.push_back(static_cast<uint16_t>(id)); });
+    for (uint16_t id : m_due)
     {
-        if (m_paths[id].ackDue <= now)
-        {
-            QueueAck(id);
-        }
+        QueueAck(id);
     }
 }
 
@@ -287,6 +298,7 @@ MetaRoceResponder::OnPortState(uint16_t port, bool up)
     for (uint16_t id : m_ackQueue[port])
     {
         m_paths[id].queued = false;
+        SyncAckDue(id);
     }
     m_ackQueue[port].clear();
     m_nakQueue[port].clear();
@@ -330,6 +342,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         rx.fresh = 0;
         rx.ackDue = kNever;
         rx.queued = false;
+        SyncAckDue(id);
     }
     else
     {
@@ -357,15 +370,7 @@ MetaRoceResponder::HasWork(uint16_t port) const
 TimeNs
 MetaRoceResponder::NextTimeout() const
 {
-    TimeNs next = kNever;
-    for (const PathRx& rx : m_paths)
-    {
-        if (!rx.queued)
-        {
-            next = std::min(next, rx.ackDue);
-        }
-    }
-    return next;
+    return m_ackDue.Min();
 }
 
 void

@@ -16,6 +16,7 @@
 #ifndef METAROCE_ENGINE_METAROCE_RESPONDER_H
 #define METAROCE_ENGINE_METAROCE_RESPONDER_H
 
+#include "../common/deadline-tree.h"
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
 #include "../common/transport-engine.h"
@@ -116,6 +117,8 @@ class MetaRoceResponder
     void DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now);
     void NoteArrival(PathRx& rx, uint16_t pathId, const RxPacket& pkt, TimeNs echo, bool urgent);
     void QueueAck(uint16_t pathId);
+    /// Keeps m_ackDue in step with a path's ackDue and queued (its deadline while not queued).
+    void SyncAckDue(uint16_t pathId);
     uint16_t PortOf(uint16_t pathId) const;
 
     const MetaRoceConfig m_config;
@@ -123,6 +126,8 @@ class MetaRoceResponder
     Counters& m_counters;
     uint64_t m_fairShareBps;
     std::vector<PathRx> m_paths;
+    DeadlineTree m_ackDue;       ///< per path: ackDue while no ACK is queued, else kNever
+    std::vector<uint16_t> m_due; ///< OnTimeout()'s paths, reused
     std::vector<Stream> m_streams;
     std::vector<Deque<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
     std::vector<Deque<Nak>> m_nakQueue;      ///< per port

@@ -53,9 +53,7 @@ TailLossProbe::OnProgress(TimeNs now)
 }
 
 TimeNs
-TailLossProbe::DueAt(bool dataQueued,
-                     const RttEstimator& connectionRtt,
-                     const std::vector<Path>& paths) const
+TailLossProbe::DueAt(bool dataQueued, const RttEstimator& connectionRtt, bool tail) const
 {
     // Only a true tail is probed: while the connection has data waiting, later packets will
     // follow as soon as a window opens, and the time rule finds a hole by them (spec 5.5).
@@ -64,7 +62,7 @@ TailLossProbe::DueAt(bool dataQueued,
         return kNever;
     }
     // Before any RTT sample the first window may still sit in an incast queue: no probing yet.
-    if (!connectionRtt.HasSample() || NewestTail(paths) == nullptr)
+    if (!connectionRtt.HasSample() || !tail)
     {
         return kNever;
     }
@@ -82,9 +80,10 @@ void
 TailLossProbe::ArmIfDue(TimeNs now,
                         bool dataQueued,
                         const RttEstimator& connectionRtt,
+                        bool tail,
                         const std::vector<Path>& paths)
 {
-    if (DueAt(dataQueued, connectionRtt, paths) <= now)
+    if (DueAt(dataQueued, connectionRtt, tail) <= now)
     {
         m_state = State::Due;
         m_path = NewestTail(paths)->id;

@@ -45,15 +45,15 @@ class TailLossProbe
     void OnProgress(TimeNs now);
 
     /// When the probe is due, or kNever: `dataQueued` when data waits to be sent (later
-    /// packets follow then, and reveal a hole by the time rule).
-    TimeNs DueAt(bool dataQueued,
-                 const RttEstimator& connectionRtt,
-                 const std::vector<Path>& paths) const;
+    /// packets follow then, and reveal a hole by the time rule), `tail` when a path that is not
+    /// Down has a packet in flight (NewestTail() would find one).
+    TimeNs DueAt(bool dataQueued, const RttEstimator& connectionRtt, bool tail) const;
 
-    /// Makes the probe Due on the newest tail when DueAt() has come at `now`.
+    /// Makes the probe Due on NewestTail(paths) when DueAt() has come at `now`.
     void ArmIfDue(TimeNs now,
                   bool dataQueued,
                   const RttEstimator& connectionRtt,
+                  bool tail,
                   const std::vector<Path>& paths);
 
     /// True, and counts a probe sent, when the probe is due on `path`.
