@@ -45,7 +45,7 @@ TEST(LossDetection, APacketAckedOnAnotherPathDeclaresThisOneLostAfterItsRttAndTh
 {
     // This path's only packet (tx 3) is outstanding; tx 5 went on another path and came back
     // after 4 us. Rule 1 has nothing to compare with; rule 2 uses the connection's state.
-    Deque<SentPacket> out{Sent(3, 1'000)};
+    Ring<SentPacket> out{Sent(3, 1'000)};
     RackState rack;
     rack.OnAcked(Sent(5, 1'200), 5'200);
     const TimeNs window = 2'500;
@@ -62,7 +62,7 @@ TEST(LossDetection, APacketAckedOnAnotherPathDeclaresThisOneLostAfterItsRttAndTh
 
 TEST(LossDetection, OnlyPacketsSentBeforeTheAcknowledgedOneAreJudged)
 {
-    Deque<SentPacket> out{Sent(2, 100), Sent(7, 700), Sent(9, 900)};
+    Ring<SentPacket> out{Sent(2, 100), Sent(7, 700), Sent(9, 900)};
     RackState rack;
     rack.OnAcked(Sent(8, 800), 4'800);
     const LossVerdict v = DetectLosses(out, 0, rack, 1'000, 1'000'000);
@@ -78,7 +78,7 @@ TEST(LossDetection, ProbesAreNotJudgedByTime)
     RackState rack;
     rack.OnAcked(Sent(2, 10), 1'000);
     EXPECT_EQ(LossDeadline(probe, rack, 0), kNever);
-    EXPECT_TRUE(DetectLosses(Deque<SentPacket>{probe}, 0, rack, 0, 1'000'000).lost.empty());
+    EXPECT_TRUE(DetectLosses(Ring<SentPacket>{probe}, 0, rack, 0, 1'000'000).lost.empty());
 }
 
 TEST(ReorderWindow, StartsFromTheAckDelayAndNeverGoesBelowItPlusAQuarterOfTheMinimumRtt)

@@ -85,10 +85,10 @@ Sent(uint64_t psn, uint32_t epoch, TimeNs at, SentPacket::State s = SentPacket::
 
 TEST(LossDetection, GapInTheSameEpochIsLossAtOnce)
 {
-    Deque<SentPacket> out{Sent(0, 0, 0),
-                          Sent(1, 0, 1),
-                          Sent(2, 0, 2, SentPacket::State::Acked),
-                          Sent(3, 0, 3)};
+    Ring<SentPacket> out{Sent(0, 0, 0),
+                         Sent(1, 0, 1),
+                         Sent(2, 0, 2, SentPacket::State::Acked),
+                         Sent(3, 0, 3)};
     const LossVerdict v = DetectLosses(out, 0, RackState{}, 10'000, 5);
     ASSERT_EQ(v.lost.size(), 2u);
     EXPECT_EQ(v.lost[0], 0u);
@@ -98,7 +98,7 @@ TEST(LossDetection, GapInTheSameEpochIsLossAtOnce)
 
 TEST(LossDetection, ToleranceAllowsSmallReordering)
 {
-    Deque<SentPacket> out{Sent(0, 0, 0), Sent(1, 0, 1, SentPacket::State::Acked)};
+    Ring<SentPacket> out{Sent(0, 0, 0), Sent(1, 0, 1, SentPacket::State::Acked)};
     EXPECT_TRUE(DetectLosses(out, 1, RackState{}, 10'000, 5).lost.empty());
     EXPECT_EQ(DetectLosses(out, 0, RackState{}, 10'000, 5).lost.size(), 1u);
 }
@@ -106,7 +106,7 @@ TEST(LossDetection, ToleranceAllowsSmallReordering)
 TEST(LossDetection, AcrossEpochsWaitsForTheRoundTripAndTheReorderWindow)
 {
     // PSN 0 went on the old route, PSN 1 on the new one and overtook it.
-    Deque<SentPacket> out{Sent(0, 0, 100), Sent(1, 1, 200, SentPacket::State::Acked)};
+    Ring<SentPacket> out{Sent(0, 0, 100), Sent(1, 1, 200, SentPacket::State::Acked)};
     RackState rack;
     rack.OnAcked(out[1], 5'200); // its round trip: 5 us
     const TimeNs window = 1'000;
@@ -121,7 +121,7 @@ TEST(LossDetection, AcrossEpochsWaitsForTheRoundTripAndTheReorderWindow)
 
 TEST(LossDetection, TailWithoutLaterAckIsLeftToTheTimer)
 {
-    Deque<SentPacket> out{Sent(0, 0, 0, SentPacket::State::Acked), Sent(1, 0, 1)};
+    Ring<SentPacket> out{Sent(0, 0, 0, SentPacket::State::Acked), Sent(1, 0, 1)};
     RackState rack;
     rack.OnAcked(out[0], 5'000);
     const LossVerdict v = DetectLosses(out, 0, rack, 1'000, 1'000'000);

@@ -9,9 +9,12 @@
 #ifndef METAROCE_ENGINE_TYPES_H
 #define METAROCE_ENGINE_TYPES_H
 
+#include <algorithm>
+#include <boost/circular_buffer.hpp>
 #include <boost/container/deque.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <vector>
 
@@ -26,6 +29,36 @@ namespace metaroce
  */
 template<class T>
 using Deque = boost::container::deque<T>;
+
+/**
+ * A FIFO with random access in one contiguous buffer: boost::circular_buffer that doubles its
+ * capacity when full (from 4) and never shrinks. For the per-path lists, which hold a handful of
+ * packets: a Deque's first block is 512 bytes plus its map, a Ring of four 56-byte packets 224,
+ * and walking it touches consecutive cache lines.
+ */
+template<class T>
+class Ring : public boost::circular_buffer<T>
+{
+  public:
+    Ring() = default;
+
+    Ring(std::initializer_list<T> values)
+    {
+        for (const T& value : values)
+        {
+            push_back(value);
+        }
+    }
+
+    void push_back(const T& value)
+    {
+        if (this->full())
+        {
+            this->set_capacity(std::max<std::size_t>(4, 2 * this->capacity()));
+        }
+        boost::circular_buffer<T>::push_back(value);
+    }
+};
 
 /// Time in integer nanoseconds since an arbitrary origin chosen by the driver.
 using TimeNs = uint64_t;

@@ -31,7 +31,7 @@ LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow)
 }
 
 LossVerdict
-DetectLosses(const Deque<SentPacket>& outstanding,
+DetectLosses(const Ring<SentPacket>& outstanding,
              uint32_t reorderTolerance,
              const RackState& rack,
              TimeNs reorderWindow,

@@ -89,7 +89,7 @@ struct LossVerdict
  * Scans a path's outstanding packets (ordered by PSN) and returns those now known lost.
  * Pure: it reads its arguments only.
  */
-LossVerdict DetectLosses(const Deque<SentPacket>& outstanding,
+LossVerdict DetectLosses(const Ring<SentPacket>& outstanding,
                          uint32_t reorderTolerance,
                          const RackState& rack,
                          TimeNs reorderWindow,

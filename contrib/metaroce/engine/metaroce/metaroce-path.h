@@ -86,15 +86,15 @@ struct Path
     uint16_t entropy;
     uint32_t epoch{0};
     uint64_t nextPsn{0};
-    Deque<SentPacket> outstanding; ///< PSN order; front() is the ack floor
+    Ring<SentPacket> outstanding; ///< PSN order; front() is the ack floor
     uint64_t inflightBytes{0};
     WindowState window;
     RttEstimator rtt;
     PathHealth health{PathHealth::Up};
     uint32_t consecutiveTimeouts{0};
-    uint32_t markedRounds{0};       ///< consecutive ACKs echoing CE, towards an entropy re-draw
-    TimeNs probeDue{kNever};        ///< Down paths: when to send the next probe
-    Deque<LostPacket> recentLosses; ///< data declared lost, until an ACK settles it (5.7)
+    uint32_t markedRounds{0};      ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    TimeNs probeDue{kNever};       ///< Down paths: when to send the next probe
+    Ring<LostPacket> recentLosses; ///< data declared lost, until an ACK settles it (5.7)
     double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
