@@ -22,8 +22,7 @@ LoopbackHarness::SideHost::SideHost(LoopbackHarness& harness, int side)
 void
 LoopbackHarness::SideHost::ScheduleTimer(TimeNs at)
 {
-    // Never kNever under WhenChanged; an older Timer event is ignored when it comes due.
-    m_harness.Push(at, EventType::Timer, m_side, 0, ++m_harness.m_timerGeneration[m_side]);
+    m_harness.m_timers[m_side] = Event{at, m_harness.m_seq++, EventType::Timer, m_side, 0, 0};
 }
 
 bool
@@ -71,6 +70,10 @@ LoopbackHarness::LoopbackHarness(TransportEngine& a,
     {
         busy.assign(channel.ports, false);
     }
+    for (Event& timer : m_timers)
+    {
+        timer.time = kNever;
+    }
 }
 
 void
@@ -97,6 +100,33 @@ void
 LoopbackHarness::Push(TimeNs time, EventType type, int side, uint16_t port, uint64_t generation)
 {
     m_events.push(Event{time, m_seq++, type, side, port, generation});
+}
+
+const LoopbackHarness::Event*
+LoopbackHarness::Earliest() const
+{
+    const Event* earliest = m_events.empty() ? nullptr : &m_events.top();
+    for (const Event& timer : m_timers)
+    {
+        if (timer.time != kNever && (earliest == nullptr || *earliest > timer))
+        {
+            earliest = &timer;
+        }
+    }
+    return earliest;
+}
+
+void
+LoopbackHarness::Consume(const Event* e)
+{
+    if (e == &m_timers[0] || e == &m_timers[1])
+    {
+        m_timers[e->side].time = kNever;
+    }
+    else
+    {
+        m_events.pop();
+    }
 }
 
 void
@@ -194,18 +224,18 @@ bool
 LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
 {
     Kick();
-    while (!m_events.empty())
+    while (const Event* next = Earliest())
     {
         if (done())
         {
             return true;
         }
-        const Event e = m_events.top();
+        const Event e = *next;
         if (e.time > limit)
         {
             return false;
         }
-        m_events.pop();
+        Consume(next);
         m_now = e.time;
         // Only the engines an event calls into can have changed: only they are re-armed.
         bool touched[2] = {e.side == 0, e.side == 1};
@@ -237,10 +267,6 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
             break;
         }
         case EventType::Timer:
-            if (e.generation != m_timerGeneration[e.side])
-            {
-                continue;
-            }
             m_drivers[e.side].OnTimer(m_now);
             ServeAll(e.side);
             break;

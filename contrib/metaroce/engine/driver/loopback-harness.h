@@ -118,7 +118,7 @@ class LoopbackHarness
         EventType type;
         int side;
         uint16_t port;
-        uint64_t generation; ///< Timer: only the newest counts; Deliver: index in m_inflight
+        uint64_t generation; ///< Deliver: index in m_frames
 
         bool operator>(const Event& o) const
         {
@@ -149,6 +149,10 @@ class LoopbackHarness
     };
 
     void Push(TimeNs time, EventType type, int side, uint16_t port, uint64_t generation = 0);
+    /// The earliest pending event, queued or a side's timer; null when there is none.
+    const Event* Earliest() const;
+    /// Removes `e`, which Earliest() returned.
+    void Consume(const Event* e);
     void ServePort(int side, uint16_t port);
     void ServeAll(int side);
     void Transmit(int side, const OutPacket& pkt);
@@ -164,7 +168,9 @@ class LoopbackHarness
     std::array<std::vector<bool>, 2> m_portBusy;
     std::vector<bool> m_planeUp;
     std::vector<uint64_t> m_planeEpoch; ///< bumped when a plane fails: in-flight frames die
-    std::array<uint64_t, 2> m_timerGeneration{}; ///< only a Timer event of the newest counts
+    /// Each side's timer, outside the queue so that moving it leaves nothing behind there;
+    /// kNever: not armed. It takes its place among events by time, then scheduling order.
+    std::array<Event, 2> m_timers{};
     std::array<uint64_t, 2> m_txCount{};
     std::array<std::set<uint64_t>, 2> m_dropNth;
     std::vector<Frame> m_frames;
