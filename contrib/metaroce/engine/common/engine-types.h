@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <boost/circular_buffer.hpp>
-#include <boost/container/deque.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -22,19 +21,12 @@ namespace metaroce
 {
 
 /**
- * The engines' double-ended queue. Boost's deque allocates nothing until its first element,
- * where libstdc++'s std::deque allocates about 600 bytes at construction: with 4,032
- * connections of 64 paths, each path holding two queues that are empty most of the time, that
- * was half of a 64-host all-to-all's memory.
- */
-template<class T>
-using Deque = boost::container::deque<T>;
-
-/**
- * A FIFO with random access in one contiguous buffer: boost::circular_buffer that doubles its
- * capacity when full (from 4) and never shrinks. For the per-path lists, which hold a handful of
- * packets: a Deque's first block is 512 bytes plus its map, a Ring of four 56-byte packets 224,
- * and walking it touches consecutive cache lines.
+ * The engines' FIFO: random access in one contiguous buffer, boost::circular_buffer that
+ * doubles its capacity when full (from 4) and never shrinks. The engines' queues (a path's
+ * packets in flight, a stream's messages, a port's ACKs) hold a handful of entries and most are
+ * empty most of the time: a deque allocates a block of 512 bytes or more plus a map for its
+ * first element (std::deque even when empty), a Ring of four 56-byte packets 224 bytes; with
+ * 4,032 connections of 64 paths that difference was half of a 64-host all-to-all's memory.
  */
 template<class T>
 class Ring : public boost::circular_buffer<T>

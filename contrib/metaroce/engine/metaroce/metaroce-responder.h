@@ -100,7 +100,7 @@ class MetaRoceResponder
     {
         uint32_t nextMsn{0}; ///< next message to complete in order
         std::map<uint32_t, Message> messages;
-        Deque<WorkRequest> recvs; ///< posted RECVs; front() has index recvBase
+        Ring<WorkRequest> recvs; ///< posted RECVs; front() has index recvBase
         uint32_t recvBase{0};
     };
 
@@ -129,8 +129,8 @@ class MetaRoceResponder
     DeadlineTree m_ackDue;       ///< per path: ackDue while no ACK is queued, else kNever
     std::vector<uint16_t> m_due; ///< OnTimeout()'s paths, reused
     std::vector<Stream> m_streams;
-    std::vector<Deque<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
-    std::vector<Deque<Nak>> m_nakQueue;      ///< per port
+    std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
+    std::vector<Ring<Nak>> m_nakQueue;      ///< per port
     std::vector<Completion> m_completions;
 };
 

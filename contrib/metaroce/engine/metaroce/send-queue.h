@@ -128,9 +128,9 @@ class SendQueue
     State m_state{State::Open};
     uint64_t m_nextMessageId{0};
     std::unordered_map<uint64_t, Message> m_messages;
-    Deque<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
-    Deque<QueuedPacket> m_retransmit;     ///< lost packets, FIFO
-    std::vector<Deque<uint64_t>> m_order; ///< per stream, message ids in posting order
+    Ring<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
+    Ring<QueuedPacket> m_retransmit;     ///< lost packets, FIFO
+    std::vector<Ring<uint64_t>> m_order; ///< per stream, message ids in posting order
     std::vector<uint32_t> m_nextMsn;
     std::vector<uint32_t> m_nextRecvIndex;
     std::vector<Completion>& m_completions;

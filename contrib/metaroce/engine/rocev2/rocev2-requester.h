@@ -123,7 +123,7 @@ class RoceV2Requester
     std::vector<Completion>& m_cq;
 
     RoceV2RequesterState m_state{RoceV2RequesterState::Ready};
-    Deque<SendWqe> m_sq;
+    Ring<SendWqe> m_sq;
     uint64_t m_nextAssign;      ///< PSN the next posted request starts at
     uint64_t m_una;             ///< first unacknowledged PSN
     uint64_t m_sendPsn;         ///< next PSN to transmit

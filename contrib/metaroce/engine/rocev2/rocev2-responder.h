@@ -100,7 +100,7 @@ class RoceV2Responder
     Counters& m_counters;
     std::vector<Completion>& m_cq;
 
-    Deque<WorkRequest> m_recvs;
+    Ring<WorkRequest> m_recvs;
     Inbound m_inbound;
     uint64_t m_epsn;
     uint32_t m_msn{0};

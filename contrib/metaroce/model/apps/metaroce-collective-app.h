@@ -17,12 +17,12 @@
 #define METAROCE_COLLECTIVE_APP_H
 
 #include "ns3/application.h"
+#include "ns3/engine-types.h"
 #include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-queue-pair.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
 #include <map>
 #include <utility>
 #include <vector>
@@ -108,8 +108,8 @@ class MetaRoceCollectiveApp : public Application
     uint32_t m_repetitions{1};
     std::vector<Channel> m_channels;
     /// SENDs and RECVs in posting order, per (queue pair id, stream).
-    std::map<std::pair<uint32_t, uint16_t>, std::deque<Pending>> m_sends;
-    std::map<std::pair<uint32_t, uint16_t>, std::deque<Pending>> m_recvs;
+    std::map<std::pair<uint32_t, uint16_t>, metaroce::Ring<Pending>> m_sends;
+    std::map<std::pair<uint32_t, uint16_t>, metaroce::Ring<Pending>> m_recvs;
     uint64_t m_sendsOutstanding{0};
     uint64_t m_messagesPosted{0};
     uint64_t m_bytesSent{0};

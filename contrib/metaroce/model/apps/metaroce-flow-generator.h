@@ -13,13 +13,13 @@
 #define METAROCE_FLOW_GENERATOR_H
 
 #include "ns3/application.h"
+#include "ns3/engine-types.h"
 #include "ns3/event-id.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/metaroce-queue-pair.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -90,8 +90,8 @@ class MetaRoceFlowGenerator : public Application
     double m_meanBytes{0};
     Ptr<ExponentialRandomVariable> m_interArrival;
     Ptr<UniformRandomVariable> m_destination;
-    std::map<std::pair<uint32_t, uint32_t>, Ptr<MetaRoceQueuePair>> m_qps; ///< (dst, plane)
-    std::map<std::pair<uint32_t, uint16_t>, std::deque<Flow>> m_inFlight;  ///< (qp id, stream)
+    std::map<std::pair<uint32_t, uint32_t>, Ptr<MetaRoceQueuePair>> m_qps;    ///< (dst, plane)
+    std::map<std::pair<uint32_t, uint16_t>, metaroce::Ring<Flow>> m_inFlight; ///< (qp id, stream)
     uint64_t m_started{0};
     uint64_t m_completed{0};
     EventId m_next;
