@@ -2,7 +2,7 @@
 -- ("Wire format"), the project's own design: Meta has not published MetaRoCE's headers.
 --
 --   tshark -X lua_script:contrib/metaroce/tools/wireshark/metaroce.lua -r capture.pcap
---   contrib/metaroce/tools/wireshark/install.sh    # or: copy into ~/.local/lib/wireshark/plugins/
+--   scripts/install-dissector.sh    # once: into ~/.local/lib/wireshark/plugins, no -X needed
 --
 -- It decodes every field of every opcode (WRITE, SEND, ACK with its 256-bit SACK, PROBE, NAK)
 -- on UDP destination port 4792 (kMetaRoceUdpPort, engine/metaroce/metaroce-wire.h), and flags
@@ -194,6 +194,7 @@ local function dissect_data(tvb, pinfo, tree, op, flags, wire)
     pinfo.cols.info:append(string.format(" PSN=%d MSN=%d off=%d len=%d/%d", psn, msn, off, pl,
                                          len))
     local payload = wire - op.header
+    if payload < 0 then return end -- a cut header, already flagged as truncated
     if pl > payload then
         local dscp = ip_dscp()
         if dscp ~= nil and dscp.value == 48 then
