@@ -11,7 +11,7 @@ PACKAGES=(
   libboost-dev libbenchmark-dev googletest libgtest-dev
   nlohmann-json3-dev
   clang-format-14
-  tshark
+  tshark  # capture decoding tests, the Wireshark dissector (contrib/metaroce/tools/wireshark)
   python3 python3-venv python3-pip
   bzip2 xz-utils rsync
 )
@@ -33,6 +33,10 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# tshark (for the capture tests and the dissector) pulls in wireshark-common, whose debconf
+# question (may non-root users capture?) would stop an interactive install: answer no.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+  $SUDO debconf-set-selections
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "install-deps: done"

@@ -2,8 +2,9 @@
 # Runs every test: installs what is missing, builds, then
 #   1. the format check and the size check (files <= 600 lines, functions <= 80 lines),
 #   2. the engine unit tests (GoogleTest, no ns-3 linked),
-#   3. the ns-3 TestSuites through the standalone test runner (QUICK), and the golden runs
-#      (five seeded experiments whose result files must stay byte-identical),
+#   3. the ns-3 TestSuites through the standalone test runner (QUICK), the golden runs
+#      (five seeded experiments whose result files must stay byte-identical), and the capture
+#      check (examples' --pcap files decoded by tshark with the MetaRoCE Lua dissector),
 #   4. the compliance suite on the engine and ns-3 NIC adapters, and its mutation check,
 #   5. the Python bindings' pytest suite (test/python) in the project's virtualenv,
 #   6. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
@@ -39,6 +40,10 @@ done
 
 step "golden runs (test/golden)"
 bash "$ROOT/test/golden/run.sh"
+passed=$((passed + 1))
+
+step "captures (--pcap) and the Wireshark dissector (test/pcap)"
+python3 "$ROOT/test/pcap/check-dissector.py" "$BUILD_DIR"
 passed=$((passed + 1))
 
 step "example: a user-written congestion control chosen by attribute"

@@ -15,6 +15,12 @@
  *       --spines=2 --cores=4 --pattern=permutation
  *
  * Loss applies at every link end, so a path through four links loses about 4x the rate.
+ * --pcap=PREFIX captures every host port of every run (MetaRoceFabricHelper::EnablePcap):
+ *
+ *   ./metaroce-fabric --hosts=2 --planes=2 --hostsPerLeaf=2 --pattern=permutation \
+ *       --transports=metaroce --loss=0 --pcap=/tmp/mr
+ *   tshark -X lua_script:contrib/metaroce/tools/wireshark/metaroce.lua \
+ *       -r /tmp/mr-metaroce-loss0-host0-plane0.pcap
  */
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
@@ -30,6 +36,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <stdexcept>
 
 using namespace ns3;
 
@@ -49,6 +57,8 @@ struct Options
     uint64_t messageBytes{512 << 10};
     std::string pattern{"alltoall"};
     uint32_t seed{1};
+    std::string pcap; ///< capture prefix, empty: none
+    bool pcapSwitches{false};
 };
 
 struct Result
@@ -228,6 +238,15 @@ Collect(const Options& o,
     return r;
 }
 
+/// The capture prefix of one run: every (transport, loss) run writes its own files.
+std::string
+RunPcapPrefix(const Options& o, const std::string& transport, double loss)
+{
+    std::ostringstream os;
+    os << o.pcap << "-" << transport << "-loss" << loss * 100;
+    return os.str();
+}
+
 Result
 Run(const Options& o, const std::string& transport, double loss)
 {
@@ -240,6 +259,10 @@ Run(const Options& o, const std::string& transport, double loss)
     if (loss > 0)
     {
         AddLoss(fabric, loss, stream);
+    }
+    if (!o.pcap.empty())
+    {
+        fabric.EnablePcap(RunPcapPrefix(o, transport, loss), o.pcapSwitches);
     }
     Recorder recorder;
     const std::vector<Ptr<MetaRoceQueuePair>> senders = StartFlows(fabric, o, transport, recorder);
@@ -321,9 +344,31 @@ main(int argc, char* argv[])
     cmd.AddValue("transports", "comma-separated: metaroce, rocev2, rocev2-pfc", transports);
     cmd.AddValue("seed", "random seed", o.seed);
     cmd.AddValue("output", "CSV file to write (optional)", output);
+    cmd.AddValue("pcap",
+                 "capture prefix (empty: no capture): a pcap file per host port and run, "
+                 "PREFIX-<transport>-loss<percent>-host<h>-plane<p>.pcap (PPP/IPv4/UDP, ns "
+                 "timestamps); the directory must exist",
+                 o.pcap);
+    cmd.AddValue("pcapSwitches",
+                 "with --pcap: every switch port too, "
+                 "...-<leaf|spine|core><i>-plane<p>-port<k>.pcap",
+                 o.pcapSwitches);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(o.topology != "leaf-spine" && o.topology != "fat-tree",
                     "--topology: '" << o.topology << "' is not leaf-spine or fat-tree");
+    try
+    {
+        ValidatePcapPrefix("pcap", o.pcap);
+        if (o.pcapSwitches && o.pcap.empty())
+        {
+            throw std::invalid_argument("--pcapSwitches: captures nothing without --pcap");
+        }
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "metaroce-fabric: " << e.what() << "\n";
+        return 2;
+    }
 
     const std::vector<double> lossList = ParseProbabilityList("loss", losses);
     const std::vector<std::string> transportList = SplitOptionList("transports", transports);

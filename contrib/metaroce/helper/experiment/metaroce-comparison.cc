@@ -32,6 +32,7 @@ MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                                        const std::string& losses)
 {
     const auto lossList = ParseProbabilityList("loss", losses);
+    ValidatePcapPrefix("pcap", base.pcap); // before the per-run suffixes, to name what was given
     for (const auto& workload : SplitOptionList("workloads", workloads))
     {
         for (const auto& transport : SplitOptionList("transports", transports))
@@ -42,10 +43,14 @@ MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                 c.workload = workload;
                 c.transport = transport;
                 c.loss = loss;
+                const std::string run = "-" + workload + "-" + transport + "-" + FilePart(loss);
                 if (!base.output.empty())
                 {
-                    c.output =
-                        base.output + "-" + workload + "-" + transport + "-" + FilePart(loss);
+                    c.output = base.output + run;
+                }
+                if (!base.pcap.empty())
+                {
+                    c.pcap = base.pcap + run; // runs of a grid must not overwrite each other
                 }
                 c.Validate();
                 m_runs.push_back(c);

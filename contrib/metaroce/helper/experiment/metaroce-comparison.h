@@ -4,7 +4,7 @@
  * the share of the lossless result each transport keeps, tail FCT, recovery work).
  *
  * Every run is an independent MetaRoceExperiment; with an output prefix, each writes its files
- * as <prefix>-<workload>-<transport>-loss<percent>.
+ * as <prefix>-<workload>-<transport>-loss<percent>, and so does a capture prefix (--pcap).
  */
 #ifndef METAROCE_COMPARISON_H
 #define METAROCE_COMPARISON_H

@@ -86,6 +86,8 @@ MetaRoceExperimentConfig::Validate() const
     Require(repetitions >= 1, "repetitions", "need at least 1 repetition");
     Require(channels <= 65535, "channels", std::to_string(channels) + " is above 65535");
     ParseTimeOption("throughputInterval", throughputInterval);
+    ValidatePcapPrefix("pcap", pcap);
+    Require(!pcapSwitches || !pcap.empty(), "pcapSwitches", "captures nothing without --pcap");
     Require(ParseTimeOption("stopTime", stopTime) > Time(0), "stopTime", "must be positive");
 }
 
@@ -134,6 +136,15 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
     cmd.AddValue("run", "run number (independent replications)", run);
     cmd.AddValue("throughputInterval", "> 0: delivered bytes per interval", throughputInterval);
     cmd.AddValue("output", "file prefix for <output>.json and <output>-*.csv", output);
+    cmd.AddValue("pcap",
+                 "capture prefix (empty: no capture): a pcap file per host port, "
+                 "PREFIX-host<h>-plane<p>.pcap (PPP/IPv4/UDP, ns timestamps; a grid run adds "
+                 "-<workload>-<transport>-loss<percent> to PREFIX); the directory must exist",
+                 pcap);
+    cmd.AddValue("pcapSwitches",
+                 "with --pcap: every switch port too, PREFIX-<leaf|spine|core><i>-plane<p>-"
+                 "port<k>.pcap",
+                 pcapSwitches);
     cmd.AddValue("progress", "print a progress line on stderr", progress);
     cmd.AddValue("stopTime", "simulated-time limit", stopTime);
 }

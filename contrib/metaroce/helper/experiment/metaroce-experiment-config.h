@@ -70,7 +70,11 @@ struct MetaRoceExperimentConfig
     uint32_t run{1};
     std::string throughputInterval{"0us"}; ///< > 0: record delivered bytes per interval
     std::string output;                    ///< file prefix: <output>.json and <output>-*.csv
-    bool progress{false};                  ///< a progress line on stderr every few seconds
+    /// Capture prefix, empty: none. Else one pcap file per host port and plane,
+    /// <pcap>-host<h>-plane<p>.pcap (MetaRoceFabricHelper::EnablePcap).
+    std::string pcap;
+    bool pcapSwitches{false};   ///< with pcap: every switch port too
+    bool progress{false};       ///< a progress line on stderr every few seconds
     std::string stopTime{"1s"}; ///< simulated-time limit (a run that hits it is incomplete)
 
     /**

@@ -212,6 +212,10 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
         AddLoss(fabric, c, stream);
     }
     ScheduleFailure(fabric, c);
+    if (!c.pcap.empty())
+    {
+        fabric.EnablePcap(c.pcap, c.pcapSwitches);
+    }
     // The loss models' streams are below this, the workload's from here on.
     return stream + 100000;
 }

@@ -4,8 +4,10 @@
 #include "ns3/type-id.h"
 
 #include <array>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -199,6 +201,32 @@ ParseRateOption(const std::string& option, const std::string& text)
         Fail(option, "'" + text + "' is not a positive data rate (e.g. 100Gbps)");
     }
     return rate;
+}
+
+void
+ValidatePcapPrefix(const std::string& option, const std::string& prefix)
+{
+    if (prefix.empty())
+    {
+        return;
+    }
+    if (prefix.back() == '/')
+    {
+        Fail(option,
+             "'" + prefix + "' is a directory; give a file prefix such as '" + prefix + "run'");
+    }
+    const auto slash = prefix.rfind('/');
+    const std::string dir =
+        slash == std::string::npos ? "." : (slash == 0 ? "/" : prefix.substr(0, slash));
+    std::error_code error;
+    if (!std::filesystem::is_directory(dir, error))
+    {
+        Fail(option, "directory '" + dir + "' of prefix '" + prefix + "' does not exist");
+    }
+    if (access(dir.c_str(), W_OK) != 0)
+    {
+        Fail(option, "directory '" + dir + "' of prefix '" + prefix + "' is not writable");
+    }
 }
 
 MetaRoceAttributeList

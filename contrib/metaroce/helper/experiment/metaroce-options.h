@@ -43,6 +43,14 @@ Time ParseTimeOption(const std::string& option, const std::string& text);
  */
 DataRate ParseRateOption(const std::string& option, const std::string& text);
 
+/**
+ * \ingroup metaroce
+ * Checks a capture file prefix ("--pcap=out/run"): empty (no capture) or a prefix whose
+ * directory (the current one for a bare name) exists and is writable, so that a bad path is
+ * refused before the simulation starts instead of aborting when the first file is opened.
+ */
+void ValidatePcapPrefix(const std::string& option, const std::string& prefix);
+
 /// Attribute settings as (name, value) pairs, in the order written.
 using MetaRoceAttributeList = std::vector<std::pair<std::string, std::string>>;
 

@@ -168,6 +168,23 @@ class MetaRoceFabricHelper
     /// Assigns random streams to NICs and switches; returns the number used.
     int64_t AssignStreams(int64_t stream);
 
+    /**
+     * Captures fabric ports into one pcap file per device (metaroce-fabric-pcap.cc), as
+     * PointToPointHelper::EnablePcap does: link type DLT_PPP (a 2-byte PPP protocol field,
+     * then IPv4 | UDP | MetaRoCE or RoCEv2 header | payload, so Wireshark decodes UDP 4791 and
+     * 4792), every frame the device sends (when serialisation starts) or receives intact (a
+     * frame the receive error model drops is in the sender's file only), from the device's
+     * PromiscSniffer trace. Unlike that helper, timestamps are in nanoseconds: at 100 Gb/s a
+     * 4 KiB packet takes 330 ns, so microseconds would merge consecutive packets.
+     *
+     * Files: every host's NIC port on every plane, `<prefix>-host<h>-plane<p>.pcap`; with
+     * `switchPorts`, every switch port too, `<prefix>-<tier><i>-plane<p>-port<k>.pcap` (tier
+     * leaf, spine or core; i the switch's index in its tier and plane, k its port). Call after
+     * Build(). Nothing is hooked and nothing costs anything when this is not called. Aborts
+     * when a file cannot be created.
+     */
+    void EnablePcap(const std::string& prefix, bool switchPorts = false) const;
+
   private:
     void CheckBuilt() const;
     void CheckPlane(uint32_t plane) const;

@@ -1,0 +1,378 @@
+-- MetaRoCE dissector for Wireshark and tshark (Lua), written from doc/spec.md section 3
+-- ("Wire format"), the project's own design: Meta has not published MetaRoCE's headers.
+--
+--   tshark -X lua_script:contrib/metaroce/tools/wireshark/metaroce.lua -r capture.pcap
+--   scripts/install-dissector.sh    # once: into ~/.local/lib/wireshark/plugins, no -X needed
+--
+-- It decodes every field of every opcode (WRITE, SEND, ACK with its 256-bit SACK, PROBE, NAK)
+-- on UDP destination port 4792 (kMetaRoceUdpPort, engine/metaroce/metaroce-wire.h), and flags
+-- with expert info, in the order of the spec's validation table (3.9, checks 2-13), everything
+-- the engine's parser refuses: a short datagram, an unknown version or opcode, a flag the
+-- opcode may not carry, a non-zero reserved field, a length that disagrees with the datagram,
+-- placement fields that contradict each other, an unknown NAK syndrome. Those are in the
+-- "malformed" expert group, so `tshark -Y _ws.expert.group==malformed` lists them. Rules only
+-- the sender follows (ACKREQ on the last packet of a message and on every retransmission and
+-- PROBE, ECE exactly when the CE count is non-zero) are warnings: the receiver does not check
+-- them. Checks that need connection state (windows, MTU, registered memory) are not made.
+--
+-- The same file decodes the fabric's PFC frames (IPv4 protocol 253, magic "MP";
+-- model/switch/metaroce-switch-pfc.h). RoCEv2 (UDP 4791) is left to Wireshark's own InfiniBand
+-- dissector. All integers are big-endian except the SACK bitvector (spec 3.4).
+
+local UDP_PORT = 4792
+local VERSION = 1
+local PFC_PROTOCOL = 253
+local PFC_MAGIC = 0x4D50
+
+-- Flags (byte 1, spec 3.7).
+local FIRST, LAST, RETX, ACKREQ, ECE = 0x01, 0x02, 0x04, 0x08, 0x10
+local FLAG_NAMES = { { FIRST, "FIRST" }, { LAST, "LAST" }, { RETX, "RETX" },
+                     { ACKREQ, "ACKREQ" }, { ECE, "ECE" } }
+
+-- The opcode table (spec 3.8): header size, whether it carries payload, allowed flags.
+local OPCODES = {
+    [1] = { name = "WRITE", header = 64, data = true, flags = FIRST + LAST + RETX + ACKREQ },
+    [2] = { name = "SEND", header = 48, data = true, flags = FIRST + LAST + RETX + ACKREQ },
+    [3] = { name = "ACK", header = 64, data = false, flags = ECE },
+    [4] = { name = "PROBE", header = 24, data = false, flags = ACKREQ },
+    [5] = { name = "NAK", header = 16, data = false, flags = 0 },
+}
+local OPCODE_NAMES = {}
+for value, op in pairs(OPCODES) do OPCODE_NAMES[value] = op.name end
+local SYNDROMES = { [1] = "remote access error", [2] = "invalid request" }
+
+-- Bit tests in plain arithmetic: Wireshark builds with Lua 5.1 to 5.4, whose bit libraries differ.
+local function has(value, mask) return math.floor(value / mask) % 2 == 1 end
+local function band(a, b)
+    local r, bit = 0, 1
+    while a > 0 and b > 0 do
+        if a % 2 == 1 and b % 2 == 1 then r = r + bit end
+        a, b, bit = math.floor(a / 2), math.floor(b / 2), bit * 2
+    end
+    return r
+end
+local function flag_list(flags)
+    local names = {}
+    for _, f in ipairs(FLAG_NAMES) do
+        if has(flags, f[1]) then names[#names + 1] = f[2] end
+    end
+    if flags >= 0x20 then names[#names + 1] = string.format("0x%02x", band(flags, 0xe0)) end
+    return table.concat(names, ",")
+end
+
+local mr = Proto("metaroce", "MetaRoCE")
+
+local f = {
+    version = ProtoField.uint8("metaroce.version", "Version", base.DEC, nil, 0xf0),
+    opcode = ProtoField.uint8("metaroce.opcode", "Opcode", base.DEC, OPCODE_NAMES, 0x0f),
+    flags = ProtoField.uint8("metaroce.flags", "Flags", base.HEX),
+    first = ProtoField.bool("metaroce.flags.first", "FIRST", 8, nil, FIRST),
+    last = ProtoField.bool("metaroce.flags.last", "LAST", 8, nil, LAST),
+    retx = ProtoField.bool("metaroce.flags.retx", "RETX", 8, nil, RETX),
+    ackreq = ProtoField.bool("metaroce.flags.ackreq", "ACKREQ", 8, nil, ACKREQ),
+    ece = ProtoField.bool("metaroce.flags.ece", "ECE", 8, nil, ECE),
+    flags_reserved = ProtoField.uint8("metaroce.flags.reserved", "Reserved flags", base.HEX,
+                                      nil, 0xe0),
+    path = ProtoField.uint16("metaroce.path", "Path id", base.DEC),
+    conn = ProtoField.uint32("metaroce.conn", "Destination connection", base.DEC),
+    psn = ProtoField.uint32("metaroce.psn", "PSN", base.DEC),
+    ack_floor = ProtoField.uint32("metaroce.ack_floor", "Ack floor", base.DEC),
+    cum_psn = ProtoField.uint32("metaroce.cum_psn", "Cumulative PSN (first missing)", base.DEC),
+    rate_hint = ProtoField.uint32("metaroce.rate_hint", "Rate hint (Mb/s, 0 = none)", base.DEC),
+    stream = ProtoField.uint16("metaroce.stream", "Stream", base.DEC),
+    data_reserved = ProtoField.uint16("metaroce.data.reserved", "Reserved", base.HEX),
+    msn = ProtoField.uint32("metaroce.msn", "MSN", base.DEC),
+    msg_len = ProtoField.uint32("metaroce.msg_len", "Message length", base.DEC),
+    offset = ProtoField.uint32("metaroce.offset", "Offset", base.DEC),
+    payload_len = ProtoField.uint32("metaroce.payload_len", "Payload length", base.DEC),
+    recv_index = ProtoField.uint32("metaroce.recv_index", "Receive index", base.DEC),
+    timestamp = ProtoField.uint64("metaroce.timestamp", "Timestamp (ns)", base.DEC),
+    remote_addr = ProtoField.uint64("metaroce.remote_addr", "Remote address", base.HEX),
+    rkey = ProtoField.uint32("metaroce.rkey", "Remote key", base.HEX),
+    write_reserved = ProtoField.uint32("metaroce.write.reserved", "Reserved", base.HEX),
+    echo_ts = ProtoField.uint64("metaroce.echo_ts", "Echoed timestamp (ns)", base.DEC),
+    ce_count = ProtoField.uint16("metaroce.ce_count", "CE count", base.DEC),
+    new_count = ProtoField.uint16("metaroce.new_count", "New count", base.DEC),
+    ack_reserved = ProtoField.uint32("metaroce.ack.reserved", "Reserved", base.HEX),
+    sack = ProtoField.bytes("metaroce.sack", "SACK bitvector"),
+    sack_count = ProtoField.uint16("metaroce.sack.count", "PSNs selectively acknowledged",
+                                   base.DEC),
+    sack_psns = ProtoField.string("metaroce.sack.psns", "Selectively acknowledged PSNs"),
+    syndrome = ProtoField.uint16("metaroce.syndrome", "Syndrome", base.DEC, SYNDROMES),
+    payload = ProtoField.bytes("metaroce.payload", "Payload"),
+}
+mr.fields = f
+
+local e = {
+    truncated = ProtoExpert.new("metaroce.truncated", "Truncated MetaRoCE packet",
+                                expert.group.MALFORMED, expert.severity.ERROR),
+    bad_version = ProtoExpert.new("metaroce.bad_version", "Unknown MetaRoCE version",
+                                  expert.group.MALFORMED, expert.severity.ERROR),
+    bad_opcode = ProtoExpert.new("metaroce.bad_opcode", "Unknown MetaRoCE opcode",
+                                 expert.group.MALFORMED, expert.severity.ERROR),
+    bad_flags = ProtoExpert.new("metaroce.bad_flags", "Flag not allowed for this opcode",
+                                expert.group.MALFORMED, expert.severity.ERROR),
+    reserved = ProtoExpert.new("metaroce.reserved_nonzero", "Reserved field is not zero",
+                               expert.group.MALFORMED, expert.severity.ERROR),
+    bad_length = ProtoExpert.new("metaroce.bad_length", "Length disagrees with the datagram",
+                                 expert.group.MALFORMED, expert.severity.ERROR),
+    bad_placement = ProtoExpert.new("metaroce.bad_placement", "Inconsistent placement fields",
+                                    expert.group.MALFORMED, expert.severity.ERROR),
+    bad_syndrome = ProtoExpert.new("metaroce.bad_syndrome", "Unknown NAK syndrome",
+                                   expert.group.MALFORMED, expert.severity.ERROR),
+    sender_rule = ProtoExpert.new("metaroce.sender_rule", "Sender rule of spec 3.7 not followed",
+                                  expert.group.PROTOCOL, expert.severity.WARN),
+    trimmed = ProtoExpert.new("metaroce.trimmed", "Payload trimmed by a switch",
+                              expert.group.SEQUENCE, expert.severity.NOTE),
+    retx = ProtoExpert.new("metaroce.retransmission", "Retransmission (under a fresh PSN)",
+                           expert.group.SEQUENCE, expert.severity.NOTE),
+    nak = ProtoExpert.new("metaroce.nak", "NAK: the message failed at the responder",
+                          expert.group.RESPONSE_CODE, expert.severity.WARN),
+}
+mr.experts = e
+
+-- The IPv4 DSCP, to tell a switch's trimming (it marks CS6 = 48) from a short capture.
+local ip_dscp = Field.new("ip.dsfield.dscp")
+
+-- Adds `field` over bytes [off, off+len) when the capture holds them; returns the item and
+-- the value (nil when missing, which the caller has already flagged as truncated).
+local function add(tree, field, tvb, off, len, value_of)
+    if off + len > tvb:len() then return nil, nil end
+    local range = tvb(off, len)
+    local value = value_of and value_of(range) or nil
+    return tree:add(field, range), value
+end
+local function u8(r) return r:uint() end
+local function u16(r) return r:uint() end
+local function u32(r) return r:uint() end
+
+-- The SACK (spec 3.4): bit i at byte i/8, bit i%8 from the least significant, means PSN
+-- cumulative+1+i arrived. Returns the count and the PSN ranges ("12-14,17").
+local function sack_psns(tvb, cum)
+    local ranges, count, start, prev = {}, 0, nil, nil
+    local function close()
+        if start == nil then return end
+        ranges[#ranges + 1] = start == prev and tostring(start) or (start .. "-" .. prev)
+    end
+    for i = 0, 255 do
+        local byte = tvb(32 + math.floor(i / 8), 1):uint()
+        if has(byte, 2 ^ (i % 8)) then
+            local psn = (cum + 1 + i) % 4294967296
+            count = count + 1
+            if start ~= nil and psn ~= (prev + 1) % 4294967296 then close(); start = nil end
+            if start == nil then start = psn end
+            prev = psn
+        end
+    end
+    close()
+    return count, table.concat(ranges, ",")
+end
+
+-- WRITE and SEND (spec 3.3, validation checks 8-11).
+local function dissect_data(tvb, pinfo, tree, op, flags, wire)
+    local _, psn = add(tree, f.psn, tvb, 8, 4, u32)
+    add(tree, f.ack_floor, tvb, 12, 4, u32)
+    add(tree, f.stream, tvb, 16, 2, u16)
+    local res_item, res = add(tree, f.data_reserved, tvb, 18, 2, u16)
+    local _, msn = add(tree, f.msn, tvb, 20, 4, u32)
+    local _, len = add(tree, f.msg_len, tvb, 24, 4, u32)
+    local off_item, off = add(tree, f.offset, tvb, 28, 4, u32)
+    local pl_item, pl = add(tree, f.payload_len, tvb, 32, 4, u32)
+    local ri_item, ri = add(tree, f.recv_index, tvb, 36, 4, u32)
+    add(tree, f.timestamp, tvb, 40, 8)
+    if res and res ~= 0 then res_item:add_proto_expert_info(e.reserved) end
+    if op.name == "WRITE" then
+        add(tree, f.remote_addr, tvb, 48, 8)
+        add(tree, f.rkey, tvb, 56, 4)
+        local wr_item, wr = add(tree, f.write_reserved, tvb, 60, 4, u32)
+        if wr and wr ~= 0 then wr_item:add_proto_expert_info(e.reserved) end
+        if ri and ri ~= 0 then
+            ri_item:add_proto_expert_info(e.reserved, "WRITE with a receive index other than 0")
+        end
+    end
+    if pl == nil or len == nil or off == nil then return end
+    pinfo.cols.info:append(string.format(" PSN=%d MSN=%d off=%d len=%d/%d", psn, msn, off, pl,
+                                         len))
+    local payload = wire - op.header
+    if payload < 0 then return end -- a cut header, already flagged as truncated
+    if pl > payload then
+        local dscp = ip_dscp()
+        if dscp ~= nil and dscp.value == 48 then
+            pl_item:add_proto_expert_info(e.trimmed, string.format(
+                "Payload trimmed by a switch: %d of %d bytes left", payload, pl))
+        else
+            pl_item:add_proto_expert_info(e.truncated, string.format(
+                "Datagram holds %d payload bytes, fewer than the payload length %d", payload, pl))
+        end
+    elseif pl < payload then
+        pl_item:add_proto_expert_info(e.bad_length, string.format(
+            "Datagram holds %d payload bytes, more than the payload length %d", payload, pl))
+    end
+    if pl == 0 or off >= len or off + pl > len then
+        off_item:add_proto_expert_info(e.bad_placement, string.format(
+            "Bytes %d..%d are not inside a message of %d bytes", off, off + pl, len))
+    end
+    if has(flags, FIRST) ~= (off == 0) then
+        off_item:add_proto_expert_info(e.bad_placement, "FIRST must be set exactly when offset = 0")
+    end
+    if has(flags, LAST) ~= (off + pl == len) then
+        off_item:add_proto_expert_info(e.bad_placement,
+                                       "LAST must be set exactly when offset + payload = length")
+    end
+    if has(flags, RETX) then tree:add_proto_expert_info(e.retx) end
+    if (has(flags, LAST) or has(flags, RETX)) and not has(flags, ACKREQ) then
+        tree:add_proto_expert_info(e.sender_rule, "LAST or RETX without ACKREQ")
+    end
+    local avail = math.min(payload, tvb:len() - op.header)
+    if avail > 0 then tree:add(f.payload, tvb(op.header, avail)) end
+end
+
+-- ACK (spec 3.4, validation check 12).
+local function dissect_ack(tvb, pinfo, tree, flags)
+    local _, cum = add(tree, f.cum_psn, tvb, 8, 4, u32)
+    add(tree, f.rate_hint, tvb, 12, 4)
+    add(tree, f.echo_ts, tvb, 16, 8)
+    local ce_item, ce = add(tree, f.ce_count, tvb, 24, 2, u16)
+    add(tree, f.new_count, tvb, 26, 2)
+    local res_item, res = add(tree, f.ack_reserved, tvb, 28, 4, u32)
+    local sack_item = add(tree, f.sack, tvb, 32, 32)
+    if res and res ~= 0 then res_item:add_proto_expert_info(e.reserved) end
+    if ce ~= nil and (ce > 0) ~= has(flags, ECE) then
+        ce_item:add_proto_expert_info(e.sender_rule, "ECE must be set exactly when CE count > 0")
+    end
+    if sack_item == nil then return end
+    local count, psns = sack_psns(tvb, cum)
+    sack_item:add(f.sack_count, tvb(32, 32), count):set_generated()
+    sack_item:add(f.sack_psns, tvb(32, 32), psns):set_generated()
+    pinfo.cols.info:append(string.format(" cum=%d sacked=%d CE=%d", cum, count, ce))
+end
+
+-- PROBE (spec 3.5).
+local function dissect_probe(tvb, pinfo, tree, flags)
+    local _, psn = add(tree, f.psn, tvb, 8, 4, u32)
+    add(tree, f.ack_floor, tvb, 12, 4)
+    add(tree, f.timestamp, tvb, 16, 8)
+    if psn then pinfo.cols.info:append(string.format(" PSN=%d", psn)) end
+    if not has(flags, ACKREQ) then
+        tree:add_proto_expert_info(e.sender_rule, "PROBE without ACKREQ")
+    end
+end
+
+-- NAK (spec 3.6, validation check 13).
+local function dissect_nak(tvb, pinfo, tree)
+    local _, stream = add(tree, f.stream, tvb, 8, 2, u16)
+    local syn_item, syn = add(tree, f.syndrome, tvb, 10, 2, u16)
+    local _, msn = add(tree, f.msn, tvb, 12, 4, u32)
+    if syn == nil then return end
+    if SYNDROMES[syn] == nil then
+        syn_item:add_proto_expert_info(e.bad_syndrome, "NAK syndrome " .. syn .. " is not 1 or 2")
+    else
+        syn_item:add_proto_expert_info(e.nak, "NAK: " .. SYNDROMES[syn])
+    end
+    pinfo.cols.info:append(string.format(" stream=%d MSN=%d syndrome=%d", stream, msn, syn))
+end
+
+-- The common header (spec 3.1), checks 2-7, then the opcode's body.
+function mr.dissector(tvb, pinfo, tree)
+    local wire = tvb:reported_len()
+    pinfo.cols.protocol = "MetaRoCE"
+    local root = tree:add(mr, tvb(0, math.min(tvb:len(), 64)))
+    if wire < 16 or tvb:len() < 16 then
+        root:add_proto_expert_info(e.truncated, "Shorter than the 16-byte common header")
+        pinfo.cols.info = "MetaRoCE [truncated]"
+        return tvb:len()
+    end
+    local b0 = tvb(0, 1):uint()
+    local version, code = math.floor(b0 / 16), b0 % 16
+    local vitem = root:add(f.version, tvb(0, 1))
+    if version ~= VERSION then
+        vitem:add_proto_expert_info(e.bad_version, "Version " .. version .. ", not 1")
+        pinfo.cols.info = "MetaRoCE version " .. version
+        return tvb:len()
+    end
+    local oitem = root:add(f.opcode, tvb(0, 1))
+    local op = OPCODES[code]
+    if op == nil then
+        oitem:add_proto_expert_info(e.bad_opcode, "Opcode " .. code .. " is not 1..5")
+        pinfo.cols.info = "MetaRoCE opcode " .. code
+        return tvb:len()
+    end
+    root:append_text(", " .. op.name)
+    if wire < op.header or tvb:len() < op.header then
+        root:add_proto_expert_info(e.truncated, string.format(
+            "%d bytes, fewer than the %d-byte %s header", tvb:len(), op.header, op.name))
+    end
+    local flags = tvb(1, 1):uint()
+    local ftree = root:add(f.flags, tvb(1, 1))
+    ftree:append_text(" (" .. flag_list(flags) .. ")")
+    for _, bitfield in ipairs({ f.first, f.last, f.retx, f.ackreq, f.ece, f.flags_reserved }) do
+        ftree:add(bitfield, tvb(1, 1))
+    end
+    local bad = band(flags, 255 - op.flags)
+    if bad ~= 0 then
+        ftree:add_proto_expert_info(e.bad_flags, string.format(
+            "Flags 0x%02x not allowed on %s (allowed: %s)", bad, op.name, flag_list(op.flags)))
+    end
+    root:add(f.path, tvb(2, 2))
+    root:add(f.conn, tvb(4, 4))
+    pinfo.cols.info = string.format("%s conn=%d path=%d [%s]", op.name, tvb(4, 4):uint(),
+                                    tvb(2, 2):uint(), flag_list(flags))
+    if not op.data and wire > op.header then
+        root:add_proto_expert_info(e.bad_length, string.format(
+            "%s is %d bytes, not %d (it carries no payload)", op.name, wire, op.header))
+    end
+    if op.data then
+        dissect_data(tvb, pinfo, root, op, flags, wire)
+    elseif op.name == "ACK" then
+        dissect_ack(tvb, pinfo, root, flags)
+    elseif op.name == "PROBE" then
+        dissect_probe(tvb, pinfo, root, flags)
+    else
+        dissect_nak(tvb, pinfo, root)
+    end
+    return tvb:len()
+end
+
+DissectorTable.get("udp.port"):add(UDP_PORT, mr)
+
+-- PFC frames of the fabric (metaroce-switch-pfc.h): IPv4 protocol 253, 8 bytes, big-endian.
+local pfc = Proto("metaroce_pfc", "MetaRoCE fabric PFC")
+local pf = {
+    magic = ProtoField.uint16("metaroce_pfc.magic", "Magic", base.HEX),
+    opcode = ProtoField.uint8("metaroce_pfc.opcode", "Opcode", base.DEC,
+                              { [1] = "PAUSE", [2] = "RESUME" }),
+    class = ProtoField.uint8("metaroce_pfc.class", "Class", base.DEC,
+                             { [0] = "CONTROL", [1] = "DATA" }),
+    quanta = ProtoField.uint16("metaroce_pfc.quanta", "Quanta (512 bit times)", base.DEC),
+    reserved = ProtoField.uint16("metaroce_pfc.reserved", "Reserved", base.HEX),
+}
+pfc.fields = pf
+local pe = {
+    malformed = ProtoExpert.new("metaroce_pfc.malformed", "Malformed MetaRoCE PFC frame",
+                                expert.group.MALFORMED, expert.severity.ERROR),
+}
+pfc.experts = pe
+
+function pfc.dissector(tvb, pinfo, tree)
+    if tvb:len() < 2 or tvb(0, 2):uint() ~= PFC_MAGIC then return 0 end -- another protocol 253
+    pinfo.cols.protocol = "MetaRoCE PFC"
+    local root = tree:add(pfc, tvb(0, math.min(tvb:len(), 8)))
+    if tvb:len() < 8 then
+        root:add_proto_expert_info(pe.malformed, "Shorter than 8 bytes")
+        return tvb:len()
+    end
+    root:add(pf.magic, tvb(0, 2))
+    local op_item = root:add(pf.opcode, tvb(2, 1))
+    local class_item = root:add(pf.class, tvb(3, 1))
+    root:add(pf.quanta, tvb(4, 2))
+    local res_item = root:add(pf.reserved, tvb(6, 2))
+    local op, class, quanta = tvb(2, 1):uint(), tvb(3, 1):uint(), tvb(4, 2):uint()
+    if op ~= 1 and op ~= 2 then op_item:add_proto_expert_info(pe.malformed, "Unknown opcode") end
+    if class > 1 then class_item:add_proto_expert_info(pe.malformed, "Unknown class") end
+    if tvb(6, 2):uint() ~= 0 then res_item:add_proto_expert_info(pe.malformed, "Reserved != 0") end
+    pinfo.cols.info = string.format("PFC %s class=%d quanta=%d", op == 1 and "PAUSE" or "RESUME",
+                                    class, quanta)
+    return 8
+end
+
+DissectorTable.get("ip.proto"):add(PFC_PROTOCOL, pfc)
