@@ -27,13 +27,16 @@
 #include "stock-reference.h"
 
 #include "ns3/command-line.h"
+#include "ns3/metaroce-experiment-config.h"
 #include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -50,6 +53,10 @@ struct Options
     uint64_t messageBytes{1 << 20};
     std::string transport{"metaroce"};
     bool reference{true};
+    /// The model's scheduler: the experiment runner's default (MetaRoceExperimentConfig).
+    std::string scheduler{MetaRoceExperimentConfig{}.scheduler};
+    /// The reference's: stock ns-3's default, as a user of stock ns-3 gets it.
+    std::string referenceScheduler{"ns3::MapScheduler"};
 };
 
 /// The model run's figures beyond RunFigures.
@@ -177,6 +184,7 @@ RunModel(const Options& o, std::vector<std::vector<PortTrace>>& traces)
 {
     ModelFigures m;
     const auto setupStart = std::chrono::steady_clock::now();
+    Simulator::SetScheduler(ParseSchedulerOption("scheduler", o.scheduler));
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
     MetaRoceFabricHelper fabric;
@@ -235,6 +243,7 @@ void
 Print(const Options& o, const ModelFigures& m, const RunFigures* stock)
 {
     std::cout << "hosts=" << o.hosts << " planes=" << o.planes << " transport=" << o.transport
+              << " scheduler=" << o.scheduler << " ref_scheduler=" << o.referenceScheduler
               << " setup_s=" << m.setupSeconds << " completion_us=" << m.completionUs;
     PrintPerHop("", m.run);
     std::cout << " events_per_s=" << static_cast<uint64_t>(m.run.events / m.run.wallSeconds)
@@ -263,6 +272,8 @@ main(int argc, char* argv[])
     cmd.AddValue("messageBytes", "bytes per message", o.messageBytes);
     cmd.AddValue("transport", "metaroce or rocev2 (one queue pair per plane)", o.transport);
     cmd.AddValue("reference", "also run the stock-ns-3 reference", o.reference);
+    cmd.AddValue("scheduler", "the model run's ns-3 scheduler", o.scheduler);
+    cmd.AddValue("referenceScheduler", "the reference's ns-3 scheduler", o.referenceScheduler);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(o.hosts < 16 || o.hosts % 16 != 0,
                     "--hosts must be a multiple of 16 (8 hosts per leaf, h -> h + N/2 "
@@ -271,6 +282,16 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_IF(o.transport != "metaroce" && o.transport != "rocev2",
                     "--transport must be metaroce or rocev2, got " << o.transport);
 
+    try
+    {
+        ParseSchedulerOption("scheduler", o.scheduler);
+        ParseSchedulerOption("referenceScheduler", o.referenceScheduler);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "metaroce-sim-speed: " << e.what() << "\n";
+        return 2;
+    }
     std::vector<std::vector<PortTrace>> traces;
     const ModelFigures model = RunModel(o, traces);
     if (!o.reference)
@@ -279,6 +300,7 @@ main(int argc, char* argv[])
         return model.completed == model.expected ? 0 : 1;
     }
     const StockShape shape{o.hosts, o.planes, 8, 4, DataRate("100Gbps"), MicroSeconds(1)};
+    Simulator::SetScheduler(ParseSchedulerOption("referenceScheduler", o.referenceScheduler));
     const RunFigures stock = RunStockReference(shape, traces, Peers(o.hosts));
     Print(o, model, &stock);
     return model.completed == model.expected ? 0 : 1;

@@ -350,7 +350,8 @@ class DeterminismTestCase : public TestCase
 {
   public:
     DeterminismTestCase()
-        : TestCase("the same configuration and seed give byte-identical result files")
+        : TestCase("the same configuration and seed give byte-identical result files, whichever "
+                   "ns-3 scheduler runs the events")
     {
     }
 
@@ -362,9 +363,12 @@ class DeterminismTestCase : public TestCase
         c.loss = 0.01;
         c.throughputInterval = "5us";
         std::vector<std::string> prefixes;
-        for (const std::string run : {"a", "b"})
+        // Every scheduler orders events by time, then scheduling order: the runs are the same.
+        for (const std::string& scheduler :
+             {c.scheduler, std::string("ns3::MapScheduler"), std::string("ns3::CalendarScheduler")})
         {
-            c.output = CreateTempDirFilename("run-" + run);
+            c.scheduler = scheduler;
+            c.output = CreateTempDirFilename("run-" + std::to_string(prefixes.size()));
             MetaRoceExperiment(c).Run();
             prefixes.push_back(c.output);
         }
@@ -376,10 +380,14 @@ class DeterminismTestCase : public TestCase
                                          "-host-throughput.csv"})
         {
             const std::string a = ReadFile(prefixes[0] + suffix);
-            const std::string b = ReadFile(prefixes[1] + suffix);
             NS_TEST_ASSERT_MSG_GT(a.size(), 10, suffix << " written");
-            // The output prefix itself is not in the files, so they must match byte for byte.
-            NS_TEST_ASSERT_MSG_EQ((a == b), true, suffix << " identical");
+            for (std::size_t i = 1; i < prefixes.size(); ++i)
+            {
+                // The output prefix and the scheduler are not in the files: byte for byte.
+                NS_TEST_ASSERT_MSG_EQ((a == ReadFile(prefixes[i] + suffix)),
+                                      true,
+                                      suffix << " identical to run " << i);
+            }
         }
         NS_TEST_ASSERT_MSG_NE(
             ReadFile(prefixes[0] + ".json").find("\"schema\": \"metaroce-results/1\""),
@@ -440,6 +448,10 @@ class ConfigTestCase : public TestCase
                               }).find("power-of-two"),
                               std::string::npos,
                               "halving-doubling on 6 hosts");
+        NS_TEST_EXPECT_MSG_NE(
+            refused([](auto& c) { c.scheduler = "ns3::MetaRoceNic"; }).find("--scheduler"),
+            std::string::npos,
+            "a type that is not a scheduler");
     }
 };
 

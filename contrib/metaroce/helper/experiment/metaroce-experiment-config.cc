@@ -89,6 +89,7 @@ MetaRoceExperimentConfig::Validate() const
     ValidatePcapPrefix("pcap", pcap);
     Require(!pcapSwitches || !pcap.empty(), "pcapSwitches", "captures nothing without --pcap");
     Require(ParseTimeOption("stopTime", stopTime) > Time(0), "stopTime", "must be positive");
+    ParseSchedulerOption("scheduler", scheduler);
 }
 
 void
@@ -145,7 +146,13 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
                  "with --pcap: every switch port too, PREFIX-<leaf|spine|core><i>-plane<p>-"
                  "port<k>.pcap",
                  pcapSwitches);
-    cmd.AddValue("progress", "print a progress line on stderr", progress);
+    cmd.AddValue("progress",
+                 "print a progress line on stderr every few seconds: simulated time, bytes "
+                 "delivered, share of the workload done, wall time and an estimate of the rest",
+                 progress);
+    cmd.AddValue("scheduler",
+                 "ns-3 event scheduler (results do not depend on it, speed does)",
+                 scheduler);
     cmd.AddValue("stopTime", "simulated-time limit", stopTime);
 }
 

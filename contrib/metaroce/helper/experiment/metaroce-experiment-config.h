@@ -73,8 +73,11 @@ struct MetaRoceExperimentConfig
     /// Capture prefix, empty: none. Else one pcap file per host port and plane,
     /// <pcap>-host<h>-plane<p>.pcap (MetaRoceFabricHelper::EnablePcap).
     std::string pcap;
-    bool pcapSwitches{false};   ///< with pcap: every switch port too
-    bool progress{false};       ///< a progress line on stderr every few seconds
+    bool pcapSwitches{false}; ///< with pcap: every switch port too
+    bool progress{false};     ///< a progress line on stderr every few seconds
+    /// The event scheduler. Every ns-3 scheduler runs events in the same order (time, then
+    /// scheduling order), so results do not depend on it; speed does (doc/benchmarks.md).
+    std::string scheduler{"ns3::PriorityQueueScheduler"};
     std::string stopTime{"1s"}; ///< simulated-time limit (a run that hits it is incomplete)
 
     /**

@@ -134,6 +134,23 @@ MetaRoceExperimentWorkload::IsDone() const
     });
 }
 
+double
+MetaRoceExperimentWorkload::Progress() const
+{
+    if (m_collective)
+    {
+        const MetaRoceCollectiveResult r = m_collective->GetResult();
+        return r.bytesExpected == 0 ? 1.0 : static_cast<double>(r.bytesSent) / r.bytesExpected;
+    }
+    uint64_t completed = 0;
+    for (const auto& g : m_generators)
+    {
+        completed += g->GetCompleted();
+    }
+    const double flows = static_cast<double>(m_config.flowsPerHost) * m_generators.size();
+    return flows == 0 ? 1.0 : completed / flows;
+}
+
 void
 MetaRoceExperimentWorkload::Collect(MetaRoceExperimentResults& r) const
 {

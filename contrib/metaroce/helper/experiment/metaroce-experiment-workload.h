@@ -48,6 +48,10 @@ class MetaRoceExperimentWorkload
     /// True when every application has finished.
     bool IsDone() const;
 
+    /// The share of the workload done, in [0, 1]: bytes sent of a collective's schedule, or
+    /// flows completed of all the hosts' flows.
+    double Progress() const;
+
     /// Fills complete, durationUs, messages and the collective of `r`, whose flows are set.
     void Collect(MetaRoceExperimentResults& r) const;
 

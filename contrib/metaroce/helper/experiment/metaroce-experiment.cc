@@ -140,6 +140,7 @@ MetaRoceExperiment::Run()
         ParseAttributeOption("switchAttributes", m_config.switchAttributes, "ns3::MetaRoceSwitch");
     MetaRoceExperimentWorkload workload(m_config);
     SimulatorGuard guard;
+    Simulator::SetScheduler(ParseSchedulerOption("scheduler", m_config.scheduler));
 
     MetaRoceFabricHelper fabric;
     const int64_t stream = BuildFabric(fabric, nicAttributes, switchAttributes);
@@ -224,9 +225,14 @@ void
 MetaRoceExperiment::Simulate(const MetaRoceExperimentWorkload& workload,
                              MetaRoceFabricMonitor& monitor) const
 {
+    std::function<double()> progress;
+    if (m_config.progress)
+    {
+        progress = [&workload]() { return workload.Progress(); };
+    }
     monitor.Start(Seconds(0),
                   ParseTimeOption("throughputInterval", m_config.throughputInterval),
-                  m_config.progress,
+                  progress,
                   [&workload]() { return workload.IsDone(); });
     Simulator::Stop(ParseTimeOption("stopTime", m_config.stopTime));
     Simulator::Run();

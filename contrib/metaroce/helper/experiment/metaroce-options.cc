@@ -203,6 +203,23 @@ ParseRateOption(const std::string& option, const std::string& text)
     return rate;
 }
 
+ObjectFactory
+ParseSchedulerOption(const std::string& option, const std::string& text)
+{
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(text, &tid) ||
+        !tid.IsChildOf(TypeId::LookupByName("ns3::Scheduler")))
+    {
+        Fail(option,
+             "'" + text +
+                 "' is not an ns-3 scheduler (ns3::PriorityQueueScheduler, ns3::MapScheduler, "
+                 "ns3::HeapScheduler, ns3::CalendarScheduler or ns3::ListScheduler)");
+    }
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    return factory;
+}
+
 void
 ValidatePcapPrefix(const std::string& option, const std::string& prefix)
 {

@@ -10,6 +10,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 
 #include <string>
 #include <utility>
@@ -50,6 +51,13 @@ DataRate ParseRateOption(const std::string& option, const std::string& text);
  * refused before the simulation starts instead of aborting when the first file is opened.
  */
 void ValidatePcapPrefix(const std::string& option, const std::string& prefix);
+
+/**
+ * \ingroup metaroce
+ * Parses an ns-3 scheduler type name ("ns3::PriorityQueueScheduler"): it must name a subclass
+ * of ns3::Scheduler. Returns the factory for Simulator::SetScheduler().
+ */
+ObjectFactory ParseSchedulerOption(const std::string& option, const std::string& text);
 
 /// Attribute settings as (name, value) pairs, in the order written.
 using MetaRoceAttributeList = std::vector<std::pair<std::string, std::string>>;

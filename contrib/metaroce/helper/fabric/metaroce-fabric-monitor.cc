@@ -129,13 +129,17 @@ MetaRoceFabricMonitor::OnLost(std::size_t direction, Ptr<const Packet> packet)
 }
 
 void
-MetaRoceFabricMonitor::Start(Time start, Time interval, bool progress, std::function<bool()> done)
+MetaRoceFabricMonitor::Start(Time start,
+                             Time interval,
+                             std::function<double()> progress,
+                             std::function<bool()> done)
 {
     m_interval = interval;
-    m_progress = progress;
+    m_progress = std::move(progress);
     m_done = std::move(done);
-    m_lastPrint = std::chrono::steady_clock::now();
-    if (interval.IsStrictlyPositive() || progress)
+    m_started = std::chrono::steady_clock::now();
+    m_lastPrint = m_started;
+    if (interval.IsStrictlyPositive() || m_progress)
     {
         Simulator::Schedule(start - Simulator::Now() +
                                 (interval.IsStrictlyPositive() ? interval : kProgressTick),
@@ -177,10 +181,7 @@ MetaRoceFabricMonitor::Sample()
         if (std::chrono::duration<double>(now - m_lastPrint).count() >= kProgressEverySeconds)
         {
             m_lastPrint = now;
-            std::cerr << "progress: simulated " << std::fixed << std::setprecision(1)
-                      << Simulator::Now().GetMicroSeconds() << " us, delivered "
-                      << delivered / 1048576.0 << " MiB\n"
-                      << std::defaultfloat;
+            PrintProgress(delivered, std::chrono::duration<double>(now - m_started).count());
         }
     }
     if (!m_done())
@@ -189,6 +190,21 @@ MetaRoceFabricMonitor::Sample()
                             &MetaRoceFabricMonitor::Sample,
                             this);
     }
+}
+
+void
+MetaRoceFabricMonitor::PrintProgress(uint64_t delivered, double wallSeconds) const
+{
+    const double done = std::clamp(m_progress(), 0.0, 1.0);
+    std::cerr << "progress: simulated " << std::fixed << std::setprecision(1)
+              << Simulator::Now().GetMicroSeconds() << " us, delivered " << delivered / 1048576.0
+              << " MiB, " << done * 100 << "% done, wall " << wallSeconds << " s";
+    // The rest at the pace so far: rough while the workload's phases differ in speed.
+    if (done > 0)
+    {
+        std::cerr << ", about " << wallSeconds * (1 - done) / done << " s left";
+    }
+    std::cerr << "\n" << std::defaultfloat;
 }
 
 uint64_t

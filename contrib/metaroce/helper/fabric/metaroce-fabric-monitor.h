@@ -33,9 +33,14 @@ class MetaRoceFabricMonitor
 
     /**
      * Samples delivered bytes every `interval` from `start` until `done()` returns true, and,
-     * with `progress`, prints a progress line on stderr every few wall-clock seconds.
+     * when `progress` is set, prints a progress line on stderr every few wall-clock seconds:
+     * simulated time, delivered bytes, wall time and, from `progress()` (the fraction of the
+     * workload done, in [0, 1]), the share done and an estimate of the wall time left.
      */
-    void Start(Time start, Time interval, bool progress, std::function<bool()> done);
+    void Start(Time start,
+               Time interval,
+               std::function<double()> progress,
+               std::function<bool()> done);
 
     /// Payload placed in host memory so far, over all hosts.
     uint64_t DeliveredBytes() const;
@@ -51,6 +56,9 @@ class MetaRoceFabricMonitor
     uint64_t GetPacketHops() const;
 
   private:
+    /// One progress line on stderr: `delivered` bytes after `wallSeconds` of wall time.
+    void PrintProgress(uint64_t delivered, double wallSeconds) const;
+
     /// One direction of one link.
     struct Direction
     {
@@ -78,9 +86,10 @@ class MetaRoceFabricMonitor
     std::vector<std::pair<uint64_t, uint64_t>> m_lastHost; ///< per host: (tx, delivered) so far
     Time m_interval;
     uint64_t m_lastDelivered{0};
-    bool m_progress{false};
+    std::function<double()> m_progress; ///< empty: no progress lines
     std::function<bool()> m_done;
     std::chrono::steady_clock::time_point m_lastPrint;
+    std::chrono::steady_clock::time_point m_started; ///< wall clock at Start()
 };
 
 } // namespace ns3
