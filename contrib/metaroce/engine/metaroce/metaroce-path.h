@@ -20,6 +20,7 @@
 #include "loss-detection.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace metaroce
 {
@@ -81,23 +82,26 @@ struct Path
 {
     Path(uint16_t id, uint16_t port, uint16_t entropy, TimeNs initialRtt);
 
+    // Small fields first, so that they pack: a connection holds 64 paths or more.
     uint16_t id;
     uint16_t port;
     uint16_t entropy;
-    uint32_t epoch{0};
-    uint64_t nextPsn{0};
-    Ring<SentPacket> outstanding; ///< PSN order; front() is the ack floor
-    uint64_t inflightBytes{0};
-    WindowState window;
-    RttEstimator rtt;
     PathHealth health{PathHealth::Up};
+    uint32_t epoch{0};
     uint32_t consecutiveTimeouts{0};
-    uint32_t markedRounds{0};      ///< consecutive ACKs echoing CE, towards an entropy re-draw
-    TimeNs probeDue{kNever};       ///< Down paths: when to send the next probe
-    Ring<LostPacket> recentLosses; ///< data declared lost, until an ACK settles it (5.7)
-    double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
+    uint32_t markedRounds{0}; ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    uint64_t nextPsn{0};
+    uint64_t inflightBytes{0};
+    TimeNs probeDue{kNever}; ///< Down paths: when to send the next probe
+    double undoWindow{0};    ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
+    Ring<SentPacket> outstanding; ///< PSN order; front() is the ack floor
+    WindowState window;
+    RttEstimator rtt;
+    /// Data declared lost, until an ACK settles it (5.7); made at the path's first loss, as
+    /// most paths of a lossless fabric never lose a packet.
+    std::unique_ptr<Ring<LostPacket>> recentLosses;
 
     /// Lowest PSN not yet resolved (acknowledged or given up): what packets carry as ack floor.
     uint64_t Floor() const

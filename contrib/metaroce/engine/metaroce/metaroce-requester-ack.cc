@@ -123,7 +123,11 @@ MetaRoceRequester::SettleLosses(Path& path,
                                 const RackState& rackBefore,
                                 TimeNs now)
 {
-    auto& recent = path.recentLosses;
+    if (!path.recentLosses)
+    {
+        return;
+    }
+    auto& recent = *path.recentLosses;
     for (auto it = recent.begin(); it != recent.end();)
     {
         const LossSettlement settlement = SettleLoss(*it, coverage);

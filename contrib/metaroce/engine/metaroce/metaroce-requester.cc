@@ -357,10 +357,14 @@ MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRu
         return;
     }
     // Remembered until an ACK settles it, at most one SACK span's worth (5.7).
-    path.recentLosses.push_back(LostPacket{p, path.nextPsn, byRule});
-    if (path.recentLosses.size() > kSackBits)
+    if (!path.recentLosses)
     {
-        path.recentLosses.pop_front();
+        path.recentLosses = std::make_unique<Ring<LostPacket>>();
+    }
+    path.recentLosses->push_back(LostPacket{p, path.nextPsn, byRule});
+    if (path.recentLosses->size() > kSackBits)
+    {
+        path.recentLosses->pop_front();
     }
 }
 
