@@ -3,6 +3,7 @@
 #include "metaroce-transport-header.h"
 
 #include "ns3/ipv4-header.h"
+#include "ns3/metaroce-switch-fib.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/udp-header.h"
 
@@ -16,6 +17,8 @@ namespace
 
 constexpr uint16_t kIpv4Protocol = 0x0800; ///< PPP protocol number of IPv4
 constexpr uint8_t kUdpProtocol = 17;       ///< IPv4 protocol number of UDP
+constexpr uint32_t kMaxIpv4Header = 60;    ///< IHL 15
+constexpr uint32_t kUdpHeaderSize = 8;
 
 } // namespace
 
@@ -50,20 +53,22 @@ MetaRoceFraming::Frame(metaroce::OutPacket& out, Ipv4Address source, Ipv4Address
 bool
 MetaRoceFraming::Unframe(Ptr<const Packet> packet, uint16_t protocol, Arrival& arrival)
 {
-    arrival.transport = packet->Copy();
-    Ipv4Header ip;
-    UdpHeader udp;
-    if (protocol != kIpv4Protocol || arrival.transport->RemoveHeader(ip) == 0 ||
-        ip.GetProtocol() != kUdpProtocol || arrival.transport->RemoveHeader(udp) == 0)
+    // The largest IPv4 header, UDP and the largest transport header.
+    uint8_t b[kMaxIpv4Header + kUdpHeaderSize + kMaxTransportHeader];
+    const uint32_t n = packet->CopyData(b, sizeof(b));
+    MetaRocePacketInfo info;
+    if (protocol != kIpv4Protocol || !MetaRoceParseIpv4(b, n, packet->GetSize(), info) ||
+        info.key.protocol != kUdpProtocol || n < info.ipHeaderSize + kUdpHeaderSize)
     {
         return false;
     }
-    arrival.ecnCe = ip.GetEcn() == Ipv4Header::ECN_CE;
-    arrival.headSize =
-        arrival.transport->CopyData(arrival.head,
-                                    std::min(arrival.transport->GetSize(), kMaxTransportHeader));
+    arrival.transportOffset = info.ipHeaderSize + kUdpHeaderSize;
+    arrival.transportSize = packet->GetSize() - arrival.transportOffset;
+    arrival.ecnCe = info.Ecn() == Ipv4Header::ECN_CE;
+    arrival.headSize = std::min(n - arrival.transportOffset, kMaxTransportHeader);
+    std::copy_n(b + arrival.transportOffset, arrival.headSize, arrival.head);
     arrival.destination =
-        metaroce::PeekDestination(arrival.head, arrival.headSize, udp.GetDestinationPort());
+        metaroce::PeekDestination(arrival.head, arrival.headSize, info.key.dstPort);
     return true;
 }
 

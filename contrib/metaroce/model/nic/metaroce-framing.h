@@ -33,8 +33,9 @@ class MetaRoceFraming
     /// An arriving datagram, unwrapped.
     struct Arrival
     {
-        Ptr<Packet> transport;             ///< transport header and payload (IPv4 and UDP removed)
-        bool ecnCe{false};                 ///< IPv4 carried CE
+        uint32_t transportOffset{0}; ///< where the transport header starts (after IPv4 and UDP)
+        uint32_t transportSize{0};   ///< transport header and payload
+        bool ecnCe{false};           ///< IPv4 carried CE
         uint8_t head[kMaxTransportHeader]; ///< the first bytes of `transport`: its header
         uint32_t headSize{0};              ///< bytes valid in `head`
         /// The local connection or QP number the header names, if it parses.
@@ -49,7 +50,8 @@ class MetaRoceFraming
 
     /**
      * Unwraps `packet`, which arrived with PPP protocol `protocol`; false when it is not an
-     * IPv4/UDP datagram.
+     * IPv4/UDP datagram. The headers are read from one copy of the packet's first bytes, as the
+     * switches read them (MetaRoceParseIpv4): the packet itself is neither copied nor changed.
      */
     static bool Unframe(Ptr<const Packet> packet, uint16_t protocol, Arrival& arrival);
 };

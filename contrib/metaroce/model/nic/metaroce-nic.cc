@@ -453,16 +453,16 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
                           const MetaRoceFraming::Arrival& arrival,
                           Ptr<const Packet> packet)
 {
-    const uint32_t size = arrival.transport->GetSize();
+    const uint32_t size = arrival.transportSize;
     std::vector<uint8_t> whole;
     metaroce::RxPacket rx;
     rx.data = arrival.head;
     rx.size = arrival.headSize;
     if (host.RealPayload())
     {
-        whole.resize(size);
-        arrival.transport->CopyData(whole.data(), size);
-        rx.data = whole.data();
+        whole.resize(packet->GetSize());
+        packet->CopyData(whole.data(), packet->GetSize());
+        rx.data = whole.data() + arrival.transportOffset;
         rx.size = size;
     }
     rx.wireSize = size;

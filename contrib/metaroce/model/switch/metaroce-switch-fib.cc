@@ -47,13 +47,19 @@ MetaRoceParseIpv4(Ptr<const Packet> packet, MetaRocePacketInfo& info)
     // Largest IPv4 header (60 bytes) plus the UDP/TCP ports.
     uint8_t b[64];
     const uint32_t n = packet->CopyData(b, sizeof(b));
+    return MetaRoceParseIpv4(b, n, packet->GetSize(), info);
+}
+
+bool
+MetaRoceParseIpv4(const uint8_t* b, uint32_t n, uint32_t packetSize, MetaRocePacketInfo& info)
+{
     if (n < 20 || (b[0] >> 4) != 4)
     {
         return false;
     }
     const uint32_t ihl = (b[0] & 0x0f) * 4u;
     const uint32_t total = (uint32_t(b[2]) << 8) | b[3];
-    if (ihl < 20 || total < ihl || total > packet->GetSize() || n < ihl)
+    if (ihl < 20 || total < ihl || total > packetSize || n < ihl)
     {
         return false;
     }

@@ -76,6 +76,12 @@ struct MetaRocePacketInfo
 bool MetaRoceParseIpv4(Ptr<const Packet> packet, MetaRocePacketInfo& info);
 
 /**
+ * The same from bytes already copied out: `b` holds the first `n` bytes of a packet of
+ * `packetSize` bytes (at least the IPv4 header and the UDP ports for the ports to be read).
+ */
+bool MetaRoceParseIpv4(const uint8_t* b, uint32_t n, uint32_t packetSize, MetaRocePacketInfo& info);
+
+/**
  * \ingroup metaroce
  * \brief IPv4 longest-prefix-match table with ECMP groups and per-port link state.
  */
