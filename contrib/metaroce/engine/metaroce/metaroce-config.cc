@@ -97,7 +97,9 @@ MetaRoceConfigFields()
 void
 MetaRoceConfig::Validate() const
 {
-    Require(ports >= 1 && ports <= 64, "ports", "must be in [1, 64]");
+    Require(ports >= 1 && ports <= kMaxPorts,
+            "ports",
+            "must be in [1, " + std::to_string(kMaxPorts) + "]");
     Require(portRateBps >= 1'000'000, "portRateBps", "must be at least 1 Mb/s");
     ValidateFields(*this, MetaRoceConfigFields(), "MetaRoceConfig");
     aimd.Validate("MetaRoceConfig.aimd");

@@ -19,6 +19,9 @@
 namespace metaroce
 {
 
+/// Most NIC ports (planes) a connection may use: per-port state is kept in 64-bit words.
+constexpr uint16_t kMaxPorts = 64;
+
 /// All tunables of a MetaRoCE connection (defaults: 100 Gb/s ports, ~8 us fabric RTT).
 struct MetaRoceConfig
 {

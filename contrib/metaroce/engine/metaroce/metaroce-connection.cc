@@ -47,7 +47,7 @@ MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
                   DefaultCc(m_config, std::move(cc)),
                   DefaultSelector(std::move(selector)))
     , m_responder(m_config, memory, m_counters)
-    , m_portUp(m_config.ports, true)
+    , m_portUp(~uint64_t{0})
 {
 }
 

@@ -18,6 +18,7 @@
 #include "metaroce-requester.h"
 #include "metaroce-responder.h"
 
+#include <bitset>
 #include <memory>
 
 namespace metaroce
@@ -86,7 +87,7 @@ class MetaRoceConnection : public TransportEngine
     /// remembered NextTimeout() (most events leave the requester alone: no rescan then).
     DeadlineCached<MetaRoceRequester> m_requester;
     MetaRoceResponder m_responder;
-    std::vector<bool> m_portUp;
+    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
 };
 
 } // namespace metaroce

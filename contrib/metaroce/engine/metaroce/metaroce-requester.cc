@@ -21,7 +21,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_selector(std::move(selector))
     , m_recovery(m_config, counters)
     , m_pathsByPort(config.ports)
-    , m_portUp(config.ports, true)
+    , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
     , m_reorder(config.ackDelayNs)
     , m_queue(m_config, counters, completions)

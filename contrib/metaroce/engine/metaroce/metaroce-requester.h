@@ -40,6 +40,7 @@
 #include "send-queue.h"
 #include "tail-loss-probe.h"
 
+#include <bitset>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -182,11 +183,11 @@ class MetaRoceRequester
 
     std::vector<Path> m_paths;
     std::vector<std::vector<uint16_t>> m_pathsByPort;
-    std::vector<bool> m_portUp;
-    RttEstimator m_connectionRtt; ///< all paths' samples: the RTO of paths without their own
-    RackState m_rack;             ///< newest acknowledged transmission, all paths (5.3)
-    ReorderWindow m_reorder;      ///< reorder window of the time rule (5.3)
-    uint64_t m_nextTxSeq{0};      ///< transmission order over all paths
+    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
+    RttEstimator m_connectionRtt;    ///< all paths' samples: the RTO of paths without their own
+    RackState m_rack;                ///< newest acknowledged transmission, all paths (5.3)
+    ReorderWindow m_reorder;         ///< reorder window of the time rule (5.3)
+    uint64_t m_nextTxSeq{0};         ///< transmission order over all paths
     WindowState m_connectionWindow;
     uint64_t m_inflightBytes{0};
     SendQueue m_queue;

@@ -64,12 +64,12 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
     {
         if (m_memory == nullptr && h.remoteKey != 0)
         {
-            m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
+            QueueNak(port, Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
             return refuse(DropReason::AccessError);
         }
         if (m_memory != nullptr && !m_memory->Check(h.remoteKey, h.remoteAddr, h.payloadLength))
         {
-            m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
+            QueueNak(port, Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
             return refuse(DropReason::AccessError);
         }
         return RxResult{};
@@ -85,13 +85,13 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
     const WorkRequest& recv = s.recvs[h.recvIndex - s.recvBase];
     if (h.messageLength > recv.length)
     {
-        m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::InvalidRequest});
+        QueueNak(port, Nak{h.stream, h.msn, MrNakSyndrome::InvalidRequest});
         return refuse(DropReason::AccessError);
     }
     if (m_memory != nullptr &&
         !m_memory->Check(recv.localKey, recv.localAddr + h.offset, h.payloadLength))
     {
-        m_nakQueue[port].push_back(Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
+        QueueNak(port, Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
         return refuse(DropReason::AccessError);
     }
     return RxResult{};
@@ -178,8 +178,22 @@ MetaRoceResponder::QueueAck(uint16_t pathId)
     {
         rx.queued = true;
         m_ackQueue[PortOf(pathId)].push_back(pathId);
+        m_feedbackPorts.set(PortOf(pathId));
         SyncAckDue(pathId);
     }
+}
+
+void
+MetaRoceResponder::QueueNak(uint16_t port, const Nak& nak)
+{
+    m_nakQueue[port].push_back(nak);
+    m_feedbackPorts.set(port);
+}
+
+void
+MetaRoceResponder::SyncFeedback(uint16_t port)
+{
+    m_feedbackPorts.set(port, !m_ackQueue[port].empty() || !m_nakQueue[port].empty());
 }
 
 void
@@ -302,6 +316,7 @@ MetaRoceResponder::OnPortState(uint16_t port, bool up)
     }
     m_ackQueue[port].clear();
     m_nakQueue[port].clear();
+    SyncFeedback(port);
 }
 
 std::optional<OutPacket>
@@ -317,6 +332,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
     {
         const Nak nak = m_nakQueue[port].front();
         m_nakQueue[port].pop_front();
+        SyncFeedback(port);
         h.opcode = MrOpcode::Nak;
         h.stream = nak.stream;
         h.msn = nak.msn;
@@ -326,6 +342,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
     {
         const uint16_t id = m_ackQueue[port].front();
         m_ackQueue[port].pop_front();
+        SyncFeedback(port);
         PathRx& rx = m_paths[id];
         h.opcode = MrOpcode::Ack;
         h.pathId = id;
@@ -364,7 +381,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
 bool
 MetaRoceResponder::HasWork(uint16_t port) const
 {
-    return port < m_config.ports && (!m_ackQueue[port].empty() || !m_nakQueue[port].empty());
+    return port < m_config.ports && m_feedbackPorts.test(port);
 }
 
 TimeNs

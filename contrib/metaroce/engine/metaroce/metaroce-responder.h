@@ -117,6 +117,10 @@ class MetaRoceResponder
     void DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now);
     void NoteArrival(PathRx& rx, uint16_t pathId, const RxPacket& pkt, TimeNs echo, bool urgent);
     void QueueAck(uint16_t pathId);
+    /// Queues a NAK on `port`.
+    void QueueNak(uint16_t port, const Nak& nak);
+    /// Brings m_feedbackPorts up to date for `port` after its queues changed.
+    void SyncFeedback(uint16_t port);
     /// Keeps m_ackDue in step with a path's ackDue and queued (its deadline while not queued).
     void SyncAckDue(uint16_t pathId);
     uint16_t PortOf(uint16_t pathId) const;
@@ -131,6 +135,9 @@ class MetaRoceResponder
     std::vector<Stream> m_streams;
     std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
     std::vector<Ring<Nak>> m_nakQueue;      ///< per port
+    /// Bit p: port p has an ACK or NAK queued. HasWork() is asked on every pull of every port
+    /// and reads this word instead of two queues in memory of their own.
+    std::bitset<kMaxPorts> m_feedbackPorts;
     std::vector<Completion> m_completions;
 };
 

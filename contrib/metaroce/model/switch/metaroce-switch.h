@@ -69,6 +69,7 @@
 #include "metaroce-switch-fib.h"
 #include "metaroce-switch-pfc.h"
 
+#include "ns3/engine-types.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/metaroce-buffer-admission.h"
@@ -81,7 +82,6 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -211,9 +211,11 @@ class MetaRoceSwitch : public Object
         Ptr<MetaRocePortQueue> queue;
         bool up{true};
         bool inPull{false}; ///< inside this port's pull: do not Kick() it again
-        std::array<std::deque<Item>, kMetaRoceNumClasses> egress;
+        /// One contiguous ring per class: a deque's block and map cost a cache miss or two
+        /// on every packet (doc/benchmarks.md).
+        std::array<metaroce::Ring<Item>, kMetaRoceNumClasses> egress;
         std::array<uint64_t, kMetaRoceNumClasses> egressBytes{};
-        std::deque<Ptr<Packet>> pfcOut; ///< PFC frames waiting to go out, ahead of all classes
+        metaroce::Ring<Ptr<Packet>> pfcOut; ///< PFC frames waiting to go out, before all classes
         // PFC as the receiver of traffic on this port (we pause the neighbour)
         std::array<uint64_t, kMetaRoceNumClasses> ingressBytes{};
         std::array<bool, kMetaRoceNumClasses> pausing{};
