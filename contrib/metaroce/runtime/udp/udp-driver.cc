@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <poll.h>
 #include <stdexcept>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
@@ -172,7 +173,8 @@ UdpDriver::StartPort(uint16_t port)
         // catch-up allowance starts.
         PortState& s = m_ports[port];
         const uint64_t frameBits = (pkt->WireSize() + m_config.frameOverheadBytes) * 8;
-        const TimeNs frameNs = frameBits * 1'000'000'000ULL / m_config.rateBps;
+        const TimeNs frameNs =
+            (frameBits * 1'000'000'000ULL + m_config.rateBps / 2) / m_config.rateBps;
         const TimeNs from = now > m_config.burstNs ? now - m_config.burstNs : 0;
         s.busyUntil = std::max(s.busyUntil, from) + frameNs;
         Transmit(port, *pkt);
@@ -191,9 +193,14 @@ UdpDriver::Deliver(const Completion& c)
 void
 UdpDriver::Transmit(uint16_t port, const OutPacket& pkt)
 {
+    // A virtual payload (a request with local key 0) goes out as zeros, as a NIC's would.
+    static const std::vector<uint8_t> zeros(kRxBufferBytes, 0);
+    const bool virtualPayload = pkt.payload.size() < pkt.payloadSize;
     const iovec iov[2] = {{const_cast<uint8_t*>(pkt.header.data()), pkt.header.size()},
-                          {const_cast<uint8_t*>(pkt.payload.data()), pkt.payload.size()}};
-    const int iovCount = pkt.payload.empty() ? 1 : 2;
+                          {const_cast<uint8_t*>(virtualPayload ? zeros.data() : pkt.payload.data()),
+                           virtualPayload ? std::min<std::size_t>(pkt.payloadSize, zeros.size())
+                                          : pkt.payload.size()}};
+    const int iovCount = iov[1].iov_len == 0 ? 1 : 2;
     if (!m_config.faults.Active())
     {
         SendNow(port, pkt.udpSrcPort, iov, iovCount);
@@ -212,7 +219,8 @@ UdpDriver::Transmit(uint16_t port, const OutPacket& pkt)
             continue;
         }
         std::vector<uint8_t> bytes(pkt.header);
-        bytes.insert(bytes.end(), pkt.payload.begin(), pkt.payload.end());
+        const auto* payload = static_cast<const uint8_t*>(iov[1].iov_base);
+        bytes.insert(bytes.end(), payload, payload + iov[1].iov_len);
         m_faults.Hold(Now() + d.holdNs + c, port, pkt.udpSrcPort, std::move(bytes));
     }
 }
@@ -315,10 +323,8 @@ UdpDriver::Receive(std::size_t max)
                 const iovec iov{m_rxBuffer.data(), d.size};
                 m_pcap->Write(d.from, m_planes[port]->LocalAddress(), d.ecnCe, &iov, 1);
             }
-            if (!s.up)
-            {
-                continue; // a down plane hears nothing
-            }
+            // A packet on a down plane still reaches the engine, which refuses and counts it
+            // (PortDown), as the spec asks of every refusal.
             RxPacket rx;
             rx.data = m_rxBuffer.data();
             rx.size = d.size;
@@ -331,6 +337,18 @@ UdpDriver::Receive(std::size_t max)
         total += n;
     }
     return total;
+}
+
+std::size_t
+UdpDriver::ReceiveBlocking(uint16_t port, int timeoutMs)
+{
+    pollfd p{m_planes[port]->Fd(), POLLIN, 0};
+    if (poll(&p, 1, timeoutMs) <= 0)
+    {
+        return 0;
+    }
+    m_ports[port].readable = true;
+    return Receive(1);
 }
 
 void

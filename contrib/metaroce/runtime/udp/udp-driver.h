@@ -120,6 +120,10 @@ class UdpDriver : private DriverHost
     /// Reads up to `max` waiting datagrams per plane into the engine; returns how many.
     std::size_t Receive(std::size_t max);
 
+    /// Waits up to `timeoutMs` for a datagram on `port`'s socket, then reads what is waiting
+    /// on every plane (at most one datagram each); returns how many were read.
+    std::size_t ReceiveBlocking(uint16_t port, int timeoutMs);
+
     /// One round at Now(): the timer if due, held packets due, retries, EngineDriver::Service.
     void Step();
 

@@ -126,7 +126,7 @@ UdpPlane::EntropySocket(uint16_t srcPort)
 }
 
 int
-UdpPlane::Send(uint16_t srcPort, const iovec* iov, int iovCount)
+UdpPlane::Send(uint16_t srcPort, const iovec* iov, int iovCount, uint8_t tos)
 {
     int fd = m_fd;
     int used = m_endpoint.localPort;
@@ -148,6 +148,18 @@ UdpPlane::Send(uint16_t srcPort, const iovec* iov, int iovCount)
     msg.msg_namelen = sizeof(m_remote);
     msg.msg_iov = const_cast<iovec*>(iov);
     msg.msg_iovlen = iovCount;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    if (tos != 0)
+    {
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof(control);
+        cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = IPPROTO_IP;
+        c->cmsg_type = IP_TOS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        const int value = tos;
+        std::memcpy(CMSG_DATA(c), &value, sizeof(int));
+    }
     if (sendmsg(fd, &msg, 0) >= 0)
     {
         return used;

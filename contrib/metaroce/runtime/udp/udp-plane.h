@@ -84,9 +84,10 @@ class UdpPlane
     /**
      * Sends one datagram (`iov` gathers header and payload) to the peer from `srcPort`.
      * Returns the source port used, 0 when the socket would block (nothing was sent: retry),
-     * or -1 after a hard error (counted; the packet is lost as on a wire).
+     * or -1 after a hard error (counted; the packet is lost as on a wire). A non-zero `tos`
+     * sets the IP TOS byte of this datagram (the ECN field: a tester marking CE).
      */
-    int Send(uint16_t srcPort, const iovec* iov, int iovCount);
+    int Send(uint16_t srcPort, const iovec* iov, int iovCount, uint8_t tos = 0);
 
     /// Reads one datagram into `buffer`; false when none is waiting.
     bool Receive(uint8_t* buffer, std::size_t capacity, ReceivedDatagram& out);
