@@ -160,6 +160,7 @@ Setters()
          [](auto& o, auto& v) { o.timeoutSeconds = ParseReal("--timeout", v, 0.01, 1e5); }},
         {"busy-poll", [](auto& o, auto& v) { o.busyPollUs = ParseReal("--busy-poll", v, 0, 1e7); }},
         {"verbose", [](auto& o, auto&) { o.verbose = true; }},
+        {"corrupt-for-test", [](auto& o, auto&) { o.corruptForTest = true; }},
     };
     return setters;
 }
@@ -182,7 +183,8 @@ Validate(PerfOptions& o)
     {
         o.sizes = {IsLatency(o.test) ? 2u : 65536u};
     }
-    if (!o.udpAddrs.empty() && o.udpAddrs.size() != o.planes)
+    // A server learns the plane count from its client (checked then, in the server).
+    if (!o.server && !o.udpAddrs.empty() && o.udpAddrs.size() != o.planes)
     {
         Refuse("--udp-addrs",
                std::to_string(o.udpAddrs.size()) + " addresses",
@@ -221,7 +223,7 @@ ParseOptions(int argc, char** argv, bool& help)
     std::vector<option> longs;
     for (const auto& [name, setter] : Setters())
     {
-        const bool flag = name == "all" || name == "verbose";
+        const bool flag = name == "all" || name == "verbose" || name == "corrupt-for-test";
         longs.push_back({name.c_str(), flag ? no_argument : required_argument, nullptr, 0});
     }
     longs.push_back({"help", no_argument, nullptr, 'h'});
@@ -314,6 +316,7 @@ UsageText()
   --timeout=SECONDS       give up on a message size after this long (default 60)
   --busy-poll=US          poll, not sleep, this long after traffic (default 200; 0: off)
   --verbose               engine and driver counters after each size
+  --corrupt-for-test      (server) flip a received byte first: the run must fail
 )";
 }
 

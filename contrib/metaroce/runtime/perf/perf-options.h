@@ -64,6 +64,9 @@ struct PerfOptions
     double timeoutSeconds{60};      ///< per message size
     double busyPollUs{200};         ///< poll instead of sleeping this long after traffic
     bool verbose{false};
+    /// Self-test of the verification (server): flip one received byte before checking, so
+    /// that a test can see a mismatch fail the run.
+    bool corruptForTest{false};
 
     /// The sizes' iteration count after defaults.
     uint64_t Iterations() const;

@@ -111,6 +111,10 @@ ServeCompletions(const PerfOptions& o, Session& s, Round& r)
             continue; // the pong SENDs of send_lat; a failed round's late RECVs
         }
         const uint64_t slot = (c.wrId % r.slots) * r.size;
+        if (o.corruptForTest && c.wrId == 0)
+        {
+            s.Buffer()[slot] ^= 0x01;
+        }
         if (c.status != CompletionStatus::Success || c.bytes != r.size)
         {
             r.error = "RECV " + std::to_string(c.wrId) + " completed with " +
@@ -207,6 +211,10 @@ PlayRound(const PerfOptions& o, Session& s, ControlChannel& control, const Messa
     }
     if (!sends)
     {
+        if (o.corruptForTest)
+        {
+            s.Buffer()[r.size / 2] ^= 0x01;
+        }
         r.error = CheckWrites(o, s, r);
     }
     control.Send(Message()
