@@ -151,7 +151,14 @@ Message
 Await(const PerfOptions& o, Session& s, ControlChannel& control)
 {
     std::optional<Message> m;
-    if (!s.Driver().RunUntil([&] { return (m = control.TryReceive()).has_value(); },
+    auto arrived = [&] {
+        if (s.Driver().TakeWatchedReadable())
+        {
+            m = control.TryReceive();
+        }
+        return m.has_value();
+    };
+    if (!s.Driver().RunUntil(arrived,
                              s.Driver().Now() + static_cast<TimeNs>(o.timeoutSeconds * 1e9)))
     {
         throw std::runtime_error("the server sent nothing within --timeout");

@@ -169,7 +169,10 @@ Serve(const PerfOptions& o, Session& s, ControlChannel& control, Round& r)
     const bool ok = s.Driver().RunUntil(
         [&] {
             ServeCompletions(o, s, r);
-            m = control.TryReceive();
+            if (s.Driver().TakeWatchedReadable())
+            {
+                m = control.TryReceive();
+            }
             return m.has_value();
         },
         s.Driver().Now() + static_cast<TimeNs>(o.timeoutSeconds * 1e9));

@@ -8,9 +8,10 @@
  * timers to what a host can keep (RuntimeTimers in perf-session.cc; doc/runtime.md): with the
  * fabric's values every scheduling pause would be a timeout and a burst of retransmissions.
  *
- * The pattern. Message i of a test carries PatternWord(seed, i, w) as its w-th 64-bit word
- * (little-endian, the last word cut to the message's size): every message differs from every
- * other, so a lost, stale, misplaced or corrupted message shows as a mismatch.
+ * The pattern. Message i of a test carries a word sequence of its own (one SplitMix64 of the
+ * seed and i, then a cheap mix per 64-bit word, the last word cut to the message's size):
+ * every message differs from every other, so a lost, stale, misplaced or corrupted message
+ * shows as a mismatch, and generating or checking it runs near memory speed.
  */
 #ifndef METAROCE_RUNTIME_PERF_SESSION_H
 #define METAROCE_RUNTIME_PERF_SESSION_H

@@ -406,6 +406,15 @@ void
 UdpDriver::WatchFd(int fd)
 {
     AddToEpoll(m_epoll, fd, kTagWatched);
+    m_watchedReadable = true;
+}
+
+bool
+UdpDriver::TakeWatchedReadable()
+{
+    const bool readable = m_watchedReadable;
+    m_watchedReadable = false;
+    return readable;
 }
 
 void
@@ -428,6 +437,10 @@ UdpDriver::WaitInput(TimeNs timeoutNs)
         if (tag < m_ports.size())
         {
             m_ports[tag].readable = true;
+        }
+        else if (tag == kTagWatched)
+        {
+            m_watchedReadable = true;
         }
         else if (tag == kTagTimer)
         {
@@ -454,6 +467,12 @@ UdpDriver::RunUntil(const std::function<bool()>& done, TimeNs limit)
             m_lastTraffic = Now();
         }
         Step();
+        if (done())
+        {
+            // Completions delivered in this round are acted on before the loop sleeps: a
+            // ping-pong server would otherwise answer only at its next wake-up.
+            return true;
+        }
         const TimeNs wake = NextWake();
         const TimeNs now = Now();
         const bool input = std::any_of(m_ports.begin(), m_ports.end(), [](const PortState& s) {

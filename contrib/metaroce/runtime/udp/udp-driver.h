@@ -137,6 +137,11 @@ class UdpDriver : private DriverHost
     /// Also wakes the event loop when `fd` is readable (a control connection).
     void WatchFd(int fd);
 
+    /// True once since the loop last saw a watched descriptor readable (or since WatchFd):
+    /// lets a caller try its read only when there may be something, one syscall saved per
+    /// round.
+    bool TakeWatchedReadable();
+
     /**
      * The real-time event loop: runs until `done()` holds (checked after every round), or
      * Now() passes `limit`. Returns true when `done()` held.
@@ -194,6 +199,7 @@ class UdpDriver : private DriverHost
     TimeNs m_virtualNow{0};
     TimeNs m_timerAt{kNever};
     TimeNs m_timerFdAt{kNever};
+    bool m_watchedReadable{false};
     TimeNs m_lastTraffic{0}; ///< last datagram sent or received (busy polling)
     int m_epoll{-1};
     int m_timerFd{-1};
