@@ -5,7 +5,9 @@
 #   3. the ns-3 TestSuites through the standalone test runner (QUICK), the golden runs
 #      (five seeded experiments whose result files must stay byte-identical), and the capture
 #      check (examples' --pcap files decoded by tshark with the MetaRoCE Lua dissector),
-#   4. the compliance suite on the engine and ns-3 NIC adapters, and its mutation check,
+#   4. the compliance suite on the engine, udp (real sockets) and ns-3 NIC adapters, and its
+#      mutation check; the UDP runtime (two metaroce-perf processes moving verified bytes over
+#      loopback per transport, with and without loss, and their captures decoded by tshark),
 #   5. the Python bindings' pytest suite (test/python) in the project's virtualenv,
 #   6. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
 # METAROCE_SKIP_IN_TREE=1 skips step 6; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
@@ -50,11 +52,15 @@ step "example: a user-written congestion control chosen by attribute"
 "$BUILD_DIR/examples/metaroce-custom-congestion" --hosts=4 --planes=1 --messageBytes=524288
 
 step "compliance suite (test/compliance, doc/compliance.md)"
-for adapter in engine ns3-nic; do
+for adapter in engine udp ns3-nic; do
   report="$BUILD_DIR/compliance-$adapter.json"
   "$BUILD_DIR/metaroce-compliance" --adapter="$adapter" --report="$report" | grep -v '^PASS'
   passed=$((passed + $(sed -n 's/^  "passed": \([0-9]*\),$/\1/p' "$report")))
 done
+
+step "UDP runtime: metaroce-perf over loopback, verified bytes, captures (test/runtime)"
+python3 "$ROOT/test/runtime/check-runtime.py" "$BUILD_DIR"
+passed=$((passed + 1))
 
 step "compliance mutation check (the suite must fail on a broken engine)"
 bash "$ROOT/test/compliance/mutation-check.sh"

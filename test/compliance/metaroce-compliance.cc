@@ -3,13 +3,14 @@
  * each) against an implementation and reports pass/fail per scenario, with the first divergence of
  * each failure, and a JSON summary. Exits 0 only when every selected scenario passes.
  *
- *   metaroce-compliance [--adapter=engine|ns3-nic] [--scenario=SUBSTRING] [--report=FILE.json]
+ *   metaroce-compliance [--adapter=engine|udp|ns3-nic] [--scenario=SUBSTRING] [--report=FILE.json]
  *                       [--scenarios=DIR] [--list]
  */
 #include "compliance-report.h"
 #include "engine-adapter.h"
 #include "scenario-runner.h"
 #include "scenario.h"
+#include "udp-adapter.h"
 
 #ifdef METAROCE_COMPLIANCE_WITH_NS3
 #    include "ns3-nic-adapter.h"
@@ -58,24 +59,29 @@ MakeAdapter(const std::string& name)
     {
         return std::make_unique<EngineAdapter>();
     }
+    if (name == "udp")
+    {
+        return std::make_unique<UdpAdapter>();
+    }
 #ifdef METAROCE_COMPLIANCE_WITH_NS3
     if (name == "ns3-nic")
     {
         return std::make_unique<Ns3NicAdapter>();
     }
-    throw std::invalid_argument("unknown adapter '" + name + "' (engine, ns3-nic)");
+    throw std::invalid_argument("unknown adapter '" + name + "' (engine, udp, ns3-nic)");
 #else
     throw std::invalid_argument("unknown adapter '" + name +
-                                "' (this build has only 'engine'; ns3-nic needs ns-3)");
+                                "' (this build has only 'engine' and 'udp'; ns3-nic needs ns-3)");
 #endif
 }
 
 int
 Usage(const std::string& problem)
 {
-    std::cerr << "metaroce-compliance: " << problem << "\n"
-              << "usage: metaroce-compliance [--adapter=engine|ns3-nic] [--scenario=SUBSTRING]\n"
-              << "                           [--report=FILE.json] [--scenarios=DIR] [--list]\n";
+    std::cerr
+        << "metaroce-compliance: " << problem << "\n"
+        << "usage: metaroce-compliance [--adapter=engine|udp|ns3-nic] [--scenario=SUBSTRING]\n"
+        << "                           [--report=FILE.json] [--scenarios=DIR] [--list]\n";
     return 2;
 }
 
