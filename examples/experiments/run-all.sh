@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 py="../../scripts/python.sh"
-for experiment in loss_sweep loss_seeds plane_failure incast plane_scaling message_sizes; do
+for experiment in loss_sweep loss_seeds plane_failure incast plane_scaling message_sizes large_buffers; do
   echo "== $experiment"
   bash "$py" "$experiment.py" "$@"
 done
