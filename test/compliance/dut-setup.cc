@@ -1,5 +1,7 @@
 #include "dut-setup.h"
 
+#include "metaroce-connection.h"
+#include "rocev2-queue-pair.h"
 #include "text-values.h"
 
 #include <stdexcept>
@@ -198,6 +200,27 @@ PortableKeys(Transport transport)
         AddKeys(out, DcqcnConfigFields(), "dcqcn.");
     }
     return out;
+}
+
+std::unique_ptr<MemoryRegistry>
+MakeDutMemory(const DutSetup& setup)
+{
+    auto memory = std::make_unique<MemoryRegistry>();
+    for (const DutRegion& r : setup.regions)
+    {
+        memory->Register({r.key, r.addr, r.length, nullptr});
+    }
+    return memory;
+}
+
+std::unique_ptr<TransportEngine>
+MakeDutEngine(const DutSetup& setup, MemoryRegistry& memory)
+{
+    if (setup.transport == Transport::MetaRoce)
+    {
+        return std::make_unique<MetaRoceConnection>(setup.metaroce, &memory);
+    }
+    return std::make_unique<RoceV2QueuePair>(setup.rocev2, memory);
 }
 
 } // namespace metaroce::compliance

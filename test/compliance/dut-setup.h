@@ -17,6 +17,7 @@
 #include "rocev2-config.h"
 #include "transport-engine.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ void Finish(DutSetup& setup);
 
 /// The portable keys of a transport, for documentation and error messages.
 std::vector<std::string> PortableKeys(Transport transport);
+
+/// The DUT's registered memory: the setup's regions, virtual (no host buffer behind them).
+std::unique_ptr<MemoryRegistry> MakeDutMemory(const DutSetup& setup);
+
+/// The DUT engine of the setup's transport over `memory` (which must outlive it).
+std::unique_ptr<TransportEngine> MakeDutEngine(const DutSetup& setup, MemoryRegistry& memory);
 
 } // namespace metaroce::compliance
 

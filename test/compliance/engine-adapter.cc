@@ -39,19 +39,8 @@ void
 EngineAdapter::Reset(const DutSetup& setup)
 {
     m_setup = setup;
-    m_memory = std::make_unique<MemoryRegistry>();
-    for (const DutRegion& r : setup.regions)
-    {
-        m_memory->Register({r.key, r.addr, r.length, nullptr});
-    }
-    if (setup.transport == Transport::MetaRoce)
-    {
-        m_engine = std::make_unique<MetaRoceConnection>(setup.metaroce, m_memory.get());
-    }
-    else
-    {
-        m_engine = std::make_unique<RoceV2QueuePair>(setup.rocev2, *m_memory);
-    }
+    m_memory = MakeDutMemory(setup);
+    m_engine = MakeDutEngine(setup, *m_memory);
     DriverHost& host = *this; // a private base: converted here, inside the class
     m_driver = std::make_unique<EngineDriver>(*m_engine, setup.Ports(), host, kAdapterDriving);
     m_now = 0;

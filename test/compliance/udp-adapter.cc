@@ -54,20 +54,10 @@ UdpAdapter::Reset(const DutSetup& setup)
 {
     Teardown();
     m_setup = setup;
-    m_memory = std::make_unique<MemoryRegistry>();
-    for (const DutRegion& r : setup.regions)
-    {
-        m_memory->Register({r.key, r.addr, r.length, nullptr});
-    }
-    if (setup.transport == Transport::MetaRoce)
-    {
-        m_engine = std::make_unique<MetaRoceConnection>(setup.metaroce, m_memory.get());
-    }
-    else
-    {
-        m_engine = std::make_unique<RoceV2QueuePair>(setup.rocev2, *m_memory);
-    }
-    const uint16_t udpPort = setup.transport == Transport::MetaRoce ? 4792 : 4791;
+    m_memory = MakeDutMemory(setup);
+    m_engine = MakeDutEngine(setup, *m_memory);
+    const uint16_t udpPort =
+        setup.transport == Transport::MetaRoce ? kMetaRoceUdpPort : kRoceV2UdpPort;
     udp::UdpDriverConfig config;
     for (uint16_t p = 0; p < setup.Ports(); ++p)
     {

@@ -364,8 +364,10 @@ class DeterminismTestCase : public TestCase
         c.throughputInterval = "5us";
         std::vector<std::string> prefixes;
         // Every scheduler orders events by time, then scheduling order: the runs are the same.
-        for (const std::string& scheduler :
-             {c.scheduler, std::string("ns3::MapScheduler"), std::string("ns3::CalendarScheduler")})
+        for (const std::string& scheduler : {c.scheduler,
+                                             std::string("ns3::MapScheduler"),
+                                             std::string("ns3::CalendarScheduler"),
+                                             std::string("ns3::HeapScheduler")})
         {
             c.scheduler = scheduler;
             c.output = CreateTempDirFilename("run-" + std::to_string(prefixes.size()));

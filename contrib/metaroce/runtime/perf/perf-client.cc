@@ -16,17 +16,6 @@ namespace
 constexpr uint32_t kClientKey = 0xc1c1;
 constexpr uint32_t kClientConnection = 0x12;
 
-std::string
-Join(const std::vector<std::string>& items)
-{
-    std::string out;
-    for (const std::string& s : items)
-    {
-        out += (out.empty() ? "" : ",") + s;
-    }
-    return out;
-}
-
 Message
 Hello(const PerfOptions& o, const Identity& local)
 {
@@ -43,7 +32,7 @@ Hello(const PerfOptions& o, const Identity& local)
     m.Set("duplicate", std::to_string(o.duplicatePercent)).Set("delay", std::to_string(o.delayUs));
     m.Set("reorderDelay", std::to_string(o.reorderDelayUs)).Set("seed", o.seed);
     m.Set("timeout", std::to_string(o.timeoutSeconds));
-    m.Set("udpAddrs", Join(local.udpAddrs)).Set("udpPort", local.udpPort);
+    m.Set("udpAddrs", JoinComma(local.udpAddrs)).Set("udpPort", local.udpPort);
     m.Set("connection", local.connection);
     return m;
 }
@@ -261,8 +250,8 @@ RunClient(const PerfOptions& o)
     s.Driver().WatchFd(control.Fd()); // a control message ends a wait for it at once
     PrintBanner(std::cout,
                 o,
-                Join(local.udpAddrs) + ":" + std::to_string(local.udpPort),
-                Join(server.udpAddrs) + ":" + std::to_string(server.udpPort));
+                JoinComma(local.udpAddrs) + ":" + std::to_string(local.udpPort),
+                JoinComma(server.udpAddrs) + ":" + std::to_string(server.udpPort));
     PrintColumns(std::cout, o.test);
     bool ok = true;
     for (uint64_t size : o.sizes)

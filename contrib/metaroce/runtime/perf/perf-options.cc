@@ -274,6 +274,17 @@ ParseOptions(int argc, char** argv, bool& help)
     return o;
 }
 
+std::string
+JoinComma(const std::vector<std::string>& items)
+{
+    std::string out;
+    for (const std::string& s : items)
+    {
+        out += (out.empty() ? "" : ",") + s;
+    }
+    return out;
+}
+
 std::vector<std::string>
 DefaultUdpAddrs(bool server, uint16_t planes, const std::string& host)
 {

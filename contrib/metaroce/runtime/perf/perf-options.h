@@ -78,6 +78,9 @@ PerfOptions ParseOptions(int argc, char** argv, bool& help);
 /// The usage text.
 const char* UsageText();
 
+/// `items` separated by commas: the form --udp-addrs takes, for the control exchange.
+std::string JoinComma(const std::vector<std::string>& items);
+
 /// The default per-plane addresses of one side when none are given: loopback addresses
 /// 127.0.<plane+1>.1 (server) and .2 (client), so both ends can bind the transport's port.
 std::vector<std::string> DefaultUdpAddrs(bool server, uint16_t planes, const std::string& host);

@@ -15,17 +15,6 @@ namespace
 constexpr uint32_t kServerKey = 0x5e5e;
 constexpr uint32_t kServerConnection = 0x11;
 
-std::string
-Join(const std::vector<std::string>& items)
-{
-    std::string out;
-    for (const std::string& s : items)
-    {
-        out += (out.empty() ? "" : ",") + s;
-    }
-    return out;
-}
-
 std::vector<std::string>
 Split(const std::string& v)
 {
@@ -263,7 +252,7 @@ RunServer(const PerfOptions& own)
     Session s(o, true, local, peer, bytes);
     s.Driver().WatchFd(control.Fd()); // a control message ends a wait for it at once
     control.Send(Message()
-                     .Set("udpAddrs", Join(local.udpAddrs))
+                     .Set("udpAddrs", JoinComma(local.udpAddrs))
                      .Set("udpPort", local.udpPort)
                      .Set("connection", local.connection)
                      .Set("bufferAddr", s.BufferAddr())
