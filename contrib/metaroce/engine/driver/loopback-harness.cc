@@ -52,6 +52,7 @@ LoopbackHarness::LoopbackHarness(TransportEngine& a,
                 EngineDriver(b, channel.ports, m_hosts[1], kHarnessDriving)}
     , m_channel(channel)
     , m_rng(channel.seed)
+    , m_impaired(channel.lossRate > 0 || channel.duplicateRate > 0 || channel.reorderRate > 0)
     , m_planeUp(channel.ports, true)
     , m_planeEpoch(channel.ports, 0)
 {
@@ -136,13 +137,19 @@ LoopbackHarness::Transmit(int side, const OutPacket& pkt)
     const uint64_t index = m_txCount[side]++;
     bool dropped = m_dropNth[side].count(index) > 0;
     // Draw every random decision for every packet, so that scripted drops do not shift the
-    // random sequence of later packets.
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    const double lossDraw = uniform(m_rng);
-    const double dupDraw = uniform(m_rng);
-    const double reorderDraw = uniform(m_rng);
-    const TimeNs extra =
-        m_channel.reorderDelayNs > 0 ? m_rng() % (m_channel.reorderDelayNs + 1) : 0;
+    // random sequence of later packets; a channel that impairs nothing has nothing to draw.
+    double lossDraw = 1;
+    double dupDraw = 1;
+    double reorderDraw = 1;
+    TimeNs extra = 0;
+    if (m_impaired)
+    {
+        std::uniform_real_distribution<double> uniform(0.0, 1.0);
+        lossDraw = uniform(m_rng);
+        dupDraw = uniform(m_rng);
+        reorderDraw = uniform(m_rng);
+        extra = m_channel.reorderDelayNs > 0 ? m_rng() % (m_channel.reorderDelayNs + 1) : 0;
+    }
     dropped = dropped || lossDraw < m_channel.lossRate;
     if (m_onTransmit)
     {

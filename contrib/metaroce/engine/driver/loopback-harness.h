@@ -162,6 +162,7 @@ class LoopbackHarness
     std::array<EngineDriver, 2> m_drivers;
     ChannelConfig m_channel;
     std::mt19937_64 m_rng;
+    bool m_impaired; ///< the channel may drop, duplicate or reorder: Transmit() draws
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
     uint64_t m_seq{0};
     TimeNs m_now{0};
