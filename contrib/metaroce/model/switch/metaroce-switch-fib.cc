@@ -98,8 +98,7 @@ MetaRoceFib::AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port)
     NS_ABORT_MSG_UNLESS(Ipv4Mask(("/" + std::to_string(len)).c_str()) == mask,
                         "MetaRoceFib::AddRoute: mask " << mask << " is not contiguous");
     const uint32_t prefix = dst.Get() & mask.Get();
-    auto& table = m_byLength[len];
-    Group& g = table[prefix];
+    Group& g = m_byLength[len].FindOrAdd(prefix);
     g.members.push_back(port);
     RebuildLive(g);
     if (std::find(m_lengths.begin(), m_lengths.end(), len) == m_lengths.end())
@@ -108,6 +107,26 @@ MetaRoceFib::AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port)
         std::sort(m_lengths.begin(), m_lengths.end(), std::greater<>());
     }
     ++m_nRoutes;
+}
+
+const MetaRoceFib::Group*
+MetaRoceFib::PrefixTable::Find(uint32_t prefix) const
+{
+    auto it = std::lower_bound(prefixes.begin(), prefixes.end(), prefix);
+    return it != prefixes.end() && *it == prefix ? &groups[it - prefixes.begin()] : nullptr;
+}
+
+MetaRoceFib::Group&
+MetaRoceFib::PrefixTable::FindOrAdd(uint32_t prefix)
+{
+    auto it = std::lower_bound(prefixes.begin(), prefixes.end(), prefix);
+    const std::size_t i = it - prefixes.begin();
+    if (it == prefixes.end() || *it != prefix)
+    {
+        prefixes.insert(it, prefix);
+        groups.insert(groups.begin() + i, Group{});
+    }
+    return groups[i];
 }
 
 void
@@ -138,9 +157,8 @@ MetaRoceFib::SetPortUp(uint32_t port, bool up)
     m_portDown[port] = !up;
     for (auto& table : m_byLength)
     {
-        for (auto& entry : table)
+        for (Group& g : table.groups)
         {
-            Group& g = entry.second;
             if (std::find(g.members.begin(), g.members.end(), port) != g.members.end())
             {
                 RebuildLive(g);
@@ -162,19 +180,18 @@ MetaRoceFib::FindLive(uint32_t dst, Status& status) const
     for (uint8_t len : m_lengths)
     {
         const uint32_t mask = len == 0 ? 0 : ~uint32_t(0) << (32 - len);
-        const auto& table = m_byLength[len];
-        auto it = table.find(dst & mask);
-        if (it == table.end())
+        const Group* g = m_byLength[len].Find(dst & mask);
+        if (g == nullptr)
         {
             continue;
         }
-        if (it->second.live.empty())
+        if (g->live.empty())
         {
             status = Status::ALL_DOWN; // withdrawn: try a shorter prefix
             continue;
         }
         status = Status::OK;
-        return &it->second;
+        return g;
     }
     return nullptr;
 }
@@ -197,7 +214,8 @@ MetaRoceFib::GetNextHops(Ipv4Address dst) const
 {
     Status status;
     const Group* g = FindLive(dst.Get(), status);
-    return g != nullptr ? g->live : std::vector<uint32_t>();
+    return g != nullptr ? std::vector<uint32_t>(g->live.begin(), g->live.end())
+                        : std::vector<uint32_t>();
 }
 
 uint32_t

@@ -28,8 +28,8 @@
 #include "ns3/packet.h"
 
 #include <array>
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -129,11 +129,25 @@ class MetaRoceFib
     uint32_t GetNRoutes() const;
 
   private:
-    /// One prefix: its members as added, and those whose port is up.
+    /// One prefix: its members as added, and those whose port is up (inline: a lookup reads
+    /// them without another cache miss).
     struct Group
     {
         std::vector<uint32_t> members;
-        std::vector<uint32_t> live;
+        boost::container::small_vector<uint32_t, 8> live;
+    };
+
+    /// The groups of one prefix length, sorted by prefix: a lookup is a binary search over a
+    /// small contiguous array that stays in cache, where a hash table's nodes do not.
+    struct PrefixTable
+    {
+        std::vector<uint32_t> prefixes;
+        std::vector<Group> groups; ///< groups[i] is the group of prefixes[i]
+
+        /// The group of `prefix`, or nullptr.
+        const Group* Find(uint32_t prefix) const;
+        /// The group of `prefix`, made empty if new.
+        Group& FindOrAdd(uint32_t prefix);
     };
 
     void RebuildLive(Group& g) const;
@@ -141,7 +155,7 @@ class MetaRoceFib
     const Group* FindLive(uint32_t dst, Status& status) const;
 
     /// Groups by prefix length (index 0..32), keyed by the masked destination.
-    std::array<std::unordered_map<uint32_t, Group>, 33> m_byLength;
+    std::array<PrefixTable, 33> m_byLength;
     std::vector<uint8_t> m_lengths; ///< prefix lengths in use, longest first
     std::vector<bool> m_portDown;   ///< indexed by port; missing = up
     uint32_t m_nRoutes{0};
