@@ -11,6 +11,7 @@ PACKAGES=(
   libboost-dev libbenchmark-dev googletest libgtest-dev
   nlohmann-json3-dev
   clang-format-14
+  libtcmalloc-minimal4  # the executables' allocator (METAROCE_ALLOCATOR, doc/benchmarks.md)
   tshark  # capture decoding tests, the Wireshark dissector (contrib/metaroce/tools/wireshark)
   python3 python3-venv python3-pip
   bzip2 xz-utils rsync
