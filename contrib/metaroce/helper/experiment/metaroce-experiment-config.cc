@@ -97,11 +97,14 @@ ValidateFabric(const MetaRoceExperimentConfig& c)
             "topology",
             "'" + c.topology + "' is not leaf-spine or fat-tree");
     Require(c.hosts >= 2, "hosts", "need at least 2 hosts, not " + std::to_string(c.hosts));
-    Require(c.planes >= 1, "planes", "need at least 1 plane");
+    Require(c.planes >= 1, "planes", "need at least 1 plane, not 0");
     Require(c.planes <= 64,
             "planes",
             std::to_string(c.planes) + " planes: a NIC has at most 64 ports, one per plane");
-    Require(c.hostsPerLeaf >= 1, "hostsPerLeaf", "need at least 1 host per leaf");
+    Require(c.hostsPerLeaf >= 1, "hostsPerLeaf", "need at least 1 host per leaf, not 0");
+    Require(c.hostsPerLeaf <= 254,
+            "hostsPerLeaf",
+            std::to_string(c.hostsPerLeaf) + " hosts per leaf: at most 254 (one address octet)");
     ValidateShape(c);
     ParseRateOption("hostRate", c.hostRate);
     ParseRateOption("fabricRate", c.fabricRate);
@@ -157,6 +160,10 @@ ValidateFaults(const MetaRoceExperimentConfig& c)
 void
 ValidateWorkload(const MetaRoceExperimentConfig& c)
 {
+    Require(c.channels <= kMaxChannels,
+            "channels",
+            std::to_string(c.channels) + " is above " + std::to_string(kMaxChannels) +
+                " (each channel is a stream or queue pair per peer on every host)");
     if (c.workload == "flows")
     {
         Require(!c.cdfFile.empty(), "cdfFile", "the flows workload needs a size distribution file");
@@ -171,7 +178,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
                 "hosts",
                 "allreduce-hd needs a power-of-two number of hosts, not " +
                     std::to_string(c.hosts));
-        Require(c.messageBytes >= 1, "messageBytes", "need at least 1 byte");
+        Require(c.messageBytes >= 1, "messageBytes", "need at least 1 byte, not 0");
         const uint32_t used = c.channels == 0 ? c.planes : c.channels;
         Require(c.messageBytes >= used,
                 "messageBytes",
@@ -190,11 +197,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
 void
 ValidateRun(const MetaRoceExperimentConfig& c)
 {
-    Require(c.repetitions >= 1, "repetitions", "need at least 1 repetition");
-    Require(c.channels <= kMaxChannels,
-            "channels",
-            std::to_string(c.channels) + " is above " + std::to_string(kMaxChannels) +
-                " (each channel is a stream or queue pair per peer on every host)");
+    Require(c.repetitions >= 1, "repetitions", "need at least 1 repetition, not 0");
     Require(c.seed >= 1, "seed", "0 is not a seed: ns-3's generator takes 1..4294967295");
     ParseTimeOption("throughputInterval", c.throughputInterval);
     ValidatePcapPrefix("pcap", c.pcap);
@@ -210,27 +213,22 @@ ValidateRun(const MetaRoceExperimentConfig& c)
     }
 }
 
-/// The fabric's options.
+/// The fabric's options. Every option checks its syntax and its field type's range only; the
+/// model's bounds are Validate()'s, so that a C++ program and Python (which sets the fields
+/// directly) report a bad value with the same message.
 void
 AddFabricOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 {
     AddStringOption(cmd, "topology", "fabric topology: leaf-spine or fat-tree", c.topology);
-    AddIntegerOption(cmd, "hosts", "hosts (one NIC each)", c.hosts, 2);
-    AddIntegerOption(cmd,
-                     "planes",
-                     "planes (NIC ports per host, disjoint networks)",
-                     c.planes,
-                     1,
-                     64);
-    AddIntegerOption(cmd, "hostsPerLeaf", "hosts per leaf switch", c.hostsPerLeaf, 1, 254);
+    AddIntegerOption(cmd, "hosts", "hosts (one NIC each)", c.hosts);
+    AddIntegerOption(cmd, "planes", "planes (NIC ports per host, disjoint networks)", c.planes);
+    AddIntegerOption(cmd, "hostsPerLeaf", "hosts per leaf switch", c.hostsPerLeaf);
     AddIntegerOption(cmd,
                      "spines",
                      "spine switches per plane (leaf-spine) or per pod (fat-tree)",
-                     c.spines,
-                     0,
-                     255);
-    AddIntegerOption(cmd, "leavesPerPod", "fat-tree: leaves per pod", c.leavesPerPod, 1, 255);
-    AddIntegerOption(cmd, "cores", "fat-tree: core switches per plane", c.cores, 0);
+                     c.spines);
+    AddIntegerOption(cmd, "leavesPerPod", "fat-tree: leaves per pod", c.leavesPerPod);
+    AddIntegerOption(cmd, "cores", "fat-tree: core switches per plane", c.cores);
     AddStringOption(cmd, "hostRate", "host-leaf link rate", c.hostRate);
     AddStringOption(cmd, "fabricRate", "leaf-spine link rate", c.fabricRate);
     AddStringOption(cmd, "coreRate", "spine-core link rate (fat-tree)", c.coreRate);
@@ -251,14 +249,9 @@ AddFabricOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 void
 AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 {
-    AddIntegerOption(cmd,
-                     "lossPlane",
-                     "-1: loss on every plane; p: on plane p only",
-                     c.lossPlane,
-                     -1,
-                     63);
+    AddIntegerOption(cmd, "lossPlane", "-1: loss on every plane; p: on plane p only", c.lossPlane);
     AddStringOption(cmd, "failure", "none, plane, spine, fabric-link or host-link", c.failure);
-    AddIntegerOption(cmd, "failurePlane", "plane of the failure", c.failurePlane, 0, 63);
+    AddIntegerOption(cmd, "failurePlane", "plane of the failure", c.failurePlane);
     AddIntegerOption(cmd,
                      "failureIndex",
                      "spine, leaf (fabric-link) or host (host-link)",
@@ -269,15 +262,9 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
     AddIntegerOption(cmd,
                      "messageBytes",
                      "bytes per rank (collectives) or per message",
-                     c.messageBytes,
-                     1,
-                     kMaxMessageBytes);
-    AddIntegerOption(cmd, "channels", "channels (0: one per plane)", c.channels, 0, kMaxChannels);
-    AddIntegerOption(cmd,
-                     "repetitions",
-                     "times the collective runs back to back",
-                     c.repetitions,
-                     1);
+                     c.messageBytes);
+    AddIntegerOption(cmd, "channels", "channels (0: one per plane)", c.channels);
+    AddIntegerOption(cmd, "repetitions", "times the collective runs back to back", c.repetitions);
     AddStringOption(cmd,
                     "cdfFile",
                     "flows: size distribution file (bytes cumulative-probability)",
@@ -286,17 +273,17 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                   "load",
                   "flows: offered load per host, fraction of its line rate",
                   c.load,
-                  0,
-                  1);
-    AddIntegerOption(cmd, "flowsPerHost", "flows: flows each host starts", c.flowsPerHost, 1);
+                  -1e300,
+                  1e300);
+    AddIntegerOption(cmd, "flowsPerHost", "flows: flows each host starts", c.flowsPerHost);
 }
 
 /// Seeds, outputs and limits.
 void
 AddRunOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 {
-    AddIntegerOption(cmd, "seed", "random seed (ns-3 needs >= 1)", c.seed, 1);
-    AddIntegerOption(cmd, "run", "run number (independent replications)", c.run, 0);
+    AddIntegerOption(cmd, "seed", "random seed (ns-3 needs >= 1)", c.seed);
+    AddIntegerOption(cmd, "run", "run number (independent replications)", c.run);
     AddStringOption(cmd,
                     "throughputInterval",
                     "> 0: delivered bytes per interval",
@@ -364,7 +351,12 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
     if (withGridFields)
     {
         AddStringOption(cmd, "transport", "metaroce, rocev2, rocev2-pfc or rocev2-nocc", transport);
-        AddRealOption(cmd, "loss", "packet loss probability at every link end", loss, 0, 1);
+        AddRealOption(cmd,
+                      "loss",
+                      "packet loss probability at every link end",
+                      loss,
+                      -1e300,
+                      1e300);
         AddStringOption(cmd,
                         "workload",
                         "allreduce-ring, allreduce-hd, alltoall, permutation, incast or flows",
