@@ -12,7 +12,7 @@ def test_fabric_abort_becomes_fatal_error_with_ns3_message():
     with pytest.raises(metaroce.FatalError) as info:
         metaroce.Fabric(hosts=1)
     assert str(info.value) == "MetaRoceFabricHelper: need at least 2 hosts, got 1"
-    assert info.value.condition == "hosts < 2"
+    assert info.value.condition == "!problem.empty()"  # MetaRoceFabricShape::Validate
     assert info.value.file.endswith("metaroce-fabric-shape.cc")
     # The interpreter and the bindings still work.
     assert metaroce.Fabric(hosts=2, hosts_per_leaf=2, spines=0).hosts == 2
@@ -83,3 +83,31 @@ def test_unknown_config_field():
         mx.config(hostz=3)
     with pytest.raises(metaroce.InvalidParameter, match="hosts"):
         mx.config(hosts="many")
+
+
+# Bad input through the Python API (doc/reliability.md, "Bad input"): each is refused before
+# anything runs, as InvalidParameter whose message names the field, as the C++ examples do.
+@pytest.mark.parametrize("fields,needle", [
+    ({"seed": 0}, "--seed"),
+    ({"message_bytes": -1}, "messageBytes"),
+    ({"message_bytes": 0}, "--messageBytes"),
+    ({"message_bytes": 2**32}, "--messageBytes"),
+    ({"transport": "rocev2", "message_bytes": 3 * 2**30}, "--messageBytes"),
+    ({"planes": 65}, "--planes"),
+    ({"hosts": 2.5}, "hosts"),
+    ({"hosts": "four"}, "hosts"),
+    ({"host_delay": "0s"}, "--hostDelay"),
+    ({"fabric_delay": "-1us"}, "--fabricDelay"),
+    ({"channels": 5000, "message_bytes": 1 << 20}, "--channels"),
+    ({"spines": 0}, "--spines"),
+    ({"loss": 1.0}, "--loss"),
+    ({"nic_attributes": "RtoMin=5s"}, "--nicAttributes"),
+    ({"nic_attributes": "Mtu=4 096"}, "--nicAttributes"),
+    ({"failure": "plane", "failure_at": "2s"}, "--failureAt"),
+    ({"no_such_field": 1}, "no_such_field"),
+])
+def test_bad_experiment_field_is_refused(fields, needle):
+    base = dict(hosts=4, planes=2, hosts_per_leaf=2, spines=1, message_bytes=4096)
+    with pytest.raises(metaroce.InvalidParameter) as info:
+        mx.run({**base, **fields})
+    assert needle in str(info.value), str(info.value)

@@ -12,8 +12,8 @@
  * Output: one line per (transport, loss): bytes received, completion time, goodput.
  */
 #include "ns3/applications-module.h"
-#include "ns3/command-line.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-helper.h"
 #include "ns3/metaroce-options.h"
 #include "ns3/pointer.h"
@@ -23,6 +23,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <stdexcept>
 #include <vector>
 
 using namespace ns3;
@@ -109,16 +110,37 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("transport", "Comma-separated transports (metaroce, rocev2)", transports);
-    cmd.AddValue("loss", "Comma-separated packet loss rates per link", losses);
-    cmd.AddValue("planes", "Links (planes) between the two hosts", planes);
-    cmd.AddValue("bytes", "BulkSendApplication MaxBytes", bytes);
-    cmd.AddValue("sendSize", "BulkSendApplication SendSize", sendSize);
-    cmd.AddValue("rate", "Link rate", rate);
-    cmd.AddValue("delay", "Link delay", delay);
-    cmd.AddValue("seed", "First random stream", seed);
-    cmd.Parse(argc, argv);
-
+    AddStringOption(cmd, "transport", "Comma-separated transports (metaroce, rocev2)", transports);
+    AddStringOption(cmd, "loss", "Comma-separated packet loss rates per link", losses);
+    AddIntegerOption(cmd, "planes", "Links (planes) between the two hosts", planes, 1, 64);
+    // MaxBytes 0 would mean "send forever": 10 simulated seconds of traffic, hours of wall time.
+    AddIntegerOption(cmd, "bytes", "BulkSendApplication MaxBytes", bytes, 1, 10'000'000'000);
+    AddIntegerOption(cmd, "sendSize", "BulkSendApplication SendSize", sendSize, 1, 1 << 24);
+    AddStringOption(cmd, "rate", "Link rate", rate);
+    AddStringOption(cmd, "delay", "Link delay", delay);
+    AddIntegerOption(cmd, "seed", "First random stream", seed, 0, 1u << 30);
+    if (!ParseCommandLine(cmd, argc, argv, "metaroce-bulk-send"))
+    {
+        return 2;
+    }
+    try
+    {
+        for (const std::string& name : SplitOptionList("transport", transports))
+        {
+            metaroce::ParseTransport(name);
+        }
+        ParseProbabilityList("loss", losses);
+        ParseRateOption("rate", rate);
+        if (ParseTimeOption("delay", delay) <= Time(0))
+        {
+            throw std::invalid_argument("--delay: '" + delay + "' is not a positive delay");
+        }
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "metaroce-bulk-send: " << e.what() << "\n";
+        return 2;
+    }
     std::cout << "transport,loss,planes,bytes_received,completion_us,goodput_gbps\n";
     for (const std::string& name : SplitOptionList("transports", transports))
     {

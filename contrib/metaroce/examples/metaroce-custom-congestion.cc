@@ -4,13 +4,11 @@
  * as attributes. Here a fixed window per path, in an incast, against AIMD.
  *   ./metaroce-custom-congestion --hosts=16 --planes=8 --messageBytes=1048576
  */
-#include "ns3/command-line.h"
 #include "ns3/metaroce-congestion-ops.h"
 #include "ns3/metaroce-experiment.h"
 #include "ns3/uinteger.h"
 
 #include <iostream>
-#include <string>
 
 using namespace ns3;
 using metaroce::TimeNs;
@@ -83,9 +81,10 @@ main(int argc, char* argv[])
     MetaRoceExperimentConfig c;
     c.workload = "incast";
     c.messageBytes = 1 << 20;
-    CommandLine cmd(__FILE__);
-    c.AddOptions(cmd, false); // every experiment field: --hosts, --messageBytes, ...
-    cmd.Parse(argc, argv);
+    if (!c.ParseOptions(argc, argv, "metaroce-custom-congestion")) // --hosts, --messageBytes...
+    {
+        return 2; // a bad option, said on stderr
+    }
     int incomplete = 0;
     for (const std::string cc : {"ns3::MetaRoceAimd", "ns3::ExampleFixedWindow[Window=8320]"})
     {

@@ -25,7 +25,9 @@
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-fabric-shape.h"
 #include "ns3/metaroce-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -320,48 +322,121 @@ WriteCsvRow(std::ofstream& csv,
         << "," << r.pauses << "," << r.messages << "," << r.completed << "\n";
 }
 
+/// The command line: every Options field, the loss and transport lists, the CSV file.
+struct CommandLineOptions
+{
+    Options o;
+    std::string losses{"0,0.01"};
+    std::string transports{"metaroce,rocev2,rocev2-pfc"};
+    std::string output;
+};
+
+void
+AddOptions(CommandLine& cmd, CommandLineOptions& c)
+{
+    Options& o = c.o;
+    AddIntegerOption(cmd, "hosts", "hosts (one NIC each)", o.hosts, 2);
+    AddIntegerOption(cmd, "planes", "planes (NIC ports per host)", o.planes, 1, 64);
+    AddIntegerOption(cmd, "hostsPerLeaf", "hosts per leaf switch", o.hostsPerLeaf, 1, 254);
+    AddIntegerOption(cmd, "spines", "spines per plane (leaf-spine) or per pod", o.spines, 0, 255);
+    AddStringOption(cmd, "topology", "leaf-spine or fat-tree", o.topology);
+    AddIntegerOption(cmd, "leavesPerPod", "fat-tree: leaves per pod", o.leavesPerPod, 0, 255);
+    AddIntegerOption(cmd, "cores", "fat-tree: core switches per plane", o.cores, 0);
+    AddStringOption(cmd, "rate", "rate of every link", o.rate);
+    // One WRITE per host pair (RoCEv2: per pair and plane): at most RoCEv2's 2^31 bytes.
+    AddIntegerOption(cmd,
+                     "messageBytes",
+                     "bytes per message (per host pair)",
+                     o.messageBytes,
+                     1,
+                     uint64_t{1} << 31);
+    AddStringOption(cmd, "pattern", "alltoall, permutation or incast", o.pattern);
+    AddStringOption(cmd, "loss", "comma-separated packet loss probabilities per link", c.losses);
+    AddStringOption(cmd,
+                    "transports",
+                    "comma-separated: metaroce, rocev2, rocev2-pfc",
+                    c.transports);
+    AddIntegerOption(cmd, "seed", "random seed (ns-3 needs >= 1)", o.seed, 1);
+    AddStringOption(cmd, "output", "CSV file to write (optional)", c.output);
+    AddStringOption(cmd,
+                    "pcap",
+                    "capture prefix (empty: no capture): a pcap file per host port and run, "
+                    "PREFIX-<transport>-loss<percent>-host<h>-plane<p>.pcap (PPP/IPv4/UDP, ns "
+                    "timestamps); the directory must exist",
+                    o.pcap);
+    AddBoolOption(cmd,
+                  "pcapSwitches",
+                  "with --pcap: every switch port too, "
+                  "...-<leaf|spine|core><i>-plane<p>-port<k>.pcap",
+                  o.pcapSwitches);
+}
+
+/// Throws std::invalid_argument naming the first bad option; the fabric helper would abort.
+void
+Validate(const CommandLineOptions& c)
+{
+    const Options& o = c.o;
+    auto fail = [](const std::string& message) { throw std::invalid_argument(message); };
+    if (o.topology != "leaf-spine" && o.topology != "fat-tree")
+    {
+        fail("--topology: '" + o.topology + "' is not leaf-spine or fat-tree");
+    }
+    if (o.pattern != "alltoall" && o.pattern != "permutation" && o.pattern != "incast")
+    {
+        fail("--pattern: '" + o.pattern + "' is not alltoall, permutation or incast");
+    }
+    MetaRoceFabricShape shape;
+    shape.topology =
+        o.topology == "fat-tree" ? MetaRoceTopology::FAT_TREE : MetaRoceTopology::LEAF_SPINE;
+    shape.hosts = o.hosts;
+    shape.planes = o.planes;
+    shape.hostsPerLeaf = o.hostsPerLeaf;
+    shape.spines = o.spines;
+    shape.leavesPerPod = o.leavesPerPod;
+    shape.cores = o.cores;
+    if (const std::string problem = shape.Problem(); !problem.empty())
+    {
+        fail("--topology=" + o.topology + ": " + problem);
+    }
+    ParseRateOption("rate", o.rate);
+    ValidatePcapPrefix("pcap", o.pcap);
+    if (o.pcapSwitches && o.pcap.empty())
+    {
+        fail("--pcapSwitches: captures nothing without --pcap");
+    }
+    ParseProbabilityList("loss", c.losses);
+    for (const std::string& item : SplitOptionList("transports", c.transports))
+    {
+        if (item != "metaroce" && item != "rocev2" && item != "rocev2-pfc")
+        {
+            fail("--transports: '" + item + "' is not metaroce, rocev2 or rocev2-pfc");
+        }
+    }
+}
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
-    Options o;
-    std::string losses = "0,0.01";
-    std::string transports = "metaroce,rocev2,rocev2-pfc";
-    std::string output;
+    CommandLineOptions c;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("hosts", "hosts (one NIC each)", o.hosts);
-    cmd.AddValue("planes", "planes (NIC ports per host)", o.planes);
-    cmd.AddValue("hostsPerLeaf", "hosts per leaf switch", o.hostsPerLeaf);
-    cmd.AddValue("spines", "spine switches per plane (leaf-spine) or per pod (fat-tree)", o.spines);
-    cmd.AddValue("topology", "leaf-spine or fat-tree", o.topology);
-    cmd.AddValue("leavesPerPod", "fat-tree: leaves per pod", o.leavesPerPod);
-    cmd.AddValue("cores", "fat-tree: core switches per plane", o.cores);
-    cmd.AddValue("rate", "rate of every link", o.rate);
-    cmd.AddValue("messageBytes", "bytes per message (per host pair)", o.messageBytes);
-    cmd.AddValue("pattern", "alltoall, permutation or incast", o.pattern);
-    cmd.AddValue("loss", "comma-separated packet loss probabilities per link", losses);
-    cmd.AddValue("transports", "comma-separated: metaroce, rocev2, rocev2-pfc", transports);
-    cmd.AddValue("seed", "random seed", o.seed);
-    cmd.AddValue("output", "CSV file to write (optional)", output);
-    cmd.AddValue("pcap",
-                 "capture prefix (empty: no capture): a pcap file per host port and run, "
-                 "PREFIX-<transport>-loss<percent>-host<h>-plane<p>.pcap (PPP/IPv4/UDP, ns "
-                 "timestamps); the directory must exist",
-                 o.pcap);
-    cmd.AddValue("pcapSwitches",
-                 "with --pcap: every switch port too, "
-                 "...-<leaf|spine|core><i>-plane<p>-port<k>.pcap",
-                 o.pcapSwitches);
-    cmd.Parse(argc, argv);
-    NS_ABORT_MSG_IF(o.topology != "leaf-spine" && o.topology != "fat-tree",
-                    "--topology: '" << o.topology << "' is not leaf-spine or fat-tree");
+    AddOptions(cmd, c);
+    if (!ParseCommandLine(cmd, argc, argv, "metaroce-fabric"))
+    {
+        return 2;
+    }
+    std::ofstream csv;
     try
     {
-        ValidatePcapPrefix("pcap", o.pcap);
-        if (o.pcapSwitches && o.pcap.empty())
+        Validate(c);
+        if (!c.output.empty())
         {
-            throw std::invalid_argument("--pcapSwitches: captures nothing without --pcap");
+            csv.open(c.output);
+            if (!csv)
+            {
+                throw std::invalid_argument("--output: cannot write '" + c.output + "'");
+            }
         }
     }
     catch (const std::invalid_argument& e)
@@ -369,28 +444,18 @@ main(int argc, char* argv[])
         std::cerr << "metaroce-fabric: " << e.what() << "\n";
         return 2;
     }
-
-    const std::vector<double> lossList = ParseProbabilityList("loss", losses);
-    const std::vector<std::string> transportList = SplitOptionList("transports", transports);
-    for (const std::string& item : transportList)
+    const Options& o = c.o;
+    if (csv)
     {
-        NS_ABORT_MSG_IF(item != "metaroce" && item != "rocev2" && item != "rocev2-pfc",
-                        "--transports: unknown transport '" << item << "'");
-    }
-    std::ofstream csv;
-    if (!output.empty())
-    {
-        csv.open(output);
-        NS_ABORT_MSG_IF(!csv, "--output: cannot write " << output);
         csv << "transport,loss,hosts,planes,pattern,message_bytes,last_completion_us,"
                "goodput_gbps,fct_mean_us,fct_p99_us,retransmitted,timeouts,switch_drops,pfc_pauses,"
                "messages,completed\n";
     }
     PrintHeading(o);
     int status = 0;
-    for (const auto& t : transportList)
+    for (const auto& t : SplitOptionList("transports", c.transports))
     {
-        for (double loss : lossList)
+        for (double loss : ParseProbabilityList("loss", c.losses))
         {
             const Result r = Run(o, t, loss);
             PrintRow(t, loss, r);

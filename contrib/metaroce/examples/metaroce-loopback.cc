@@ -6,8 +6,8 @@
  *
  *   ./metaroce-loopback --loss=0,0.001,0.01,0.05,0.1 --planes=1 --output=sweep.csv
  */
-#include "ns3/command-line.h"
 #include "ns3/loopback-scenario.h"
+#include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-options.h"
 
 #include <fstream>
@@ -39,16 +39,41 @@ struct Sweep
 
     void AddOptions(CommandLine& cmd)
     {
-        cmd.AddValue("loss", "comma-separated random loss probabilities", losses);
-        cmd.AddValue("transports", "comma-separated transports (metaroce, rocev2)", transports);
-        cmd.AddValue("planes", "planes (NIC ports) for MetaRoCE; RoCEv2 always uses one", planes);
-        cmd.AddValue("pathsPerPlane", "MetaRoCE logical paths per plane", pathsPerPlane);
-        cmd.AddValue("messages", "messages to move", messages);
-        cmd.AddValue("messageBytes", "bytes per message", messageBytes);
-        cmd.AddValue("rateGbps", "line rate per plane, Gb/s", rateGbps);
-        cmd.AddValue("delayNs", "one-way propagation delay, ns", delayNs);
-        cmd.AddValue("seed", "random seed", seed);
-        cmd.AddValue("output", "CSV file to write (optional)", output);
+        AddStringOption(cmd, "loss", "comma-separated random loss probabilities", losses);
+        AddStringOption(cmd,
+                        "transports",
+                        "comma-separated transports (metaroce, rocev2)",
+                        transports);
+        // The bounds are the engine's (spec 4.1: ports in [1, 64], paths per port in
+        // [1, 1024]) and the wire's (a RoCEv2 message carries at most 2^31 bytes, spec 8.2).
+        AddIntegerOption(cmd,
+                         "planes",
+                         "planes (NIC ports) for MetaRoCE; RoCEv2 always uses one",
+                         planes,
+                         1,
+                         64);
+        AddIntegerOption(cmd,
+                         "pathsPerPlane",
+                         "MetaRoCE logical paths per plane",
+                         pathsPerPlane,
+                         1,
+                         1024);
+        AddIntegerOption(cmd, "messages", "messages to move", messages, 1, 1'000'000);
+        AddIntegerOption(cmd,
+                         "messageBytes",
+                         "bytes per message",
+                         messageBytes,
+                         1,
+                         uint64_t{1} << 31);
+        AddRealOption(cmd, "rateGbps", "line rate per plane, Gb/s", rateGbps, 0.001, 10'000);
+        AddIntegerOption(cmd,
+                         "delayNs",
+                         "one-way propagation delay, ns",
+                         delayNs,
+                         0,
+                         1'000'000'000);
+        AddIntegerOption(cmd, "seed", "random seed", seed, 0);
+        AddStringOption(cmd, "output", "CSV file to write (optional)", output);
     }
 
     /// The loopback scenario of one point of the sweep.
@@ -166,14 +191,17 @@ main(int argc, char* argv[])
     Sweep sweep;
     CommandLine cmd(__FILE__);
     sweep.AddOptions(cmd);
-    cmd.Parse(argc, argv);
+    if (!ParseCommandLine(cmd, argc, argv, "metaroce-loopback"))
+    {
+        return 2;
+    }
     try
     {
         return RunSweep(sweep) ? 0 : 1;
     }
     catch (const std::exception& e)
     {
-        std::cerr << "error: " << e.what() << "\n";
+        std::cerr << "metaroce-loopback: " << e.what() << "\n";
         return 2;
     }
 }

@@ -130,6 +130,43 @@ LoopbackHarness::Consume(const Event* e)
     }
 }
 
+uint32_t
+Crc32(const uint8_t* data, std::size_t size)
+{
+    // Bitwise, without a table: the harness computes it only when corruption is on.
+    uint32_t crc = 0xFFFFFFFFu;
+    for (std::size_t i = 0; i < size; ++i)
+    {
+        crc ^= data[i];
+        for (int bit = 0; bit < 8; ++bit)
+        {
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        }
+    }
+    return ~crc;
+}
+
+void
+LoopbackHarness::Corrupt(Frame& f)
+{
+    const uint64_t bit = m_rng() % (static_cast<uint64_t>(f.wireSize) * 8);
+    if (bit / 8 < f.bytes.size())
+    {
+        f.bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+    }
+    else
+    {
+        f.payloadHit = true;
+    }
+}
+
+bool
+LoopbackHarness::Intact(const Frame& f) const
+{
+    return m_channel.corruptRate <= 0 ||
+           (!f.payloadHit && f.crc == Crc32(f.bytes.data(), f.bytes.size()));
+}
+
 void
 LoopbackHarness::Transmit(int side, const OutPacket& pkt)
 {
@@ -187,6 +224,16 @@ LoopbackHarness::Transmit(int side, const OutPacket& pkt)
         f.bytes.insert(f.bytes.end(), pkt.payload.begin(), pkt.payload.end());
         f.wireSize = pkt.WireSize();
         f.planeEpoch = m_planeEpoch[pkt.port];
+        f.payloadHit = false;
+        // Corruption draws only when it is on, so that runs without it keep their sequence.
+        if (m_channel.corruptRate > 0)
+        {
+            f.crc = Crc32(f.bytes.data(), f.bytes.size());
+            if (uniform(m_rng) < m_channel.corruptRate)
+            {
+                Corrupt(f);
+            }
+        }
         Push(arrival + c, EventType::Deliver, 1 - side, pkt.port, slot);
     }
 }
@@ -258,6 +305,10 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
             {
                 ++m_stats.lostOnDownPlane;
             }
+            else if (!Intact(f))
+            {
+                ++m_stats.corrupted; // detected by the port: never handed to the engine
+            }
             else
             {
                 RxPacket rx;
@@ -267,6 +318,7 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
                 rx.port = e.port;
                 rx.now = m_now;
                 m_stats.bytesDelivered += f.wireSize;
+                ++m_stats.delivered;
                 m_engines[e.side]->OnPacket(rx);
             }
             m_freeFrames.push_back(e.generation);

@@ -38,8 +38,21 @@ struct ChannelConfig
     double duplicateRate{0};           ///< probability a packet is delivered twice
     double reorderRate{0};             ///< probability a packet is held back
     TimeNs reorderDelayNs{5'000};      ///< how long a held-back packet waits, at most
+    /// Probability a packet has one bit flipped, anywhere in its UDP payload (header, payload
+    /// or, for RoCEv2, the ICRC). The receiving port detects it (see `Crc32` below) and drops
+    /// the frame, counted in ChannelStats::corrupted: it never reaches the engine.
+    double corruptRate{0};
     uint64_t seed{1};
 };
+
+/**
+ * CRC-32 (IEEE 802.3 polynomial, reflected) of `size` bytes: the integrity check of a frame
+ * on the harness's channel. It stands for what a receiving NIC verifies before handing a
+ * datagram to the transport (doc/spec.md 3.10): the UDP checksum for MetaRoCE, the ICRC for
+ * RoCEv2. The sender's port computes it over the bytes it sends; a frame whose bytes no
+ * longer match, or whose virtual payload was hit, is dropped.
+ */
+uint32_t Crc32(const uint8_t* data, std::size_t size);
 
 /// What happened on the channel.
 struct ChannelStats
@@ -49,6 +62,8 @@ struct ChannelStats
     uint64_t duplicated{0};
     uint64_t reordered{0};
     uint64_t lostOnDownPlane{0};
+    uint64_t corrupted{0}; ///< frames hit by a bit flip, detected and dropped at the receiver
+    uint64_t delivered{0}; ///< frames handed to an engine
     uint64_t bytesDelivered{0};
 };
 
@@ -101,6 +116,13 @@ class LoopbackHarness
         return m_stats;
     }
 
+    /// Frames on the wire: sent (duplicates included) and neither delivered nor dropped yet,
+    /// so that sent + duplicated = delivered + dropped + lostOnDownPlane + corrupted + this.
+    std::size_t FramesInFlight() const
+    {
+        return m_frames.size() - m_freeFrames.size();
+    }
+
   private:
     enum class EventType
     {
@@ -146,7 +168,14 @@ class LoopbackHarness
         std::vector<uint8_t> bytes; ///< header, plus payload in real-payload mode
         std::size_t wireSize{0};
         uint64_t planeEpoch{0}; ///< the plane's epoch at transmission
+        uint32_t crc{0};        ///< Crc32 of `bytes` at transmission (when corruption is on)
+        bool payloadHit{false}; ///< a bit of the virtual (absent) payload was flipped
     };
+
+    /// Flips one random bit of `f` (its bytes or, beyond them, its virtual payload).
+    void Corrupt(Frame& f);
+    /// False for a frame the receiving port must drop as corrupted.
+    bool Intact(const Frame& f) const;
 
     void Push(TimeNs time, EventType type, int side, uint16_t port, uint64_t generation = 0);
     /// The earliest pending event, queued or a side's timer; null when there is none.

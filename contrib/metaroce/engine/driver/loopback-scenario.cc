@@ -259,6 +259,7 @@ RunScenario(const ScenarioConfig& c)
     result.sender = a.engine->GetCounters();
     result.receiver = b.engine->GetCounters();
     result.channel = harness.Stats();
+    result.framesInFlight = harness.FramesInFlight();
     if (!result.finished)
     {
         std::ostringstream err;

@@ -47,6 +47,7 @@ struct ScenarioResult
     Counters sender;
     Counters receiver;
     ChannelStats channel;
+    uint64_t framesInFlight{0}; ///< on the wire when the run ended (LoopbackHarness)
 
     bool Ok() const
     {

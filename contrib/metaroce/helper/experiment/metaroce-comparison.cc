@@ -1,5 +1,6 @@
 #include "metaroce-comparison.h"
 
+#include "metaroce-command-line.h"
 #include "metaroce-experiment.h"
 #include "metaroce-options.h"
 
@@ -137,10 +138,13 @@ RunComparisonMain(int argc,
     std::string losses = "0,0.01";
     CommandLine cmd(program);
     config.AddOptions(cmd, false);
-    cmd.AddValue("workloads", "comma-separated workloads", workloads);
-    cmd.AddValue("transports", "comma-separated transports", transports);
-    cmd.AddValue("losses", "comma-separated loss probabilities at every link end", losses);
-    cmd.Parse(argc, argv);
+    AddStringOption(cmd, "workloads", "comma-separated workloads", workloads);
+    AddStringOption(cmd, "transports", "comma-separated transports", transports);
+    AddStringOption(cmd, "losses", "comma-separated loss probabilities at every link end", losses);
+    if (!ParseCommandLine(cmd, argc, argv, program))
+    {
+        return 2;
+    }
     try
     {
         MetaRoceComparison comparison(config, workloads, transports, losses);

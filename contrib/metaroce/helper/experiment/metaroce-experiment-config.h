@@ -21,6 +21,13 @@ namespace ns3
 
 class CommandLine;
 
+/// Largest --messageBytes: a MetaRoCE message (its length field is 32 bits, spec 3.3); RoCEv2
+/// carries at most 2^31 bytes (spec 8.2), which Validate() checks for its transports.
+constexpr uint64_t kMaxMessageBytes = 4294967295ULL;
+/// Most --channels: each is a stream (MetaRoCE) or a queue pair (RoCEv2) per peer on every
+/// host, so thousands only cost memory and set-up time (NCCL uses at most a few dozen).
+constexpr uint32_t kMaxChannels = 1024;
+
 /**
  * \ingroup metaroce
  * \brief The description of one experiment run (see MetaRoceExperiment).
@@ -90,6 +97,13 @@ struct MetaRoceExperimentConfig
      * out workload, transport and loss, which a MetaRoceComparison takes as lists instead.
      */
     void AddOptions(CommandLine& cmd, bool withGridFields = true);
+
+    /**
+     * Parses every field from the command line (AddOptions with the grid fields), then
+     * Validate()s. Returns false after printing "<program>: <problem>" on stderr for a bad
+     * option: the caller exits with status 2.
+     */
+    bool ParseOptions(int argc, char* argv[], const std::string& program);
 };
 
 } // namespace ns3

@@ -84,6 +84,15 @@ ReadableFactory(const std::string& value)
 bool
 Readable(const std::string& checkerValueType, const std::string& value)
 {
+    // No attribute value needs white space or control characters, and some of ns-3's parsers
+    // (QueueSize, for one) abort on them instead of reporting them (found by test/fuzz).
+    for (const char ch : value)
+    {
+        if (ch <= ' ' || ch == 0x7f)
+        {
+            return false;
+        }
+    }
     // Checkers name their value type with or without the namespace ("ns3::UintegerValue",
     // "ObjectFactoryValue", "TimeValue"): compare without it.
     const std::string valueType = checkerValueType.compare(0, 5, "ns3::") == 0
@@ -253,7 +262,11 @@ ParseAttributeOption(const std::string& option,
 {
     MetaRoceAttributeList result;
     std::stringstream ss(text);
-    const TypeId tid = TypeId::LookupByName(typeName);
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid))
+    {
+        Fail(option, "unknown type '" + typeName + "'"); // ns-3's lookup would abort
+    }
     for (std::string item; std::getline(ss, item, ';');)
     {
         if (item.empty())

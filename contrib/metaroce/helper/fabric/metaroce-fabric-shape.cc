@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace ns3
 {
@@ -25,51 +26,90 @@ MetaRoceFabricTierName(MetaRoceFabricTier tier)
 void
 MetaRoceFabricShape::Validate() const
 {
-    NS_ABORT_MSG_IF(hosts < 2, "MetaRoceFabricHelper: need at least 2 hosts, got " << hosts);
-    NS_ABORT_MSG_IF(planes < 1 || planes > 64,
-                    "MetaRoceFabricHelper: planes must be in [1, 64], got " << planes);
-    NS_ABORT_MSG_IF(hostsPerLeaf < 1 || hostsPerLeaf > 254,
-                    "MetaRoceFabricHelper: HostsPerLeaf must be in [1, 254], got " << hostsPerLeaf);
-    const uint32_t leaves = Leaves();
-    NS_ABORT_MSG_IF(leaves > 255,
-                    "MetaRoceFabricHelper: " << hosts << " hosts at " << hostsPerLeaf
-                                             << " per leaf need " << leaves
-                                             << " leaves per plane; at most 255 (the third "
-                                                "address octet)");
-    if (topology == MetaRoceTopology::LEAF_SPINE)
+    const std::string problem = Problem();
+    NS_ABORT_MSG_IF(!problem.empty(), "MetaRoceFabricHelper: " << problem);
+}
+
+std::string
+MetaRoceFabricShape::Problem() const
+{
+    std::ostringstream os;
+    if (hosts < 2)
     {
-        NS_ABORT_MSG_IF(leavesPerPod != 0,
-                        "MetaRoceFabricHelper: LeavesPerPod (" << leavesPerPod
-                                                               << ") needs the FAT_TREE topology");
-        NS_ABORT_MSG_IF(cores != 0,
-                        "MetaRoceFabricHelper: Cores (" << cores
-                                                        << ") needs the FAT_TREE topology");
-        NS_ABORT_MSG_IF(leaves > 1 && spines == 0,
-                        "MetaRoceFabricHelper: " << leaves
-                                                 << " leaves per plane cannot reach each other "
-                                                    "without spines (SetSpines >= 1)");
-        NS_ABORT_MSG_IF(spines > 255,
-                        "MetaRoceFabricHelper: at most 255 spines per plane, got " << spines);
-        return;
+        os << "need at least 2 hosts, got " << hosts;
     }
-    NS_ABORT_MSG_IF(leavesPerPod == 0,
-                    "MetaRoceFabricHelper: a FAT_TREE needs LeavesPerPod >= 1 (SetLeavesPerPod)");
-    NS_ABORT_MSG_IF(spines == 0,
-                    "MetaRoceFabricHelper: a FAT_TREE needs at least one spine per pod "
-                    "(SetSpines >= 1), got 0");
-    NS_ABORT_MSG_IF(spines > 255,
-                    "MetaRoceFabricHelper: at most 255 spines per pod, got " << spines);
-    NS_ABORT_MSG_IF(Pods() > 1 && cores == 0,
-                    "MetaRoceFabricHelper: " << Pods() << " pods (" << leaves << " leaves, "
-                                             << leavesPerPod
-                                             << " per pod) cannot reach each other without "
-                                                "cores (SetCores >= SetSpines = "
-                                             << spines << ")");
-    NS_ABORT_MSG_IF(cores % spines != 0,
-                    "MetaRoceFabricHelper: Cores ("
-                        << cores << ") must be a multiple of spines per pod (" << spines
-                        << "): spine j of each pod links to core "
-                           "group j of Cores / spines cores");
+    else if (planes < 1 || planes > 64)
+    {
+        os << "planes must be in [1, 64], got " << planes;
+    }
+    else if (hostsPerLeaf < 1 || hostsPerLeaf > 254)
+    {
+        os << "HostsPerLeaf must be in [1, 254], got " << hostsPerLeaf;
+    }
+    else if (Leaves() > 255)
+    {
+        os << hosts << " hosts at " << hostsPerLeaf << " per leaf need " << Leaves()
+           << " leaves per plane; at most 255 (the third address octet)";
+    }
+    else if (topology == MetaRoceTopology::LEAF_SPINE)
+    {
+        LeafSpineProblem(os);
+    }
+    else
+    {
+        FatTreeProblem(os);
+    }
+    return os.str();
+}
+
+void
+MetaRoceFabricShape::LeafSpineProblem(std::ostream& os) const
+{
+    if (leavesPerPod != 0)
+    {
+        os << "LeavesPerPod (" << leavesPerPod << ") needs the FAT_TREE topology";
+    }
+    else if (cores != 0)
+    {
+        os << "Cores (" << cores << ") needs the FAT_TREE topology";
+    }
+    else if (Leaves() > 1 && spines == 0)
+    {
+        os << Leaves() << " leaves per plane cannot reach each other without spines "
+           << "(SetSpines >= 1)";
+    }
+    else if (spines > 255)
+    {
+        os << "at most 255 spines per plane, got " << spines;
+    }
+}
+
+void
+MetaRoceFabricShape::FatTreeProblem(std::ostream& os) const
+{
+    if (leavesPerPod == 0)
+    {
+        os << "a FAT_TREE needs LeavesPerPod >= 1 (SetLeavesPerPod)";
+    }
+    else if (spines == 0)
+    {
+        os << "a FAT_TREE needs at least one spine per pod (SetSpines >= 1), got 0";
+    }
+    else if (spines > 255)
+    {
+        os << "at most 255 spines per pod, got " << spines;
+    }
+    else if (Pods() > 1 && cores == 0)
+    {
+        os << Pods() << " pods (" << Leaves() << " leaves, " << leavesPerPod
+           << " per pod) cannot reach each other without cores (SetCores >= SetSpines = " << spines
+           << ")";
+    }
+    else if (cores % spines != 0)
+    {
+        os << "Cores (" << cores << ") must be a multiple of spines per pod (" << spines
+           << "): spine j of each pod links to core group j of Cores / spines cores";
+    }
 }
 
 uint32_t

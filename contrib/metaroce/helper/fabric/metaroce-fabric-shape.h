@@ -29,6 +29,8 @@
 #include "ns3/ipv4-address.h"
 
 #include <cstdint>
+#include <ostream>
+#include <string>
 
 namespace ns3
 {
@@ -74,6 +76,13 @@ struct MetaRoceFabricShape
      */
     void Validate() const;
 
+    /**
+     * What Validate() would abort with (without the "MetaRoceFabricHelper: " prefix), or an
+     * empty string for a valid shape: lets a caller that must not abort (the experiment's
+     * option check) refuse the shape with an exception instead.
+     */
+    std::string Problem() const;
+
     uint32_t Leaves() const; ///< per plane
     uint32_t Pods() const;   ///< 1 for a leaf-spine
     uint32_t LeavesPerPod() const;
@@ -93,6 +102,11 @@ struct MetaRoceFabricShape
     Ipv4Address HostAddress(uint32_t host, uint32_t plane) const;
     /// 10.p.l.0, the /24 of a leaf.
     static Ipv4Address LeafPrefix(uint32_t plane, uint32_t leaf);
+
+  private:
+    /// Problem() for the topology's own rules.
+    void LeafSpineProblem(std::ostream& os) const;
+    void FatTreeProblem(std::ostream& os) const;
 };
 
 } // namespace ns3

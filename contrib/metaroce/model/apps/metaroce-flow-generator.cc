@@ -1,5 +1,7 @@
 #include "metaroce-flow-generator.h"
 
+#include "metaroce-flow-size-cdf.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -24,48 +26,16 @@ ReadFlowSizeCdf(const std::string& path, double* meanBytes)
     {
         throw std::invalid_argument("flow-size CDF " + path + ": cannot read the file");
     }
+    const MetaRoceFlowSizeCdf cdf = ParseFlowSizeCdf(in, path);
     Ptr<EmpiricalRandomVariable> rv = CreateObject<EmpiricalRandomVariable>();
     rv->SetInterpolate(true);
-    double lastBytes = 0;
-    double lastProb = 0;
-    double mean = 0;
-    uint32_t points = 0;
-    uint32_t lineNo = 0;
-    for (std::string line; std::getline(in, line);)
+    for (const auto& [bytes, prob] : cdf.points)
     {
-        ++lineNo;
-        line = line.substr(0, line.find('#'));
-        std::istringstream ss(line);
-        double bytes;
-        double prob;
-        if (!(ss >> bytes))
-        {
-            continue; // blank or comment
-        }
-        std::string rest;
-        if (!(ss >> prob) || (ss >> rest) || !(bytes >= 1) || !(prob >= 0 && prob <= 1) ||
-            bytes < lastBytes || prob < lastProb)
-        {
-            throw std::invalid_argument("flow-size CDF " + path + " line " +
-                                        std::to_string(lineNo) +
-                                        ": expected 'bytes probability' with bytes >= 1, "
-                                        "probability in [0, 1], both non-decreasing");
-        }
-        // Interpolation is linear between points: each segment contributes its midpoint.
-        mean += (prob - lastProb) * (points == 0 ? bytes : (bytes + lastBytes) / 2);
         rv->CDF(bytes, prob);
-        lastBytes = bytes;
-        lastProb = prob;
-        ++points;
-    }
-    if (points == 0 || lastProb != 1.0)
-    {
-        throw std::invalid_argument("flow-size CDF " + path +
-                                    ": needs at least one point and must end at probability 1");
     }
     if (meanBytes)
     {
-        *meanBytes = mean;
+        *meanBytes = cdf.meanBytes;
     }
     return rv;
 }

@@ -82,7 +82,15 @@ uint32_t
 MetaRoceTransportHeader::Deserialize(Buffer::Iterator start)
 {
     Buffer::Iterator i = start;
-    const uint32_t size = HeaderSize(m_udpPort, i.PeekU8());
+    // The size comes from the first byte: a packet shorter than that (or empty) yields an
+    // empty header instead of a read past its end (found by test/fuzz, fuzz-transport-header).
+    const uint32_t remaining = i.GetRemainingSize();
+    const uint32_t size = remaining == 0 ? 0 : HeaderSize(m_udpPort, i.PeekU8());
+    if (size > remaining)
+    {
+        m_bytes.clear();
+        return 0;
+    }
     m_bytes.resize(size);
     i.Read(m_bytes.data(), size);
     return size;

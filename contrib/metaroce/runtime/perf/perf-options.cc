@@ -175,13 +175,25 @@ Validate(PerfOptions& o)
                std::to_string(o.planes),
                "a RoCEv2 queue pair is bound to one port: use --planes=1 with --transport=rocev2");
     }
-    if (o.transport == Transport::RoceV2 && (o.mtu & (o.mtu - 1)) != 0)
+    if (o.transport == Transport::RoceV2 && ((o.mtu & (o.mtu - 1)) != 0 || o.mtu > 4096))
     {
         Refuse("--mtu", std::to_string(o.mtu), "RoCEv2 allows 256, 512, 1024, 2048 or 4096");
     }
     if (o.sizes.empty())
     {
         o.sizes = {IsLatency(o.test) ? 2u : 65536u};
+    }
+    // A message's length travels in 32 bits (MetaRoCE, spec 3.3); RoCEv2 carries 2^31 bytes.
+    const uint64_t maxSize = o.transport == Transport::RoceV2 ? 1ULL << 31 : (1ULL << 32) - 1;
+    for (const uint64_t size : o.sizes)
+    {
+        if (size > maxSize)
+        {
+            Refuse("--size",
+                   std::to_string(size),
+                   std::string("a ") + TransportName(o.transport) + " message is at most " +
+                       std::to_string(maxSize) + " bytes");
+        }
     }
     // A server learns the plane count from its client (checked then, in the server).
     if (!o.server && !o.udpAddrs.empty() && o.udpAddrs.size() != o.planes)
