@@ -229,7 +229,7 @@ LoopbackHarness::Transmit(int side, const OutPacket& pkt)
         if (m_channel.corruptRate > 0)
         {
             f.crc = Crc32(f.bytes.data(), f.bytes.size());
-            if (uniform(m_rng) < m_channel.corruptRate)
+            if (std::uniform_real_distribution<double>(0.0, 1.0)(m_rng) < m_channel.corruptRate)
             {
                 Corrupt(f);
             }
