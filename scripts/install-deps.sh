@@ -11,6 +11,8 @@ PACKAGES=(
   libboost-dev libbenchmark-dev googletest libgtest-dev
   nlohmann-json3-dev
   clang-format-14
+  # scripts/fuzz.sh: clang with libFuzzer (-fsanitize=fuzzer is in libclang-rt-14-dev)
+  clang-14 libclang-rt-14-dev
   tshark  # capture decoding tests, the Wireshark dissector (contrib/metaroce/tools/wireshark)
   python3 python3-venv python3-pip
   bzip2 xz-utils rsync

@@ -75,9 +75,9 @@ Describe(const MetaRoceExperimentConfig& c)
     return c.transport + " " + c.workload + " hosts=" + std::to_string(c.hosts) +
            " planes=" + std::to_string(c.planes) + " perLeaf=" + std::to_string(c.hostsPerLeaf) +
            " spines=" + std::to_string(c.spines) + " loss=" + std::to_string(c.loss) +
-           " bytes=" + std::to_string(c.messageBytes) + " channels=" +
-           std::to_string(c.channels) + " failure=" + c.failure + "@" + c.failureAt + ".." +
-           c.failureUntil + " plane " + std::to_string(c.failurePlane);
+           " bytes=" + std::to_string(c.messageBytes) + " channels=" + std::to_string(c.channels) +
+           " failure=" + c.failure + "@" + c.failureAt + ".." + c.failureUntil + " plane " +
+           std::to_string(c.failurePlane);
 }
 
 std::string
