@@ -12,6 +12,8 @@ PACKAGES=(
   nlohmann-json3-dev
   clang-format-14
   libtcmalloc-minimal4  # the executables' allocator (METAROCE_ALLOCATOR, doc/benchmarks.md)
+  # scripts/fuzz.sh: clang with libFuzzer (-fsanitize=fuzzer is in libclang-rt-14-dev)
+  clang-14 libclang-rt-14-dev
   tshark  # capture decoding tests, the Wireshark dissector (contrib/metaroce/tools/wireshark)
   python3 python3-venv python3-pip
   bzip2 xz-utils rsync

@@ -1,9 +1,47 @@
 #include "metaroce-responder.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace metaroce
 {
+
+namespace
+{
+
+/**
+ * True when a new SEND `msn` with receive index `recvIndex` keeps the indices of the stream's
+ * SENDs in progress rising with their MSN: a sender gives SEND k of a stream index k (spec
+ * 6.2), and two SENDs claiming one RECV would complete it twice (found by test/fuzz: the
+ * second completion popped an empty RECV queue).
+ */
+template<class Messages>
+bool
+SendIndexFits(const Messages& messages, uint32_t msn, uint32_t recvIndex)
+{
+    const auto next = messages.upper_bound(msn);
+    for (auto i = next; i != messages.end(); ++i)
+    {
+        if (i->second.op == Opcode::Send)
+        {
+            if (i->second.recvIndex <= recvIndex)
+            {
+                return false;
+            }
+            break;
+        }
+    }
+    for (auto i = std::make_reverse_iterator(next); i != messages.rend(); ++i)
+    {
+        if (i->second.op == Opcode::Send)
+        {
+            return i->second.recvIndex < recvIndex;
+        }
+    }
+    return true;
+}
+
+} // namespace
 
 MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
                                      MemoryRegistry* memory,
@@ -77,6 +115,10 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
     if (h.recvIndex < s.recvBase)
     {
         return RxResult{}; // its RECV already completed: a duplicate
+    }
+    if (it == s.messages.end() && !SendIndexFits(s.messages, h.msn, h.recvIndex))
+    {
+        return refuse(DropReason::BadField);
     }
     if (h.recvIndex - s.recvBase >= s.recvs.size())
     {
