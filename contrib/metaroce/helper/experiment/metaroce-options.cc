@@ -71,7 +71,8 @@ ReadableFactory(const std::string& value)
     const auto open = value.find('[');
     const std::string type = value.substr(0, open);
     TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(type, &tid))
+    // ns-3 aborts on an unknown type, and on one it cannot construct (an abstract base).
+    if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.HasConstructor())
     {
         return false;
     }
@@ -115,7 +116,8 @@ Readable(const std::string& checkerValueType, const std::string& value)
     const std::string valueType = checkerValueType.compare(0, 5, "ns3::") == 0
                                       ? checkerValueType.substr(5)
                                       : checkerValueType;
-    if (valueType == "ObjectFactoryValue")
+    // A Pointer attribute is read as an object factory too (PointerValue creates the object).
+    if (valueType == "ObjectFactoryValue" || valueType == "PointerValue")
     {
         return ReadableFactory(value);
     }
