@@ -73,6 +73,19 @@ METAROCE_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$ROOT/bindings/python" \
   --rootdir="$ROOT/test/python" | tee "$pytest_log"
 passed=$((passed + $(sed -n 's/^\([0-9]*\) passed.*/\1/p' "$pytest_log" | tail -n 1)))
 
+step "bad input: every program refuses an invalid value in one line (test/bad-input)"
+bad_log="$BUILD_DIR/bad-input.log"
+python3 "$ROOT/test/bad-input/check-bad-input.py" "$BUILD_DIR" >"$bad_log" ||
+  { grep -v '^ok' "$bad_log" >&2; exit 1; }
+tail -n 1 "$bad_log"
+passed=$((passed + $(sed -n 's/^bad input: \([0-9]*\) of.*/\1/p' "$bad_log")))
+
+step "fuzz targets: committed corpora and regression inputs replayed (test/fuzz)"
+for target in "$BUILD_DIR"/fuzz/metaroce-fuzz-*; do
+  "$target" "$ROOT/test/fuzz/corpus/${target##*/metaroce-fuzz-}"
+  passed=$((passed + 1))
+done
+
 if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
   step "in-tree check (ns-3.37 source tree)"
   bash "$ROOT/test/in-tree/run.sh"
