@@ -9,8 +9,12 @@
 #      mutation check; the UDP runtime (two metaroce-perf processes moving verified bytes over
 #      loopback per transport, with and without loss, and their captures decoded by tshark),
 #   5. the Python bindings' pytest suite (test/python) in the project's virtualenv,
-#   6. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
-# METAROCE_SKIP_IN_TREE=1 skips step 6; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
+#   6. reliability (doc/reliability.md): bad input to every program (test/bad-input), the fuzz
+#      targets' committed corpora replayed (test/fuzz), the engine under ASan+UBSan
+#      (scripts/sanitize.sh --quick: unit tests and compliance on the engine and udp adapters),
+#      and a sample of the fault campaign (test/campaign),
+#   7. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
+# METAROCE_SKIP_IN_TREE=1 skips step 7; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
 # cases (the engine's randomised seeds always run: they take seconds).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -72,6 +76,28 @@ METAROCE_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$ROOT/bindings/python" \
   "$venv/bin/python" -m pytest "$ROOT/test/python" -q -c "$ROOT/test/python/pytest.ini" \
   --rootdir="$ROOT/test/python" | tee "$pytest_log"
 passed=$((passed + $(sed -n 's/^\([0-9]*\) passed.*/\1/p' "$pytest_log" | tail -n 1)))
+
+step "bad input: every program refuses an invalid value in one line (test/bad-input)"
+bad_log="$BUILD_DIR/bad-input.log"
+python3 "$ROOT/test/bad-input/check-bad-input.py" "$BUILD_DIR" > "$bad_log" ||
+  { grep -v '^ok' "$bad_log" >&2; exit 1; }
+tail -n 1 "$bad_log"
+passed=$((passed + $(sed -n 's/^bad input: \([0-9]*\) of.*/\1/p' "$bad_log")))
+
+step "fuzz targets: committed corpora replayed (test/fuzz)"
+for target in "$BUILD_DIR"/fuzz/metaroce-fuzz-*; do
+  name="${target##*/metaroce-fuzz-}"
+  "$target" "$ROOT/test/fuzz/corpus/$name"
+  passed=$((passed + 1))
+done
+
+step "fault campaign: a sample of the engine campaign's seeds (test/campaign)"
+"$BUILD_DIR/metaroce-engine-campaign" --seeds=300
+passed=$((passed + 1))
+
+step "sanitizers: the engine under ASan+UBSan (scripts/sanitize.sh --quick)"
+bash "$ROOT/scripts/sanitize.sh" --quick
+passed=$((passed + 1))
 
 if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
   step "in-tree check (ns-3.37 source tree)"
