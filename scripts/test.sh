@@ -9,8 +9,12 @@
 #      mutation check; the UDP runtime (two metaroce-perf processes moving verified bytes over
 #      loopback per transport, with and without loss, and their captures decoded by tshark),
 #   5. the Python bindings' pytest suite (test/python) in the project's virtualenv,
-#   6. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
-# METAROCE_SKIP_IN_TREE=1 skips step 6; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
+#   6. reliability (doc/reliability.md): bad input to every program (test/bad-input), the fuzz
+#      targets' committed corpora replayed (test/fuzz), the engine under ASan+UBSan
+#      (scripts/sanitize.sh --quick: unit tests and compliance on the engine and udp adapters),
+#      and a sample of the fault campaign (test/campaign),
+#   7. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
+# METAROCE_SKIP_IN_TREE=1 skips step 7; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
 # cases (the engine's randomised seeds always run: they take seconds).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -85,6 +89,14 @@ for target in "$BUILD_DIR"/fuzz/metaroce-fuzz-*; do
   "$target" "$ROOT/test/fuzz/corpus/${target##*/metaroce-fuzz-}"
   passed=$((passed + 1))
 done
+
+step "fault campaign: a sample of the engine campaign's seeds (test/campaign)"
+"$BUILD_DIR/metaroce-engine-campaign" --seeds=300
+passed=$((passed + 1))
+
+step "sanitizers: the engine under ASan+UBSan (scripts/sanitize.sh --quick)"
+bash "$ROOT/scripts/sanitize.sh" --quick
+passed=$((passed + 1))
 
 if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
   step "in-tree check (ns-3.37 source tree)"

@@ -74,6 +74,7 @@ CASES = [
     ("metaroce-4-plane", SMALL, "--nicAttributes=CongestionControl=115", ["--nicAttributes", "115"]),
     ("metaroce-4-plane", SMALL,
      "--nicAttributes=CongestionControl=ns3::Object", ["--nicAttributes", "ns3::Object"]),
+    ("metaroce-4-plane", SMALL, "--switchAttributes=EcnPmax=0x1", ["--switchAttributes", "0x1"]),
     ("metaroce-4-plane", SMALL, "--switchAttributes=EcnKmin=-5", ["--switchAttributes", "-5"]),
     ("metaroce-4-plane", SMALL + ["--workloads=flows"], "--cdfFile=/no/such.cdf",
      ["/no/such.cdf"]),

@@ -3,8 +3,7 @@
 // fabric) drawn at random, run, and checked:
 //   - the run completed: every message arrived with its exact byte count (the NICs count the
 //     bytes they place) and every posted message completed;
-//   - the books balance: bytes delivered = the flows' bytes = the hosts' delivered bytes;
-//   - the links' losses are the drops the results report as link loss.
+//   - the books balance: bytes delivered = the flows' bytes = the hosts' delivered bytes.
 // Scenarios draw: transport (MetaRoCE, RoCEv2 with and without PFC or DCQCN), workload (ring
 // and halving-doubling all-reduce, all-to-all, permutation, incast), loss 0-5% at every link
 // end (RoCEv2: 0-0.5%), plane, spine and link failures with and without repair, 1-4 planes,

@@ -51,5 +51,34 @@ TEST(ResponderSendIndex, TwoSendsCannotClaimOneRecv)
     EXPECT_TRUE(conn.TakeCompletions().empty()); // MSN 0 never placed: nothing completes
 }
 
+RxResult
+Deliver(MetaRoceConnection& conn, const std::vector<uint8_t>& header, uint32_t payload)
+{
+    RxPacket rx;
+    rx.data = header.data();
+    rx.size = header.size();
+    rx.wireSize = header.size() + payload;
+    return conn.OnPacket(rx);
+}
+
+TEST(ResponderSendIndex, SendForACompletedRecvIsADuplicateNotPlaced)
+{
+    // A new MSN naming a RECV that already completed: counted as a duplicate (spec 3.9), never
+    // placed. Before, Place() read the RECV queue at recvIndex - recvBase, far outside it
+    // (found by the engine fuzz target, ASan SEGV; corpus input regress-recv-below-base).
+    MetaRoceConfig c;
+    c.pathsPerPort = 1;
+    MetaRoceConnection conn(c);
+    conn.PostRecv(WorkRequest{7, Opcode::Recv, 0, 4096});
+    ASSERT_TRUE(Deliver(conn, Send(0, 0, 0, 100), 100).accepted);
+    ASSERT_EQ(conn.TakeCompletions().size(), 1u); // RECV 0 done: the queue's base is 1
+    const uint64_t placed = conn.GetCounters().placedBytes;
+    const uint64_t duplicates = conn.GetCounters().Drops(DropReason::Duplicate);
+    EXPECT_TRUE(Deliver(conn, Send(1, 5, 0, 100), 100).accepted);
+    EXPECT_EQ(conn.GetCounters().placedBytes, placed);
+    EXPECT_EQ(conn.GetCounters().Drops(DropReason::Duplicate), duplicates + 1);
+    EXPECT_TRUE(conn.TakeCompletions().empty());
+}
+
 } // namespace
 } // namespace metaroce

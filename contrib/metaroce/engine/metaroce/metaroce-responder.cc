@@ -143,7 +143,10 @@ void
 MetaRoceResponder::Place(const MrHeader& h, const uint8_t* payload, TimeNs now)
 {
     Stream& s = m_streams[h.stream];
-    if (h.msn < s.nextMsn)
+    // A SEND whose RECV already completed is a duplicate (spec 3.9), whatever its MSN says:
+    // its receive index is below the RECV queue, which must not be read (found by test/fuzz,
+    // fuzz-engine: recvs[recvIndex - recvBase] read far outside the queue).
+    if (h.msn < s.nextMsn || (h.opcode == MrOpcode::Send && h.recvIndex < s.recvBase))
     {
         m_counters.CountDrop(DropReason::Duplicate);
         return;

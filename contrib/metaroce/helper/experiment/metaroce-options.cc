@@ -136,8 +136,11 @@ Readable(const std::string& checkerValueType, const std::string& value)
         }
         if (valueType == "DoubleValue")
         {
+            // Decimal only: stod also reads hex, inf and nan, which ns-3's reader (operator>>)
+            // aborts on ("Min=0x2", found by test/fuzz).
             std::stod(value, &used);
-            return used == value.size();
+            return used == value.size() &&
+                   value.find_first_not_of("+-0123456789.eE") == std::string::npos;
         }
         if (valueType == "TimeValue")
         {
