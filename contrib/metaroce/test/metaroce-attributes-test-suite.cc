@@ -179,6 +179,36 @@ class BadAlgorithmIsRefusedTestCase : public TestCase
             refused = std::string(e.what()).find("CongestionControl") != std::string::npos;
         }
         NS_TEST_EXPECT_MSG_EQ(refused, true, "a bad parameter inside a factory string");
+        // The attributes' own checkers refuse the wrong family where the value is set, so
+        // SetAttribute, Config and --nicAttributes fail before the NIC makes its first object.
+        Ptr<MetaRoceNic> nic = CreateObject<MetaRoceNic>();
+        for (const char* type : {"ns3::MetaRoceDcqcn", "ns3::Node", "ns3::NoSuchCc"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(
+                nic->SetAttributeFailSafe("CongestionControl",
+                                          ObjectFactoryValue(ObjectFactory(type))),
+                false,
+                type << " as CongestionControl");
+        }
+        NS_TEST_EXPECT_MSG_EQ(
+            nic->SetAttributeFailSafe("CongestionControl",
+                                      ObjectFactoryValue(ObjectFactory("ns3::MetaRoceSwift"))),
+            true,
+            "a congestion control is accepted");
+        // A type that is not an Object at all (a Header) crashed ObjectFactory::Create inside a
+        // Pointer attribute's parser (found by test/fuzz, regress-pointer-not-object).
+        refused = false;
+        try
+        {
+            ParseAttributeOption("nicAttributes",
+                                 "CongestionControl=ns3::PbbPacket",
+                                 "ns3::MetaRoceNic");
+        }
+        catch (const std::invalid_argument& e)
+        {
+            refused = std::string(e.what()).find("ns3::PbbPacket") != std::string::npos;
+        }
+        NS_TEST_EXPECT_MSG_EQ(refused, true, "a type that is not an Object");
     }
 };
 

@@ -1,5 +1,6 @@
 #include "metaroce-options.h"
 
+#include "ns3/object.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
@@ -71,8 +72,10 @@ ReadableFactory(const std::string& value)
     const auto open = value.find('[');
     const std::string type = value.substr(0, open);
     TypeId tid;
-    // ns-3 aborts on an unknown type, and on one it cannot construct (an abstract base).
-    if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.HasConstructor())
+    // ns-3 aborts on an unknown type and on one it cannot construct (an abstract base), and
+    // crashes on a type that is not an Object (ns3::PbbPacket, a Header; found by test/fuzz).
+    if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.HasConstructor() ||
+        !tid.IsChildOf(Object::GetTypeId()))
     {
         return false;
     }
@@ -309,7 +312,14 @@ ParseAttributeOption(const std::string& option,
         }
         if (!Readable(info.checker->GetValueTypeName(), value) || !Valid(*info.checker, value))
         {
-            Fail(option, "'" + value + "' is not a valid value for " + typeName + "::" + name);
+            // An algorithm attribute's checker names the family it takes.
+            const std::string allowed =
+                info.checker->HasUnderlyingTypeInformation() &&
+                        info.checker->GetValueTypeName() == "ns3::ObjectFactoryValue"
+                    ? " (expected a " + info.checker->GetUnderlyingTypeInformation() + ")"
+                    : "";
+            Fail(option,
+                 "'" + value + "' is not a valid value for " + typeName + "::" + name + allowed);
         }
         result.emplace_back(name, value);
     }

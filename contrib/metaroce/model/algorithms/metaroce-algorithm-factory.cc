@@ -23,4 +23,66 @@ AlgorithmFactoryProblem(const ObjectFactory& factory, TypeId base, const std::st
     return "";
 }
 
+namespace
+{
+
+/// ObjectFactoryChecker that also asks AlgorithmFactoryProblem().
+class AlgorithmFactoryChecker : public ObjectFactoryChecker
+{
+  public:
+    explicit AlgorithmFactoryChecker(TypeId base)
+        : m_base(base)
+    {
+    }
+
+    bool Check(const AttributeValue& value) const override
+    {
+        const auto* factory = dynamic_cast<const ObjectFactoryValue*>(&value);
+        return factory != nullptr && AlgorithmFactoryProblem(factory->Get(), m_base, "").empty();
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return "ns3::ObjectFactoryValue";
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return m_base.GetName();
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return ns3::Create<ObjectFactoryValue>();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        const auto* from = dynamic_cast<const ObjectFactoryValue*>(&source);
+        auto* to = dynamic_cast<ObjectFactoryValue*>(&destination);
+        if (from == nullptr || to == nullptr)
+        {
+            return false;
+        }
+        *to = *from;
+        return true;
+    }
+
+  private:
+    TypeId m_base;
+};
+
+} // namespace
+
+Ptr<const AttributeChecker>
+MakeAlgorithmFactoryChecker(TypeId base)
+{
+    return Ptr<const AttributeChecker>(new AlgorithmFactoryChecker(base), false);
+}
+
 } // namespace ns3

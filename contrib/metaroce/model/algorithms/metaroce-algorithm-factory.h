@@ -24,6 +24,14 @@ std::string AlgorithmFactoryProblem(const ObjectFactory& factory,
                                     const std::string& attribute);
 
 /**
+ * The checker of an algorithm attribute: an ObjectFactory value is valid only when it can make
+ * a `base` (AlgorithmFactoryProblem() is empty), so that a wrong type is refused where the value
+ * is set (SetAttribute, Config, the examples' --nicAttributes) instead of when the owner first
+ * makes the object.
+ */
+Ptr<const AttributeChecker> MakeAlgorithmFactoryChecker(TypeId base);
+
+/**
  * The object `factory` makes, as a T; a fatal error naming `attribute` when the factory holds
  * an unknown type or one that is not a T.
  */

@@ -23,21 +23,21 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
                       ObjectFactoryValue(ObjectFactory("ns3::MetaRoceAimd")),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetCongestionControlFactory,
                                                 &MetaRoceNic::GetCongestionControlFactory),
-                      MakeObjectFactoryChecker())
+                      MakeAlgorithmFactoryChecker(MetaRoceCongestionOps::GetTypeId()))
         .AddAttribute("PathSelection",
                       "Path selection of MetaRoCE connections: a MetaRocePathSelection type "
                       "and its attributes (spec 4.2).",
                       ObjectFactoryValue(ObjectFactory("ns3::MetaRoceSprayPathSelection")),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetPathSelectionFactory,
                                                 &MetaRoceNic::GetPathSelectionFactory),
-                      MakeObjectFactoryChecker())
+                      MakeAlgorithmFactoryChecker(MetaRocePathSelection::GetTypeId()))
         .AddAttribute("RoceRateControl",
                       "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 8.5); "
                       "ns3::MetaRoceDcqcn[Enabled=false] sends at line rate without CNPs.",
                       ObjectFactoryValue(ObjectFactory("ns3::MetaRoceDcqcn")),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetRoceRateControlFactory,
                                                 &MetaRoceNic::GetRoceRateControlFactory),
-                      MakeObjectFactoryChecker());
+                      MakeAlgorithmFactoryChecker(MetaRoceDcqcn::GetTypeId()));
 }
 
 void

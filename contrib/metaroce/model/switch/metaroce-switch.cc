@@ -11,6 +11,7 @@
 #include "ns3/double.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
@@ -56,7 +57,7 @@ MetaRoceSwitch::GetTypeId()
                 ObjectFactoryValue(ObjectFactory("ns3::MetaRoceDynamicThresholdAdmission")),
                 MakeObjectFactoryAccessor(&MetaRoceSwitch::SetBufferAdmissionFactory,
                                           &MetaRoceSwitch::GetBufferAdmissionFactory),
-                MakeObjectFactoryChecker())
+                MakeAlgorithmFactoryChecker(MetaRoceBufferAdmission::GetTypeId()))
             .AddAttribute("ControlMaxPayload",
                           "Without a DSCP CS6/CS7 mark, largest L4 payload (bytes) that still "
                           "makes a packet CONTROL class; 0 (default) turns the size rule off.",
@@ -74,7 +75,7 @@ MetaRoceSwitch::GetTypeId()
                           ObjectFactoryValue(ObjectFactory("ns3::MetaRoceRedEcnMarker")),
                           MakeObjectFactoryAccessor(&MetaRoceSwitch::SetEcnMarkerFactory,
                                                     &MetaRoceSwitch::GetEcnMarkerFactory),
-                          MakeObjectFactoryChecker())
+                          MakeAlgorithmFactoryChecker(MetaRoceEcnMarker::GetTypeId()))
             .AddAttribute("PfcEnabled",
                           "Lossless mode: send PAUSE/RESUME per ingress port and class, and "
                           "honour those received.",
