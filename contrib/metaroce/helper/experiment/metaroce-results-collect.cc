@@ -58,6 +58,7 @@ MetaRoceExperimentResults::SetEngineTotals(const metaroce::Counters& all, Time d
     fastRetransmits = all.fastRetransmits;
     tailProbes = all.tailProbes;
     spuriousLosses = all.spuriousLosses;
+    spuriousRetransmissions = all.Drops(metaroce::DropReason::Duplicate);
     for (const auto& reason : metaroce::kDropReasons)
     {
         AddDrops(drops, "nic-", reason.name, all.Drops(reason.reason));

@@ -124,6 +124,9 @@ struct MetaRoceExperimentResults
     uint64_t fastRetransmits{0}; ///< MetaRoCE: packets declared lost by loss detection
     uint64_t tailProbes{0};      ///< MetaRoCE: tail-loss probes
     uint64_t spuriousLosses{0};  ///< MetaRoCE: declared lost, yet the original arrived
+    /// Data packets that reached a receiver which already had them (drops "nic-duplicate"): a
+    /// retransmission or tail probe that was not needed (issue 16: zero on a lossless fabric).
+    uint64_t spuriousRetransmissions{0};
     uint64_t pfcPauses{0};
     uint64_t ecnMarked{0};
     uint64_t maxQueueBytes{0}; ///< deepest switch egress queue (both classes) seen anywhere
