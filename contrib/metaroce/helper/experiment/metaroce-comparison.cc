@@ -133,7 +133,7 @@ MetaRoceComparison::Run(std::ostream& os)
             os << std::setw(8) << "-";
         }
         os << std::setw(10) << r.fctP99Us << std::setw(9) << r.retransmitted << std::setw(7)
-           << r.spuriousRetransmissions << std::setw(6) << r.timeouts << std::setw(8) << drops
+           << r.SpuriousRetransmissions() << std::setw(6) << r.timeouts << std::setw(8) << drops
            << std::setw(8) << r.pfcPauses << std::setw(8) << std::setprecision(2) << r.wallSeconds
            << std::defaultfloat;
         if (!r.complete)

@@ -312,11 +312,14 @@ ParseAttributeOption(const std::string& option,
         }
         if (!Readable(info.checker->GetValueTypeName(), value) || !Valid(*info.checker, value))
         {
-            // An algorithm attribute's checker names the family it takes.
+            // An algorithm attribute's checker names the family it takes as its underlying
+            // type (MakeAlgorithmFactoryChecker); other checkers' are no TypeId.
+            TypeId family;
             const std::string allowed =
                 info.checker->HasUnderlyingTypeInformation() &&
-                        info.checker->GetValueTypeName() == "ns3::ObjectFactoryValue"
-                    ? " (expected a " + info.checker->GetUnderlyingTypeInformation() + ")"
+                        TypeId::LookupByNameFailSafe(info.checker->GetUnderlyingTypeInformation(),
+                                                     &family)
+                    ? " (expected a " + family.GetName() + ")"
                     : "";
             Fail(option,
                  "'" + value + "' is not a valid value for " + typeName + "::" + name + allowed);

@@ -58,11 +58,18 @@ MetaRoceExperimentResults::SetEngineTotals(const metaroce::Counters& all, Time d
     fastRetransmits = all.fastRetransmits;
     tailProbes = all.tailProbes;
     spuriousLosses = all.spuriousLosses;
-    spuriousRetransmissions = all.Drops(metaroce::DropReason::Duplicate);
     for (const auto& reason : metaroce::kDropReasons)
     {
         AddDrops(drops, "nic-", reason.name, all.Drops(reason.reason));
     }
+}
+
+uint64_t
+MetaRoceExperimentResults::SpuriousRetransmissions() const
+{
+    const auto it =
+        drops.find(std::string("nic-") + metaroce::DropReasonName(metaroce::DropReason::Duplicate));
+    return it == drops.end() ? 0 : it->second;
 }
 
 void

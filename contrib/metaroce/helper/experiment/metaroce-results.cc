@@ -135,7 +135,7 @@ MetaRoceExperimentResults::ToJson() const
                     {"fast_retransmits", fastRetransmits},
                     {"tail_probes", tailProbes},
                     {"spurious_losses", spuriousLosses},
-                    {"spurious_retransmissions", spuriousRetransmissions},
+                    {"spurious_retransmissions", SpuriousRetransmissions()},
                     {"pfc_pauses", pfcPauses},
                     {"ecn_marked", ecnMarked},
                     {"max_queue_bytes", maxQueueBytes}};

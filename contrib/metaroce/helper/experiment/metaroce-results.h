@@ -124,14 +124,16 @@ struct MetaRoceExperimentResults
     uint64_t fastRetransmits{0}; ///< MetaRoCE: packets declared lost by loss detection
     uint64_t tailProbes{0};      ///< MetaRoCE: tail-loss probes
     uint64_t spuriousLosses{0};  ///< MetaRoCE: declared lost, yet the original arrived
-    /// Data packets that reached a receiver which already had them (drops "nic-duplicate"): a
-    /// retransmission or tail probe that was not needed (issue 16: zero on a lossless fabric).
-    uint64_t spuriousRetransmissions{0};
     uint64_t pfcPauses{0};
     uint64_t ecnMarked{0};
     uint64_t maxQueueBytes{0}; ///< deepest switch egress queue (both classes) seen anywhere
     std::map<std::string, uint64_t> drops; ///< by reason: switch reasons, "link-loss", nic-*
     MetaRoceCollectiveResult collective;   ///< empty name for the flows workload
+
+    /// Data packets that reached a receiver which already had them (the receivers' Duplicate
+    /// drops): retransmissions and tail probes that were not needed (issue 16: zero on a
+    /// lossless fabric).
+    uint64_t SpuriousRetransmissions() const;
 
     std::vector<MetaRoceFlowRecord> flows;
     std::vector<MetaRoceHostRecord> hosts;

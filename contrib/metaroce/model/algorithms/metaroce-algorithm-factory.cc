@@ -26,12 +26,14 @@ AlgorithmFactoryProblem(const ObjectFactory& factory, TypeId base, const std::st
 namespace
 {
 
-/// ObjectFactoryChecker that also asks AlgorithmFactoryProblem().
+/// ns-3's ObjectFactory checker, which also asks AlgorithmFactoryProblem(); everything but
+/// Check() is the stock checker's.
 class AlgorithmFactoryChecker : public ObjectFactoryChecker
 {
   public:
     explicit AlgorithmFactoryChecker(TypeId base)
         : m_base(base)
+        , m_stock(MakeObjectFactoryChecker())
     {
     }
 
@@ -43,7 +45,7 @@ class AlgorithmFactoryChecker : public ObjectFactoryChecker
 
     std::string GetValueTypeName() const override
     {
-        return "ns3::ObjectFactoryValue";
+        return m_stock->GetValueTypeName();
     }
 
     bool HasUnderlyingTypeInformation() const override
@@ -58,23 +60,17 @@ class AlgorithmFactoryChecker : public ObjectFactoryChecker
 
     Ptr<AttributeValue> Create() const override
     {
-        return ns3::Create<ObjectFactoryValue>();
+        return m_stock->Create();
     }
 
     bool Copy(const AttributeValue& source, AttributeValue& destination) const override
     {
-        const auto* from = dynamic_cast<const ObjectFactoryValue*>(&source);
-        auto* to = dynamic_cast<ObjectFactoryValue*>(&destination);
-        if (from == nullptr || to == nullptr)
-        {
-            return false;
-        }
-        *to = *from;
-        return true;
+        return m_stock->Copy(source, destination);
     }
 
   private:
     TypeId m_base;
+    Ptr<const AttributeChecker> m_stock;
 };
 
 } // namespace
