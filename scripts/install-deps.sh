@@ -14,6 +14,8 @@ PACKAGES=(
   libtcmalloc-minimal4  # the executables' allocator (METAROCE_ALLOCATOR, doc/benchmarks.md)
   # scripts/fuzz.sh: clang with libFuzzer (-fsanitize=fuzzer is in libclang-rt-14-dev)
   clang-14 libclang-rt-14-dev
+  # the in-tree ns-3 build's MPI module (distributed runs: test/in-tree, doc/benchmarks.md)
+  libopenmpi-dev openmpi-bin
   tshark  # capture decoding tests, the Wireshark dissector (contrib/metaroce/tools/wireshark)
   python3 python3-venv python3-pip
   bzip2 xz-utils rsync

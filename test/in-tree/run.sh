@@ -16,7 +16,9 @@ rsync -a --checksum --delete "$ROOT/contrib/metaroce/" "$TREE/contrib/metaroce/"
 cd "$TREE"
 # csma too: with tests on, ns-3.37's own src/test library (its TCP suites, which the internet
 # module dependency enables) links CsmaHelper and fails without it.
-want="--enable-modules=metaroce;csma --enable-tests --enable-examples"
+# mpi and --enable-mpi: the distributed runs (ns-3's MpiInterface, remote point-to-point
+# channels) are built and tested here, in the one cached tree.
+want="--enable-modules=metaroce;csma;mpi --enable-mpi --enable-tests --enable-examples"
 if [ ! -f cmake-cache/build.ninja ] || [ "$(cat .metaroce-configured 2>/dev/null)" != "$want" ]; then
   step "configure ns-3 ($want)"
   # shellcheck disable=SC2086
