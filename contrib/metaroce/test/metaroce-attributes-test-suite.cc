@@ -16,6 +16,7 @@
 #include "ns3/metaroce-helper.h"
 #include "ns3/metaroce-options.h"
 #include "ns3/metaroce-swift.h"
+#include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"

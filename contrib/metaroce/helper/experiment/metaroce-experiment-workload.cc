@@ -49,7 +49,6 @@ MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
     {
         InstallCollective(nics, log);
     }
-    ConnectStop();
     return stream;
 }
 
@@ -88,36 +87,6 @@ MetaRoceExperimentWorkload::InstallCollective(const std::vector<Ptr<MetaRoceNic>
     {
         app->TraceConnectWithoutContext("Message",
                                         MakeCallback(&MetaRoceMessageLog::OnMessage, &log));
-    }
-}
-
-void
-MetaRoceExperimentWorkload::ConnectStop()
-{
-    // Stop as soon as the workload is done: the trailing acknowledgements and timers would
-    // only move the simulated end time, never a result.
-    for (const auto& app :
-         m_collective ? m_collective->GetApps() : std::vector<Ptr<MetaRoceCollectiveApp>>{})
-    {
-        app->TraceConnectWithoutContext(
-            "Finished",
-            Callback<void, uint32_t, Time>([this](uint32_t, Time) { StopIfDone(); }));
-    }
-    for (const auto& g : m_generators)
-    {
-        g->TraceConnectWithoutContext(
-            "Flow",
-            Callback<void, uint32_t, uint32_t, uint64_t, Time, Time>(
-                [this](uint32_t, uint32_t, uint64_t, Time, Time) { StopIfDone(); }));
-    }
-}
-
-void
-MetaRoceExperimentWorkload::StopIfDone() const
-{
-    if (IsDone())
-    {
-        Simulator::Stop();
     }
 }
 

@@ -61,9 +61,6 @@ class MetaRoceExperimentWorkload
                          int64_t stream,
                          MetaRoceMessageLog& log);
     void InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics, MetaRoceMessageLog& log);
-    /// Connects every application's end to StopIfDone().
-    void ConnectStop();
-    void StopIfDone() const;
 
     MetaRoceExperimentConfig m_config;
     double m_meanFlowBytes{0};

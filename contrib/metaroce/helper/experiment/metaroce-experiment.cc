@@ -8,6 +8,7 @@
 #include "metaroce-experiment-workload.h"
 #include "metaroce-message-log.h"
 #include "metaroce-options.h"
+#include "metaroce-run-end.h"
 
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -149,6 +150,8 @@ MetaRoceExperiment::Run()
                            NicMtu(fabric));
     workload.Install(fabric, stream, log);
     MetaRoceFabricMonitor monitor(fabric);
+    MetaRoceRunEnd end(fabric, [&workload]() { return workload.IsDone(); });
+    end.Start();
     Simulate(workload, monitor);
     MetaRoceExperimentResults r = Collect(fabric, workload, log, monitor);
 

@@ -1,6 +1,8 @@
 #include "metaroce-fabric-builder.h"
 
-#include "ns3/point-to-point-helper.h"
+#include "metaroce-link-helper.h"
+
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -39,10 +41,10 @@ std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>
 MetaRoceFabricBuilder::Connect(MetaRoceFabricTier tier, Ptr<Node> lower, Ptr<Node> upper) const
 {
     const MetaRoceFabricLinkSpec& spec = m_links[static_cast<uint32_t>(tier)];
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(spec.rate));
-    p2p.SetChannelAttribute("Delay", TimeValue(spec.delay));
-    NetDeviceContainer d = p2p.Install(lower, upper);
+    MetaRoceLinkHelper link;
+    link.SetDeviceAttribute("DataRate", DataRateValue(spec.rate));
+    link.SetChannelAttribute("Delay", TimeValue(spec.delay));
+    NetDeviceContainer d = link.Install(lower, upper);
     return {DynamicCast<PointToPointNetDevice>(d.Get(0)),
             DynamicCast<PointToPointNetDevice>(d.Get(1))};
 }

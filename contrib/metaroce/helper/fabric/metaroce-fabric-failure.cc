@@ -2,6 +2,8 @@
 
 #include "ns3/abort.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-arrivals.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -30,16 +32,79 @@ MetaRoceFabricFailure::SetLinkState(MetaRoceFabricLink link, bool up)
     link.swB->SetPortUp(link.portB, up);
 }
 
+namespace
+{
+
+/// A receive error model that drops every packet: a cut cable.
+Ptr<ErrorModel>
+DropEverything()
+{
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    em->SetRate(1.0);
+    return em;
+}
+
+/// Fails (em drops everything) or restores (em null) one end of a link, in its node's event:
+/// the packets arriving at this instant first (metaroce-arrivals.h), then the device and the
+/// NIC or switch port.
+void
+SetEndState(Ptr<PointToPointNetDevice> device,
+            Ptr<ErrorModel> em,
+            Ptr<MetaRoceNic> nic,
+            uint32_t nicPort,
+            Ptr<MetaRoceSwitch> sw,
+            uint32_t swPort)
+{
+    MetaRoceArrivals::Of(device->GetNode())->DeliverDue();
+    device->SetReceiveErrorModel(em);
+    if (nic)
+    {
+        nic->SetPortUp(nicPort, em == nullptr);
+    }
+    if (sw)
+    {
+        sw->SetPortUp(swPort, em == nullptr);
+    }
+}
+
+/// Schedules both ends of `link` to go down (up = false) or up after `delay`, each in its own
+/// node's context (so a distributed run changes each end on the rank that owns it).
+void
+ScheduleEnds(const MetaRoceFabricLink& link, Time delay, bool up)
+{
+    Simulator::ScheduleWithContext(link.a->GetNode()->GetId(),
+                                   delay,
+                                   &SetEndState,
+                                   link.a,
+                                   up ? nullptr : DropEverything(),
+                                   link.nic,
+                                   link.nicPort,
+                                   link.swA,
+                                   link.portA);
+    Simulator::ScheduleWithContext(link.b->GetNode()->GetId(),
+                                   delay,
+                                   &SetEndState,
+                                   link.b,
+                                   up ? nullptr : DropEverything(),
+                                   Ptr<MetaRoceNic>(),
+                                   0,
+                                   link.swB,
+                                   link.portB);
+}
+
+} // namespace
+
 void
 MetaRoceFabricFailure::Schedule(const MetaRoceFabricLink& link, Time at, Time until)
 {
     NS_ABORT_MSG_IF(until <= at,
                     "MetaRoceFabricHelper: a failure must end ("
                         << until.As(Time::US) << ") after it starts (" << at.As(Time::US) << ")");
-    Simulator::Schedule(at, &MetaRoceFabricFailure::SetLinkState, link, false);
+    ScheduleEnds(link, at, false);
     if (until != Time::Max())
     {
-        Simulator::Schedule(until, &MetaRoceFabricFailure::SetLinkState, link, true);
+        ScheduleEnds(link, until, true);
     }
 }
 

@@ -16,11 +16,11 @@
 #ifndef METAROCE_HELPER_H
 #define METAROCE_HELPER_H
 
+#include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/metaroce-socket-factory.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
-#include "ns3/point-to-point-helper.h"
 
 namespace ns3
 {
@@ -68,7 +68,7 @@ class MetaRoceHelper
 
   private:
     ObjectFactory m_nicFactory;
-    PointToPointHelper m_p2p;
+    MetaRoceLinkHelper m_p2p;
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 #include "metaroce-collective-app.h"
 
 #include "ns3/log.h"
+#include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -153,6 +154,7 @@ void
 MetaRoceCollectiveApp::StartApplication()
 {
     NS_LOG_FUNCTION(this << m_rank);
+    MetaRoceArrivals::Of(GetNode())->DeliverDue(); // arrivals of this instant first
     m_started = true;
     for (uint32_t c = 0; c < m_channels.size(); ++c)
     {

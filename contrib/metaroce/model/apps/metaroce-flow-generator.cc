@@ -4,6 +4,7 @@
 
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-arrivals.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -156,6 +157,7 @@ MetaRoceFlowGenerator::DoDispose()
 void
 MetaRoceFlowGenerator::StartFlow()
 {
+    MetaRoceArrivals::Of(GetNode())->DeliverDue(); // arrivals of this instant first
     // A destination other than this host, uniformly.
     const uint32_t n = m_hosts.size();
     uint32_t dst = m_destination->GetInteger(0, n - 2);

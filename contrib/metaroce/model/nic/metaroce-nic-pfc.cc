@@ -41,15 +41,30 @@ MetaRoceNicPfc::SetDataPaused(uint32_t port, bool paused, Time duration)
     state.dataPaused = paused;
     if (paused)
     {
-        state.expiry = Simulator::Schedule(duration,
-                                           &MetaRoceNicPfc::SetDataPaused,
-                                           this,
-                                           port,
-                                           false,
-                                           Time());
+        state.expiry = Simulator::Schedule(duration, &MetaRoceNicPfc::Expire, this, port);
         return;
     }
     state.resume();
+}
+
+void
+MetaRoceNicPfc::SetArrivals(Ptr<MetaRoceArrivals> arrivals)
+{
+    m_arrivals = arrivals;
+}
+
+void
+MetaRoceNicPfc::Expire(uint32_t port)
+{
+    if (m_arrivals != nullptr)
+    {
+        m_arrivals->DeliverDue();
+    }
+    const PortPause& state = m_ports[port];
+    if (state.dataPaused && !state.expiry.IsRunning())
+    {
+        SetDataPaused(port, false, Time());
+    }
 }
 
 void
@@ -60,6 +75,7 @@ MetaRoceNicPfc::Clear()
         port.expiry.Cancel();
     }
     m_ports.clear();
+    m_arrivals = nullptr;
 }
 
 } // namespace ns3

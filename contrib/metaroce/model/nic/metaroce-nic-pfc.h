@@ -12,6 +12,7 @@
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/nstime.h"
 
@@ -32,6 +33,9 @@ class MetaRoceNicPfc
     /// Adds a port; `resume` restarts its transmission when data may go again. Returns its
     /// index.
     uint32_t AddPort(Callback<void> resume);
+
+    /// The node's arrivals, delivered before a pause expires (metaroce-arrivals.h).
+    void SetArrivals(Ptr<MetaRoceArrivals> arrivals);
 
     /**
      * Applies a PFC frame (as ParsePfcFrame() decoded it; nothing if malformed) that arrived on
@@ -57,7 +61,12 @@ class MetaRoceNicPfc
     /// Pauses `port`'s data for `duration`, or resumes it.
     void SetDataPaused(uint32_t port, bool paused, Time duration);
 
+    /// The pause of `port` lapses, unless a frame that arrives at this instant renewed or ended
+    /// it.
+    void Expire(uint32_t port);
+
     std::vector<PortPause> m_ports;
+    Ptr<MetaRoceArrivals> m_arrivals;
 };
 
 } // namespace ns3

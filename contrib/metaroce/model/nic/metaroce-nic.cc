@@ -12,6 +12,7 @@
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -147,9 +148,21 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         m_peerAddresses.push_back(address);
     }
 
+    /// True if the engine's timer is armed for time step `step` or earlier.
+    bool TimerDueBy(int64_t step) const
+    {
+        return m_timer.IsRunning() && static_cast<int64_t>(m_timer.GetTs()) <= step;
+    }
+
   private:
     void OnTimer()
     {
+        // Packets arriving at this instant come first (metaroce-arrivals.h); the engine then
+        // fires only what is still due.
+        if (m_nic.m_arrivals != nullptr)
+        {
+            m_nic.m_arrivals->DeliverDue();
+        }
         m_driver.OnTimer(EngineNow());
         Service();
     }
@@ -181,6 +194,7 @@ MetaRoceNic::DoDispose()
     m_scheduler.Clear();
     m_hosts.clear();
     m_pfc.Clear();
+    m_arrivals = nullptr;
     for (Port& port : m_ports)
     {
         port.queue->Dispose();
@@ -214,11 +228,22 @@ MetaRoceNic::AddPort(Ptr<PointToPointNetDevice> device, Ipv4Address address)
     port.queue = CreateObject<MetaRocePortQueue>();
     port.queue->SetPullCallback(MakeCallback(&MetaRoceNic::Pull, this).Bind(index));
     port.queue->Attach(device);
+    m_arrivals = MetaRoceArrivals::Of(device->GetNode());
+    m_pfc.SetArrivals(m_arrivals);
     device->SetReceiveCallback(MakeCallback(&MetaRoceNic::Receive, this));
     m_ports.push_back(port);
     m_scheduler.AddPort();
     m_pfc.AddPort(MakeCallback(&MetaRocePortQueue::Kick, port.queue));
     return index;
+}
+
+bool
+MetaRoceNic::HasTimerDueBy(Time t) const
+{
+    const int64_t step = t.GetTimeStep();
+    return std::any_of(m_hosts.begin(), m_hosts.end(), [step](const auto& entry) {
+        return entry.second->TimerDueBy(step);
+    });
 }
 
 uint32_t

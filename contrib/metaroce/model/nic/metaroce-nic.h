@@ -92,6 +92,8 @@ class MetaRoceNic : public Object
     /// Takes a port down (the link failed) or up; every queue pair is told.
     void SetPortUp(uint32_t port, bool up);
     bool IsPortUp(uint32_t port) const;
+    /// True if a queue pair's engine has a timer armed for time t or earlier.
+    bool HasTimerDueBy(Time t) const;
 
     /// Registers memory in the NIC's protection domain (see metaroce::MemoryRegistry).
     void RegisterMemory(uint32_t key, uint64_t addr, uint64_t length, uint8_t* data);
@@ -168,6 +170,7 @@ class MetaRoceNic : public Object
     std::vector<Port> m_ports;
     MetaRocePortScheduler m_scheduler;
     MetaRoceNicPfc m_pfc;
+    Ptr<MetaRoceArrivals> m_arrivals; ///< the node's, delivered first by every NIC event
     std::map<uint32_t, std::unique_ptr<QueuePairHost>> m_hosts; ///< by local id
     uint32_t m_nextId{2}; ///< RoCEv2 reserves QP numbers 0 and 1
     metaroce::MemoryRegistry m_memory;

@@ -1,5 +1,6 @@
 #include "metaroce-port-queue.h"
 
+#include "ns3/node.h"
 #include "ns3/ppp-header.h"
 
 namespace ns3
@@ -27,6 +28,7 @@ MetaRocePortQueue::DoDispose()
 {
     m_pull = PullCallback();
     m_device = nullptr;
+    m_arrivals = nullptr;
     m_handed = nullptr;
     Queue<Packet>::DoDispose();
 }
@@ -41,6 +43,7 @@ void
 MetaRocePortQueue::Attach(Ptr<PointToPointNetDevice> device)
 {
     m_device = device;
+    m_arrivals = MetaRoceArrivals::Of(device->GetNode());
     m_broadcast = device->GetBroadcast();
     device->SetQueue(this);
 }
@@ -83,6 +86,9 @@ MetaRocePortQueue::Dequeue()
     m_handed = nullptr;
     if (p == nullptr && !m_pull.IsNull())
     {
+        // The device's transmit completion: packets arriving at this instant come first
+        // (metaroce-arrivals.h). Kicking this port from there does nothing: it is still busy.
+        m_arrivals->DeliverDue();
         p = m_pull();
         if (p != nullptr)
         {

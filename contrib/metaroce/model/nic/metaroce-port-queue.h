@@ -17,6 +17,7 @@
 #define METAROCE_PORT_QUEUE_H
 
 #include "ns3/callback.h"
+#include "ns3/metaroce-arrivals.h"
 #include "ns3/packet.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue.h"
@@ -61,6 +62,7 @@ class MetaRocePortQueue : public Queue<Packet>
   private:
     PullCallback m_pull;
     Ptr<PointToPointNetDevice> m_device;
+    Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's arrivals, delivered before a pull
     /// The device's broadcast address, kept: the device builds it by parsing a string.
     Address m_broadcast;
     Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue

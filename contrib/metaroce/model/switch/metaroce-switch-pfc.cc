@@ -228,7 +228,9 @@ MetaRoceSwitch::SendPfc(uint32_t port, uint32_t cls, bool pause)
 void
 MetaRoceSwitch::RefreshPause(uint32_t port, uint32_t cls)
 {
-    if (m_ports[port].pausing[cls])
+    // Arrivals of this instant first (metaroce-arrivals.h): one may have re-sent the PAUSE.
+    m_arrivals->DeliverDue();
+    if (m_ports[port].pausing[cls] && !m_ports[port].refresh[cls].IsRunning())
     {
         SendPfc(port, cls, true);
     }
@@ -250,7 +252,7 @@ MetaRoceSwitch::HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame)
         pt.counters.pauseReceived++;
         pt.paused[cls] = true;
         pt.pauseExpiry[cls] = Simulator::Schedule(PfcQuantaToTime(frame.quanta, PortRate(port)),
-                                                  &MetaRoceSwitch::PauseExpired,
+                                                  &MetaRoceSwitch::PauseTimedOut,
                                                   this,
                                                   port,
                                                   cls);
@@ -258,6 +260,16 @@ MetaRoceSwitch::HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame)
     else
     {
         pt.counters.resumeReceived++;
+        PauseExpired(port, cls);
+    }
+}
+
+void
+MetaRoceSwitch::PauseTimedOut(uint32_t port, uint32_t cls)
+{
+    m_arrivals->DeliverDue();
+    if (!m_ports[port].pauseExpiry[cls].IsRunning())
+    {
         PauseExpired(port, cls);
     }
 }

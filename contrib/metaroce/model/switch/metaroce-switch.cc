@@ -180,6 +180,7 @@ MetaRoceSwitch::DoDispose()
     }
     m_ports.clear();
     m_rng = nullptr;
+    m_arrivals = nullptr;
     m_ecnMarker->Dispose();
     m_ecnMarker = nullptr;
     m_admission = nullptr;
@@ -217,6 +218,7 @@ MetaRoceSwitch::AddPort(Ptr<PointToPointNetDevice> device)
     pt.queue = CreateObject<MetaRocePortQueue>();
     pt.queue->SetPullCallback(MakeCallback(&MetaRoceSwitch::Pull, this, idx));
     pt.queue->Attach(device);
+    m_arrivals = MetaRoceArrivals::Of(device->GetNode());
     device->SetReceiveCallback(MakeCallback(&MetaRoceSwitch::Receive, this, idx));
     m_fib.SetPortUp(idx, true);
     return idx;

@@ -272,6 +272,9 @@ class MetaRoceSwitch : public Object
     void SendPfc(uint32_t port, uint32_t cls, bool pause);
     void RefreshPause(uint32_t port, uint32_t cls);
     void PauseExpired(uint32_t port, uint32_t cls);
+    /// The pause timer of (port, cls): expires the pause unless a frame arriving at this
+    /// instant renewed it.
+    void PauseTimedOut(uint32_t port, uint32_t cls);
     DataRate PortRate(uint32_t port) const;
     void KickPort(uint32_t port);
 
@@ -282,6 +285,7 @@ class MetaRoceSwitch : public Object
     std::vector<Port> m_ports;
     MetaRoceFib m_fib;
     Ptr<UniformRandomVariable> m_rng;
+    Ptr<MetaRoceArrivals> m_arrivals; ///< the node's, delivered first by every switch event
     uint64_t m_bufferUsed{0};
     uint64_t m_received{0};
     uint64_t m_forwarded{0};

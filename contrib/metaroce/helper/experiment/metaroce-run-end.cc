@@ -1,0 +1,63 @@
+#include "metaroce-run-end.h"
+
+#include "ns3/metaroce-fabric-helper.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+MetaRoceRunEnd::MetaRoceRunEnd(const MetaRoceFabricHelper& fabric, std::function<bool()> done)
+    : m_done(std::move(done))
+{
+    for (uint32_t h = 0; h < fabric.GetNHosts(); ++h)
+    {
+        m_nics.push_back(fabric.GetNic(h));
+        m_arrivals.push_back(MetaRoceArrivals::Of(m_nics.back()->GetObject<Node>()));
+    }
+    for (const auto& sw : fabric.GetSwitches())
+    {
+        m_switches.push_back(sw);
+        m_arrivals.push_back(MetaRoceArrivals::Of(sw->GetObject<Node>()));
+    }
+}
+
+void
+MetaRoceRunEnd::Start(Time tick)
+{
+    m_tick = tick;
+    Simulator::Schedule(tick, &MetaRoceRunEnd::Check, this);
+}
+
+void
+MetaRoceRunEnd::Check()
+{
+    if (m_done() && IsQuiet())
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(m_tick, &MetaRoceRunEnd::Check, this);
+}
+
+bool
+MetaRoceRunEnd::IsQuiet() const
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    // A node that already had an event in this instant may have changed what the others will
+    // do in it: only a tick before any node event sees the state the instant starts with.
+    const bool untouched = std::all_of(m_arrivals.begin(), m_arrivals.end(), [now](const auto& a) {
+        return a->GetLastEventStep() < now && a->GetNStaged() == 0;
+    });
+    return untouched &&
+           std::all_of(m_switches.begin(),
+                       m_switches.end(),
+                       [](const auto& sw) { return sw->GetBufferUsed() == 0; }) &&
+           std::none_of(m_nics.begin(), m_nics.end(), [](const auto& nic) {
+               return nic->HasTimerDueBy(Simulator::Now());
+           });
+}
+
+} // namespace ns3

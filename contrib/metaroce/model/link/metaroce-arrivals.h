@@ -1,0 +1,105 @@
+/*
+ * A node's arrivals: packets on their way in, delivered before anything else the node does in
+ * the same nanosecond.
+ *
+ * ns-3 runs the events of one timestamp in the order they were scheduled. For a packet arriving
+ * at a node, that order is set by when its sender started transmitting, so whether a switch pulls
+ * its next packet, or a NIC's timer fires, before or after a packet that arrives in the same
+ * nanosecond depends on other nodes' history - and in a distributed run (ns-3's MPI) on when
+ * the message from the other rank was read. Results then change with the scheduler's tie order
+ * and differ between a sequential and a distributed run of the same seed.
+ *
+ * MetaRoceChannel stages every packet here when its transmission starts (a packet from another
+ * rank, when its message is read, which is always before it arrives). Every event of the node -
+ * the arrival wake-up itself, a port's transmit completion (MetaRocePortQueue::Dequeue), a NIC or
+ * PFC timer, an application, a failure - first calls DeliverDue(), which hands every packet due
+ * by now to its device's Receive() in (arrival time, receiving interface) order. So at every
+ * instant a node sees its arrivals first, in a fixed order, whatever the scheduler or the rank
+ * layout: the order the metaroce-determinism suite checks.
+ */
+#ifndef METAROCE_ARRIVALS_H
+#define METAROCE_ARRIVALS_H
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class Node;
+class PointToPointNetDevice;
+
+/**
+ * \ingroup metaroce
+ * \brief The packets staged for a node, delivered in (time, interface) order (aggregated to the
+ * node).
+ */
+class MetaRoceArrivals : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    MetaRoceArrivals();
+    ~MetaRoceArrivals() override;
+
+    /// The node's arrivals, aggregated to it on first use.
+    static Ptr<MetaRoceArrivals> Of(Ptr<Node> node);
+
+    /// Stages packet to be received by device (a device of this node) at time at (> now).
+    void Stage(Time at, Ptr<PointToPointNetDevice> device, Ptr<Packet> packet);
+
+    /// Delivers every staged packet due by now. Every event of the node calls this first.
+    void DeliverDue()
+    {
+        m_lastEvent = Simulator::Now().GetTimeStep();
+        if (!m_delivering && !m_heap.empty() && m_heap.front().at <= m_lastEvent)
+        {
+            Deliver();
+        }
+    }
+
+    /// The time step of the node's latest event (its latest DeliverDue() call), or -1.
+    int64_t GetLastEventStep() const
+    {
+        return m_lastEvent;
+    }
+
+    /// Packets staged and not yet delivered (on a wire towards this node).
+    std::size_t GetNStaged() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A staged packet; ordered by (at, ifIndex, sequence).
+    struct Arrival
+    {
+        int64_t at;
+        uint32_t ifIndex;
+        uint64_t sequence; ///< staging order: two packets of one link in one time step
+        Ptr<PointToPointNetDevice> device;
+        Ptr<Packet> packet;
+    };
+
+    /// True when a is delivered after b (the heap keeps the earliest at the front).
+    static bool Later(const Arrival& a, const Arrival& b);
+
+    void Deliver();
+
+    uint32_t m_nodeId{0};
+    std::vector<Arrival> m_heap;
+    uint64_t m_sequence{0};
+    int64_t m_wakeAt{-1};    ///< time of the latest wake-up scheduled (one per time step)
+    int64_t m_lastEvent{-1}; ///< time of the latest DeliverDue()
+    /// Inside Deliver(): a receive callback that reaches DeliverDue() again (a PFC RESUME
+    /// expiring a pause) must not deliver the next arrival in the middle of this one.
+    bool m_delivering{false};
+};
+
+} // namespace ns3
+
+#endif /* METAROCE_ARRIVALS_H */

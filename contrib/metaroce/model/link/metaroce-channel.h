@@ -1,0 +1,47 @@
+/*
+ * The point-to-point channel of metaroce fabrics: a stock PointToPointChannel (Delay attribute,
+ * two PointToPointNetDevice ends, so DataRate, error models, pcap and link up/down all work as
+ * usual) whose transmissions are staged at the receiving node's MetaRoceArrivals instead of
+ * being scheduled as a Receive event of their own. The packet arrives at the same time as on
+ * the stock channel (transmission time plus Delay); what changes is the order within one
+ * nanosecond: arrivals first, by receiving interface (see metaroce-arrivals.h).
+ *
+ * Not fired: the stock channel's TxRxPointToPoint trace (used by NetAnim), which the base class
+ * keeps private.
+ */
+#ifndef METAROCE_CHANNEL_H
+#define METAROCE_CHANNEL_H
+
+#include "metaroce-arrivals.h"
+
+#include "ns3/point-to-point-channel.h"
+
+#include <array>
+
+namespace ns3
+{
+
+/**
+ * \ingroup metaroce
+ * \brief A PointToPointChannel that delivers through the receiving node's MetaRoceArrivals.
+ */
+class MetaRoceChannel : public PointToPointChannel
+{
+  public:
+    static TypeId GetTypeId();
+    MetaRoceChannel();
+    ~MetaRoceChannel() override;
+
+    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// The arrivals of wire i's destination node, looked up on the first packet.
+    std::array<Ptr<MetaRoceArrivals>, 2> m_arrivals;
+};
+
+} // namespace ns3
+
+#endif /* METAROCE_CHANNEL_H */

@@ -1,0 +1,88 @@
+/*
+ * metaroce-determinism: results do not depend on the order in which the nodes' events of one
+ * nanosecond run. ns3::MetaRoceTieShuffleScheduler interleaves the nodes of every timestamp in
+ * a seeded pseudo-random order (as a distributed run may); each experiment must give the same
+ * results, byte for byte, under the stock scheduler and under several shuffles
+ * (model/link/metaroce-arrivals.h says how the model keeps it so).
+ */
+#include "ns3/config.h"
+#include "ns3/metaroce-experiment.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+using namespace ns3;
+
+namespace
+{
+
+/// Runs c under the stock scheduler and under shuffles 1..3: the JSON results must match.
+class ShuffledTiesTestCase : public TestCase
+{
+  public:
+    ShuffledTiesTestCase(const std::string& name, const MetaRoceExperimentConfig& config)
+        : TestCase("same results whatever the tie order: " + name),
+          m_config(config)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string reference = MetaRoceExperiment(m_config).Run().ToJson();
+        MetaRoceExperimentConfig shuffled = m_config;
+        shuffled.scheduler = "ns3::MetaRoceTieShuffleScheduler";
+        for (uint64_t seed = 1; seed <= 3; ++seed)
+        {
+            Config::SetDefault("ns3::MetaRoceTieShuffleScheduler::Seed", UintegerValue(seed));
+            const std::string json = MetaRoceExperiment(shuffled).Run().ToJson();
+            NS_TEST_EXPECT_MSG_EQ((json == reference), true, "shuffle seed " << seed);
+        }
+        Config::SetDefault("ns3::MetaRoceTieShuffleScheduler::Seed", UintegerValue(1));
+    }
+
+    MetaRoceExperimentConfig m_config;
+};
+
+/// 8 hosts on 2 planes (2 leaves, 2 spines per plane), 256 KiB per rank.
+MetaRoceExperimentConfig
+Small(const std::string& workload, const std::string& transport, double loss)
+{
+    MetaRoceExperimentConfig c;
+    c.hosts = 8;
+    c.planes = 2;
+    c.hostsPerLeaf = 4;
+    c.spines = 2;
+    c.workload = workload;
+    c.transport = transport;
+    c.loss = loss;
+    c.messageBytes = 256 << 10;
+    return c;
+}
+
+class DeterminismTestSuite : public TestSuite
+{
+  public:
+    DeterminismTestSuite()
+        : TestSuite("metaroce-determinism", SYSTEM)
+    {
+        AddTestCase(new ShuffledTiesTestCase("MetaRoCE all-to-all, 1% loss",
+                                             Small("alltoall", "metaroce", 0.01)),
+                    TestCase::QUICK);
+        AddTestCase(new ShuffledTiesTestCase("RoCEv2 all-to-all, 0.1% loss",
+                                             Small("alltoall", "rocev2", 0.001)),
+                    TestCase::QUICK);
+        MetaRoceExperimentConfig pfc = Small("incast", "rocev2-pfc", 0);
+        AddTestCase(new ShuffledTiesTestCase("RoCEv2 with PFC, incast", pfc), TestCase::QUICK);
+        MetaRoceExperimentConfig failure = Small("allreduce-ring", "metaroce", 0);
+        failure.failure = "plane";
+        failure.failurePlane = 1;
+        failure.failureAt = "10us";
+        failure.throughputInterval = "5us";
+        AddTestCase(new ShuffledTiesTestCase("MetaRoCE ring, plane failure", failure),
+                    TestCase::QUICK);
+    }
+};
+
+DeterminismTestSuite g_determinismTestSuite;
+
+} // namespace
