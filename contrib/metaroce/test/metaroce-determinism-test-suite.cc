@@ -20,8 +20,8 @@ class ShuffledTiesTestCase : public TestCase
 {
   public:
     ShuffledTiesTestCase(const std::string& name, const MetaRoceExperimentConfig& config)
-        : TestCase("same results whatever the tie order: " + name),
-          m_config(config)
+        : TestCase("same results whatever the tie order: " + name)
+        , m_config(config)
     {
     }
 

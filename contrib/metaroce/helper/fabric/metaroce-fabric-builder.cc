@@ -19,17 +19,19 @@ const Ipv4Mask kLeafMask("255.255.255.0");
 MetaRoceFabricBuilder::MetaRoceFabricBuilder(
     const MetaRoceFabricShape& shape,
     const std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers>& links,
-    const std::array<ObjectFactory, kMetaRoceFabricTiers>& switches)
+    const std::array<ObjectFactory, kMetaRoceFabricTiers>& switches,
+    const MetaRoceFabricPartition& partition)
     : m_shape(shape)
     , m_links(links)
     , m_switches(switches)
+    , m_partition(partition)
 {
 }
 
 Ptr<MetaRoceSwitch>
-MetaRoceFabricBuilder::MakeSwitch(MetaRoceFabricTier tier, uint32_t& seed) const
+MetaRoceFabricBuilder::MakeSwitch(MetaRoceFabricTier tier, uint32_t index, uint32_t& seed) const
 {
-    Ptr<Node> node = CreateObject<Node>();
+    Ptr<Node> node = CreateObject<Node>(m_partition.SwitchRank(m_shape, tier, index));
     ObjectFactory factory = m_switches[static_cast<uint32_t>(tier)];
     factory.Set("EcmpSeed", UintegerValue(seed++ * 2654435761u));
     Ptr<MetaRoceSwitch> sw = factory.Create<MetaRoceSwitch>();
@@ -85,15 +87,15 @@ MetaRoceFabricBuilder::MakeSwitches(MetaRoceFabricPlane& plane, uint32_t& seed) 
     const uint32_t cores = s.CoresPerSpine() > 0 ? s.cores : 0;
     for (uint32_t l = 0; l < s.Leaves(); ++l)
     {
-        plane.switches[0].push_back(MakeSwitch(MetaRoceFabricTier::LEAF, seed));
+        plane.switches[0].push_back(MakeSwitch(MetaRoceFabricTier::LEAF, l, seed));
     }
     for (uint32_t g = 0; g < s.Spines(); ++g)
     {
-        plane.switches[1].push_back(MakeSwitch(MetaRoceFabricTier::SPINE, seed));
+        plane.switches[1].push_back(MakeSwitch(MetaRoceFabricTier::SPINE, g, seed));
     }
     for (uint32_t c = 0; c < cores; ++c)
     {
-        plane.switches[2].push_back(MakeSwitch(MetaRoceFabricTier::CORE, seed));
+        plane.switches[2].push_back(MakeSwitch(MetaRoceFabricTier::CORE, c, seed));
     }
 }
 

@@ -30,6 +30,7 @@
 #ifndef METAROCE_FABRIC_BUILDER_H
 #define METAROCE_FABRIC_BUILDER_H
 
+#include "metaroce-fabric-partition.h"
 #include "metaroce-fabric-shape.h"
 
 #include "ns3/data-rate.h"
@@ -86,10 +87,12 @@ class MetaRoceFabricBuilder
      * \param links link settings by tier of the link's upper end: LEAF = host links,
      *        SPINE = leaf-spine links, CORE = spine-core links
      * \param switches switch factories by tier (EcmpSeed is set per switch)
+     * \param partition the rank (system id) of every switch node
      */
     MetaRoceFabricBuilder(const MetaRoceFabricShape& shape,
                           const std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers>& links,
-                          const std::array<ObjectFactory, kMetaRoceFabricTiers>& switches);
+                          const std::array<ObjectFactory, kMetaRoceFabricTiers>& switches,
+                          const MetaRoceFabricPartition& partition);
 
     /**
      * Builds plane `plane` onto the hosts' NICs (each gets its next port, so build planes in
@@ -100,7 +103,7 @@ class MetaRoceFabricBuilder
                               uint32_t& seed) const;
 
   private:
-    Ptr<MetaRoceSwitch> MakeSwitch(MetaRoceFabricTier tier, uint32_t& seed) const;
+    Ptr<MetaRoceSwitch> MakeSwitch(MetaRoceFabricTier tier, uint32_t index, uint32_t& seed) const;
     /// The plane's leaves, spines and cores, in that order (ECMP seeds in build order).
     void MakeSwitches(MetaRoceFabricPlane& plane, uint32_t& seed) const;
     /// Host-leaf links of plane `p`: each NIC's next port, and the leaves' host routes.
@@ -124,6 +127,7 @@ class MetaRoceFabricBuilder
     MetaRoceFabricShape m_shape;
     std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers> m_links;
     std::array<ObjectFactory, kMetaRoceFabricTiers> m_switches;
+    MetaRoceFabricPartition m_partition;
 };
 
 } // namespace ns3

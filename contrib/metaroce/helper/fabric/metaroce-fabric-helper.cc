@@ -6,8 +6,17 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
+
+namespace
+{
+
+const char* const kTierNames[kMetaRoceFabricTiers] = {"host", "leaf-spine", "spine-core"};
+
+} // namespace
 
 NS_LOG_COMPONENT_DEFINE("MetaRoceFabricHelper");
 
@@ -133,23 +142,28 @@ MetaRoceFabricHelper::Build()
     for (uint32_t t = 0; t < kMetaRoceFabricTiers; ++t)
     {
         NS_ABORT_MSG_IF(m_links[t].rate.GetBitRate() == 0,
-                        "MetaRoceFabricHelper: the " << (t == 0   ? "host"
-                                                         : t == 1 ? "leaf-spine"
-                                                                  : "spine-core")
+                        "MetaRoceFabricHelper: the " << kTierNames[t]
                                                      << " link rate must be positive");
-        NS_ABORT_MSG_IF(m_links[t].delay.IsNegative(),
-                        "MetaRoceFabricHelper: link delays cannot be negative");
+        // Positive, not only non-negative: a distributed run's lookahead is the smallest delay
+        // of a link between ranks, and arrivals are staged strictly after their transmission.
+        NS_ABORT_MSG_IF(!m_links[t].delay.IsStrictlyPositive(),
+                        "MetaRoceFabricHelper: the " << kTierNames[t]
+                                                     << " link delay must be positive");
     }
+    m_partition.Validate(m_shape);
     m_built = true;
 
-    m_hostNodes.Create(m_shape.hosts);
+    for (uint32_t h = 0; h < m_shape.hosts; ++h)
+    {
+        m_hostNodes.Add(CreateObject<Node>(m_partition.HostRank(m_shape, h)));
+    }
     for (uint32_t h = 0; h < m_shape.hosts; ++h)
     {
         Ptr<MetaRoceNic> nic = m_nicFactory.Create<MetaRoceNic>();
         m_hostNodes.Get(h)->AggregateObject(nic);
         m_nics.push_back(nic);
     }
-    MetaRoceFabricBuilder builder(m_shape, m_links, m_switchFactories);
+    MetaRoceFabricBuilder builder(m_shape, m_links, m_switchFactories, m_partition);
     uint32_t seed = m_ecmpSeed;
     for (uint32_t p = 0; p < m_shape.planes; ++p)
     {
@@ -159,6 +173,43 @@ MetaRoceFabricHelper::Build()
                          << m_shape.Leaves() << " leaves, " << m_shape.Spines() << " spines and "
                          << GetNCores() << " cores per plane, oversubscription "
                          << GetOversubscription());
+}
+
+void
+MetaRoceFabricHelper::SetPartition(const MetaRoceFabricPartition& partition)
+{
+    NS_ABORT_MSG_IF(m_built, "MetaRoceFabricHelper::SetPartition: call before Build()");
+    m_partition = partition;
+}
+
+const MetaRoceFabricPartition&
+MetaRoceFabricHelper::GetPartition() const
+{
+    return m_partition;
+}
+
+Time
+MetaRoceFabricHelper::GetLookahead() const
+{
+    CheckBuilt();
+    Time lookahead = Time::Max();
+    for (const MetaRoceFabricPlane& plane : m_planes)
+    {
+        const std::vector<MetaRoceFabricLink>* tiers[] = {&plane.hostLinks,
+                                                          &plane.leafLinks,
+                                                          &plane.spineLinks};
+        for (uint32_t t = 0; t < kMetaRoceFabricTiers; ++t)
+        {
+            for (const MetaRoceFabricLink& link : *tiers[t])
+            {
+                if (link.a->GetNode()->GetSystemId() != link.b->GetNode()->GetSystemId())
+                {
+                    lookahead = std::min(lookahead, m_links[t].delay);
+                }
+            }
+        }
+    }
+    return lookahead;
 }
 
 void

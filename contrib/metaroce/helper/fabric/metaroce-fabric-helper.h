@@ -91,8 +91,19 @@ class MetaRoceFabricHelper
                             const std::string& name,
                             const AttributeValue& value);
 
+    /**
+     * The ranks (ns-3 system ids) of the nodes, for a distributed run (default: one rank). Links
+     * between ranks need a positive delay: Build() throws std::invalid_argument otherwise, or if
+     * the partition does not fit the shape.
+     */
+    void SetPartition(const MetaRoceFabricPartition& partition);
+    const MetaRoceFabricPartition& GetPartition() const;
+
     /// Builds the fabric; aborts with a message naming the problem for impossible shapes.
     void Build();
+
+    /// The smallest delay of a link between two ranks (the lookahead); Time::Max() if none.
+    Time GetLookahead() const;
 
     /// The shape (counts, numbering, addresses); complete once the setters are done.
     const MetaRoceFabricShape& GetShape() const;
@@ -197,6 +208,7 @@ class MetaRoceFabricHelper
     ObjectFactory m_nicFactory;
     std::array<ObjectFactory, kMetaRoceFabricTiers> m_switchFactories;
     bool m_built{false};
+    MetaRoceFabricPartition m_partition;
 
     NodeContainer m_hostNodes;
     std::vector<Ptr<MetaRoceNic>> m_nics;

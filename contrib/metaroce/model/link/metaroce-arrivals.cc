@@ -56,8 +56,8 @@ MetaRoceArrivals::Stage(Time at, Ptr<PointToPointNetDevice> device, Ptr<Packet> 
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     NS_ABORT_MSG_UNLESS(at.GetTimeStep() > now,
-                        "MetaRoceArrivals: a packet for node " << m_nodeId << " staged at "
-                                                               << at << ", not after now");
+                        "MetaRoceArrivals: a packet for node " << m_nodeId << " staged at " << at
+                                                               << ", not after now");
     m_heap.push_back({at.GetTimeStep(), device->GetIfIndex(), m_sequence++, device, packet});
     std::push_heap(m_heap.begin(), m_heap.end(), Later);
     // One wake-up per time step: arrivals on several ports in one nanosecond share it.
