@@ -1,6 +1,7 @@
 #include "metaroce-experiment-workload.h"
 
 #include "ns3/double.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -93,14 +94,16 @@ MetaRoceExperimentWorkload::InstallCollective(const std::vector<Ptr<MetaRoceNic>
 bool
 MetaRoceExperimentWorkload::IsDone() const
 {
+    // In a distributed run only this rank's applications run here (the others' never start).
+    const auto finished = [](const auto& app) {
+        return app->GetNode()->GetSystemId() != Simulator::GetSystemId() || app->IsFinished();
+    };
     if (m_collective)
     {
         const auto& apps = m_collective->GetApps();
-        return std::all_of(apps.begin(), apps.end(), [](const auto& a) { return a->IsFinished(); });
+        return std::all_of(apps.begin(), apps.end(), finished);
     }
-    return std::all_of(m_generators.begin(), m_generators.end(), [](const auto& g) {
-        return g->IsFinished();
-    });
+    return std::all_of(m_generators.begin(), m_generators.end(), finished);
 }
 
 double

@@ -7,6 +7,7 @@
 
 #include "metaroce-experiment-workload.h"
 #include "metaroce-message-log.h"
+#include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-run-end.h"
 
@@ -208,6 +209,11 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
     for (const auto& [name, value] : switchAttributes)
     {
         fabric.SetSwitchAttribute(name, StringValue(value));
+    }
+    if (MetaRoceMpi::IsEnabled())
+    {
+        // A distributed run: leaves with their hosts in blocks, one block per rank.
+        fabric.SetPartition(MetaRoceFabricPartition::ByLeaf(MetaRoceMpi::GetSize()));
     }
     fabric.Build();
     const int64_t stream = 1000 + fabric.AssignStreams(1000);

@@ -1,5 +1,7 @@
 #include "metaroce-run-end.h"
 
+#include "metaroce-mpi.h"
+
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -34,7 +36,12 @@ MetaRoceRunEnd::Start(Time tick)
 void
 MetaRoceRunEnd::Check()
 {
-    if (m_done() && IsQuiet())
+    // Every rank checks at the same ticks: the run ends when every rank is done and quiet and
+    // no packet is between two ranks (sent by one, not yet received by the other).
+    const bool local = m_done() && IsQuiet();
+    const std::vector<uint64_t> sums = MetaRoceMpi::Sum(
+        {local ? 0U : 1U, MetaRoceMpi::GetRemoteSent(), MetaRoceMpi::GetRemoteReceived()});
+    if (sums[0] == 0 && sums[1] == sums[2])
     {
         Simulator::Stop();
         return;

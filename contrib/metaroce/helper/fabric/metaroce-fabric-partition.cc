@@ -104,8 +104,7 @@ MetaRoceFabricPartition::Describe() const
     {
         return "1 rank";
     }
-    return std::to_string(m_ranks) + " ranks by " +
-           (m_scheme == Scheme::BY_LEAF ? "leaf" : "host");
+    return std::to_string(m_ranks) + " ranks by " + (m_scheme == Scheme::BY_LEAF ? "leaf" : "host");
 }
 
 } // namespace ns3

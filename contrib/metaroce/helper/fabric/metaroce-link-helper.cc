@@ -5,6 +5,11 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue.h"
 
+#ifdef NS3_MPI
+#    include "ns3/metaroce-remote-channel.h"
+#    include "ns3/mpi-interface.h"
+#endif
+
 namespace ns3
 {
 
@@ -33,7 +38,18 @@ NetDeviceContainer
 MetaRoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b) const
 {
     NetDeviceContainer ends;
-    Ptr<PointToPointChannel> channel = m_channelFactory.Create<MetaRoceChannel>();
+#ifdef NS3_MPI
+    // Ends on two ranks of a distributed run: the packets between them travel as MPI messages.
+    const bool remote = MpiInterface::IsEnabled() && a->GetSystemId() != b->GetSystemId();
+#else
+    const bool remote = false;
+#endif
+    ObjectFactory channelFactory = m_channelFactory;
+    if (remote)
+    {
+        channelFactory.SetTypeId("ns3::MetaRoceRemoteChannel");
+    }
+    Ptr<MetaRoceChannel> channel = channelFactory.Create<MetaRoceChannel>();
     for (Ptr<Node> node : {a, b})
     {
         Ptr<PointToPointNetDevice> device = m_deviceFactory.Create<PointToPointNetDevice>();
@@ -44,6 +60,19 @@ MetaRoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b) const
     }
     DynamicCast<PointToPointNetDevice>(ends.Get(0))->Attach(channel);
     DynamicCast<PointToPointNetDevice>(ends.Get(1))->Attach(channel);
+#ifdef NS3_MPI
+    if (remote)
+    {
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            Ptr<PointToPointNetDevice> end = DynamicCast<PointToPointNetDevice>(ends.Get(i));
+            if (end->GetNode()->GetSystemId() == MpiInterface::GetSystemId())
+            {
+                DynamicCast<MetaRoceRemoteChannel>(channel)->Listen(end);
+            }
+        }
+    }
+#endif
     return ends;
 }
 

@@ -4,7 +4,9 @@
  * Installs two stock PointToPointNetDevices (DataRate, error models, pcap, up/down as usual)
  * joined by a MetaRoceChannel, whose arrivals reach each node in a fixed order within a
  * nanosecond (model/link/metaroce-arrivals.h) - what makes results independent of the
- * scheduler's tie order and identical between sequential and distributed runs.
+ * scheduler's tie order and identical between sequential and distributed runs. In a
+ * distributed run (ns-3 built with MPI, MpiInterface enabled) a link whose nodes have different
+ * system ids gets a MetaRoceRemoteChannel instead.
  *
  *   MetaRoceLinkHelper link;
  *   link.SetDeviceAttribute("DataRate", StringValue("400Gbps"));

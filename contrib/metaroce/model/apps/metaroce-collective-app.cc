@@ -154,6 +154,10 @@ void
 MetaRoceCollectiveApp::StartApplication()
 {
     NS_LOG_FUNCTION(this << m_rank);
+    if (GetNode()->GetSystemId() != Simulator::GetSystemId())
+    {
+        return; // a distributed run: the host's own rank runs it (every rank builds every app)
+    }
     MetaRoceArrivals::Of(GetNode())->DeliverDue(); // arrivals of this instant first
     m_started = true;
     for (uint32_t c = 0; c < m_channels.size(); ++c)

@@ -123,6 +123,10 @@ void
 MetaRoceFlowGenerator::StartApplication()
 {
     NS_ABORT_MSG_IF(m_hosts.empty(), "MetaRoceFlowGenerator started without Setup()");
+    if (GetNode()->GetSystemId() != Simulator::GetSystemId())
+    {
+        return; // a distributed run: the host's own rank runs it (every rank builds every app)
+    }
     const Ptr<MetaRoceNic> nic = m_hosts[m_self];
     double lineBps = 0;
     for (uint32_t p = 0; p < nic->GetNPorts(); ++p)

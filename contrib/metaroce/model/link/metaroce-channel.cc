@@ -3,6 +3,8 @@
 #include "ns3/node.h"
 #include "ns3/point-to-point-net-device.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -32,8 +34,14 @@ MetaRoceChannel::TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> s
     }
     // A copy, as the stock channel makes: the sender keeps its packet until its transmission
     // completes (PhyTxEnd), the receiver strips headers from its own.
-    m_arrivals[wire]->Stage(Simulator::Now() + txTime + GetDelay(), dst, p->Copy());
+    m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, p->Copy());
     return true;
+}
+
+Time
+MetaRoceChannel::ArrivalTime(Time txTime) const
+{
+    return Simulator::Now() + std::max(txTime, TimeStep(1)) + GetDelay();
 }
 
 void

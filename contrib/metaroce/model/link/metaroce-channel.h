@@ -37,6 +37,11 @@ class MetaRoceChannel : public PointToPointChannel
   protected:
     void DoDispose() override;
 
+    /// When a transmission starting now that lasts txTime arrives: now + txTime + Delay, with
+    /// txTime at least one time step (a frame that serialises in no time at an absurd rate
+    /// still arrives after it was sent, as staging and the MPI lookahead need).
+    Time ArrivalTime(Time txTime) const;
+
   private:
     /// The arrivals of wire i's destination node, looked up on the first packet.
     std::array<Ptr<MetaRoceArrivals>, 2> m_arrivals;
