@@ -46,3 +46,39 @@ step "./ns3 run metaroce-4-plane"
 ./ns3 run --no-build "metaroce-4-plane --hosts=4 --hostsPerLeaf=2 --spines=2 --messageBytes=262144 --losses=0"
 step "./ns3 run metaroce-custom-congestion"
 ./ns3 run --no-build "metaroce-custom-congestion --hosts=4 --planes=1 --messageBytes=524288"
+
+# Distributed runs (issue 15): the same experiment sequentially and on 2 MPI ranks, with both
+# synchronisation algorithms, must print the same figures (doc: module docs, "Distributed
+# runs"). A hang is a failure too: every run has a time limit.
+step "distributed: metaroce-distributed on 1 and 2 ranks (granted-time window, null messages)"
+distributed="$(find build -name 'ns3.37-metaroce-distributed-*' -type f | head -n 1)"
+if [ -z "$distributed" ]; then
+  echo "in-tree: metaroce-distributed was not built (is MPI enabled?)" >&2
+  exit 1
+fi
+# OpenMPI refuses root unless told; --oversubscribe: CI machines may count fewer slots.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi=(mpirun --oversubscribe -np 2)
+args=(--hosts=8 --planes=2 --hostsPerLeaf=4 --spines=2 --transport=metaroce --loss=0.01)
+# Prints the "result" line of one run (the command given), or fails naming the run.
+result() {
+  local out
+  if ! out=$(timeout 300 "$@" 2>&1); then
+    echo "in-tree: failed or timed out: $*" >&2
+    echo "$out" | tail -n 20 >&2
+    return 1
+  fi
+  echo "$out" | grep '^result'
+}
+for workload in allreduce-ring alltoall; do
+  sequential=$(result "$distributed" "${args[@]}" --workload=$workload)
+  echo "sequential $workload: $sequential"
+  for sync in granted null; do
+    parallel=$(result "${mpi[@]}" "$distributed" "${args[@]}" --workload=$workload --sync=$sync)
+    if [ "$parallel" != "$sequential" ]; then
+      echo "in-tree: 2 ranks ($sync) differ from the sequential run: $parallel" >&2
+      exit 1
+    fi
+    echo "2 ranks ($sync): identical"
+  done
+done

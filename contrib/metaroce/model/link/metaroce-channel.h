@@ -15,6 +15,7 @@
 #include "metaroce-arrivals.h"
 
 #include "ns3/point-to-point-channel.h"
+#include "ns3/point-to-point-net-device.h"
 
 #include <array>
 
