@@ -27,7 +27,12 @@ if [ ! -f cmake-cache/build.ninja ] || [ "$(cat .metaroce-configured 2>/dev/null
 fi
 step "build (-j $JOBS)"
 # ./ns3 build clamps its job count to (cores - 1), whatever -j says: call CMake directly.
-cmake --build cmake-cache -j "$JOBS" 2>&1 | tail -n 3
+if ! cmake --build cmake-cache -j "$JOBS" >cmake-cache/metaroce-build.log 2>&1; then
+  grep -m 1 -A 30 FAILED cmake-cache/metaroce-build.log >&2
+  echo "in-tree: the build failed (cmake-cache/metaroce-build.log)" >&2
+  exit 1
+fi
+tail -n 3 cmake-cache/metaroce-build.log
 
 suites=$(./build/utils/ns3.37-test-runner-optimized --list | grep '^metaroce' || true)
 if [ -z "$suites" ]; then
