@@ -129,6 +129,9 @@ CASES = [
     ("metaroce-perf", ["127.0.0.1"], "--loss=200", ["--loss", "200"]),
     ("metaroce-perf", ["127.0.0.1"], "--test=read_bw", ["--test", "read_bw"]),
     ("metaroce-perf", ["127.0.0.1"], "--port=0", ["--port", "0"]),
+    # Launched by mpirun: the sequential runners refuse rather than run N copies (issue 15).
+    ("metaroce-8-plane", SMALL, "--seed=1", ["2 MPI processes", "metaroce-distributed"],
+     {"OMPI_COMM_WORLD_SIZE": "2"}),
 ]
 
 
@@ -148,11 +151,12 @@ def main():
         with open(files[key], "w") as f:
             f.write(text)
     failures = 0
-    for program, base, bad, needles in CASES:
+    for program, base, bad, needles, *extra in CASES:
         args = [a.format(**files) for a in base + [bad]]
         cmd = [program_path(build, program)] + args
+        env = dict(os.environ, **extra[0]) if extra else None
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=30, env=env)
             err, code = p.stderr, p.returncode
         except subprocess.TimeoutExpired:
             err, code = "(timed out: a hang or a run, not a refusal)", None

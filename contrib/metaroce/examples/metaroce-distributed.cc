@@ -86,9 +86,9 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
+        // One line, then every rank ends: the others must not wait for this one.
         std::cerr << "metaroce-distributed: " << e.what() << std::endl;
-        MetaRoceMpi::Disable();
-        return 2;
+        MetaRoceMpi::Abort(2);
     }
     return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "metaroce-command-line.h"
 #include "metaroce-experiment.h"
+#include "metaroce-mpi.h"
 #include "metaroce-options.h"
 
 #include "ns3/command-line.h"
@@ -159,6 +160,16 @@ RunComparisonMain(int argc,
                   const std::string& program,
                   const MetaRoceExperimentConfig& base)
 {
+    if (const uint32_t processes = MetaRoceMpi::LaunchedProcesses(); processes > 1)
+    {
+        // N copies of a sequential runner would each run the whole experiment.
+        std::cerr << program << ": launched as " << processes
+                  << " MPI processes, but this runner is sequential; split one fabric over "
+                     "ranks with metaroce-distributed"
+                  << (MetaRoceMpi::IsAvailable() ? "" : " (in an ns-3 built with MPI)")
+                  << std::endl;
+        return 2;
+    }
     MetaRoceExperimentConfig config = base;
     std::string workloads = "allreduce-ring,alltoall";
     std::string transports = "metaroce,rocev2,rocev2-pfc";

@@ -156,6 +156,18 @@ MetaRoceMpi::GetRemoteReceived()
 }
 
 void
+MetaRoceMpi::Abort(int code)
+{
+#ifdef NS3_MPI
+    if (IsEnabled())
+    {
+        MPI_Abort(MpiInterface::GetCommunicator(), code);
+    }
+#endif
+    std::exit(code);
+}
+
+void
 MetaRoceMpi::Disable()
 {
 #ifdef NS3_MPI

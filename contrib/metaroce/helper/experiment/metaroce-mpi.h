@@ -50,6 +50,9 @@ class MetaRoceMpi
     static uint64_t GetRemoteReceived();
     /// Ends MPI (after the last simulation of the process).
     static void Disable();
+    /// Ends every rank with exit status `code` (a rank that fails must not leave the others
+    /// waiting for it); exits this process alone when MPI is not enabled.
+    [[noreturn]] static void Abort(int code);
 };
 
 } // namespace ns3
