@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <stdexcept>
 
 namespace ns3
@@ -222,6 +223,12 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
         fabric.SetPartition(MetaRoceFabricPartition::ByLeaf(MetaRoceMpi::GetSize()));
     }
     fabric.Build();
+    if (MetaRoceMpi::IsEnabled() && MetaRoceMpi::GetRank() == 0)
+    {
+        std::clog << "distributed: " << fabric.GetPartition().Describe() << ", lookahead "
+                  << fabric.GetLookahead().As(Time::US) << " (the smallest delay between ranks)"
+                  << std::endl;
+    }
     const int64_t stream = 1000 + fabric.AssignStreams(1000);
     if (c.loss > 0)
     {
