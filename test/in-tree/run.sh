@@ -64,7 +64,15 @@ fi
 # OpenMPI refuses root unless told; --oversubscribe: CI machines may count fewer slots.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun --oversubscribe -np 2)
-args=(--hosts=8 --planes=2 --hostsPerLeaf=4 --spines=2 --transport=metaroce --loss=0.01)
+args=(--hosts=8 --planes=2 --hostsPerLeaf=4 --spines=2)
+# MetaRoCE under loss; RoCEv2 with PFC (pause frames and their timers across ranks); a spine
+# failing and coming back (failure events on both ends of links between ranks).
+cases=(
+  "--transport=metaroce --loss=0.01 --workload=allreduce-ring"
+  "--transport=metaroce --loss=0.01 --workload=alltoall"
+  "--transport=rocev2-pfc --workload=incast"
+  "--transport=metaroce --loss=0.02 --workload=allreduce-hd --failure=spine --failurePlane=0 --failureIndex=1 --failureAt=10us --failureUntil=40us"
+)
 # Prints the "result" line of one run (the command given), or fails naming the run.
 result() {
   local out
@@ -75,11 +83,13 @@ result() {
   fi
   echo "$out" | grep '^result'
 }
-for workload in allreduce-ring alltoall; do
-  sequential=$(result "$distributed" "${args[@]}" --workload=$workload)
-  echo "sequential $workload: $sequential"
+for case in "${cases[@]}"; do
+  # shellcheck disable=SC2086
+  sequential=$(result "$distributed" "${args[@]}" $case)
+  echo "sequential $case: $sequential"
   for sync in granted null; do
-    parallel=$(result "${mpi[@]}" "$distributed" "${args[@]}" --workload=$workload --sync=$sync)
+    # shellcheck disable=SC2086
+    parallel=$(result "${mpi[@]}" "$distributed" "${args[@]}" $case --sync=$sync)
     if [ "$parallel" != "$sequential" ]; then
       echo "in-tree: 2 ranks ($sync) differ from the sequential run: $parallel" >&2
       exit 1
