@@ -71,6 +71,7 @@ cases=(
   "--transport=metaroce --loss=0.01 --workload=allreduce-ring"
   "--transport=metaroce --loss=0.01 --workload=alltoall"
   "--transport=rocev2-pfc --workload=incast"
+  "--transport=metaroce --workload=allreduce-ring --failure=plane --failurePlane=1 --failureAt=20us --failureUntil=60us"
   "--transport=metaroce --loss=0.02 --workload=allreduce-hd --failure=spine --failurePlane=0 --failureIndex=1 --failureAt=10us --failureUntil=40us"
 )
 # Prints the "result" line of one run (the command given), or fails naming the run.

@@ -127,7 +127,7 @@ class RefusalsTestCase : public TestCase
     {
         const std::vector<std::pair<MetaRoceFabricPartition, std::string>> cases = {
             {MetaRoceFabricPartition::ByLeaf(0), "at least one rank"},
-            {MetaRoceFabricPartition::ByLeaf(3), "3 ranks by leaf, but the fabric has 2 leaves"},
+            {MetaRoceFabricPartition::ByLeaf(3), "3 ranks by leaf, but the fabric's 2 leaves"},
             {MetaRoceFabricPartition::ByHost(2, {0, 1}), "2 host ranks given for 8 hosts"},
             {MetaRoceFabricPartition::ByHost(2, {0, 0, 0, 0, 1, 1, 1, 2}), "host 7 on rank 2"},
         };

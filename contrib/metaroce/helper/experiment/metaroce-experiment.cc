@@ -219,6 +219,9 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
               "--workload=flows: not in distributed runs yet (its connections are made during "
               "the run); use a collective workload");
         Check(c.pcap.empty(), "--pcap: not in distributed runs yet");
+        Check(c.output.empty(),
+              "--output: not in distributed runs yet (each rank has only its part of the "
+              "results)");
         // A distributed run: leaves with their hosts in blocks, one block per rank.
         fabric.SetPartition(MetaRoceFabricPartition::ByLeaf(MetaRoceMpi::GetSize()));
     }

@@ -56,6 +56,10 @@ SetEndState(Ptr<PointToPointNetDevice> device,
             Ptr<MetaRoceSwitch> sw,
             uint32_t swPort)
 {
+    if (device->GetNode()->GetSystemId() != Simulator::GetSystemId())
+    {
+        return; // a distributed run: the rank that owns this end changes it
+    }
     MetaRoceArrivals::Of(device->GetNode())->DeliverDue();
     device->SetReceiveErrorModel(em);
     if (nic)

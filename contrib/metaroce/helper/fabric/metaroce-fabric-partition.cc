@@ -1,5 +1,6 @@
 #include "metaroce-fabric-partition.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -39,11 +40,15 @@ MetaRoceFabricPartition::Validate(const MetaRoceFabricShape& shape) const
     }
     if (m_scheme == Scheme::BY_LEAF)
     {
-        if (m_ranks > shape.Leaves())
+        // Blocks of ceil(leaves / ranks): the last rank must still get a leaf.
+        const uint32_t block = (shape.Leaves() + m_ranks - 1) / std::max(m_ranks, 1U);
+        if (m_ranks > shape.Leaves() || (m_ranks - 1) * block >= shape.Leaves())
         {
             throw std::invalid_argument(
-                "partition: " + std::to_string(m_ranks) + " ranks by leaf, but the fabric has " +
-                std::to_string(shape.Leaves()) + " leaves per plane (a rank would have no host)");
+                "partition: " + std::to_string(m_ranks) + " ranks by leaf, but the fabric's " +
+                std::to_string(shape.Leaves()) + " leaves per plane, in blocks of " +
+                std::to_string(block) +
+                ", leave a rank without a host (choose ranks that divide the leaves, or ByHost)");
         }
         return;
     }

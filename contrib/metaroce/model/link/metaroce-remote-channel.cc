@@ -15,9 +15,10 @@ NS_OBJECT_ENSURE_REGISTERED(MetaRoceRemoteChannel);
 namespace
 {
 
-/// ns-3's MPI message buffers (granted-time-window and null-message interfaces), less the 16
-/// bytes of time, node and device before the packet.
-constexpr uint32_t kMaxSerializedPacket = 2000 - 16;
+/// ns-3's MPI message buffers (2000 bytes in the granted-time-window and null-message
+/// interfaces), less what precedes the packet: 16 bytes (time, node, device) in the first, 24
+/// (time, guarantee, node, device) in the second.
+constexpr uint32_t kMaxSerializedPacket = 2000 - 24;
 
 } // namespace
 
