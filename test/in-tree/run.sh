@@ -64,7 +64,7 @@ fi
 # OpenMPI refuses root unless told; --oversubscribe: CI machines may count fewer slots.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun --oversubscribe -np 2)
-args=(--hosts=8 --planes=2 --hostsPerLeaf=4 --spines=2)
+args=(--hosts=8 --planes=2 --hostsPerLeaf=4 --spines=2 --throughputInterval=5us)
 # MetaRoCE under loss; RoCEv2 with PFC (pause frames and their timers across ranks); a spine
 # failing and coming back (failure events on both ends of links between ranks).
 cases=(
@@ -74,6 +74,8 @@ cases=(
   "--transport=metaroce --workload=allreduce-ring --failure=plane --failurePlane=1 --failureAt=20us --failureUntil=60us"
   "--transport=metaroce --loss=0.02 --workload=allreduce-hd --failure=spine --failurePlane=0 --failureIndex=1 --failureAt=10us --failureUntil=40us"
 )
+results="$(mktemp -d)"
+trap 'rm -rf "$results"' EXIT
 # Prints the "result" line of one run (the command given), or fails naming the run.
 result() {
   local out
@@ -84,17 +86,54 @@ result() {
   fi
   echo "$out" | grep '^result'
 }
+# Each run also writes its result files (rank 0 for the ranks); all must be byte-identical.
+n=0
 for case in "${cases[@]}"; do
+  n=$((n + 1))
   # shellcheck disable=SC2086
-  sequential=$(result "$distributed" "${args[@]}" $case)
+  sequential=$(result "$distributed" "${args[@]}" $case --output="$results/$n-seq")
   echo "sequential $case: $sequential"
   for sync in granted null; do
     # shellcheck disable=SC2086
-    parallel=$(result "${mpi[@]}" "$distributed" "${args[@]}" $case --sync=$sync)
+    parallel=$(result "${mpi[@]}" "$distributed" "${args[@]}" $case --sync=$sync \
+      --output="$results/$n-$sync")
     if [ "$parallel" != "$sequential" ]; then
       echo "in-tree: 2 ranks ($sync) differ from the sequential run: $parallel" >&2
       exit 1
     fi
-    echo "2 ranks ($sync): identical"
+    for f in "$results/$n-seq"*; do
+      if ! cmp -s "$f" "${f/$n-seq/$n-$sync}"; then
+        echo "in-tree: 2 ranks ($sync): $(basename "${f/$n-seq/$n-$sync}") differs from the" \
+          "sequential run's" >&2
+        diff "$f" "${f/$n-seq/$n-$sync}" | head -n 20 >&2 || true
+        exit 1
+      fi
+    done
+    echo "2 ranks ($sync): identical result line and $(ls "$results/$n-seq"* | wc -l) files"
   done
 done
+
+# The plane examples' runner, launched by mpirun for one experiment: rank 0's table row and
+# files must be the sequential run's (wall time aside).
+step "distributed: metaroce-8-plane, one experiment, on 1 and 2 ranks"
+plane8="$(find build -name 'ns3.37-metaroce-8-plane-*' -type f | head -n 1)"
+one=(--hosts=8 --hostsPerLeaf=4 --spines=2 --messageBytes=262144 --workloads=alltoall
+  --transports=metaroce --losses=0.0025 --throughputInterval=5us)
+timeout 300 "$plane8" "${one[@]}" --output="$results/plane8-seq" >"$results/plane8-seq.txt"
+timeout 300 "${mpi[@]}" "$plane8" "${one[@]}" --sync=null --output="$results/plane8-null" \
+  >"$results/plane8-null.txt"
+# The table without its last column (wall seconds).
+row() { grep '^alltoall' "$1" | awk '{NF--; print}'; }
+if [ -z "$(row "$results/plane8-seq.txt")" ] ||
+  [ "$(row "$results/plane8-seq.txt")" != "$(row "$results/plane8-null.txt")" ]; then
+  echo "in-tree: metaroce-8-plane on 2 ranks printed another row than sequentially" >&2
+  cat "$results/plane8-seq.txt" "$results/plane8-null.txt" >&2
+  exit 1
+fi
+for f in "$results"/plane8-seq-*; do
+  if ! cmp -s "$f" "${f/plane8-seq/plane8-null}"; then
+    echo "in-tree: metaroce-8-plane on 2 ranks: $(basename "$f") differs" >&2
+    exit 1
+  fi
+done
+echo "metaroce-8-plane on 2 ranks: the same row and $(ls "$results"/plane8-seq-* | wc -l) files"

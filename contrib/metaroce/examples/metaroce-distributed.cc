@@ -7,16 +7,16 @@
  *       --hosts=8 --sync=granted                                     # 2 ranks (or --sync=null)
  *
  * Each rank simulates the hosts of its block of leaves (MetaRoceFabricPartition::ByLeaf), their
- * leaves on every plane and a share of the spines; the line "result ..." is rank 0's, with every
- * figure combined over the ranks, and must equal the sequential run's (test/in-tree/run.sh
- * checks it). Built only where ns-3 has its MPI module.
+ * leaves on every plane and a share of the spines, and prints its wall time, events and
+ * packet-hops; the ranks then combine their counts, so that the line "result ..." (rank 0's) and
+ * the files of --output (written by rank 0) equal the sequential run's (test/in-tree/run.sh
+ * checks both). Built only where ns-3 has its MPI module.
  */
 #include "ns3/command-line.h"
 #include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-experiment.h"
 #include "ns3/metaroce-mpi.h"
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
@@ -59,28 +59,18 @@ main(int argc, char* argv[])
         {
             MetaRoceMpi::Enable(&argc, &argv, sync);
         }
-        const auto wallStart = std::chrono::steady_clock::now();
         const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
-        const double wall =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-        const std::vector<uint64_t> sums = MetaRoceMpi::Sum({r.collective.bytesSent,
-                                                             r.collective.errors,
-                                                             r.messagesCompleted,
-                                                             r.dataPackets,
-                                                             r.retransmitted,
-                                                             r.timeouts,
-                                                             r.packetHops});
-        const std::vector<uint64_t> maxima =
-            MetaRoceMpi::Max({Ns(r.collective.endUs), Ns(r.simEndUs)});
         std::cout << "rank " << MetaRoceMpi::GetRank() << " of " << MetaRoceMpi::GetSize()
-                  << ": wall " << wall << " s, local packet-hops " << r.packetHops << std::endl;
+                  << ": wall " << r.wallSeconds << " s, events " << r.rankEvents << ", packet-hops "
+                  << r.rankPacketHops << std::endl;
         if (MetaRoceMpi::GetRank() == 0)
         {
-            std::cout << "result collective_end_ns=" << maxima[0] << " sim_end_ns=" << maxima[1]
-                      << " bytes_sent=" << sums[0] << " errors=" << sums[1]
-                      << " messages=" << sums[2] << " data_packets=" << sums[3]
-                      << " retransmitted=" << sums[4] << " timeouts=" << sums[5]
-                      << " packet_hops=" << sums[6] << std::endl;
+            std::cout << "result collective_end_ns=" << Ns(r.collective.endUs)
+                      << " sim_end_ns=" << Ns(r.simEndUs)
+                      << " bytes_sent=" << r.collective.bytesSent
+                      << " errors=" << r.collective.errors << " messages=" << r.messagesCompleted
+                      << " data_packets=" << r.dataPackets << " retransmitted=" << r.retransmitted
+                      << " timeouts=" << r.timeouts << " packet_hops=" << r.packetHops << std::endl;
         }
         MetaRoceMpi::Disable();
     }

@@ -1,5 +1,7 @@
 #include "metaroce-collective-helper.h"
 
+#include "metaroce-mpi.h"
+
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
@@ -187,6 +189,26 @@ MetaRoceCollectiveHelper::GetQueuePairs() const
     return m_qps;
 }
 
+double
+MetaRoceCollectiveHelper::GetLocalProgress() const
+{
+    uint64_t sent = 0;
+    uint64_t expected = 0;
+    for (uint32_t rank = 0; rank < m_apps.size(); ++rank)
+    {
+        if (!MetaRoceMpi::IsLocal(*m_apps[rank]->GetNode()))
+        {
+            continue;
+        }
+        sent += m_apps[rank]->GetBytesSent();
+        for (const auto& schedule : m_schedules)
+        {
+            expected += ScheduleSentBytes(schedule, rank) * m_repetitions;
+        }
+    }
+    return expected == 0 ? 1.0 : static_cast<double>(sent) / expected;
+}
+
 MetaRoceCollectiveResult
 MetaRoceCollectiveHelper::GetResult() const
 {
@@ -197,19 +219,44 @@ MetaRoceCollectiveHelper::GetResult() const
     r.repetitions = m_repetitions;
     r.bytes = m_bytes;
     r.startUs = m_start.GetNanoSeconds() / 1e3;
+    // Each app's figures, from the rank that simulates it (zero elsewhere), summed over the
+    // ranks: finished, errors, bytes sent, messages posted, finish time and repetition ends.
+    const std::size_t fields = 5 + m_repetitions;
+    std::vector<uint64_t> figures(m_apps.size() * fields, 0);
+    for (std::size_t i = 0; i < m_apps.size(); ++i)
+    {
+        const Ptr<MetaRoceCollectiveApp>& app = m_apps[i];
+        if (!MetaRoceMpi::IsLocal(*app->GetNode()))
+        {
+            continue;
+        }
+        uint64_t* f = &figures[i * fields];
+        f[0] = app->IsFinished() ? 1 : 0;
+        f[1] = app->GetErrors();
+        f[2] = app->GetBytesSent();
+        f[3] = app->GetMessagesPosted();
+        f[4] = std::max<int64_t>(app->GetFinishTime().GetTimeStep(), 0);
+        const std::vector<Time> appEnds = app->GetRepetitionEnds();
+        for (std::size_t k = 0; k < appEnds.size() && k < m_repetitions; ++k)
+        {
+            f[5 + k] = std::max<int64_t>(appEnds[k].GetTimeStep(), 0);
+        }
+    }
+    figures = MetaRoceMpi::Sum(std::move(figures));
     bool complete = !m_apps.empty();
     std::vector<Time> ends(m_repetitions, m_start);
     Time end = m_start;
-    for (const auto& app : m_apps)
+    for (std::size_t i = 0; i < m_apps.size(); ++i)
     {
-        complete = complete && app->IsFinished() && app->GetErrors() == 0;
-        r.bytesSent += app->GetBytesSent();
-        r.errors += app->GetErrors();
-        end = std::max(end, app->GetFinishTime());
-        const std::vector<Time> appEnds = app->GetRepetitionEnds();
-        for (std::size_t i = 0; i < appEnds.size() && i < ends.size(); ++i)
+        const uint64_t* f = &figures[i * fields];
+        complete = complete && f[0] == 1 && f[1] == 0;
+        r.errors += f[1];
+        r.bytesSent += f[2];
+        r.messagesPosted += f[3];
+        end = std::max(end, TimeStep(f[4]));
+        for (std::size_t k = 0; k < m_repetitions; ++k)
         {
-            ends[i] = std::max(ends[i], appEnds[i]);
+            ends[k] = std::max(ends[k], TimeStep(f[5 + k]));
         }
     }
     for (uint32_t rank = 0; rank < m_apps.size(); ++rank)

@@ -45,6 +45,7 @@ struct MetaRoceCollectiveResult
     uint64_t bytesSent{0};            ///< over all ranks
     uint64_t bytesExpected{0};        ///< what the schedule says all ranks send
     uint64_t errors{0};               ///< error completions and mismatched RECVs
+    uint64_t messagesPosted{0};       ///< SENDs posted over all ranks
 };
 
 /**
@@ -76,8 +77,14 @@ class MetaRoceCollectiveHelper
     const std::vector<Ptr<MetaRoceCollectiveApp>>& GetApps() const;
     /// Every queue pair the helper created (both ends).
     const std::vector<Ptr<MetaRoceQueuePair>>& GetQueuePairs() const;
-    /// The result so far (complete once every rank has finished).
+    /**
+     * The result so far (complete once every rank has finished). In a distributed run every
+     * MPI rank must call it, after the run: each app's figures come from its own rank.
+     */
     MetaRoceCollectiveResult GetResult() const;
+    /// The share of the schedule this process's apps have sent, in [0, 1]; reads no other MPI
+    /// rank, so it may be called during a run (progress lines).
+    double GetLocalProgress() const;
 
   private:
     /// Per channel and rank: each peer's queue pair and the stream to it.

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -148,6 +149,12 @@ MetaRoceComparison::Run(std::ostream& os)
     return results;
 }
 
+std::size_t
+MetaRoceComparison::GetNRuns() const
+{
+    return m_runs.size();
+}
+
 bool
 MetaRoceComparison::AllComplete() const
 {
@@ -160,16 +167,6 @@ RunComparisonMain(int argc,
                   const std::string& program,
                   const MetaRoceExperimentConfig& base)
 {
-    if (const uint32_t processes = MetaRoceMpi::LaunchedProcesses(); processes > 1)
-    {
-        // N copies of a sequential runner would each run the whole experiment.
-        std::cerr << program << ": launched as " << processes
-                  << " MPI processes, but this runner is sequential; split one fabric over "
-                     "ranks with metaroce-distributed"
-                  << (MetaRoceMpi::IsAvailable() ? "" : " (in an ns-3 built with MPI)")
-                  << std::endl;
-        return 2;
-    }
     MetaRoceExperimentConfig config = base;
     std::string workloads = "allreduce-ring,alltoall";
     std::string transports = "metaroce,rocev2,rocev2-pfc";
@@ -180,19 +177,54 @@ RunComparisonMain(int argc,
     AddStringOption(cmd, "workloads", "comma-separated workloads", workloads);
     AddStringOption(cmd, "transports", "comma-separated transports", transports);
     AddStringOption(cmd, "losses", "comma-separated loss probabilities at every link end", losses);
+    std::string sync = "granted";
+    AddStringOption(cmd,
+                    "sync",
+                    "synchronisation when launched as MPI processes: granted or null",
+                    sync);
     if (!ParseCommandLine(cmd, argc, argv, program))
     {
         return 2;
     }
+    const uint32_t processes = MetaRoceMpi::LaunchedProcesses();
     try
     {
         MetaRoceComparison comparison(config, workloads, transports, losses);
-        comparison.Run(std::cout);
+        if (processes > 1)
+        {
+            // ns-3.37 sets its MPI interface up once per process and tears it down with the
+            // first simulation: one experiment per distributed run.
+            if (comparison.GetNRuns() != 1)
+            {
+                throw std::invalid_argument(
+                    "launched as " + std::to_string(processes) +
+                    " MPI processes: a distributed run simulates one experiment, not " +
+                    std::to_string(comparison.GetNRuns()) +
+                    "; choose one each of --workloads, --transports and --losses");
+            }
+            MetaRoceMpi::Enable(&argc, &argv, sync);
+        }
+        // Every rank holds the combined results; rank 0 prints them.
+        std::ostringstream elsewhere;
+        std::ostream& os = MetaRoceMpi::GetRank() == 0 ? std::cout : elsewhere;
+        const auto results = comparison.Run(os);
+        if (MetaRoceMpi::IsEnabled())
+        {
+            std::clog << "rank " << MetaRoceMpi::GetRank() << " of " << MetaRoceMpi::GetSize()
+                      << ": wall " << results.front().wallSeconds << " s, events "
+                      << results.front().rankEvents << ", packet-hops "
+                      << results.front().rankPacketHops << std::endl;
+            MetaRoceMpi::Disable();
+        }
         return comparison.AllComplete() ? 0 : 1;
     }
     catch (const std::exception& e)
     {
         std::cerr << program << ": " << e.what() << "\n";
+        if (processes > 1)
+        {
+            MetaRoceMpi::Abort(2); // the other ranks must not wait for this one
+        }
         return 2;
     }
 }

@@ -39,6 +39,9 @@ class MetaRoceComparison
     /// Runs every combination, printing a row as each finishes. Returns the results in order.
     std::vector<MetaRoceExperimentResults> Run(std::ostream& os);
 
+    /// The number of runs (workloads x transports x losses).
+    std::size_t GetNRuns() const;
+
     /// True when every run completed.
     bool AllComplete() const;
 
@@ -54,6 +57,10 @@ class MetaRoceComparison
  * all-to-all; MetaRoCE, RoCEv2, RoCEv2 with PFC; 0 and 1%), run and printed. Returns 0 when
  * every run completed, 1 when one did not, 2 on a bad option (reported on stderr as
  * "<program>: <message>").
+ *
+ * Launched as N MPI processes (mpirun -np N, where ns-3 has its MPI module), it runs one
+ * experiment - the lists must name one combination - split over the ranks (--sync=granted or
+ * null), and rank 0 prints and writes the same table and files as a sequential run.
  */
 int RunComparisonMain(int argc,
                       char* argv[],

@@ -1,5 +1,7 @@
 #include "metaroce-experiment-workload.h"
 
+#include "metaroce-mpi.h"
+
 #include "ns3/double.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -96,7 +98,7 @@ MetaRoceExperimentWorkload::IsDone() const
 {
     // In a distributed run only this rank's applications run here (the others' never start).
     const auto finished = [](const auto& app) {
-        return app->GetNode()->GetSystemId() != Simulator::GetSystemId() || app->IsFinished();
+        return !MetaRoceMpi::IsLocal(*app->GetNode()) || app->IsFinished();
     };
     if (m_collective)
     {
@@ -111,8 +113,7 @@ MetaRoceExperimentWorkload::Progress() const
 {
     if (m_collective)
     {
-        const MetaRoceCollectiveResult r = m_collective->GetResult();
-        return r.bytesExpected == 0 ? 1.0 : static_cast<double>(r.bytesSent) / r.bytesExpected;
+        return m_collective->GetLocalProgress();
     }
     uint64_t completed = 0;
     for (const auto& g : m_generators)
@@ -131,10 +132,7 @@ MetaRoceExperimentWorkload::Collect(MetaRoceExperimentResults& r) const
         r.collective = m_collective->GetResult();
         r.complete = r.collective.complete;
         r.durationUs = r.collective.endUs - r.collective.startUs;
-        for (const auto& app : m_collective->GetApps())
-        {
-            r.messages += app->GetMessagesPosted();
-        }
+        r.messages = r.collective.messagesPosted;
         return;
     }
     const double first = r.flows.empty() ? 0 : r.flows.front().startUs;

@@ -45,14 +45,16 @@ class MetaRoceExperimentWorkload
      */
     int64_t Install(MetaRoceFabricHelper& fabric, int64_t stream, MetaRoceMessageLog& log);
 
-    /// True when every application has finished.
+    /// True when every application of this process has finished (in a distributed run, the
+    /// other ranks' applications are theirs to finish).
     bool IsDone() const;
 
-    /// The share of the workload done, in [0, 1]: bytes sent of a collective's schedule, or
-    /// flows completed of all the hosts' flows.
+    /// The share of this process's part of the workload done, in [0, 1]: bytes sent of a
+    /// collective's schedule, or flows completed of all the hosts' flows.
     double Progress() const;
 
-    /// Fills complete, durationUs, messages and the collective of `r`, whose flows are set.
+    /// Fills complete, durationUs, messages and the collective of `r`, whose flows are set
+    /// (every rank of a distributed run calls it, after the run).
     void Collect(MetaRoceExperimentResults& r) const;
 
   private:

@@ -15,6 +15,8 @@
 #include "ns3/error-model.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/metaroce-fabric-monitor.h"
+#include "ns3/metaroce-switch.h"
+#include "ns3/node.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -116,6 +118,41 @@ ScheduleFailure(MetaRoceFabricHelper& fabric, const MetaRoceExperimentConfig& c)
     }
 }
 
+/// Every host's counters summed over the ranks (each rank's are zero but for its own hosts).
+std::vector<metaroce::Counters>
+SumOverRanks(std::vector<metaroce::Counters> hosts)
+{
+    if (MetaRoceMpi::GetSize() == 1)
+    {
+        return hosts;
+    }
+    const std::size_t fields = metaroce::kCounterFields.size() + metaroce::kDropReasons.size();
+    std::vector<uint64_t> flat;
+    flat.reserve(hosts.size() * fields);
+    for (const auto& c : hosts)
+    {
+        for (const auto& field : metaroce::kCounterFields)
+        {
+            flat.push_back(c.*field.member);
+        }
+        flat.insert(flat.end(), c.drops.begin(), c.drops.end());
+    }
+    flat = MetaRoceMpi::Sum(std::move(flat));
+    auto it = flat.begin();
+    for (auto& c : hosts)
+    {
+        for (const auto& field : metaroce::kCounterFields)
+        {
+            c.*field.member = *it++;
+        }
+        for (auto& d : c.drops)
+        {
+            d = *it++;
+        }
+    }
+    return hosts;
+}
+
 /// The NICs' Mtu attribute (every NIC of a fabric has the same).
 uint32_t
 NicMtu(const MetaRoceFabricHelper& fabric)
@@ -160,7 +197,8 @@ MetaRoceExperiment::Run()
     Simulator::Destroy();
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    if (!m_config.output.empty())
+    // A distributed run's ranks all hold the combined results; rank 0 writes them.
+    if (!m_config.output.empty() && MetaRoceMpi::GetRank() == 0)
     {
         r.Write(m_config.output);
     }
@@ -219,9 +257,6 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
               "--workload=flows: not in distributed runs yet (its connections are made during "
               "the run); use a collective workload");
         Check(c.pcap.empty(), "--pcap: not in distributed runs yet");
-        Check(c.output.empty(),
-              "--output: not in distributed runs yet (each rank has only its part of the "
-              "results)");
         // A distributed run: leaves with their hosts in blocks, one block per rank.
         fabric.SetPartition(MetaRoceFabricPartition::ByLeaf(MetaRoceMpi::GetSize()));
     }
@@ -267,7 +302,7 @@ MetaRoceExperimentResults
 MetaRoceExperiment::Collect(const MetaRoceFabricHelper& fabric,
                             const MetaRoceExperimentWorkload& workload,
                             MetaRoceMessageLog& log,
-                            const MetaRoceFabricMonitor& monitor) const
+                            MetaRoceFabricMonitor& monitor) const
 {
     MetaRoceExperimentResults r;
     r.config = m_config;
@@ -277,27 +312,48 @@ MetaRoceExperiment::Collect(const MetaRoceFabricHelper& fabric,
     workload.Collect(r);
     r.SummariseFlows();
     const Time duration = MicroSeconds(1) * std::max(r.durationUs, 1e-3);
+    // Each rank counts the hosts and switches it simulates; the sums over the ranks are the
+    // whole fabric's (a one-process run sums over itself).
+    std::vector<metaroce::Counters> hosts(m_config.hosts);
+    for (uint32_t h = 0; h < m_config.hosts; ++h)
+    {
+        const Ptr<MetaRoceNic> nic = fabric.GetNic(h);
+        if (MetaRoceMpi::IsLocal(*nic->GetObject<Node>()))
+        {
+            for (const auto& qp : nic->GetQueuePairs())
+            {
+                hosts[h] += qp->GetCounters();
+            }
+        }
+    }
+    hosts = SumOverRanks(std::move(hosts));
     metaroce::Counters all;
     for (uint32_t h = 0; h < m_config.hosts; ++h)
     {
-        metaroce::Counters host;
-        for (const auto& qp : fabric.GetNic(h)->GetQueuePairs())
-        {
-            host += qp->GetCounters();
-        }
-        r.AddHost(h, host, duration);
-        all += host;
+        r.AddHost(h, hosts[h], duration);
+        all += hosts[h];
     }
     r.SetEngineTotals(all, duration);
+    std::vector<uint64_t> switchDrops(kSwitchDropReasons.size(), 0);
     for (const auto& sw : fabric.GetSwitches())
     {
-        r.AddSwitchDrops(*sw);
+        if (MetaRoceMpi::IsLocal(*sw->GetObject<Node>()))
+        {
+            for (std::size_t i = 0; i < kSwitchDropReasons.size(); ++i)
+            {
+                switchDrops[i] += sw->GetDropCount(kSwitchDropReasons[i].reason);
+            }
+        }
     }
+    r.AddSwitchDrops(MetaRoceMpi::Sum(std::move(switchDrops)));
+    monitor.Finish(Simulator::Now());
     r.links = monitor.GetLinks(duration);
     r.AddPlanes(monitor.GetPlanes(r.links));
     r.throughput = monitor.GetThroughput();
     r.hostThroughput = monitor.GetHostThroughput();
     r.packetHops = monitor.GetPacketHops();
+    r.rankPacketHops = monitor.GetLocalPacketHops();
+    r.rankEvents = Simulator::GetEventCount();
     return r;
 }
 

@@ -62,7 +62,7 @@ class MetaRoceExperiment
     MetaRoceExperimentResults Collect(const MetaRoceFabricHelper& fabric,
                                       const MetaRoceExperimentWorkload& workload,
                                       MetaRoceMessageLog& log,
-                                      const MetaRoceFabricMonitor& monitor) const;
+                                      MetaRoceFabricMonitor& monitor) const;
 
     MetaRoceExperimentConfig m_config;
 };

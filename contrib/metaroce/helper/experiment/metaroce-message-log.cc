@@ -1,8 +1,10 @@
 #include "metaroce-message-log.h"
 
+#include "metaroce-mpi.h"
 #include "metaroce-options.h"
 
 #include <algorithm>
+#include <cstring>
 #include <tuple>
 
 namespace ns3
@@ -59,13 +61,77 @@ MetaRoceMessageLog::IdealUs(uint32_t src, uint32_t dst, uint64_t bytes) const
 std::vector<MetaRoceFlowRecord>
 MetaRoceMessageLog::TakeSorted()
 {
-    std::vector<MetaRoceFlowRecord> records = std::move(m_records);
+    std::vector<MetaRoceFlowRecord> records = Gather(std::move(m_records));
     m_records.clear();
+    // The full key, so that the order never depends on the order of completion (nor on the
+    // rank that logged a record): records equal in all five are equal in every field.
     std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
-        return std::tie(a.startUs, a.src, a.dst, a.endUs) <
-               std::tie(b.startUs, b.src, b.dst, b.endUs);
+        return std::tie(a.startUs, a.src, a.dst, a.endUs, a.bytes) <
+               std::tie(b.startUs, b.src, b.dst, b.endUs, b.bytes);
     });
     return records;
+}
+
+namespace
+{
+
+/// The fields of a MetaRoceFlowRecord in the order Gather() sends them.
+constexpr std::size_t kFieldsPerRecord = 8;
+
+uint64_t
+Bits(double value)
+{
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+double
+FromBits(uint64_t bits)
+{
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+} // namespace
+
+std::vector<MetaRoceFlowRecord>
+MetaRoceMessageLog::Gather(std::vector<MetaRoceFlowRecord> local)
+{
+    if (MetaRoceMpi::GetSize() == 1)
+    {
+        return local;
+    }
+    std::vector<uint64_t> words;
+    words.reserve(local.size() * kFieldsPerRecord);
+    for (const auto& r : local)
+    {
+        words.insert(words.end(),
+                     {r.src,
+                      r.dst,
+                      r.bytes,
+                      Bits(r.startUs),
+                      Bits(r.endUs),
+                      Bits(r.fctUs),
+                      Bits(r.idealUs),
+                      Bits(r.slowdown)});
+    }
+    words = MetaRoceMpi::Gather(std::move(words));
+    std::vector<MetaRoceFlowRecord> all(words.size() / kFieldsPerRecord);
+    for (std::size_t i = 0; i < all.size(); ++i)
+    {
+        const uint64_t* w = &words[i * kFieldsPerRecord];
+        all[i] = {static_cast<uint32_t>(w[0]),
+                  static_cast<uint32_t>(w[1]),
+                  w[2],
+                  FromBits(w[3]),
+                  FromBits(w[4]),
+                  FromBits(w[5]),
+                  FromBits(w[6]),
+                  FromBits(w[7])};
+    }
+    return all;
 }
 
 } // namespace ns3

@@ -39,10 +39,17 @@ class MetaRoceMessageLog
      */
     double IdealUs(uint32_t src, uint32_t dst, uint64_t bytes) const;
 
-    /// The records so far, sorted by start, source, destination and end; empties the log.
+    /**
+     * The records so far, sorted by start, source, destination, end and size; empties the log.
+     * In a distributed run every rank must call it: each rank logs the messages of its own
+     * applications, and every rank gets the records of all.
+     */
     std::vector<MetaRoceFlowRecord> TakeSorted();
 
   private:
+    /// Every rank's `local` records (one rank: `local`).
+    static std::vector<MetaRoceFlowRecord> Gather(std::vector<MetaRoceFlowRecord> local);
+
     std::vector<MetaRoceFlowRecord> m_records;
     uint32_t m_hostsPerLeaf;
     uint32_t m_leavesPerPod; ///< 0: leaf-spine, a single pod

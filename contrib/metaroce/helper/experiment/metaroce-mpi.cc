@@ -1,6 +1,8 @@
 #include "metaroce-mpi.h"
 
 #include "ns3/global-value.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <cstdlib>
@@ -90,6 +92,12 @@ MetaRoceMpi::GetSize()
 #endif
 }
 
+bool
+MetaRoceMpi::IsLocal(const Node& node)
+{
+    return node.GetSystemId() == Simulator::GetSystemId();
+}
+
 namespace
 {
 
@@ -133,6 +141,37 @@ MetaRoceMpi::Max(std::vector<uint64_t> values)
 #else
     return values;
 #endif
+}
+
+std::vector<uint64_t>
+MetaRoceMpi::Gather(std::vector<uint64_t> values)
+{
+#ifdef NS3_MPI
+    if (MpiInterface::IsEnabled())
+    {
+        const MPI_Comm comm = MpiInterface::GetCommunicator();
+        const int size = static_cast<int>(GetSize());
+        int count = static_cast<int>(values.size());
+        std::vector<int> counts(size);
+        MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+        std::vector<int> offsets(size, 0);
+        for (int r = 1; r < size; ++r)
+        {
+            offsets[r] = offsets[r - 1] + counts[r - 1];
+        }
+        std::vector<uint64_t> out(offsets.back() + counts.back());
+        MPI_Allgatherv(values.data(),
+                       count,
+                       MPI_UINT64_T,
+                       out.data(),
+                       counts.data(),
+                       offsets.data(),
+                       MPI_UINT64_T,
+                       comm);
+        return out;
+    }
+#endif
+    return values;
 }
 
 uint64_t

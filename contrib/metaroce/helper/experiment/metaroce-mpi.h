@@ -21,6 +21,8 @@
 namespace ns3
 {
 
+class Node;
+
 /**
  * \ingroup metaroce
  * \brief Distributed-run plumbing (see the file comment).
@@ -41,10 +43,15 @@ class MetaRoceMpi
     /// This process's rank and the number of ranks (0 and 1 when not enabled).
     static uint32_t GetRank();
     static uint32_t GetSize();
+    /// True when `node` is simulated by this process (always, in a one-process run). The other
+    /// ranks' nodes exist here as copies that never run, their counters zero.
+    static bool IsLocal(const Node& node);
     /// Element-wise sum over the ranks (every rank must call it, in the same order).
     static std::vector<uint64_t> Sum(std::vector<uint64_t> values);
     /// Element-wise maximum over the ranks.
     static std::vector<uint64_t> Max(std::vector<uint64_t> values);
+    /// Every rank's `values` (of any length), concatenated in rank order, on every rank.
+    static std::vector<uint64_t> Gather(std::vector<uint64_t> values);
     /// Packets this rank's links sent to / received from other ranks.
     static uint64_t GetRemoteSent();
     static uint64_t GetRemoteReceived();

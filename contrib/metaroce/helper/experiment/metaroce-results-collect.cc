@@ -73,11 +73,11 @@ MetaRoceExperimentResults::SpuriousRetransmissions() const
 }
 
 void
-MetaRoceExperimentResults::AddSwitchDrops(const MetaRoceSwitch& sw)
+MetaRoceExperimentResults::AddSwitchDrops(const std::vector<uint64_t>& byReason)
 {
-    for (const auto& reason : kSwitchDropReasons)
+    for (std::size_t i = 0; i < kSwitchDropReasons.size() && i < byReason.size(); ++i)
     {
-        AddDrops(drops, "switch-", reason.name, sw.GetDropCount(reason.reason));
+        AddDrops(drops, "switch-", kSwitchDropReasons[i].name, byReason[i]);
     }
 }
 

@@ -25,8 +25,6 @@
 namespace ns3
 {
 
-class MetaRoceSwitch;
-
 /// One message: a collective's SEND or one flow of the flows workload.
 struct MetaRoceFlowRecord
 {
@@ -104,12 +102,14 @@ struct MetaRoceExperimentResults
     static constexpr const char* SCHEMA = "metaroce-results/1";
 
     MetaRoceExperimentConfig config;
-    bool complete{false};   ///< every message arrived with the exact byte count
-    double durationUs{0};   ///< from the workload's start to its last completion
-    double simEndUs{0};     ///< simulated time when the run stopped
-    double wallSeconds{0};  ///< not written to files
-    uint64_t packetHops{0}; ///< packets transmitted over all links
-    uint64_t messages{0};   ///< messages posted
+    bool complete{false};       ///< every message arrived with the exact byte count
+    double durationUs{0};       ///< from the workload's start to its last completion
+    double simEndUs{0};         ///< simulated time when the run stopped
+    double wallSeconds{0};      ///< not written to files
+    uint64_t rankEvents{0};     ///< events this process ran (not written to files)
+    uint64_t rankPacketHops{0}; ///< packets this process's links sent (not written to files)
+    uint64_t packetHops{0};     ///< packets transmitted over all links
+    uint64_t messages{0};       ///< messages posted
     uint64_t messagesCompleted{0};
     uint64_t bytesDelivered{0};
     double goodputGbps{0}; ///< bytesDelivered over durationUs, all hosts
@@ -152,8 +152,8 @@ struct MetaRoceExperimentResults
      * refusals as drops "nic-<reason>" (names from metaroce::kDropReasons).
      */
     void SetEngineTotals(const metaroce::Counters& all, Time duration);
-    /// Adds a switch's drops as "switch-<reason>" (names from kSwitchDropReasons).
-    void AddSwitchDrops(const MetaRoceSwitch& sw);
+    /// Adds the switches' drops as "switch-<reason>": `byReason` in kSwitchDropReasons' order.
+    void AddSwitchDrops(const std::vector<uint64_t>& byReason);
     /// Sets `planes`, and from them the PFC pauses, the deepest queue and "link-loss" drops.
     void AddPlanes(std::vector<MetaRocePlaneRecord> planeRecords);
     /// Writes <prefix>.json and the CSV files; throws std::runtime_error if a file fails.

@@ -1,6 +1,8 @@
 #include "metaroce-fabric-monitor.h"
 
 #include "ns3/abort.h"
+#include "ns3/metaroce-arrivals.h"
+#include "ns3/metaroce-mpi.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
@@ -134,61 +136,183 @@ MetaRoceFabricMonitor::Start(Time start,
                              std::function<double()> progress,
                              std::function<bool()> done)
 {
+    m_start = start;
     m_interval = interval;
     m_progress = std::move(progress);
     m_done = std::move(done);
     m_started = std::chrono::steady_clock::now();
     m_lastPrint = m_started;
-    if (interval.IsStrictlyPositive() || m_progress)
+    m_snapshots.assign(m_fabric.GetNHosts(), {});
+    if (interval.IsStrictlyPositive())
     {
-        Simulator::Schedule(start - Simulator::Now() +
-                                (interval.IsStrictlyPositive() ? interval : kProgressTick),
-                            &MetaRoceFabricMonitor::Sample,
-                            this);
-    }
-}
-
-void
-MetaRoceFabricMonitor::Sample()
-{
-    const uint64_t delivered = DeliveredBytes();
-    if (m_interval.IsStrictlyPositive())
-    {
-        MetaRoceThroughputSample s;
-        s.startUs = (Simulator::Now() - m_interval).GetMicroSeconds();
-        s.deliveredBytes = delivered - m_lastDelivered;
-        s.gbps = s.deliveredBytes * 8.0 / m_interval.GetNanoSeconds();
-        m_samples.push_back(s);
-        m_lastDelivered = delivered;
-        m_lastHost.resize(m_fabric.GetNHosts());
         for (uint32_t h = 0; h < m_fabric.GetNHosts(); ++h)
         {
-            uint64_t tx = 0;
-            uint64_t placed = 0;
-            for (const auto& qp : m_fabric.GetNic(h)->GetQueuePairs())
+            const Ptr<Node> node = m_fabric.GetNic(h)->GetObject<Node>();
+            if (MetaRoceMpi::IsLocal(*node))
             {
-                tx += qp->GetCounters().txBytes;
-                placed += qp->GetCounters().placedBytes;
+                MetaRoceArrivals::Of(node)->AddObserver(start + interval,
+                                                        [this, h]() { return Snapshot(h); });
             }
-            m_hostSamples.push_back(
-                {s.startUs, h, tx - m_lastHost[h].first, placed - m_lastHost[h].second});
-            m_lastHost[h] = {tx, placed};
         }
     }
     if (m_progress)
     {
-        const auto now = std::chrono::steady_clock::now();
-        if (std::chrono::duration<double>(now - m_lastPrint).count() >= kProgressEverySeconds)
-        {
-            m_lastPrint = now;
-            PrintProgress(delivered, std::chrono::duration<double>(now - m_started).count());
-        }
+        Simulator::Schedule(start - Simulator::Now() + kProgressTick,
+                            &MetaRoceFabricMonitor::ProgressTick,
+                            this);
+    }
+}
+
+std::pair<uint64_t, uint64_t>
+MetaRoceFabricMonitor::HostBytes(uint32_t h) const
+{
+    std::pair<uint64_t, uint64_t> bytes{0, 0};
+    for (const auto& qp : m_fabric.GetNic(h)->GetQueuePairs())
+    {
+        bytes.first += qp->GetCounters().txBytes;
+        bytes.second += qp->GetCounters().placedBytes;
+    }
+    return bytes;
+}
+
+Time
+MetaRoceFabricMonitor::Snapshot(uint32_t h)
+{
+    // Nothing of this host changed since its previous event: every tick passed since then
+    // sees the same counters.
+    auto& snapshots = m_snapshots[h];
+    const auto bytes = HostBytes(h);
+    Time tick = m_start + m_interval * static_cast<int64_t>(snapshots.size() + 1);
+    for (; tick <= Simulator::Now(); tick += m_interval)
+    {
+        snapshots.push_back(bytes);
+    }
+    return tick;
+}
+
+void
+MetaRoceFabricMonitor::ProgressTick()
+{
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - m_lastPrint).count() >= kProgressEverySeconds)
+    {
+        m_lastPrint = now;
+        PrintProgress(DeliveredBytes(), std::chrono::duration<double>(now - m_started).count());
     }
     if (!m_done())
     {
-        Simulator::Schedule(m_interval.IsStrictlyPositive() ? m_interval : kProgressTick,
-                            &MetaRoceFabricMonitor::Sample,
-                            this);
+        Simulator::Schedule(kProgressTick, &MetaRoceFabricMonitor::ProgressTick, this);
+    }
+}
+
+void
+MetaRoceFabricMonitor::Finish(Time end)
+{
+    CombineCounters();
+    if (!m_interval.IsStrictlyPositive() || end <= m_start)
+    {
+        return;
+    }
+    // The intervals that began before the end; the last one's tick may lie past it.
+    const auto ticks =
+        static_cast<std::size_t>(((end - m_start).GetTimeStep() - 1) / m_interval.GetTimeStep()) +
+        1;
+    const uint32_t hosts = m_fabric.GetNHosts();
+    // Per tick and host: (sent, delivered), zero for the hosts of other ranks.
+    std::vector<uint64_t> snapshots(ticks * hosts * 2, 0);
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        if (!MetaRoceMpi::IsLocal(*m_fabric.GetNic(h)->GetObject<Node>()))
+        {
+            continue;
+        }
+        auto series = m_snapshots[h];
+        // Ticks after the host's last event: its counters have not changed since.
+        series.resize(ticks, HostBytes(h));
+        for (std::size_t k = 0; k < ticks; ++k)
+        {
+            snapshots[(k * hosts + h) * 2] = series[k].first;
+            snapshots[(k * hosts + h) * 2 + 1] = series[k].second;
+        }
+    }
+    MakeSeries(MetaRoceMpi::Sum(std::move(snapshots)), ticks);
+}
+
+void
+MetaRoceFabricMonitor::MakeSeries(const std::vector<uint64_t>& snapshots, std::size_t ticks)
+{
+    const uint32_t hosts = m_fabric.GetNHosts();
+    m_samples.clear();
+    m_hostSamples.clear();
+    std::vector<uint64_t> last(hosts * 2, 0);
+    for (std::size_t k = 0; k < ticks; ++k)
+    {
+        MetaRoceThroughputSample s;
+        s.startUs = (m_start + m_interval * static_cast<int64_t>(k)).GetMicroSeconds();
+        for (uint32_t h = 0; h < hosts; ++h)
+        {
+            const uint64_t* now = &snapshots[(k * hosts + h) * 2];
+            const uint64_t sent = now[0] - last[h * 2];
+            const uint64_t delivered = now[1] - last[h * 2 + 1];
+            m_hostSamples.push_back({s.startUs, h, sent, delivered});
+            s.deliveredBytes += delivered;
+            last[h * 2] = now[0];
+            last[h * 2 + 1] = now[1];
+        }
+        s.gbps = s.deliveredBytes * 8.0 / m_interval.GetNanoSeconds();
+        m_samples.push_back(s);
+    }
+}
+
+void
+MetaRoceFabricMonitor::CombineCounters()
+{
+    // Each direction is counted where it happens: sent on the transmitter's rank, lost on the
+    // receiver's; the copies on the other ranks never see a packet.
+    std::vector<uint64_t> counts;
+    counts.reserve(m_directions.size() * 3);
+    for (const auto& d : m_directions)
+    {
+        counts.insert(counts.end(), {d.record.txPackets, d.record.txBytes, d.record.lost});
+    }
+    m_localPacketHops = GetPacketHops();
+    counts = MetaRoceMpi::Sum(std::move(counts));
+    for (std::size_t i = 0; i < m_directions.size(); ++i)
+    {
+        m_directions[i].record.txPackets = counts[i * 3];
+        m_directions[i].record.txBytes = counts[i * 3 + 1];
+        m_directions[i].record.lost = counts[i * 3 + 2];
+    }
+    const uint32_t planes = m_fabric.GetNPlanes();
+    std::vector<uint64_t> sums(planes * 2, 0);
+    std::vector<uint64_t> maxima(planes, 0);
+    for (uint32_t p = 0; p < planes; ++p)
+    {
+        for (const auto tier :
+             {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
+        {
+            for (const auto& sw : m_fabric.GetSwitches(p, tier))
+            {
+                if (!MetaRoceMpi::IsLocal(*sw->GetObject<Node>()))
+                {
+                    continue;
+                }
+                sums[p * 2] += sw->GetDropped();
+                for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+                {
+                    const MetaRoceSwitchPortCounters& k = sw->GetPortCounters(port);
+                    sums[p * 2 + 1] += k.pauseSent;
+                    maxima[p] = std::max(maxima[p], k.maxQueueBytes);
+                }
+            }
+        }
+    }
+    sums = MetaRoceMpi::Sum(std::move(sums));
+    maxima = MetaRoceMpi::Max(std::move(maxima));
+    m_switchFigures.assign(planes, {});
+    for (uint32_t p = 0; p < planes; ++p)
+    {
+        m_switchFigures[p] = {sums[p * 2], sums[p * 2 + 1], maxima[p]};
     }
 }
 
@@ -213,10 +337,7 @@ MetaRoceFabricMonitor::DeliveredBytes() const
     uint64_t sum = 0;
     for (uint32_t h = 0; h < m_fabric.GetNHosts(); ++h)
     {
-        for (const auto& qp : m_fabric.GetNic(h)->GetQueuePairs())
-        {
-            sum += qp->GetCounters().placedBytes;
-        }
+        sum += HostBytes(h).second;
     }
     return sum;
 }
@@ -256,19 +377,11 @@ MetaRoceFabricMonitor::GetPlanes(const std::vector<MetaRoceLinkRecord>& links) c
     for (uint32_t p = 0; p < planes.size(); ++p)
     {
         planes[p].meanUtilisation /= std::max<uint32_t>(1, counts[p]);
-        for (const auto tier :
-             {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
+        if (p < m_switchFigures.size())
         {
-            for (const auto& sw : m_fabric.GetSwitches(p, tier))
-            {
-                planes[p].switchDrops += sw->GetDropped();
-                for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
-                {
-                    const MetaRoceSwitchPortCounters& k = sw->GetPortCounters(port);
-                    planes[p].pfcPauses += k.pauseSent;
-                    planes[p].maxQueueBytes = std::max(planes[p].maxQueueBytes, k.maxQueueBytes);
-                }
-            }
+            planes[p].switchDrops = m_switchFigures[p].drops;
+            planes[p].pfcPauses = m_switchFigures[p].pfcPauses;
+            planes[p].maxQueueBytes = m_switchFigures[p].maxQueueBytes;
         }
     }
     return planes;
@@ -295,6 +408,12 @@ MetaRoceFabricMonitor::GetPacketHops() const
         sum += d.record.txPackets;
     }
     return sum;
+}
+
+uint64_t
+MetaRoceFabricMonitor::GetLocalPacketHops() const
+{
+    return m_localPacketHops;
 }
 
 } // namespace ns3

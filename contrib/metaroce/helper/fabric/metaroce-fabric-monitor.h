@@ -4,8 +4,15 @@
  *
  * It hooks the point-to-point devices' PhyTxEnd and PhyRxDrop trace sources (a packet dropped by
  * a receive error model - random loss or a failed link - is counted against the direction it
- * was travelling) and samples the queue pairs' placed-byte counters at a fixed interval. The
- * sampling events only read state, so a monitored run keeps the same results as one without.
+ * was travelling) and samples each host's queue-pair counters at a fixed interval. A sample at
+ * tick T is the host's state at the start of instant T, taken at its node's first event at or
+ * after T (MetaRoceArrivals::AddObserver): it counts what happened before T and nothing at T,
+ * whatever the order of the events at T, and schedules nothing, so a monitored run keeps the
+ * same results as one without.
+ *
+ * In a distributed run each rank counts the links it transmits and receives on and the hosts and
+ * switches it simulates; Finish() combines the ranks' counts, after which every rank holds the
+ * whole fabric's figures.
  */
 #ifndef METAROCE_FABRIC_MONITOR_H
 #define METAROCE_FABRIC_MONITOR_H
@@ -32,17 +39,25 @@ class MetaRoceFabricMonitor
     explicit MetaRoceFabricMonitor(const MetaRoceFabricHelper& fabric);
 
     /**
-     * Samples delivered bytes every `interval` from `start` until `done()` returns true, and,
-     * when `progress` is set, prints a progress line on stderr every few wall-clock seconds:
-     * simulated time, delivered bytes, wall time and, from `progress()` (the fraction of the
-     * workload done, in [0, 1]), the share done and an estimate of the wall time left.
+     * Samples every host's sent and delivered bytes every `interval` (0: never) from `start`,
+     * and, when `progress` is set, prints a progress line on stderr every few wall-clock seconds
+     * until `done()` returns true: simulated time, delivered bytes, wall time and, from
+     * `progress()` (the fraction of the workload done, in [0, 1]), the share done and an
+     * estimate of the wall time left.
      */
     void Start(Time start,
                Time interval,
                std::function<double()> progress,
                std::function<bool()> done);
 
-    /// Payload placed in host memory so far, over all hosts.
+    /**
+     * Ends the sampling at `end` (the run's last instant: the samples are the intervals that
+     * began before it, the last one counting up to `end`) and, in a distributed run, combines
+     * every rank's counts. Every rank must call it, after the run and before the getters.
+     */
+    void Finish(Time end);
+
+    /// Payload placed in this process's hosts' memory so far.
     uint64_t DeliveredBytes() const;
 
     /// The link records, utilisation computed over `duration`.
@@ -52,8 +67,10 @@ class MetaRoceFabricMonitor
     const std::vector<MetaRoceThroughputSample>& GetThroughput() const;
     /// Per host and interval: bytes sent and delivered.
     const std::vector<MetaRoceHostSample>& GetHostThroughput() const;
-    /// Packets transmitted over all links.
+    /// Packets transmitted over all links (in a distributed run, after Finish()).
     uint64_t GetPacketHops() const;
+    /// Packets this process transmitted over links (a distributed run's per-rank figure).
+    uint64_t GetLocalPacketHops() const;
 
   private:
     /// One progress line on stderr: `delivered` bytes after `wallSeconds` of wall time.
@@ -77,15 +94,35 @@ class MetaRoceFabricMonitor
     uint32_t HostOf(Ptr<MetaRoceNic> nic) const;
     void OnTx(std::size_t direction, Ptr<const Packet> packet);
     void OnLost(std::size_t direction, Ptr<const Packet> packet);
-    void Sample();
+    /// Host h's (sent, delivered) bytes so far.
+    std::pair<uint64_t, uint64_t> HostBytes(uint32_t h) const;
+    /// Observer of host h's node: records its counters for every tick up to now; returns the
+    /// next tick.
+    Time Snapshot(uint32_t h);
+    /// Builds the throughput series from the hosts' snapshots (all ranks' after Finish()).
+    void MakeSeries(const std::vector<uint64_t>& snapshots, std::size_t ticks);
+    /// Sums the link counters over the ranks and the switches' figures per plane.
+    void CombineCounters();
+    void ProgressTick();
+
+    /// Per plane, from the switches: drops, PFC pauses sent, the deepest egress queue.
+    struct SwitchFigures
+    {
+        uint64_t drops{0};
+        uint64_t pfcPauses{0};
+        uint64_t maxQueueBytes{0};
+    };
 
     const MetaRoceFabricHelper& m_fabric;
     std::vector<Direction> m_directions;
+    uint64_t m_localPacketHops{0};
+    std::vector<SwitchFigures> m_switchFigures;
     std::vector<MetaRoceThroughputSample> m_samples;
     std::vector<MetaRoceHostSample> m_hostSamples;
-    std::vector<std::pair<uint64_t, uint64_t>> m_lastHost; ///< per host: (tx, delivered) so far
+    /// Per host: (sent, delivered) at every tick observed so far.
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> m_snapshots;
+    Time m_start;
     Time m_interval;
-    uint64_t m_lastDelivered{0};
     std::function<double()> m_progress; ///< empty: no progress lines
     std::function<bool()> m_done;
     std::chrono::steady_clock::time_point m_lastPrint;

@@ -88,6 +88,28 @@ MetaRoceArrivals::Deliver()
     m_delivering = false;
 }
 
+void
+MetaRoceArrivals::AddObserver(Time at, std::function<Time()> observer)
+{
+    NS_ABORT_MSG_IF(at < Simulator::Now(), "MetaRoceArrivals::AddObserver: a time in the past");
+    m_observers.push_back({at.GetTimeStep(), std::move(observer)});
+    m_observeAt = std::min(m_observeAt, m_observers.back().at);
+}
+
+void
+MetaRoceArrivals::Observe(int64_t now)
+{
+    m_observeAt = INT64_MAX;
+    for (Observer& o : m_observers)
+    {
+        if (o.at <= now)
+        {
+            o.at = o.call().GetTimeStep();
+        }
+        m_observeAt = std::min(m_observeAt, o.at);
+    }
+}
+
 std::size_t
 MetaRoceArrivals::GetNStaged() const
 {
@@ -98,6 +120,7 @@ void
 MetaRoceArrivals::DoDispose()
 {
     m_heap.clear();
+    m_observers.clear();
     Object::DoDispose();
 }
 

@@ -26,6 +26,7 @@
 #include "ns3/simulator.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -55,12 +56,26 @@ class MetaRoceArrivals : public Object
     /// Delivers every staged packet due by now. Every event of the node calls this first.
     void DeliverDue()
     {
-        m_lastEvent = Simulator::Now().GetTimeStep();
-        if (!m_delivering && !m_heap.empty() && m_heap.front().at <= m_lastEvent)
+        const int64_t now = Simulator::Now().GetTimeStep();
+        if (now >= m_observeAt)
+        {
+            Observe(now);
+        }
+        m_lastEvent = now;
+        if (!m_delivering && !m_heap.empty() && m_heap.front().at <= now)
         {
             Deliver();
         }
     }
+
+    /**
+     * Calls observer at the start of the node's first event at or after `at`, before that event
+     * delivers or changes anything, then again at the first event at or after the time it
+     * returns (Time::Max(): never again). What it reads is the node's state at the start of that
+     * instant, whatever the order of the events in it, and nothing is scheduled for it: the
+     * fabric monitor's throughput samples.
+     */
+    void AddObserver(Time at, std::function<Time()> observer);
 
     /// The time step of the node's latest event (its latest DeliverDue() call), or -1.
     int64_t GetLastEventStep() const
@@ -89,8 +104,19 @@ class MetaRoceArrivals : public Object
     static bool Later(const Arrival& a, const Arrival& b);
 
     void Deliver();
+    /// Calls the observers due at `now` and sets m_observeAt to the next one's time.
+    void Observe(int64_t now);
+
+    /// An observer and the time step of its next call.
+    struct Observer
+    {
+        int64_t at;
+        std::function<Time()> call;
+    };
 
     uint32_t m_nodeId{0};
+    std::vector<Observer> m_observers;
+    int64_t m_observeAt{INT64_MAX}; ///< the earliest observer's next call
     std::vector<Arrival> m_heap;
     uint64_t m_sequence{0};
     int64_t m_wakeAt{-1};    ///< time of the latest wake-up scheduled (one per time step)
