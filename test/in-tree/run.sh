@@ -66,13 +66,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun --oversubscribe -np 2)
 args=(--hosts=8 --planes=2 --hostsPerLeaf=4 --spines=2 --throughputInterval=5us)
 # MetaRoCE under loss; RoCEv2 with PFC (pause frames and their timers across ranks); a spine
-# failing and coming back (failure events on both ends of links between ranks).
+# failing and coming back (failure events on both ends of links between ranks); flows between
+# hosts on different ranks.
 cases=(
   "--transport=metaroce --loss=0.01 --workload=allreduce-ring"
   "--transport=metaroce --loss=0.01 --workload=alltoall"
   "--transport=rocev2-pfc --workload=incast"
   "--transport=metaroce --workload=allreduce-ring --failure=plane --failurePlane=1 --failureAt=20us --failureUntil=60us"
   "--transport=metaroce --loss=0.02 --workload=allreduce-hd --failure=spine --failurePlane=0 --failureIndex=1 --failureAt=10us --failureUntil=40us"
+  "--transport=metaroce --loss=0.01 --workload=flows --cdfFile=contrib/metaroce/examples/flow-sizes-ai-mixed.cdf --flowsPerHost=10 --load=0.5"
 )
 results="$(mktemp -d)"
 trap 'rm -rf "$results"' EXIT
@@ -86,17 +88,19 @@ result() {
   fi
   echo "$out" | grep '^result'
 }
-# Each run also writes its result files (rank 0 for the ranks); all must be byte-identical.
+# Each run also writes its result files (rank 0 for the ranks) and host-port captures (each rank
+# its own ports'); all must be byte-identical.
 n=0
 for case in "${cases[@]}"; do
   n=$((n + 1))
   # shellcheck disable=SC2086
-  sequential=$(result "$distributed" "${args[@]}" $case --output="$results/$n-seq")
+  sequential=$(result "$distributed" "${args[@]}" $case --output="$results/$n-seq" \
+    --pcap="$results/$n-seq-cap")
   echo "sequential $case: $sequential"
   for sync in granted null; do
     # shellcheck disable=SC2086
     parallel=$(result "${mpi[@]}" "$distributed" "${args[@]}" $case --sync=$sync \
-      --output="$results/$n-$sync")
+      --output="$results/$n-$sync" --pcap="$results/$n-$sync-cap")
     if [ "$parallel" != "$sequential" ]; then
       echo "in-tree: 2 ranks ($sync) differ from the sequential run: $parallel" >&2
       exit 1

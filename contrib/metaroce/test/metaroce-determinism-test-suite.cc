@@ -10,6 +10,7 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <fstream>
 #include <sstream>
 
 using namespace ns3;
@@ -48,6 +49,11 @@ class ShuffledTiesTestCase : public TestCase
   private:
     void DoRun() override
     {
+        if (m_config.workload == "flows")
+        {
+            m_config.cdfFile = CreateTempDirFilename("sizes.cdf");
+            std::ofstream(m_config.cdfFile) << "1000 0.5\n100000 0.9\n1000000 1\n";
+        }
         const std::string reference = Results(m_config);
         MetaRoceExperimentConfig shuffled = m_config;
         shuffled.scheduler = "ns3::MetaRoceTieShuffleScheduler";
@@ -99,6 +105,17 @@ class DeterminismTestSuite : public TestSuite
         failure.throughputInterval = "3us";
         AddTestCase(new ShuffledTiesTestCase("MetaRoCE ring, plane failure", failure),
                     TestCase::QUICK);
+        // Flows drawn and connected before the run, started by each host (issue 15).
+        for (const char* transport : {"metaroce", "rocev2"})
+        {
+            MetaRoceExperimentConfig flows = Small("flows", transport, 0.01);
+            flows.flowsPerHost = 12;
+            flows.load = 0.6;
+            flows.throughputInterval = "4us";
+            AddTestCase(
+                new ShuffledTiesTestCase(std::string("flows, 1% loss, ") + transport, flows),
+                TestCase::QUICK);
+        }
     }
 };
 

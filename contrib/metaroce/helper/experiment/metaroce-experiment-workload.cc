@@ -17,7 +17,7 @@ MetaRoceExperimentWorkload::MetaRoceExperimentWorkload(const MetaRoceExperimentC
 {
     if (m_config.workload == "flows")
     {
-        m_flowSizes = ReadFlowSizeCdf(m_config.cdfFile, &m_meanFlowBytes);
+        m_flowSizes = ReadFlowSizeCdf(m_config.cdfFile);
     }
 }
 
@@ -44,7 +44,7 @@ MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
     {
         nics.push_back(fabric.GetNic(h));
     }
-    if (m_flowSizes)
+    if (m_config.workload == "flows")
     {
         stream = InstallFlows(fabric, nics, stream, log);
     }
@@ -61,14 +61,19 @@ MetaRoceExperimentWorkload::InstallFlows(MetaRoceFabricHelper& fabric,
                                          int64_t stream,
                                          MetaRoceMessageLog& log)
 {
-    m_flowSizes->SetStream(stream++);
     for (uint32_t h = 0; h < m_config.hosts; ++h)
     {
         Ptr<MetaRoceFlowGenerator> g = CreateObject<MetaRoceFlowGenerator>();
         g->SetAttribute("Load", DoubleValue(m_config.load));
         g->SetAttribute("MaxFlows", UintegerValue(m_config.flowsPerHost));
-        g->Setup(nics, h, TransportOf(m_config), m_flowSizes, m_meanFlowBytes);
+        g->Setup(nics,
+                 h,
+                 TransportOf(m_config),
+                 MakeFlowSizeVariable(m_flowSizes),
+                 m_flowSizes.meanBytes);
         stream += g->AssignStreams(stream);
+        // Every rank draws every host's flows and connects their queue pairs now.
+        g->Plan();
         fabric.GetHost(h)->AddApplication(g);
         g->SetStartTime(Seconds(0));
         g->TraceConnectWithoutContext("Flow", MakeCallback(&MetaRoceMessageLog::OnMessage, &log));
@@ -116,12 +121,16 @@ MetaRoceExperimentWorkload::Progress() const
         return m_collective->GetLocalProgress();
     }
     uint64_t completed = 0;
+    uint64_t flows = 0;
     for (const auto& g : m_generators)
     {
-        completed += g->GetCompleted();
+        if (MetaRoceMpi::IsLocal(*g->GetNode()))
+        {
+            completed += g->GetCompleted();
+            flows += m_config.flowsPerHost;
+        }
     }
-    const double flows = static_cast<double>(m_config.flowsPerHost) * m_generators.size();
-    return flows == 0 ? 1.0 : completed / flows;
+    return flows == 0 ? 1.0 : static_cast<double>(completed) / flows;
 }
 
 void
@@ -142,11 +151,19 @@ MetaRoceExperimentWorkload::Collect(MetaRoceExperimentResults& r) const
         last = std::max(last, f.endUs);
     }
     r.durationUs = last - first;
+    // Each generator's figures from its own rank, summed: flows started, and finished ones.
+    std::vector<uint64_t> counts{0, 0};
     for (const auto& g : m_generators)
     {
-        r.messages += g->GetStarted();
+        if (MetaRoceMpi::IsLocal(*g->GetNode()))
+        {
+            counts[0] += g->GetStarted();
+            counts[1] += g->IsFinished() ? 1 : 0;
+        }
     }
-    r.complete = IsDone();
+    counts = MetaRoceMpi::Sum(std::move(counts));
+    r.messages = counts[0];
+    r.complete = counts[1] == m_generators.size();
 }
 
 } // namespace ns3

@@ -65,8 +65,7 @@ class MetaRoceExperimentWorkload
     void InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics, MetaRoceMessageLog& log);
 
     MetaRoceExperimentConfig m_config;
-    double m_meanFlowBytes{0};
-    Ptr<EmpiricalRandomVariable> m_flowSizes; ///< flows workload only
+    MetaRoceFlowSizeCdf m_flowSizes; ///< flows workload only
     std::unique_ptr<MetaRoceCollectiveHelper> m_collective;
     std::vector<Ptr<MetaRoceFlowGenerator>> m_generators;
 };

@@ -251,12 +251,6 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
     }
     if (MetaRoceMpi::IsEnabled())
     {
-        // The flow generator connects queue pairs when a flow starts, on the source's rank
-        // only; collectives connect every pair at set-up, on every rank.
-        Check(c.workload != "flows",
-              "--workload=flows: not in distributed runs yet (its connections are made during "
-              "the run); use a collective workload");
-        Check(c.pcap.empty(), "--pcap: not in distributed runs yet");
         // A distributed run: leaves with their hosts in blocks, one block per rank.
         fabric.SetPartition(MetaRoceFabricPartition::ByLeaf(MetaRoceMpi::GetSize()));
     }

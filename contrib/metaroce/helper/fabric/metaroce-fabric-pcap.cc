@@ -11,8 +11,10 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-switch.h"
+#include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/simulator.h"
 #include "ns3/trace-helper.h"
 
 namespace ns3
@@ -24,10 +26,16 @@ namespace
 {
 
 /// Opens `filename` as a nanosecond DLT_PPP capture and writes every frame of `device` to it.
+/// In a distributed run only the device's own rank captures it (the other ranks' copies never
+/// carry a frame), so the ranks write distinct files, each what a sequential run writes.
 void
 CaptureDevice(Ptr<PointToPointNetDevice> device, const std::string& filename)
 {
     NS_LOG_FUNCTION(device << filename);
+    if (device->GetNode()->GetSystemId() != Simulator::GetSystemId())
+    {
+        return;
+    }
     Ptr<PcapFileWrapper> file = CreateObject<PcapFileWrapper>();
     file->SetAttribute("NanosecMode", BooleanValue(true));
     file->Open(filename, std::ios::out | std::ios::binary);

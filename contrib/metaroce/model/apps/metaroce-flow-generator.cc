@@ -19,24 +19,25 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MetaRoceFlowGenerator");
 NS_OBJECT_ENSURE_REGISTERED(MetaRoceFlowGenerator);
 
-Ptr<EmpiricalRandomVariable>
-ReadFlowSizeCdf(const std::string& path, double* meanBytes)
+MetaRoceFlowSizeCdf
+ReadFlowSizeCdf(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
     {
         throw std::invalid_argument("flow-size CDF " + path + ": cannot read the file");
     }
-    const MetaRoceFlowSizeCdf cdf = ParseFlowSizeCdf(in, path);
+    return ParseFlowSizeCdf(in, path);
+}
+
+Ptr<EmpiricalRandomVariable>
+MakeFlowSizeVariable(const MetaRoceFlowSizeCdf& cdf)
+{
     Ptr<EmpiricalRandomVariable> rv = CreateObject<EmpiricalRandomVariable>();
     rv->SetInterpolate(true);
     for (const auto& [bytes, prob] : cdf.points)
     {
         rv->CDF(bytes, prob);
-    }
-    if (meanBytes)
-    {
-        *meanBytes = cdf.meanBytes;
     }
     return rv;
 }
@@ -116,17 +117,16 @@ MetaRoceFlowGenerator::AssignStreams(int64_t stream)
 {
     m_interArrival->SetStream(stream);
     m_destination->SetStream(stream + 1);
-    return 2;
+    if (m_sizes)
+    {
+        m_sizes->SetStream(stream + 2);
+    }
+    return 3;
 }
 
-void
-MetaRoceFlowGenerator::StartApplication()
+double
+MetaRoceFlowGenerator::LineBps() const
 {
-    NS_ABORT_MSG_IF(m_hosts.empty(), "MetaRoceFlowGenerator started without Setup()");
-    if (GetNode()->GetSystemId() != Simulator::GetSystemId())
-    {
-        return; // a distributed run: the host's own rank runs it (every rank builds every app)
-    }
     const Ptr<MetaRoceNic> nic = m_hosts[m_self];
     double lineBps = 0;
     for (uint32_t p = 0; p < nic->GetNPorts(); ++p)
@@ -135,11 +135,45 @@ MetaRoceFlowGenerator::StartApplication()
         nic->GetPort(p)->GetAttribute("DataRate", rate);
         lineBps += rate.Get().GetBitRate();
     }
-    const double meanGapSeconds = m_meanBytes * 8 / (m_load * lineBps);
-    m_interArrival->SetAttribute("Mean", DoubleValue(meanGapSeconds));
-    m_next = Simulator::Schedule(Seconds(m_interArrival->GetValue()),
-                                 &MetaRoceFlowGenerator::StartFlow,
-                                 this);
+    return lineBps;
+}
+
+void
+MetaRoceFlowGenerator::Plan()
+{
+    NS_ABORT_MSG_IF(m_hosts.empty(), "MetaRoceFlowGenerator::Plan() before Setup()");
+    if (m_planned)
+    {
+        return;
+    }
+    m_planned = true;
+    m_interArrival->SetAttribute("Mean", DoubleValue(m_meanBytes * 8 / (m_load * LineBps())));
+    const uint32_t n = m_hosts.size();
+    const uint32_t planes = m_hosts[m_self]->GetNPorts();
+    const bool roce = m_transport != metaroce::Transport::MetaRoce;
+    for (uint32_t i = 0; i < m_maxFlows; ++i)
+    {
+        PlannedFlow f;
+        f.gap = Seconds(m_interArrival->GetValue());
+        // A destination other than this host, uniformly.
+        f.dst = m_destination->GetInteger(0, n - 2);
+        f.dst += f.dst >= m_self ? 1 : 0;
+        f.bytes = static_cast<uint64_t>(std::max(1.0, std::round(m_sizes->GetValue())));
+        m_plan.push_back(f);
+        QueuePairTo(f.dst, roce ? i % planes : 0);
+    }
+}
+
+void
+MetaRoceFlowGenerator::StartApplication()
+{
+    NS_ABORT_MSG_IF(m_hosts.empty(), "MetaRoceFlowGenerator started without Setup()");
+    Plan();
+    if (GetNode()->GetSystemId() != Simulator::GetSystemId())
+    {
+        return; // a distributed run: the host's own rank runs it (every rank builds every app)
+    }
+    m_next = Simulator::Schedule(m_plan.front().gap, &MetaRoceFlowGenerator::StartFlow, this);
 }
 
 void
@@ -155,6 +189,7 @@ MetaRoceFlowGenerator::DoDispose()
     m_hosts.clear();
     m_qps.clear();
     m_inFlight.clear();
+    m_plan.clear();
     Application::DoDispose();
 }
 
@@ -162,11 +197,9 @@ void
 MetaRoceFlowGenerator::StartFlow()
 {
     MetaRoceArrivals::Of(GetNode())->DeliverDue(); // arrivals of this instant first
-    // A destination other than this host, uniformly.
-    const uint32_t n = m_hosts.size();
-    uint32_t dst = m_destination->GetInteger(0, n - 2);
-    dst += dst >= m_self ? 1 : 0;
-    const auto bytes = static_cast<uint64_t>(std::max(1.0, std::round(m_sizes->GetValue())));
+    const PlannedFlow& f = m_plan[m_started];
+    const uint32_t dst = f.dst;
+    const uint64_t bytes = f.bytes;
     const uint32_t planes = m_hosts[m_self]->GetNPorts();
     const bool roce = m_transport != metaroce::Transport::MetaRoce;
     const uint32_t plane = roce ? m_started % planes : 0;
@@ -179,11 +212,10 @@ MetaRoceFlowGenerator::StartFlow()
     NS_LOG_INFO("host " << m_self << " flow " << m_started << " to " << dst << ": " << bytes
                         << " B");
     ++m_started;
-    if (m_started < m_maxFlows)
+    if (m_started < m_plan.size())
     {
-        m_next = Simulator::Schedule(Seconds(m_interArrival->GetValue()),
-                                     &MetaRoceFlowGenerator::StartFlow,
-                                     this);
+        m_next =
+            Simulator::Schedule(m_plan[m_started].gap, &MetaRoceFlowGenerator::StartFlow, this);
     }
 }
 

@@ -15,6 +15,7 @@
 #include "ns3/application.h"
 #include "ns3/engine-types.h"
 #include "ns3/event-id.h"
+#include "ns3/metaroce-flow-size-cdf.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/metaroce-queue-pair.h"
 #include "ns3/random-variable-stream.h"
@@ -31,14 +32,24 @@ namespace ns3
  * \ingroup metaroce
  * Reads a flow-size distribution: one "bytes cumulative-probability" pair per line ('#' starts
  * a comment), sizes and probabilities non-decreasing, the last probability 1. Throws
- * std::invalid_argument naming the file and line on anything else. Returns an
- * EmpiricalRandomVariable (interpolating between points).
+ * std::invalid_argument naming the file and line on anything else.
  */
-Ptr<EmpiricalRandomVariable> ReadFlowSizeCdf(const std::string& path, double* meanBytes);
+MetaRoceFlowSizeCdf ReadFlowSizeCdf(const std::string& path);
+
+/**
+ * \ingroup metaroce
+ * A random variable drawing flow sizes from `cdf` (an EmpiricalRandomVariable interpolating
+ * between its points); each MetaRoceFlowGenerator needs its own.
+ */
+Ptr<EmpiricalRandomVariable> MakeFlowSizeVariable(const MetaRoceFlowSizeCdf& cdf);
 
 /**
  * \ingroup metaroce
  * \brief Starts flows of random sizes to random hosts at Poisson arrival times.
+ *
+ * The flows are drawn, and their queue pairs connected, before the run (Plan()), from the
+ * generator's own random streams: the same flows whatever the other hosts do, and in a
+ * distributed run both ends of every connection exist on every rank before the first packet.
  */
 class MetaRoceFlowGenerator : public Application
 {
@@ -49,7 +60,8 @@ class MetaRoceFlowGenerator : public Application
 
     /**
      * The hosts (this one included, at index `self`) flows may go to, the transport, and the
-     * flow-size distribution with its mean (for the arrival rate).
+     * flow-size distribution (this generator's own variable: AssignStreams() gives it a stream)
+     * with its mean (for the arrival rate).
      */
     void Setup(const std::vector<Ptr<MetaRoceNic>>& hosts,
                uint32_t self,
@@ -62,14 +74,23 @@ class MetaRoceFlowGenerator : public Application
     uint64_t GetCompleted() const;
     /// Every flow started (the configured number) and completed.
     bool IsFinished() const;
-    /// Assigns random streams; returns the number used.
+    /// Assigns random streams (arrivals, destinations, sizes); returns the number used.
     int64_t AssignStreams(int64_t stream);
+    /**
+     * Draws every flow (arrival gap, destination, size) and connects a queue pair for every
+     * destination and plane they use. Call after Setup(), the attributes and AssignStreams(),
+     * before the run; in a distributed run, on every rank (an experiment's workload does).
+     * StartApplication() plans a generator that was not.
+     */
+    void Plan();
 
   private:
     void StartApplication() override;
     void StopApplication() override;
     void DoDispose() override;
     void StartFlow();
+    /// The line rate of the host's NIC, all ports.
+    double LineBps() const;
     Ptr<MetaRoceQueuePair> QueuePairTo(uint32_t dst, uint32_t plane);
     void OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c);
 
@@ -81,6 +102,14 @@ class MetaRoceFlowGenerator : public Application
         Time start;
     };
 
+    /// A flow drawn by Plan().
+    struct PlannedFlow
+    {
+        Time gap; ///< after the previous flow's start (the first: after the application's)
+        uint32_t dst;
+        uint64_t bytes;
+    };
+
     double m_load;
     uint32_t m_maxFlows;
     std::vector<Ptr<MetaRoceNic>> m_hosts;
@@ -90,6 +119,8 @@ class MetaRoceFlowGenerator : public Application
     double m_meanBytes{0};
     Ptr<ExponentialRandomVariable> m_interArrival;
     Ptr<UniformRandomVariable> m_destination;
+    std::vector<PlannedFlow> m_plan;
+    bool m_planned{false};
     std::map<std::pair<uint32_t, uint32_t>, Ptr<MetaRoceQueuePair>> m_qps;    ///< (dst, plane)
     std::map<std::pair<uint32_t, uint16_t>, metaroce::Ring<Flow>> m_inFlight; ///< (qp id, stream)
     uint64_t m_started{0};
