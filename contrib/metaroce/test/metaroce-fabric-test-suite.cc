@@ -16,6 +16,7 @@
  */
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/metaroce-fabric-failure.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -426,6 +427,48 @@ class FailureNextHopsTestCase : public TestCase
     const MetaRoceFabricHelper* m_fabric{nullptr}; ///< the fabric of the running DoRun
 };
 
+class SetLinkStateTestCase : public TestCase
+{
+  public:
+    SetLinkStateTestCase()
+        : TestCase("MetaRoceFabricFailure::SetLinkState takes both ends of a link down and up now")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRoceFabricHelper f;
+        f.SetHosts(8);
+        f.SetPlanes(1);
+        f.SetHostsPerLeaf(4);
+        f.SetSpines(2);
+        f.Build();
+        const Ipv4Address host3 = f.GetHostAddress(3, 0);
+        const Ipv4Address host4 = f.GetHostAddress(4, 0); // on leaf 1
+        MetaRoceFabricLink hostLink;
+        MetaRoceFabricLink uplink; // leaf 0 - spine 1
+        for (const auto& l : f.GetLinks(0))
+        {
+            hostLink = l.nic == f.GetNic(3) ? l : hostLink;
+            uplink = l.swA == f.GetLeaf(0, 0) && l.swB == f.GetSpine(0, 1) ? l : uplink;
+        }
+        NS_TEST_ASSERT_MSG_EQ((hostLink.nic == f.GetNic(3)), true, "host 3's link found");
+        NS_TEST_ASSERT_MSG_EQ((uplink.swB == f.GetSpine(0, 1)), true, "leaf 0's uplink found");
+        MetaRoceFabricFailure::SetLinkState(hostLink, false);
+        NS_TEST_EXPECT_MSG_EQ(f.GetNic(3)->IsPortUp(0), false, "NIC end down");
+        NS_TEST_EXPECT_MSG_EQ(f.GetLeaf(0, 0)->GetNextHops(host3).size(), 0, "leaf end down");
+        MetaRoceFabricFailure::SetLinkState(uplink, false);
+        NS_TEST_EXPECT_MSG_EQ(f.GetLeaf(0, 0)->GetNextHops(host4).size(), 1, "one spine left");
+        MetaRoceFabricFailure::SetLinkState(hostLink, true);
+        MetaRoceFabricFailure::SetLinkState(uplink, true);
+        NS_TEST_EXPECT_MSG_EQ(f.GetNic(3)->IsPortUp(0), true, "NIC end up");
+        NS_TEST_EXPECT_MSG_EQ(f.GetLeaf(0, 0)->GetNextHops(host3).size(), 1, "leaf end up");
+        NS_TEST_EXPECT_MSG_EQ(f.GetLeaf(0, 0)->GetNextHops(host4).size(), 2, "both spines");
+        Simulator::Destroy();
+    }
+};
+
 /// A cross-pod permutation on a 2-plane k = 4 fat-tree loses a core and a spine mid-transfer.
 class FatTreeSwitchFailureTestCase : public TestCase
 {
@@ -677,6 +720,7 @@ class MetaRoceFabricTestSuite : public TestSuite
         : TestSuite("metaroce-fabric", SYSTEM)
     {
         AddTestCase(new ShapeCountsTestCase, QUICK);
+        AddTestCase(new SetLinkStateTestCase, QUICK);
         for (uint32_t i : {2, 3, 4, 5})
         {
             AddTestCase(new EcmpNextHopsTestCase(kShapes[i].shape), QUICK);

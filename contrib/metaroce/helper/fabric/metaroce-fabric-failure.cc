@@ -9,29 +9,6 @@
 namespace ns3
 {
 
-void
-MetaRoceFabricFailure::SetLinkState(MetaRoceFabricLink link, bool up)
-{
-    Ptr<RateErrorModel> em;
-    if (!up)
-    {
-        em = CreateObject<RateErrorModel>();
-        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-        em->SetRate(1.0);
-    }
-    link.a->SetReceiveErrorModel(em);
-    link.b->SetReceiveErrorModel(em);
-    if (link.nic)
-    {
-        link.nic->SetPortUp(link.nicPort, up);
-    }
-    if (link.swA)
-    {
-        link.swA->SetPortUp(link.portA, up);
-    }
-    link.swB->SetPortUp(link.portB, up);
-}
-
 namespace
 {
 
@@ -98,6 +75,14 @@ ScheduleEnds(const MetaRoceFabricLink& link, Time delay, bool up)
 }
 
 } // namespace
+
+void
+MetaRoceFabricFailure::SetLinkState(MetaRoceFabricLink link, bool up)
+{
+    const Ptr<ErrorModel> em = up ? nullptr : DropEverything();
+    SetEndState(link.a, em, link.nic, link.nicPort, link.swA, link.portA);
+    SetEndState(link.b, em, nullptr, 0, link.swB, link.portB);
+}
 
 void
 MetaRoceFabricFailure::Schedule(const MetaRoceFabricLink& link, Time at, Time until)

@@ -31,7 +31,8 @@ class MetaRoceFabricFailure
      */
     static void Schedule(const MetaRoceFabricLink& link, Time at, Time until);
 
-    /// Fails (up = false) or restores (up = true) `link` now.
+    /// Fails (up = false) or restores (up = true) `link` now, both ends (in a distributed run,
+    /// the ends this rank simulates).
     static void SetLinkState(MetaRoceFabricLink link, bool up);
 };
 

@@ -26,7 +26,7 @@ MetaRoceChannel::~MetaRoceChannel() = default;
 bool
 MetaRoceChannel::TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime)
 {
-    const uint32_t wire = src == GetSource(0) ? 0 : 1;
+    const uint32_t wire = WireFrom(src);
     Ptr<PointToPointNetDevice> dst = GetDestination(wire);
     if (m_arrivals[wire] == nullptr)
     {

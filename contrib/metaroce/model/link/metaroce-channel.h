@@ -43,6 +43,12 @@ class MetaRoceChannel : public PointToPointChannel
     /// still arrives after it was sent, as staging and the MPI lookahead need).
     Time ArrivalTime(Time txTime) const;
 
+    /// The wire a transmission from src travels (0 or 1).
+    uint32_t WireFrom(Ptr<PointToPointNetDevice> src) const
+    {
+        return src == GetSource(0) ? 0 : 1;
+    }
+
   private:
     /// The arrivals of wire i's destination node, looked up on the first packet.
     std::array<Ptr<MetaRoceArrivals>, 2> m_arrivals;

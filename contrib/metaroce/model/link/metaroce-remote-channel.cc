@@ -80,8 +80,7 @@ MetaRoceRemoteChannel::TransmitStart(Ptr<const Packet> p,
                                      Ptr<PointToPointNetDevice> src,
                                      Time txTime)
 {
-    const uint32_t wire = src == GetSource(0) ? 0 : 1;
-    Ptr<PointToPointNetDevice> dst = GetDestination(wire);
+    Ptr<PointToPointNetDevice> dst = GetDestination(WireFrom(src));
     Ptr<Packet> copy = p->Copy();
     MetaRoceArrivalTag tag;
     tag.at = ArrivalTime(txTime).GetTimeStep();
