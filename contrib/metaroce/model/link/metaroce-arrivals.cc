@@ -37,20 +37,6 @@ MetaRoceArrivals::Of(Ptr<Node> node)
     return arrivals;
 }
 
-bool
-MetaRoceArrivals::Later(const Arrival& a, const Arrival& b)
-{
-    if (a.at != b.at)
-    {
-        return a.at > b.at;
-    }
-    if (a.ifIndex != b.ifIndex)
-    {
-        return a.ifIndex > b.ifIndex;
-    }
-    return a.sequence > b.sequence;
-}
-
 void
 MetaRoceArrivals::Stage(Time at, Ptr<PointToPointNetDevice> device, Ptr<Packet> packet)
 {
@@ -58,8 +44,45 @@ MetaRoceArrivals::Stage(Time at, Ptr<PointToPointNetDevice> device, Ptr<Packet> 
     NS_ABORT_MSG_UNLESS(at.GetTimeStep() > now,
                         "MetaRoceArrivals: a packet for node " << m_nodeId << " staged at " << at
                                                                << ", not after now");
-    m_heap.push_back({at.GetTimeStep(), device->GetIfIndex(), m_sequence++, device, packet});
-    std::push_heap(m_heap.begin(), m_heap.end(), Later);
+    const uint32_t ifIndex = device->GetIfIndex();
+    if (ifIndex >= m_wires.size())
+    {
+        m_wires.resize(ifIndex + 1);
+    }
+    Wire& wire = m_wires[ifIndex];
+    wire.device = device;
+    ++m_nStaged;
+    if (wire.packets.empty())
+    {
+        wire.packets.push_back({at.GetTimeStep(), packet});
+        m_due.push_back({at.GetTimeStep(), ifIndex});
+        std::push_heap(m_due.begin(), m_due.end(), Later);
+    }
+    else if (at.GetTimeStep() >= wire.packets.back().at)
+    {
+        wire.packets.push_back({at.GetTimeStep(), packet});
+    }
+    else
+    {
+        // Only when a link's delay was shortened mid-run: keep the wire in time order (after
+        // packets due at the same time), and its place among the wires.
+        const auto later =
+            std::upper_bound(wire.packets.begin(),
+                             wire.packets.end(),
+                             at.GetTimeStep(),
+                             [](int64_t t, const Staged& staged) { return t < staged.at; });
+        const auto offset = later - wire.packets.begin();
+        if (wire.packets.full()) // a full circular buffer's insert would drop its first packet
+        {
+            wire.packets.set_capacity(2 * wire.packets.capacity());
+        }
+        wire.packets.insert(wire.packets.begin() + offset, {at.GetTimeStep(), packet});
+        for (Due& due : m_due)
+        {
+            due.at = due.ifIndex == ifIndex ? wire.packets.front().at : due.at;
+        }
+        std::make_heap(m_due.begin(), m_due.end(), Later);
+    }
     // One wake-up per time step: arrivals on several ports in one nanosecond share it.
     if (at.GetTimeStep() != m_wakeAt)
     {
@@ -76,14 +99,23 @@ MetaRoceArrivals::Deliver()
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     m_delivering = true;
-    while (!m_heap.empty() && m_heap.front().at <= now)
+    while (!m_due.empty() && m_due.front().at <= now)
     {
-        std::pop_heap(m_heap.begin(), m_heap.end(), Later);
-        Arrival a = std::move(m_heap.back());
-        m_heap.pop_back();
+        std::pop_heap(m_due.begin(), m_due.end(), Later);
+        const uint32_t ifIndex = m_due.back().ifIndex;
+        m_due.pop_back();
+        Wire& wire = m_wires[ifIndex];
+        Ptr<Packet> packet = std::move(wire.packets.front().packet);
+        wire.packets.pop_front();
+        --m_nStaged;
+        if (!wire.packets.empty())
+        {
+            m_due.push_back({wire.packets.front().at, ifIndex});
+            std::push_heap(m_due.begin(), m_due.end(), Later);
+        }
         // Receive() applies the device's error model, fires its traces (pcap) and calls the
         // owner's receive callback, which may stage more packets elsewhere but never here now.
-        a.device->Receive(a.packet);
+        wire.device->Receive(packet);
     }
     m_delivering = false;
 }
@@ -113,13 +145,15 @@ MetaRoceArrivals::Observe(int64_t now)
 std::size_t
 MetaRoceArrivals::GetNStaged() const
 {
-    return m_heap.size();
+    return m_nStaged;
 }
 
 void
 MetaRoceArrivals::DoDispose()
 {
-    m_heap.clear();
+    m_wires.clear();
+    m_due.clear();
+    m_nStaged = 0;
     m_observers.clear();
     Object::DoDispose();
 }

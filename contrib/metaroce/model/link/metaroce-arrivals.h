@@ -20,6 +20,7 @@
 #ifndef METAROCE_ARRIVALS_H
 #define METAROCE_ARRIVALS_H
 
+#include "ns3/engine-types.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
@@ -62,7 +63,7 @@ class MetaRoceArrivals : public Object
             Observe(now);
         }
         m_lastEvent = now;
-        if (!m_delivering && !m_heap.empty() && m_heap.front().at <= now)
+        if (!m_delivering && !m_due.empty() && m_due.front().at <= now)
         {
             Deliver();
         }
@@ -90,18 +91,33 @@ class MetaRoceArrivals : public Object
     void DoDispose() override;
 
   private:
-    /// A staged packet; ordered by (at, ifIndex, sequence).
-    struct Arrival
+    /// A staged packet.
+    struct Staged
     {
         int64_t at;
-        uint32_t ifIndex;
-        uint64_t sequence; ///< staging order: two packets of one link in one time step
-        Ptr<PointToPointNetDevice> device;
         Ptr<Packet> packet;
     };
 
+    /// The packets on their way in through one of the node's devices, in arrival order (a link
+    /// delivers in the order it sends).
+    struct Wire
+    {
+        Ptr<PointToPointNetDevice> device;
+        metaroce::Ring<Staged> packets;
+    };
+
+    /// A wire with packets staged: its first packet's arrival time and its interface index.
+    struct Due
+    {
+        int64_t at;
+        uint32_t ifIndex;
+    };
+
     /// True when a is delivered after b (the heap keeps the earliest at the front).
-    static bool Later(const Arrival& a, const Arrival& b);
+    static bool Later(const Due& a, const Due& b)
+    {
+        return a.at != b.at ? a.at > b.at : a.ifIndex > b.ifIndex;
+    }
 
     void Deliver();
     /// Calls the observers due at `now` and sets m_observeAt to the next one's time.
@@ -117,8 +133,11 @@ class MetaRoceArrivals : public Object
     uint32_t m_nodeId{0};
     std::vector<Observer> m_observers;
     int64_t m_observeAt{INT64_MAX}; ///< the earliest observer's next call
-    std::vector<Arrival> m_heap;
-    uint64_t m_sequence{0};
+    std::vector<Wire> m_wires;      ///< by the receiving device's interface index
+    /// The wires with packets, earliest (time, interface) first: delivering in this order
+    /// merges the wires' FIFOs into the (arrival time, interface) order.
+    std::vector<Due> m_due;
+    std::size_t m_nStaged{0};
     int64_t m_wakeAt{-1};    ///< time of the latest wake-up scheduled (one per time step)
     int64_t m_lastEvent{-1}; ///< time of the latest DeliverDue()
     /// Inside Deliver(): a receive callback that reaches DeliverDue() again (a PFC RESUME
