@@ -1,0 +1,114 @@
+/*
+ * metaroce-arrivals: a node's staged packets are delivered in (arrival time, receiving
+ * interface) order, each link's in the order it sent them, whatever order they were staged in;
+ * an observer sees the node's state at the start of an instant (model/link/metaroce-arrivals.h).
+ */
+#include "ns3/metaroce-arrivals.h"
+#include "ns3/metaroce-link-helper.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/ppp-header.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class DeliveryOrderTestCase : public TestCase
+{
+  public:
+    DeliveryOrderTestCase()
+        : TestCase("arrivals: (time, interface) order, FIFO per link, a late-staged earlier "
+                   "packet in its place; observers see the start of the instant")
+    {
+    }
+
+  private:
+    /// A packet of `size` bytes with the PPP header the device strips on receive.
+    static Ptr<Packet> Frame(uint32_t size)
+    {
+        Ptr<Packet> p = Create<Packet>(size);
+        PppHeader ppp;
+        ppp.SetProtocol(0x0021); // IPv4
+        p->AddHeader(ppp);
+        return p;
+    }
+
+    bool OnReceive(Ptr<NetDevice> device, Ptr<const Packet> p, uint16_t, const Address&)
+    {
+        m_received.push_back(p->GetSize());
+        m_times.push_back(Simulator::Now().GetNanoSeconds());
+        return true;
+    }
+
+    void StageAll()
+    {
+        m_arrivals->Stage(NanoSeconds(10), m_dev[0], Frame(101));
+        m_arrivals->Stage(NanoSeconds(10), m_dev[1], Frame(102));
+        m_arrivals->Stage(NanoSeconds(5), m_dev[1], Frame(103)); // before 102, staged after it
+        m_arrivals->Stage(NanoSeconds(10), m_dev[0], Frame(104));
+        NS_TEST_EXPECT_MSG_EQ(m_arrivals->GetNStaged(), 4, "four staged");
+    }
+
+    void DoRun() override
+    {
+        const Ptr<Node> a = CreateObject<Node>();
+        const Ptr<Node> b = CreateObject<Node>();
+        const Ptr<Node> c = CreateObject<Node>();
+        MetaRoceLinkHelper links;
+        m_dev[0] = DynamicCast<PointToPointNetDevice>(links.Install(a, b).Get(0));
+        m_dev[1] = DynamicCast<PointToPointNetDevice>(links.Install(a, c).Get(0));
+        NS_TEST_ASSERT_MSG_EQ(m_dev[1]->GetIfIndex(), 1, "a's second interface");
+        for (const auto& dev : m_dev)
+        {
+            dev->SetReceiveCallback(MakeCallback(&DeliveryOrderTestCase::OnReceive, this));
+        }
+        m_arrivals = MetaRoceArrivals::Of(a);
+        std::size_t seenAt7 = 99;
+        int64_t observedAt = -1;
+        m_arrivals->AddObserver(NanoSeconds(7), [&]() {
+            observedAt = Simulator::Now().GetNanoSeconds();
+            seenAt7 = m_received.size();
+            return Time::Max();
+        });
+        Simulator::ScheduleWithContext(a->GetId(),
+                                       NanoSeconds(1),
+                                       &DeliveryOrderTestCase::StageAll,
+                                       this);
+        Simulator::Run();
+        const std::vector<uint32_t> order{103, 101, 104, 102};
+        NS_TEST_ASSERT_MSG_EQ(m_received.size(), order.size(), "every packet delivered");
+        for (std::size_t i = 0; i < order.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(m_received[i], order[i], "delivery " << i);
+        }
+        NS_TEST_EXPECT_MSG_EQ(m_times.front(), 5, "the early one at 5 ns");
+        NS_TEST_EXPECT_MSG_EQ(m_times.back(), 10, "the others at 10 ns");
+        NS_TEST_EXPECT_MSG_EQ(observedAt, 10, "observed at the first event at or after 7 ns");
+        NS_TEST_EXPECT_MSG_EQ(seenAt7, 1, "before the deliveries of that instant");
+        NS_TEST_EXPECT_MSG_EQ(m_arrivals->GetNStaged(), 0, "nothing left");
+        Simulator::Destroy();
+    }
+
+    Ptr<PointToPointNetDevice> m_dev[2];
+    Ptr<MetaRoceArrivals> m_arrivals;
+    std::vector<uint32_t> m_received;
+    std::vector<int64_t> m_times;
+};
+
+class ArrivalsTestSuite : public TestSuite
+{
+  public:
+    ArrivalsTestSuite()
+        : TestSuite("metaroce-arrivals", UNIT)
+    {
+        AddTestCase(new DeliveryOrderTestCase, TestCase::QUICK);
+    }
+};
+
+ArrivalsTestSuite g_arrivalsTestSuite;
+
+} // namespace
