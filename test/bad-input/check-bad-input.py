@@ -129,6 +129,9 @@ CASES = [
     ("metaroce-perf", ["127.0.0.1"], "--loss=200", ["--loss", "200"]),
     ("metaroce-perf", ["127.0.0.1"], "--test=read_bw", ["--test", "read_bw"]),
     ("metaroce-perf", ["127.0.0.1"], "--port=0", ["--port", "0"]),
+    # A distributed run's partition (a rank per host, or "leaf").
+    ("metaroce-8-plane", SMALL, "--partition=0,1", ["--partition", "rank of 2 hosts", "has 4"]),
+    ("metaroce-8-plane", SMALL, "--partition=0,1,x,1", ["--partition", "'x' is not a rank"]),
     # Launched by mpirun (issue 15): one experiment per distributed run, and only where ns-3 has
     # its MPI module (the standalone build has none); never N copies of a sequential run.
     ("metaroce-8-plane", SMALL, "--losses=0,0.01", ["2 MPI processes", "one experiment", "not 2"],

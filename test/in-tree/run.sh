@@ -66,14 +66,16 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun --oversubscribe -np 2)
 args=(--hosts=8 --planes=2 --hostsPerLeaf=4 --spines=2 --throughputInterval=5us)
 # MetaRoCE under loss; RoCEv2 with PFC (pause frames and their timers across ranks); a spine
-# failing and coming back (failure events on both ends of links between ranks); flows between
-# hosts on different ranks.
+# failing and coming back (failure events on both ends of links between ranks); hosts of one
+# leaf on both ranks (--partition: host links between ranks); flows between hosts on different
+# ranks.
 cases=(
   "--transport=metaroce --loss=0.01 --workload=allreduce-ring"
   "--transport=metaroce --loss=0.01 --workload=alltoall"
   "--transport=rocev2-pfc --workload=incast"
   "--transport=metaroce --workload=allreduce-ring --failure=plane --failurePlane=1 --failureAt=20us --failureUntil=60us"
   "--transport=metaroce --loss=0.02 --workload=allreduce-hd --failure=spine --failurePlane=0 --failureIndex=1 --failureAt=10us --failureUntil=40us"
+  "--transport=metaroce --loss=0.01 --workload=alltoall --partition=0,1,0,1,0,1,0,1"
   "--transport=metaroce --loss=0.01 --workload=flows --cdfFile=contrib/metaroce/examples/flow-sizes-ai-mixed.cdf --flowsPerHost=10 --load=0.5"
 )
 results="$(mktemp -d)"

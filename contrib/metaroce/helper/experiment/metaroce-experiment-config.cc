@@ -204,6 +204,7 @@ ValidateRun(const MetaRoceExperimentConfig& c)
     Require(!c.pcapSwitches || !c.pcap.empty(), "pcapSwitches", "captures nothing without --pcap");
     Require(ParseTimeOption("stopTime", c.stopTime) > Time(0), "stopTime", "must be positive");
     ParseSchedulerOption("scheduler", c.scheduler);
+    ParseHostRanks("partition", c.partition, c.hosts);
     ValidateAttributes(c);
     if (c.failure != "none")
     {
@@ -310,6 +311,11 @@ AddRunOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                     "ns-3 event scheduler (results do not depend on it, speed does)",
                     c.scheduler);
     AddStringOption(cmd, "stopTime", "simulated-time limit", c.stopTime);
+    AddStringOption(cmd,
+                    "partition",
+                    "distributed runs (mpirun): 'leaf' (blocks of leaves with their hosts, spines "
+                    "round robin) or a rank per host, '0,0,1,1,...'",
+                    c.partition);
 }
 
 } // namespace

@@ -86,6 +86,9 @@ struct MetaRoceExperimentConfig
     /// scheduling order), so results do not depend on it; speed does (doc/benchmarks.md).
     std::string scheduler{"ns3::PriorityQueueScheduler"};
     std::string stopTime{"1s"}; ///< simulated-time limit (a run that hits it is incomplete)
+    /// Distributed runs only: "leaf" (blocks of leaves with their hosts, spines round robin) or
+    /// one rank per host, "0,0,1,1,..." (MetaRoceFabricPartition). Results do not depend on it.
+    std::string partition{"leaf"};
 
     /**
      * Checks every field; throws std::invalid_argument naming the field and the problem.

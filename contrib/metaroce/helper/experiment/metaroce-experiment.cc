@@ -251,8 +251,12 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
     }
     if (MetaRoceMpi::IsEnabled())
     {
-        // A distributed run: leaves with their hosts in blocks, one block per rank.
-        fabric.SetPartition(MetaRoceFabricPartition::ByLeaf(MetaRoceMpi::GetSize()));
+        // A distributed run: leaves with their hosts in blocks, one block per rank, or the
+        // user's rank per host.
+        const auto hostRanks = ParseHostRanks("partition", c.partition, c.hosts);
+        fabric.SetPartition(
+            hostRanks.empty() ? MetaRoceFabricPartition::ByLeaf(MetaRoceMpi::GetSize())
+                              : MetaRoceFabricPartition::ByHost(MetaRoceMpi::GetSize(), hostRanks));
     }
     fabric.Build();
     if (MetaRoceMpi::IsEnabled() && MetaRoceMpi::GetRank() == 0)

@@ -5,6 +5,7 @@
 #include "ns3/type-id.h"
 
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -193,6 +194,32 @@ ParseProbabilityList(const std::string& option, const std::string& text)
         values.push_back(v);
     }
     return values;
+}
+
+std::vector<uint32_t>
+ParseHostRanks(const std::string& option, const std::string& text, uint32_t hosts)
+{
+    std::vector<uint32_t> ranks;
+    if (text == "leaf")
+    {
+        return ranks;
+    }
+    for (const std::string& item : SplitOptionList(option, text))
+    {
+        double v = -1;
+        if (!ParseDouble(item, v) || !(v >= 0 && v < 65536) || v != std::floor(v))
+        {
+            Fail(option, "'" + item + "' is not a rank number (or give 'leaf')");
+        }
+        ranks.push_back(static_cast<uint32_t>(v));
+    }
+    if (ranks.size() != hosts)
+    {
+        Fail(option,
+             "names the rank of " + std::to_string(ranks.size()) + " hosts, the fabric has " +
+                 std::to_string(hosts) + " (one rank per host, or 'leaf')");
+    }
+    return ranks;
 }
 
 Time

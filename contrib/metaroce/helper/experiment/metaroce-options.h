@@ -33,6 +33,16 @@ std::vector<double> ParseProbabilityList(const std::string& option, const std::s
 
 /**
  * \ingroup metaroce
+ * Parses a distributed run's partition: "leaf" (an empty list: MetaRoceFabricPartition::ByLeaf)
+ * or one rank per host, comma-separated ("0,0,1,1"); throws, naming `option`, on an item that
+ * is not a rank number or a list whose length is not `hosts`.
+ */
+std::vector<uint32_t> ParseHostRanks(const std::string& option,
+                                     const std::string& text,
+                                     uint32_t hosts);
+
+/**
+ * \ingroup metaroce
  * Parses a time such as "1us", "2.5ms" or "0" (seconds) - the units ns-3's Time accepts.
  * Negative times are refused.
  */

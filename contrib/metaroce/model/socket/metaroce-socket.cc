@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iostream>
 
 namespace ns3
 {
@@ -320,6 +321,17 @@ MetaRoceSocket::Establish()
     // No loopback: a NIC cannot hold both ends of a queue pair.
     if (owner == nullptr || owner == m_node || peerNic->GetNPorts() != m_nic->GetNPorts())
     {
+        ConnectFailed(ERROR_NOROUTETOHOST);
+        return;
+    }
+    if (owner->GetSystemId() != m_node->GetSystemId())
+    {
+        // A distributed run: the peer's queue pair would have to be made on its rank, now;
+        // connections made during the run do not reach across ranks.
+        std::clog << "MetaRoceSocket: node " << m_node->GetId() << " cannot connect to "
+                  << m_peerAddress << ": that host is simulated by another MPI rank (sockets "
+                  << "connect during the run; put both hosts on one rank, or use a collective or "
+                  << "the flows workload)" << std::endl;
         ConnectFailed(ERROR_NOROUTETOHOST);
         return;
     }
