@@ -5,6 +5,7 @@
 #include "metaroce-config.h"
 #include "metaroce-path.h"
 #include "path-receive-window.h"
+#include "path-recovery.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,23 @@ namespace
 {
 
 using Verdict = PathReceiveWindow::Verdict;
+
+TEST(PathRecovery, ReleasedGeneratorContinuesTheSameSequence)
+{
+    MetaRoceConfig config;
+    config.entropyCount = 60000;
+    Counters counters;
+    PathRecovery kept(config, counters);
+    PathRecovery released(config, counters);
+    for (int i = 0; i < 70; ++i)
+    {
+        ASSERT_EQ(kept.DrawEntropy(), released.DrawEntropy()) << "draw " << i;
+        if (i % 7 == 0)
+        {
+            released.ReleaseGenerator(); // rebuilt from the seed and 1 + i draws
+        }
+    }
+}
 
 TEST(PathReceiveWindow, InOrderAdvancesCumulative)
 {

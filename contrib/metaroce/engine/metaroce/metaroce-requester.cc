@@ -33,6 +33,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_down(size_t{config.ports} * config.pathsPerPort, false)
 {
     const double mtu = config.mtu + kMrWriteHeaderSize;
+    m_paths.reserve(size_t{config.ports} * config.pathsPerPort);
     for (uint16_t port = 0; port < config.ports; ++port)
     {
         for (uint16_t k = 0; k < config.pathsPerPort; ++k)
@@ -46,6 +47,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
             m_pathsByPort[port].push_back(id);
         }
     }
+    m_recovery.ReleaseGenerator();
     m_connectionWindow.minWindow = mtu * config.ports;
     m_connectionWindow.maxWindow = static_cast<double>(config.maxConnectionWindowBytes);
     m_connectionWindow.window = static_cast<double>(config.initialConnectionWindowBytes);

@@ -8,7 +8,7 @@ namespace metaroce
 PathRecovery::PathRecovery(const MetaRoceConfig& config, Counters& counters)
     : m_config(config)
     , m_counters(counters)
-    , m_rng(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
+    , m_seed(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
     , m_lastRedraw(size_t{config.ports} * config.pathsPerPort, kNever)
 {
 }
@@ -16,7 +16,19 @@ PathRecovery::PathRecovery(const MetaRoceConfig& config, Counters& counters)
 uint16_t
 PathRecovery::DrawEntropy()
 {
-    return static_cast<uint16_t>(m_config.entropyBase + m_rng() % m_config.entropyCount);
+    if (!m_rng)
+    {
+        m_rng = std::make_unique<std::mt19937_64>(m_seed);
+        m_rng->discard(m_draws);
+    }
+    ++m_draws;
+    return static_cast<uint16_t>(m_config.entropyBase + (*m_rng)() % m_config.entropyCount);
+}
+
+void
+PathRecovery::ReleaseGenerator()
+{
+    m_rng.reset();
 }
 
 TimeNs

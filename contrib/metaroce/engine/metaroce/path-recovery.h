@@ -23,6 +23,7 @@
 #include "metaroce-path.h"
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -37,6 +38,14 @@ class PathRecovery
 
     /// A fresh entropy (UDP source port) from the connection's generator (spec 4.4).
     uint16_t DrawEntropy();
+
+    /**
+     * Frees the generator's state (2.5 kB) until the next draw, which rebuilds it from the seed
+     * and the number of draws so far: the same sequence. The requester calls it once its
+     * paths have their first entropies, as most connections of a lossless fabric never move a
+     * path again.
+     */
+    void ReleaseGenerator();
 
     /// The path's retransmission timeout, backed off by its consecutive timeouts (spec 5.5).
     TimeNs Rto(const Path& path) const;
@@ -68,8 +77,10 @@ class PathRecovery
   private:
     const MetaRoceConfig& m_config;
     Counters& m_counters;
-    std::mt19937_64 m_rng;
-    std::vector<TimeNs> m_lastRedraw; ///< per path, kNever: never moved
+    uint64_t m_seed;
+    uint64_t m_draws{0};
+    std::unique_ptr<std::mt19937_64> m_rng; ///< null after ReleaseGenerator(), until a draw
+    std::vector<TimeNs> m_lastRedraw;       ///< per path, kNever: never moved
 };
 
 } // namespace metaroce
