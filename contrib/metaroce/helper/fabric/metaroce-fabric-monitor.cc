@@ -106,11 +106,16 @@ MetaRoceFabricMonitor::AddLink(Ptr<PointToPointNetDevice> a,
         DataRateValue rate;
         tx->GetAttribute("DataRate", rate);
         d.rateBps = rate.Get().GetBitRate();
+        d.channel = DynamicCast<MetaRoceChannel>(tx->GetChannel());
+        d.tx = tx;
         const std::size_t index = m_directions.size();
         m_directions.push_back(d);
-        tx->TraceConnectWithoutContext(
-            "PhyTxEnd",
-            MakeCallback(&MetaRoceFabricMonitor::OnTx, this).Bind(index));
+        if (!d.channel)
+        {
+            tx->TraceConnectWithoutContext(
+                "PhyTxEnd",
+                MakeCallback(&MetaRoceFabricMonitor::OnTx, this).Bind(index));
+        }
         rx->TraceConnectWithoutContext(
             "PhyRxDrop",
             MakeCallback(&MetaRoceFabricMonitor::OnLost, this).Bind(index));
@@ -271,8 +276,13 @@ MetaRoceFabricMonitor::CombineCounters()
     // receiver's; the copies on the other ranks never see a packet.
     std::vector<uint64_t> counts;
     counts.reserve(m_directions.size() * 3);
-    for (const auto& d : m_directions)
+    for (auto& d : m_directions)
     {
+        if (d.channel)
+        {
+            d.record.txPackets = d.channel->GetSent(d.tx).packets;
+            d.record.txBytes = d.channel->GetSent(d.tx).bytes;
+        }
         counts.insert(counts.end(), {d.record.txPackets, d.record.txBytes, d.record.lost});
     }
     m_localPacketHops = GetPacketHops();

@@ -2,7 +2,8 @@
  * MetaRoceFabricMonitor: counts what crosses every link of a fabric (both directions), what the
  * receiving end lost, and the payload delivered to the hosts over time.
  *
- * It hooks the point-to-point devices' PhyTxEnd and PhyRxDrop trace sources (a packet dropped by
+ * It reads what each end sent from its MetaRoceChannel's counters (a channel of another kind:
+ * the device's PhyTxEnd trace), hooks the devices' PhyRxDrop trace source (a packet dropped by
  * a receive error model - random loss or a failed link - is counted against the direction it
  * was travelling) and samples each host's queue-pair counters at a fixed interval. A sample at
  * tick T is the host's state at the start of instant T, taken at its node's first event at or
@@ -17,6 +18,7 @@
 #ifndef METAROCE_FABRIC_MONITOR_H
 #define METAROCE_FABRIC_MONITOR_H
 
+#include "ns3/metaroce-channel.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/metaroce-results.h"
 #include "ns3/nstime.h"
@@ -81,6 +83,8 @@ class MetaRoceFabricMonitor
     {
         MetaRoceLinkRecord record;
         uint64_t rateBps{0};
+        Ptr<MetaRoceChannel> channel; ///< counts what tx sent (null: the PhyTxEnd trace does)
+        Ptr<PointToPointNetDevice> tx;
     };
 
     void AddLink(Ptr<PointToPointNetDevice> a,

@@ -27,6 +27,7 @@ bool
 MetaRoceChannel::TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime)
 {
     const uint32_t wire = WireFrom(src);
+    CountSent(wire, p->GetSize());
     Ptr<PointToPointNetDevice> dst = GetDestination(wire);
     if (m_arrivals[wire] == nullptr)
     {

@@ -35,6 +35,23 @@ class MetaRoceChannel : public PointToPointChannel
 
     bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override;
 
+    /// Frames and bytes one end has sent into the channel.
+    struct Sent
+    {
+        uint64_t packets{0};
+        uint64_t bytes{0};
+    };
+
+    /**
+     * What `src` (one of the two ends) has sent, counted as each transmission starts: the
+     * fabric monitor's link counters, without a per-packet trace sink. Once the wire is idle it
+     * equals what the device's PhyTxEnd trace has seen.
+     */
+    const Sent& GetSent(Ptr<PointToPointNetDevice> src) const
+    {
+        return m_sent[WireFrom(src)];
+    }
+
   protected:
     void DoDispose() override;
 
@@ -49,9 +66,17 @@ class MetaRoceChannel : public PointToPointChannel
         return src == GetSource(0) ? 0 : 1;
     }
 
+    /// Counts a transmission of `bytes` starting on `wire`.
+    void CountSent(uint32_t wire, uint32_t bytes)
+    {
+        ++m_sent[wire].packets;
+        m_sent[wire].bytes += bytes;
+    }
+
   private:
     /// The arrivals of wire i's destination node, looked up on the first packet.
     std::array<Ptr<MetaRoceArrivals>, 2> m_arrivals;
+    std::array<Sent, 2> m_sent; ///< by wire
 };
 
 } // namespace ns3

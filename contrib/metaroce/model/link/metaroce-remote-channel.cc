@@ -80,7 +80,9 @@ MetaRoceRemoteChannel::TransmitStart(Ptr<const Packet> p,
                                      Ptr<PointToPointNetDevice> src,
                                      Time txTime)
 {
-    Ptr<PointToPointNetDevice> dst = GetDestination(WireFrom(src));
+    const uint32_t wire = WireFrom(src);
+    CountSent(wire, p->GetSize());
+    Ptr<PointToPointNetDevice> dst = GetDestination(wire);
     Ptr<Packet> copy = p->Copy();
     MetaRoceArrivalTag tag;
     tag.at = ArrivalTime(txTime).GetTimeStep();
