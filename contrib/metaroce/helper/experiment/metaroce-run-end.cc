@@ -12,7 +12,8 @@ namespace ns3
 {
 
 MetaRoceRunEnd::MetaRoceRunEnd(const MetaRoceFabricHelper& fabric, std::function<bool()> done)
-    : m_done(std::move(done))
+    : m_fabric(fabric)
+    , m_done(std::move(done))
 {
     for (uint32_t h = 0; h < fabric.GetNHosts(); ++h)
     {
@@ -58,10 +59,14 @@ MetaRoceRunEnd::IsQuiet() const
     const bool untouched = std::all_of(m_arrivals.begin(), m_arrivals.end(), [now](const auto& a) {
         return a->GetLastEventStep() < now && a->GetNStaged() == 0;
     });
-    return untouched &&
+    // A timer or failure due now would run before or after the stop depending on the order
+    // of this instant's events: such an instant is not quiet.
+    return untouched && !m_fabric.HasFailureEventAt(Simulator::Now()) &&
            std::all_of(m_switches.begin(),
                        m_switches.end(),
-                       [](const auto& sw) { return sw->GetBufferUsed() == 0; }) &&
+                       [](const auto& sw) {
+                           return sw->GetBufferUsed() == 0 && !sw->HasTimerDueBy(Simulator::Now());
+                       }) &&
            std::none_of(m_nics.begin(), m_nics.end(), [](const auto& nic) {
                return nic->HasTimerDueBy(Simulator::Now());
            });

@@ -1,7 +1,8 @@
 /*
  * MetaRoceRunEnd: ends an experiment at the first tick (every microsecond) at which the
  * workload is done and the fabric is quiet - nothing on a wire, nothing in a switch buffer, no
- * engine timer due in that instant - and nothing has happened yet in that instant. (Timers
+ * engine, PFC or failure event due in that instant - and nothing has happened yet in that
+ * instant. (Timers
  * armed for later, such as an idle connection's, never fire: the run ends first.)
  *
  * Why not stop at the last completion, as before: other nodes may have events in that same
@@ -34,7 +35,8 @@ class MetaRoceFabricHelper;
 class MetaRoceRunEnd
 {
   public:
-    /// Watches fabric's nodes; done() tells whether the workload has finished.
+    /// Watches fabric's nodes (the fabric must outlive it); done() tells whether the workload
+    /// has finished.
     MetaRoceRunEnd(const MetaRoceFabricHelper& fabric, std::function<bool()> done);
 
     /// Schedules the checks, every tick from now on.
@@ -47,6 +49,7 @@ class MetaRoceRunEnd
     std::vector<Ptr<MetaRoceArrivals>> m_arrivals;
     std::vector<Ptr<MetaRoceSwitch>> m_switches;
     std::vector<Ptr<MetaRoceNic>> m_nics;
+    const MetaRoceFabricHelper& m_fabric;
     std::function<bool()> m_done;
     Time m_tick;
 };

@@ -481,10 +481,27 @@ MetaRoceFabricHelper::GetOversubscription() const
 }
 
 void
+MetaRoceFabricHelper::ScheduleFailure(const MetaRoceFabricLink& link, Time at, Time until)
+{
+    MetaRoceFabricFailure::Schedule(link, at, until);
+    m_failureSteps.insert((Simulator::Now() + at).GetTimeStep());
+    if (until != Time::Max())
+    {
+        m_failureSteps.insert((Simulator::Now() + until).GetTimeStep());
+    }
+}
+
+bool
+MetaRoceFabricHelper::HasFailureEventAt(Time t) const
+{
+    return m_failureSteps.count(t.GetTimeStep()) > 0;
+}
+
+void
 MetaRoceFabricHelper::FailHostLink(uint32_t host, uint32_t plane, Time at, Time until)
 {
     GetHostLink(host, plane);
-    MetaRoceFabricFailure::Schedule(m_planes[plane].hostLinks[host], at, until);
+    ScheduleFailure(m_planes[plane].hostLinks[host], at, until);
 }
 
 void
@@ -494,7 +511,7 @@ MetaRoceFabricHelper::FailFabricLink(uint32_t plane,
                                      Time at,
                                      Time until)
 {
-    MetaRoceFabricFailure::Schedule(LeafLink(plane, leaf, spine), at, until);
+    ScheduleFailure(LeafLink(plane, leaf, spine), at, until);
 }
 
 void
@@ -504,7 +521,7 @@ MetaRoceFabricHelper::FailCoreLink(uint32_t plane,
                                    Time at,
                                    Time until)
 {
-    MetaRoceFabricFailure::Schedule(SpineLink(plane, spine, core), at, until);
+    ScheduleFailure(SpineLink(plane, spine, core), at, until);
 }
 
 void
@@ -519,7 +536,7 @@ MetaRoceFabricHelper::FailSwitch(uint32_t plane,
     {
         if (l.swA == sw || l.swB == sw)
         {
-            MetaRoceFabricFailure::Schedule(l, at, until);
+            ScheduleFailure(l, at, until);
         }
     }
 }
@@ -535,7 +552,7 @@ MetaRoceFabricHelper::FailPlane(uint32_t plane, Time at, Time until)
 {
     for (const MetaRoceFabricLink& l : GetLinks(plane))
     {
-        MetaRoceFabricFailure::Schedule(l, at, until);
+        ScheduleFailure(l, at, until);
     }
 }
 

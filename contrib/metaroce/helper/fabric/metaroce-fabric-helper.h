@@ -45,6 +45,7 @@
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 
+#include <set>
 #include <vector>
 
 namespace ns3
@@ -176,6 +177,9 @@ class MetaRoceFabricHelper
     /// Fails a whole plane: every link of it.
     void FailPlane(uint32_t plane, Time at, Time until = Time::Max());
 
+    /// True when a failure or restore scheduled by the Fail* methods takes effect at time t.
+    bool HasFailureEventAt(Time t) const;
+
     /// Assigns random streams to NICs and switches; returns the number used.
     int64_t AssignStreams(int64_t stream);
 
@@ -201,6 +205,8 @@ class MetaRoceFabricHelper
     void CheckPlane(uint32_t plane) const;
     const MetaRoceFabricLink& LeafLink(uint32_t plane, uint32_t leaf, uint32_t spine) const;
     const MetaRoceFabricLink& SpineLink(uint32_t plane, uint32_t spine, uint32_t core) const;
+    /// Schedules the failure of `link` (MetaRoceFabricFailure::Schedule) and notes its instants.
+    void ScheduleFailure(const MetaRoceFabricLink& link, Time at, Time until);
 
     MetaRoceFabricShape m_shape;
     std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers> m_links;
@@ -209,6 +215,7 @@ class MetaRoceFabricHelper
     std::array<ObjectFactory, kMetaRoceFabricTiers> m_switchFactories;
     bool m_built{false};
     MetaRoceFabricPartition m_partition;
+    std::set<int64_t> m_failureSteps; ///< time steps at which a failure or restore happens
 
     NodeContainer m_hostNodes;
     std::vector<Ptr<MetaRoceNic>> m_nics;

@@ -3,6 +3,8 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -30,6 +32,14 @@ bool
 MetaRoceNicPfc::IsDataPaused(uint32_t port) const
 {
     return m_ports[port].dataPaused;
+}
+
+bool
+MetaRoceNicPfc::HasExpiryDueBy(Time t) const
+{
+    return std::any_of(m_ports.begin(), m_ports.end(), [t](const PortPause& p) {
+        return p.expiry.IsRunning() && p.expiry.GetTs() <= static_cast<uint64_t>(t.GetTimeStep());
+    });
 }
 
 void

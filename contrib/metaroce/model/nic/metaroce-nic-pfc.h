@@ -46,6 +46,9 @@ class MetaRoceNicPfc
     /// True while the DATA class of `port` is paused: it may send control packets only.
     bool IsDataPaused(uint32_t port) const;
 
+    /// True if a pause of some port lapses at time t or earlier.
+    bool HasExpiryDueBy(Time t) const;
+
     /// Cancels every pending pause expiry and forgets the ports.
     void Clear();
 

@@ -241,9 +241,10 @@ bool
 MetaRoceNic::HasTimerDueBy(Time t) const
 {
     const int64_t step = t.GetTimeStep();
-    return std::any_of(m_hosts.begin(), m_hosts.end(), [step](const auto& entry) {
-        return entry.second->TimerDueBy(step);
-    });
+    return m_pfc.HasExpiryDueBy(t) ||
+           std::any_of(m_hosts.begin(), m_hosts.end(), [step](const auto& entry) {
+               return entry.second->TimerDueBy(step);
+           });
 }
 
 uint32_t

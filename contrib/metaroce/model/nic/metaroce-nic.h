@@ -92,7 +92,8 @@ class MetaRoceNic : public Object
     /// Takes a port down (the link failed) or up; every queue pair is told.
     void SetPortUp(uint32_t port, bool up);
     bool IsPortUp(uint32_t port) const;
-    /// True if a queue pair's engine has a timer armed for time t or earlier.
+    /// True if a queue pair's engine has a timer armed for time t or earlier, or a PFC pause
+    /// of a port lapses by then.
     bool HasTimerDueBy(Time t) const;
 
     /// Registers memory in the NIC's protection domain (see metaroce::MemoryRegistry).

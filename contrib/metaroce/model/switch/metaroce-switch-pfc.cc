@@ -11,6 +11,8 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -289,6 +291,17 @@ bool
 MetaRoceSwitch::IsPaused(uint32_t port, uint32_t cls) const
 {
     return m_ports.at(port).paused.at(cls);
+}
+
+bool
+MetaRoceSwitch::HasTimerDueBy(Time t) const
+{
+    const auto step = static_cast<uint64_t>(t.GetTimeStep());
+    const auto due = [step](const EventId& e) { return e.IsRunning() && e.GetTs() <= step; };
+    return std::any_of(m_ports.begin(), m_ports.end(), [&due](const Port& p) {
+        return std::any_of(p.refresh.begin(), p.refresh.end(), due) ||
+               std::any_of(p.pauseExpiry.begin(), p.pauseExpiry.end(), due);
+    });
 }
 
 } // namespace ns3

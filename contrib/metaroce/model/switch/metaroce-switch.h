@@ -174,6 +174,9 @@ class MetaRoceSwitch : public Object
     /// Bytes queued for (port, cls), and in the whole shared buffer.
     uint64_t GetQueueBytes(uint32_t port, uint32_t cls) const;
     uint64_t GetBufferUsed() const;
+    /// True if a PFC timer of a port (a PAUSE refresh, or a received PAUSE lapsing) is due at
+    /// time t or earlier.
+    bool HasTimerDueBy(Time t) const;
     /// Totals over all ports; conservation is received = forwarded + dropped + queued.
     uint64_t GetReceived() const;
     uint64_t GetForwarded() const;
