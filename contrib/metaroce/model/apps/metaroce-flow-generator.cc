@@ -159,8 +159,9 @@ MetaRoceFlowGenerator::Plan()
         f.dst = m_destination->GetInteger(0, n - 2);
         f.dst += f.dst >= m_self ? 1 : 0;
         f.bytes = static_cast<uint64_t>(std::max(1.0, std::round(m_sizes->GetValue())));
+        f.plane = roce ? i % planes : 0;
         m_plan.push_back(f);
-        QueuePairTo(f.dst, roce ? i % planes : 0);
+        QueuePairTo(f.dst, f.plane);
     }
 }
 
@@ -200,10 +201,8 @@ MetaRoceFlowGenerator::StartFlow()
     const PlannedFlow& f = m_plan[m_started];
     const uint32_t dst = f.dst;
     const uint64_t bytes = f.bytes;
-    const uint32_t planes = m_hosts[m_self]->GetNPorts();
     const bool roce = m_transport != metaroce::Transport::MetaRoce;
-    const uint32_t plane = roce ? m_started % planes : 0;
-    Ptr<MetaRoceQueuePair> qp = QueuePairTo(dst, plane);
+    Ptr<MetaRoceQueuePair> qp = QueuePairTo(dst, f.plane);
     UintegerValue streams;
     m_hosts[m_self]->GetAttribute("Streams", streams);
     const auto stream = static_cast<uint16_t>(roce ? 0 : m_started % streams.Get());

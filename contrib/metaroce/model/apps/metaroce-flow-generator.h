@@ -108,6 +108,7 @@ class MetaRoceFlowGenerator : public Application
         Time gap; ///< after the previous flow's start (the first: after the application's)
         uint32_t dst;
         uint64_t bytes;
+        uint32_t plane; ///< RoCEv2: its queue pair's plane (MetaRoCE sprays over all: 0)
     };
 
     double m_load;
