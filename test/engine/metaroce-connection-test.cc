@@ -349,13 +349,14 @@ TEST(MetaRoceConnection, TailLossIsRepairedByAProbeBeforeTheTimeout)
         Manual::Deliver(*m.a, ack, 3000);
     }
     const TimeNs probeAt = m.a->NextTimeout();
-    // The probe timer restarts at the ACK of new data (t = 3000) and runs 2 x srtt (2999 ns).
-    EXPECT_EQ(probeAt, 3000u + 2 * 2999) << "PTO = 2 x srtt from the last progress (5.5)";
+    // The tail was sent at t = 1; with one sample of 2999 ns (rttvar half of it), the wait is
+    // srtt + 4 rttvar, longer than the time rule's rack.rtt + reorder window (2999 + 2749).
+    EXPECT_EQ(probeAt, 1u + 2999 + 4 * 1499) << "the tail's ACK overdue by srtt + 4 rttvar (5.5)";
     m.a->OnTimeout(probeAt);
     auto probe = Manual::PullAll(*m.a, 0, probeAt);
     ASSERT_EQ(probe.size(), 1u);
     const MrHeader h = Manual::Parse(probe[0]);
-    EXPECT_EQ(h.offset, 3u * 1024) << "the newest unacknowledged data goes again";
+    EXPECT_EQ(h.offset, 3u * 1024) << "the tail goes again";
     EXPECT_TRUE(h.flags & kMrFlagRetx);
     Manual::Deliver(*m.b, probe[0], probeAt + 10);
     for (const auto& ack : Manual::PullAll(*m.b, 0, probeAt + 10))

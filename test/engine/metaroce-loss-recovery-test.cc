@@ -203,7 +203,7 @@ TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)
     EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
 }
 
-TEST(MetaRoceLossRecovery, LostTailIsProbedAfterTwoSmoothedRtts)
+TEST(MetaRoceLossRecovery, LostTailIsProbedOnceItsAckIsOverdue)
 {
     Pair m(1);
     m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
@@ -211,13 +211,14 @@ TEST(MetaRoceLossRecovery, LostTailIsProbedAfterTwoSmoothedRtts)
     auto tail = Pair::Pull(*m.a, 0, 1'100); // lost
     ASSERT_TRUE(first && tail);
     EXPECT_FALSE(Pair::Pull(*m.a, 0, 1'200)) << "nothing left to send: a true tail";
-    m.RoundTrip(*first, 3'000, 11'000);         // srtt 10 us
-    const TimeNs probeAt = 11'000 + 2 * 10'000; // PTO runs from the last progress
+    m.RoundTrip(*first, 3'000, 11'000); // srtt 10 us, rttvar 5 us
+    // From the tail's own transmission, srtt + 4 rttvar (the time rule would wait less).
+    const TimeNs probeAt = 1'100 + 10'000 + 4 * 5'000;
     EXPECT_EQ(m.a->NextTimeout(), probeAt);
     m.a->OnTimeout(probeAt);
     auto probe = Pair::Pull(*m.a, 0, probeAt);
     ASSERT_TRUE(probe);
-    EXPECT_EQ(Pair::Parse(*probe).offset, 1024u) << "the newest unacknowledged data again";
+    EXPECT_EQ(Pair::Parse(*probe).offset, 1024u) << "the tail again";
     EXPECT_EQ(m.a->GetCounters().tailProbes, 1u);
     m.RoundTrip(*probe, probeAt + 2'000, probeAt + 4'000);
     EXPECT_EQ(m.a->TakeCompletions().size(), 1u);

@@ -71,9 +71,10 @@ MetaRoceConfigFields()
         METAROCE_FIELD(C, pathDownTimeouts, "PathDownTimeouts", Count, 1, 1e6, "4.3",
                        "Consecutive timeouts before a path is taken down."),
         METAROCE_FIELD(C, tailProbeMinNs, "TailProbeMin", Nanoseconds, 1, kMaxNs, "5.5",
-                       "Floor of the tail-loss probe timeout (max(2 srtt, srtt + AckDelay, this))."),
+                       "Floor of the tail-loss probe wait (max(rack.rtt + reorder window, srtt + 4 rttvar, "
+                       "this))."),
         METAROCE_FIELD(C, maxTailProbes, "MaxTailProbes", Count, 0, 64, "5.5",
-                       "Tail-loss probes without progress: the first two one probe timeout apart, "
+                       "Tail-loss probes without progress: the first two one probe wait apart, "
                        "each further one twice the wait of the one before; 0: none."),
         METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "4.3",
                        "How often a down path is probed."),

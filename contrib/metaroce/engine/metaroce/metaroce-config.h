@@ -58,7 +58,7 @@ struct MetaRoceConfig
     uint32_t pathDownTimeouts{3};    ///< consecutive RTOs before a path is taken down
     TimeNs tailProbeMinNs{5'000};    ///< floor of the tail-loss probe timeout (spec 5.5)
     uint32_t maxTailProbes{6};       ///< tail-loss probes without progress; the first two
-                                     ///< PTO apart, then doubling (0: none)
+                                     ///< one wait apart, then doubling (0: none)
     TimeNs probeIntervalNs{100'000}; ///< how often a down path is probed
     uint32_t entropyRedrawMarks{3};  ///< consecutive CE-echo ACK rounds that move a path
     uint16_t entropyBase{49152};     ///< UDP source ports are drawn from

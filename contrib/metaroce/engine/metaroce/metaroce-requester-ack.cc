@@ -83,7 +83,8 @@ MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress pr
     if (sample.ackedPackets > 0)
     {
         path.bytesAcked += sample.ackedBytes;
-        m_tailProbe.OnProgress(now);
+        m_tailProbe.OnProgress();
+        m_deliveringPath = path.id;
         m_recovery.OnProgress(path, progress.probeAcked);
     }
     sample.srtt = path.rtt.Smoothed();

@@ -78,9 +78,10 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
             Path& path = m_paths[id];
             if (path.health == PathHealth::Down && path.probeDue <= now)
             {
-                return SendProbe(path, now, true);
+                return SendProbe(path, now);
             }
-            if (m_tailProbe.TakeIfDueOn(id))
+            if (m_tailProbe.TakeIfDueOn(id) &&
+                m_queue.Resend(m_tailProbe.Message(), m_tailProbe.PacketIndex()) != nullptr)
             {
                 ++m_counters.tailProbes;
                 return SendTailProbe(path, now);
@@ -142,36 +143,24 @@ MetaRoceRequester::SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs
 OutPacket
 MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
 {
-    // Send the newest unacknowledged data packet again, under a fresh PSN on the same route.
-    // It travels in the data class like the packets before it (a small PROBE would overtake
-    // them in a switch's control class and fake a gap); if the tail was lost it repairs it,
-    // and its ACK exposes any earlier hole (spec 5.5, after TCP's tail loss probe).
-    for (auto it = path.outstanding.rbegin(); it != path.outstanding.rend(); ++it)
-    {
-        if (it->state != SentPacket::State::InFlight || it->message == kProbeMessage)
-        {
-            continue;
-        }
-        const QueuedPacket p{it->message, it->packetIndex};
-        if (m_queue.Resend(p.message, p.index) == nullptr)
-        {
-            continue;
-        }
-        ++m_counters.retransmittedPackets;
-        ++m_counters.txDataPackets;
-        return SendData(path, p, true, now);
-    }
-    return SendProbe(path, now, false);
+    // The tail goes again, under a fresh PSN, in the data class like the packets before it (a
+    // small PROBE would overtake them in a switch's control class and fake a gap); if it was
+    // lost this repairs it, and its ACK exposes any later hole by the time rule (spec 5.5).
+    const QueuedPacket p{m_tailProbe.Message(), m_tailProbe.PacketIndex()};
+    m_tailProbe.OnProbeSent(now);
+    ++m_counters.retransmittedPackets;
+    ++m_counters.txDataPackets;
+    return SendData(path, p, true, now);
 }
 
 OutPacket
-MetaRoceRequester::SendProbe(Path& path, TimeNs now, bool abandonInFlight)
+MetaRoceRequester::SendProbe(Path& path, TimeNs now)
 {
     // A Down path's earlier probes that were never answered are given up: the floor must
     // move past them.
     for (SentPacket& p : path.outstanding)
     {
-        if (abandonInFlight && p.state == SentPacket::State::InFlight)
+        if (p.state == SentPacket::State::InFlight)
         {
             p.state = SentPacket::State::Lost;
             LeaveFlight(path, p);
@@ -206,7 +195,6 @@ MetaRoceRequester::RecordSent(Path& path,
     path.outstanding.push_back(sent);
     path.inflightBytes += sent.bytes;
     m_inflightBytes += sent.bytes;
-    m_tailProbe.OnSent(now);
     Refresh(path);
 }
 
@@ -420,9 +408,11 @@ MetaRoceRequester::OnTimeout(TimeNs now)
     }
     m_tailProbe.ArmIfDue(now,
                          m_queue.HasQueued(),
+                         m_rack,
+                         reorderWindow,
                          m_connectionRtt,
-                         m_rtoAt.Min() != kNever,
-                         m_paths);
+                         TailToProbe(),
+                         m_rack.valid ? &m_paths[m_deliveringPath] : nullptr);
 }
 
 void
@@ -507,6 +497,17 @@ MetaRoceRequester::HasWork(uint16_t port) const
     return false;
 }
 
+std::optional<Tail>
+MetaRoceRequester::TailToProbe() const
+{
+    // Cheap conditions first: the scan runs only when no data waits and something is in flight.
+    if (m_queue.HasQueued() || !m_rack.valid || m_rtoAt.Min() == kNever)
+    {
+        return std::nullopt;
+    }
+    return FindTail(m_paths, m_queue, m_rack);
+}
+
 TimeNs
 MetaRoceRequester::NextTimeout() const
 {
@@ -515,10 +516,12 @@ MetaRoceRequester::NextTimeout() const
         return kNever;
     }
     // What NextTimeoutByScan() computes, from the trees: the clamped deadlines first.
-    const bool tail = m_rtoAt.Min() != kNever;
-    TimeNs next = std::min({EarliestLossCheck(ReorderWindowNs()),
-                            m_rtoAt.Min(),
-                            m_tailProbe.DueAt(m_queue.HasQueued(), m_connectionRtt, tail)});
+    const TimeNs reorderWindow = ReorderWindowNs();
+    TimeNs next = std::min(
+        {EarliestLossCheck(reorderWindow),
+         m_rtoAt.Min(),
+         m_tailProbe
+             .DueAt(m_queue.HasQueued(), m_rack, reorderWindow, m_connectionRtt, TailToProbe())});
     if (next != kNever)
     {
         next = std::max(next, m_now);
@@ -572,8 +575,11 @@ MetaRoceRequester::NextTimeoutByScan() const
             consider(oldest + m_recovery.Rto(path));
         }
     }
-    const TimeNs tailProbeAt =
-        m_tailProbe.DueAt(m_queue.HasQueued(), m_connectionRtt, NewestTail(m_paths) != nullptr);
+    const TimeNs tailProbeAt = m_tailProbe.DueAt(m_queue.HasQueued(),
+                                                 m_rack,
+                                                 reorderWindow,
+                                                 m_connectionRtt,
+                                                 FindTail(m_paths, m_queue, m_rack));
     if (tailProbeAt != kNever)
     {
         consider(tailProbeAt);

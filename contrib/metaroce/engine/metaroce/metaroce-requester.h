@@ -123,11 +123,9 @@ class MetaRoceRequester
     /// Addresses `out` to `path` and records it there as sent (a fresh PSN, in flight).
     void RecordSent(Path& path, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
     OutPacket SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs now);
-    /// A PROBE on `path`. A probe of a Down path gives up on what is still in flight; a
-    /// tail-loss probe does not: its only job is to put a later packet behind a lost tail
-    /// (spec 5.5).
-    OutPacket SendProbe(Path& path, TimeNs now, bool abandonInFlight);
-    /// The tail-loss probe for `path`: its newest unacknowledged data again, else a PROBE.
+    /// A PROBE on the Down path `path`; an earlier probe still unanswered is given up (5.5).
+    OutPacket SendProbe(Path& path, TimeNs now);
+    /// The due tail-loss probe, on `path`: the tail packet it names, again (5.5).
     OutPacket SendTailProbe(Path& path, TimeNs now);
 
     /// Step 1 of ACK processing (5.2): acknowledges what `ack` newly covers on `path`.
@@ -162,6 +160,10 @@ class MetaRoceRequester
 
     /// Reorder window of the time rule (spec 5.3).
     TimeNs ReorderWindowNs() const;
+
+    /// The packet a tail-loss probe would send again (FindTail), without the scan when no
+    /// probe can be due.
+    std::optional<Tail> TailToProbe() const;
     /// When the time rule may next declare a packet of `path` lost, or kNever.
     TimeNs LossCheckAt(const Path& path, TimeNs reorderWindow) const;
     void RunLossDetection(Path& path, TimeNs now);
@@ -186,6 +188,7 @@ class MetaRoceRequester
     std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
     RttEstimator m_connectionRtt;    ///< all paths' samples: the RTO of paths without their own
     RackState m_rack;                ///< newest acknowledged transmission, all paths (5.3)
+    uint16_t m_deliveringPath{0};    ///< the path that last acknowledged new data (5.5)
     ReorderWindow m_reorder;         ///< reorder window of the time rule (5.3)
     uint64_t m_nextTxSeq{0};         ///< transmission order over all paths
     WindowState m_connectionWindow;

@@ -108,6 +108,13 @@ SendQueue::Undelivered(uint64_t message, uint32_t index)
     return &it->second;
 }
 
+bool
+SendQueue::Needs(uint64_t message, uint32_t index) const
+{
+    auto it = m_messages.find(message);
+    return it != m_messages.end() && !it->second.finished && !it->second.acked[index];
+}
+
 const SendQueue::Message*
 SendQueue::Resend(uint64_t message, uint32_t index)
 {

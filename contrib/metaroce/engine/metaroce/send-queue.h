@@ -79,6 +79,9 @@ class SendQueue
     /// probe); returns its message, or nullptr when the packet needs no delivery any more.
     const Message* Resend(uint64_t message, uint32_t index);
 
+    /// True while packet `index` of `message` still has to be delivered.
+    bool Needs(uint64_t message, uint32_t index) const;
+
     /// Packet `index` of `message` arrived; finishes and completes the message on its last.
     void Acknowledge(uint64_t message, uint32_t index, TimeNs now);
 

@@ -5,28 +5,29 @@
 namespace metaroce
 {
 
-const Path*
-NewestTail(const std::vector<Path>& paths)
+std::optional<Tail>
+FindTail(const std::vector<Path>& paths, const SendQueue& queue, const RackState& rack)
 {
-    const Path* tail = nullptr;
-    uint64_t newest = 0;
+    std::optional<Tail> tail;
     for (const Path& path : paths)
     {
         if (path.health == PathHealth::Down)
         {
             continue;
         }
-        for (auto it = path.outstanding.rbegin(); it != path.outstanding.rend(); ++it)
+        // A path sends in txSeq order: its first packet that qualifies is its oldest.
+        for (const SentPacket& p : path.outstanding)
         {
-            if (it->state == SentPacket::State::InFlight)
+            if (p.state != SentPacket::State::InFlight || p.message == kProbeMessage ||
+                rack.SentAfter(p) || !queue.Needs(p.message, p.packetIndex))
             {
-                if (tail == nullptr || it->txSeq > newest)
-                {
-                    tail = &path;
-                    newest = it->txSeq;
-                }
-                break;
+                continue;
             }
+            if (!tail || p.txSeq < tail->packet->txSeq)
+            {
+                tail = Tail{&path, &p};
+            }
+            break;
         }
     }
     return tail;
@@ -38,56 +39,72 @@ TailLossProbe::TailLossProbe(const MetaRoceConfig& config)
 }
 
 void
-TailLossProbe::OnSent(TimeNs now)
+TailLossProbe::OnProgress()
 {
-    m_base = now;
-}
-
-void
-TailLossProbe::OnProgress(TimeNs now)
-{
-    // The probe timer restarts from the acknowledgement (RFC 8985 7.2).
     m_probes = 0;
-    m_base = std::max(m_base, now);
     m_state = State::Waiting;
 }
 
+void
+TailLossProbe::OnProbeSent(TimeNs now)
+{
+    m_lastProbeAt = now;
+}
+
 TimeNs
-TailLossProbe::DueAt(bool dataQueued, const RttEstimator& connectionRtt, bool tail) const
+TailLossProbe::DueAt(bool dataQueued,
+                     const RackState& rack,
+                     TimeNs reorderWindow,
+                     const RttEstimator& connectionRtt,
+                     const std::optional<Tail>& tail) const
 {
     // Only a true tail is probed: while the connection has data waiting, later packets will
     // follow as soon as a window opens, and the time rule finds a hole by them (spec 5.5).
-    if (m_probes >= m_config.maxTailProbes || m_state == State::Due || dataQueued)
-    {
-        return kNever;
-    }
     // Before any RTT sample the first window may still sit in an incast queue: no probing yet.
-    if (!connectionRtt.HasSample() || !tail)
+    if (m_probes >= m_config.maxTailProbes || m_state == State::Due || dataQueued ||
+        !connectionRtt.HasSample() || !rack.valid || !tail)
     {
         return kNever;
     }
-    // PTO = 2 srtt (RFC 8985 7.2), but at least one srtt plus the receiver's longest ACK delay,
-    // and a small floor. From the third probe on, each waits twice as long as the one before:
-    // a probe or its ACK can be lost as well, and without more probes a tail on a path with no
-    // RTT sample of its own would wait for that path's initial RTO (spec 5.5, A32).
-    const TimeNs srtt = connectionRtt.Smoothed();
-    const TimeNs pto = std::max({2 * srtt, srtt + m_config.ackDelayNs, m_config.tailProbeMinNs});
-    const uint32_t backoff = std::min<uint32_t>(m_probes > 1 ? m_probes - 1 : 0, 8);
-    return m_base + std::min(pto << backoff, m_config.rtoMaxNs);
+    // The time rule's wait (rule 2 of 5.3), but at least srtt + 4 rttvar: without a later
+    // packet acknowledged, nothing says the tail is not simply behind a deeper queue (the
+    // 64-host all-to-all's first windows are, by up to three round trips).
+    const TimeNs wait = std::max({rack.rtt + reorderWindow,
+                                  connectionRtt.Rto(0, m_config.rtoMaxNs),
+                                  m_config.tailProbeMinNs});
+    const TimeNs due = tail->packet->sentAt + wait;
+    if (m_probes == 0)
+    {
+        return due;
+    }
+    const uint32_t backoff = std::min<uint32_t>(m_probes - 1, 8);
+    return std::max(due, m_lastProbeAt + std::min(wait << backoff, m_config.rtoMaxNs));
 }
 
 void
 TailLossProbe::ArmIfDue(TimeNs now,
                         bool dataQueued,
+                        const RackState& rack,
+                        TimeNs reorderWindow,
                         const RttEstimator& connectionRtt,
-                        bool tail,
-                        const std::vector<Path>& paths)
+                        const std::optional<Tail>& tail,
+                        const Path* deliveringPath)
 {
-    if (DueAt(dataQueued, connectionRtt, tail) <= now)
+    if (DueAt(dataQueued, rack, reorderWindow, connectionRtt, tail) > now)
     {
-        m_state = State::Due;
-        m_path = NewestTail(paths)->id;
+        return;
     }
+    m_state = State::Due;
+    m_path = tail->path->id;
+    // A probe that follows an unanswered one, or a tail on a path that timed out lately, goes
+    // where data was last delivered: retransmissions must not pile up on a lossy path.
+    if ((m_probes > 0 || tail->path->health == PathHealth::Suspect) && deliveringPath != nullptr &&
+        deliveringPath->health == PathHealth::Up)
+    {
+        m_path = deliveringPath->id;
+    }
+    m_message = tail->packet->message;
+    m_index = tail->packet->packetIndex;
 }
 
 bool

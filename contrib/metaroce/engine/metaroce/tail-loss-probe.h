@@ -1,20 +1,24 @@
 /*
  * The connection's tail-loss probe (spec 5.5, after TCP's tail loss probe, RFC 8985 7).
  *
- * Loss detection needs a later packet acknowledged to see a hole; a lost tail has none. When
- * nothing was sent or newly acknowledged for a probe timeout (PTO) and the connection has no
- * data waiting, the probe becomes Due on the path whose newest in-flight packet was sent last;
- * that path's next pull sends its newest unacknowledged DATA again (or a PROBE), and the ACK of
- * that packet exposes the hole. PTO = max(2 srtt, srtt + ACK delay, tailProbeMin); from the
- * third probe without progress each waits twice as long as the one before, at most rtoMax;
- * after maxTailProbes the retransmission timer is left to act. No probe before the first RTT
- * sample: the first window may still sit in an incast queue.
+ * The time rule of loss detection (5.3) judges a packet only once a packet sent after it has
+ * been acknowledged; the tail has none. The probe waits for the tail's acknowledgement to be
+ * overdue - by the time rule's own measure, and by at least what the connection's RTT spread
+ * allows (srtt + 4 rttvar: a first window can sit behind an incast much longer than a packet
+ * sent next to it) - and then sends the oldest such packet again, under a fresh PSN; its ACK
+ * exposes the rest of the tail by the time rule. A probe, or its ACK, can be lost as well: the
+ * first two probes are one wait apart, each further one twice the wait of the one before (at
+ * most rtoMax), and probes after the first go where data was last delivered, so that they do
+ * not pile up on a path that keeps losing them. After maxTailProbes without progress the
+ * retransmission timer is left to act. No probe before the first RTT sample.
  */
 #ifndef METAROCE_ENGINE_TAIL_LOSS_PROBE_H
 #define METAROCE_ENGINE_TAIL_LOSS_PROBE_H
 
+#include "loss-detection.h"
 #include "metaroce-config.h"
 #include "metaroce-path.h"
+#include "send-queue.h"
 
 #include <cstdint>
 #include <optional>
@@ -23,8 +27,19 @@
 namespace metaroce
 {
 
-/// The path whose newest in-flight packet was sent last (Down paths aside), or nullptr.
-const Path* NewestTail(const std::vector<Path>& paths);
+/// An in-flight DATA packet the time rule cannot judge yet, and its path.
+struct Tail
+{
+    const Path* path{nullptr};
+    const SentPacket* packet{nullptr};
+};
+
+/// The oldest in-flight DATA packet still needed that no acknowledged packet was sent after,
+/// over the paths that are not Down; nullopt when there is none. A retransmission whose
+/// original has been acknowledged meanwhile is not needed.
+std::optional<Tail> FindTail(const std::vector<Path>& paths,
+                             const SendQueue& queue,
+                             const RackState& rack);
 
 /// Tail-loss probe state of one requester.
 class TailLossProbe
@@ -32,31 +47,38 @@ class TailLossProbe
   public:
     enum class State : uint8_t
     {
-        Waiting, ///< the PTO runs from the last send or acknowledgement of new data
+        Waiting, ///< waiting for the tail's acknowledgement to be overdue
         Due,     ///< a probe is due on DuePath()
     };
 
     explicit TailLossProbe(const MetaRoceConfig& config);
 
-    /// A packet was sent at `now`: the PTO restarts.
-    void OnSent(TimeNs now);
+    /// New data was acknowledged: the probe count resets.
+    void OnProgress();
 
-    /// New data was acknowledged at `now`: the probe count resets and the PTO restarts.
-    void OnProgress(TimeNs now);
+    /// A probe was sent at `now`: a further one waits from it.
+    void OnProbeSent(TimeNs now);
 
     /// When the probe is due, or kNever: `dataQueued` when data waits to be sent (later
-    /// packets follow then, and reveal a hole by the time rule), `tail` when a path that is not
-    /// Down has a packet in flight (NewestTail() would find one).
-    TimeNs DueAt(bool dataQueued, const RttEstimator& connectionRtt, bool tail) const;
+    /// packets follow then, and reveal a hole by the time rule); `tail` from FindTail().
+    TimeNs DueAt(bool dataQueued,
+                 const RackState& rack,
+                 TimeNs reorderWindow,
+                 const RttEstimator& connectionRtt,
+                 const std::optional<Tail>& tail) const;
 
-    /// Makes the probe Due on NewestTail(paths) when DueAt() has come at `now`.
+    /// Makes the probe Due when DueAt() has come at `now`: on the tail's path for a first
+    /// probe, unless that path is Suspect; otherwise on `deliveringPath` (the path that last
+    /// acknowledged new data) when that one is Up.
     void ArmIfDue(TimeNs now,
                   bool dataQueued,
+                  const RackState& rack,
+                  TimeNs reorderWindow,
                   const RttEstimator& connectionRtt,
-                  bool tail,
-                  const std::vector<Path>& paths);
+                  const std::optional<Tail>& tail,
+                  const Path* deliveringPath);
 
-    /// True, and counts a probe sent, when the probe is due on `path`.
+    /// True, and counts a probe, when the probe is due on `path`.
     bool TakeIfDueOn(uint16_t path);
 
     /// `path` went down: a probe due on it is not sent.
@@ -68,12 +90,25 @@ class TailLossProbe
         return m_state == State::Due ? std::optional<uint16_t>(m_path) : std::nullopt;
     }
 
+    /// The packet the due (or just taken) probe sends again: its message id and index.
+    uint64_t Message() const
+    {
+        return m_message;
+    }
+
+    uint32_t PacketIndex() const
+    {
+        return m_index;
+    }
+
   private:
     const MetaRoceConfig& m_config;
     State m_state{State::Waiting};
-    uint16_t m_path{0};   ///< valid while Due
-    TimeNs m_base{0};     ///< last send or acknowledgement of new data
-    uint32_t m_probes{0}; ///< probes since data was last acknowledged
+    uint16_t m_path{0};      ///< valid while Due
+    uint64_t m_message{0};   ///< the tail packet, valid while Due
+    uint32_t m_index{0};     ///<   and its index in the message
+    uint32_t m_probes{0};    ///< probes since data was last acknowledged
+    TimeNs m_lastProbeAt{0}; ///< when the last probe was sent
 };
 
 } // namespace metaroce
