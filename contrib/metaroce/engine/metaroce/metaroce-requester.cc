@@ -80,11 +80,12 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
             {
                 return SendProbe(path, now);
             }
-            if (m_tailProbe.TakeIfDueOn(id) &&
-                m_queue.Resend(m_tailProbe.Message(), m_tailProbe.PacketIndex()) != nullptr)
+            if (m_tailProbe.TakeIfDueOn(id))
             {
-                ++m_counters.tailProbes;
-                return SendTailProbe(path, now);
+                if (auto probe = SendTailProbe(path, now))
+                {
+                    return probe;
+                }
             }
         }
     }
@@ -140,14 +141,19 @@ MetaRoceRequester::SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs
     return out;
 }
 
-OutPacket
+std::optional<OutPacket>
 MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
 {
     // The tail goes again, under a fresh PSN, in the data class like the packets before it (a
     // small PROBE would overtake them in a switch's control class and fake a gap); if it was
     // lost this repairs it, and its ACK exposes any later hole by the time rule (spec 5.5).
     const QueuedPacket p{m_tailProbe.Message(), m_tailProbe.PacketIndex()};
+    if (m_queue.Resend(p.message, p.index) == nullptr)
+    {
+        return std::nullopt; // delivered since the probe became due
+    }
     m_tailProbe.OnProbeSent(now);
+    ++m_counters.tailProbes;
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;
     return SendData(path, p, true, now);
@@ -500,8 +506,9 @@ MetaRoceRequester::HasWork(uint16_t port) const
 std::optional<Tail>
 MetaRoceRequester::TailToProbe() const
 {
-    // Cheap conditions first: the scan runs only when no data waits and something is in flight.
-    if (m_queue.HasQueued() || !m_rack.valid || m_rtoAt.Min() == kNever)
+    // Cheap conditions first: the scan runs only when a probe could be armed, no data waits
+    // and something is in flight.
+    if (!m_tailProbe.CanArm() || m_queue.HasQueued() || !m_rack.valid || m_rtoAt.Min() == kNever)
     {
         return std::nullopt;
     }

@@ -125,8 +125,9 @@ class MetaRoceRequester
     OutPacket SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs now);
     /// A PROBE on the Down path `path`; an earlier probe still unanswered is given up (5.5).
     OutPacket SendProbe(Path& path, TimeNs now);
-    /// The due tail-loss probe, on `path`: the tail packet it names, again (5.5).
-    OutPacket SendTailProbe(Path& path, TimeNs now);
+    /// The due tail-loss probe, on `path`: the tail packet it names, again, or nullopt when
+    /// that packet has been delivered meanwhile (5.5).
+    std::optional<OutPacket> SendTailProbe(Path& path, TimeNs now);
 
     /// Step 1 of ACK processing (5.2): acknowledges what `ack` newly covers on `path`.
     AckProgress AcknowledgeCovered(Path& path,

@@ -1,6 +1,7 @@
 #include "send-queue.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace metaroce
 {
@@ -97,8 +98,8 @@ SendQueue::Take(const QueuedPacket& p)
     return retx;
 }
 
-SendQueue::Message*
-SendQueue::Undelivered(uint64_t message, uint32_t index)
+const SendQueue::Message*
+SendQueue::Undelivered(uint64_t message, uint32_t index) const
 {
     auto it = m_messages.find(message);
     if (it == m_messages.end() || it->second.finished || it->second.acked[index])
@@ -108,11 +109,10 @@ SendQueue::Undelivered(uint64_t message, uint32_t index)
     return &it->second;
 }
 
-bool
-SendQueue::Needs(uint64_t message, uint32_t index) const
+SendQueue::Message*
+SendQueue::Undelivered(uint64_t message, uint32_t index)
 {
-    auto it = m_messages.find(message);
-    return it != m_messages.end() && !it->second.finished && !it->second.acked[index];
+    return const_cast<Message*>(std::as_const(*this).Undelivered(message, index));
 }
 
 const SendQueue::Message*

@@ -80,7 +80,10 @@ class SendQueue
     const Message* Resend(uint64_t message, uint32_t index);
 
     /// True while packet `index` of `message` still has to be delivered.
-    bool Needs(uint64_t message, uint32_t index) const;
+    bool Needs(uint64_t message, uint32_t index) const
+    {
+        return Undelivered(message, index) != nullptr;
+    }
 
     /// Packet `index` of `message` arrived; finishes and completes the message on its last.
     void Acknowledge(uint64_t message, uint32_t index, TimeNs now);
@@ -122,6 +125,7 @@ class SendQueue
 
   private:
     /// The queue's message still waiting for packet `index`, or nullptr.
+    const Message* Undelivered(uint64_t message, uint32_t index) const;
     Message* Undelivered(uint64_t message, uint32_t index);
     void Fail(CompletionStatus status, uint64_t culprit, TimeNs now);
     void CompleteInOrder(uint16_t stream, TimeNs now);

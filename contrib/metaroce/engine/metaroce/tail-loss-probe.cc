@@ -61,8 +61,7 @@ TailLossProbe::DueAt(bool dataQueued,
     // Only a true tail is probed: while the connection has data waiting, later packets will
     // follow as soon as a window opens, and the time rule finds a hole by them (spec 5.5).
     // Before any RTT sample the first window may still sit in an incast queue: no probing yet.
-    if (m_probes >= m_config.maxTailProbes || m_state == State::Due || dataQueued ||
-        !connectionRtt.HasSample() || !rack.valid || !tail)
+    if (!CanArm() || dataQueued || !connectionRtt.HasSample() || !rack.valid || !tail)
     {
         return kNever;
     }

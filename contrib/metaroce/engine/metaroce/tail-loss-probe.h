@@ -78,6 +78,13 @@ class TailLossProbe
                   const std::optional<Tail>& tail,
                   const Path* deliveringPath);
 
+    /// False while a probe is Due or maxTailProbes went out without progress: no probe can be
+    /// armed, and looking for a tail is wasted work.
+    bool CanArm() const
+    {
+        return m_state == State::Waiting && m_probes < m_config.maxTailProbes;
+    }
+
     /// True, and counts a probe, when the probe is due on `path`.
     bool TakeIfDueOn(uint16_t path);
 
