@@ -191,15 +191,14 @@ struct ImpairmentCase
     double reorder;
 };
 
-class MetaRoceImpaired : public ::testing::TestWithParam<std::tuple<ImpairmentCase, uint64_t>>
+/// A mixed workload through an impaired channel: every message exactly once, in order, byte
+/// for byte, and the trees' deadline equal to the scan's after every event.
+void
+RunImpaired(const ImpairmentCase& impairment, uint64_t seed, bool planeTimeRule)
 {
-};
-
-TEST_P(MetaRoceImpaired, EveryMessageExactlyOnceInOrderByteExact)
-{
-    const auto& [impairment, seed] = GetParam();
     MetaRoceConfig config = TwoPlanes();
     config.seed = seed;
+    config.planeTimeRule = planeTimeRule;
     Pair p(config, 4 << 20);
     const Workload w = MakeWorkload(config.streams, 60, seed);
     for (const auto& r : w.recvs)
@@ -225,6 +224,26 @@ TEST_P(MetaRoceImpaired, EveryMessageExactlyOnceInOrderByteExact)
     }
 }
 
+class MetaRoceImpaired : public ::testing::TestWithParam<std::tuple<ImpairmentCase, uint64_t>>
+{
+};
+
+TEST_P(MetaRoceImpaired, EveryMessageExactlyOnceInOrderByteExact)
+{
+    RunImpaired(std::get<0>(GetParam()), std::get<1>(GetParam()), false);
+}
+
+/// The same with the plane time rule (spec 5.3, A35): its per-plane deadlines too must agree
+/// with the scan.
+class MetaRoceImpairedPlaneRule : public MetaRoceImpaired
+{
+};
+
+TEST_P(MetaRoceImpairedPlaneRule, EveryMessageExactlyOnceInOrderByteExact)
+{
+    RunImpaired(std::get<0>(GetParam()), std::get<1>(GetParam()), true);
+}
+
 const ImpairmentCase kImpairments[] = {
     {"clean", 0, 0, 0},
     {"loss1", 0.01, 0, 0},
@@ -235,14 +254,24 @@ const ImpairmentCase kImpairments[] = {
     {"everything", 0.05, 0.05, 0.1},
 };
 
+std::string
+ImpairedName(const ::testing::TestParamInfo<std::tuple<ImpairmentCase, uint64_t>>& info)
+{
+    return std::string(std::get<0>(info.param).name) + "_seed" +
+           std::to_string(std::get<1>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(FixedSeeds,
                          MetaRoceImpaired,
                          ::testing::Combine(::testing::ValuesIn(kImpairments),
                                             ::testing::Values(1u, 2u, 3u)),
-                         [](const auto& info) {
-                             return std::string(std::get<0>(info.param).name) + "_seed" +
-                                    std::to_string(std::get<1>(info.param));
-                         });
+                         ImpairedName);
+
+INSTANTIATE_TEST_SUITE_P(FixedSeeds,
+                         MetaRoceImpairedPlaneRule,
+                         ::testing::Combine(::testing::ValuesIn(kImpairments),
+                                            ::testing::Values(1u, 2u, 3u)),
+                         ImpairedName);
 
 TEST(MetaRoceLoopback, PlaneFailureMidTransferCompletesOnRemainingPlanes)
 {

@@ -81,6 +81,27 @@ TEST(LossDetection, ProbesAreNotJudgedByTime)
     EXPECT_TRUE(DetectLosses(Ring<SentPacket>{probe}, 0, rack, 0, 1'000'000).lost.empty());
 }
 
+TEST(LossDetection, APlaneJudgesItsPacketsSoonerThanTheConnectionDoes)
+{
+    // Spec 5.3, A35: tx 3 went on this path's plane, tx 5 on another; both came back. Against
+    // its own plane (tx 4, round trip 3 us, window 1 us) the packet is lost at 1 + 3 + 1 us;
+    // against the connection (tx 5, 4 us, window 12 us) only at 1 + 4 + 12 us.
+    Ring<SentPacket> out{Sent(3, 1'000)};
+    RackState connection;
+    connection.OnAcked(Sent(5, 1'200), 5'200);
+    RackState plane;
+    plane.OnAcked(Sent(4, 1'100), 4'100);
+    const TimeRule both{connection, 12'000, &plane, 1'000};
+    EXPECT_EQ(both.Deadline(out[0]), 5'000u);
+    EXPECT_TRUE(DetectLosses(out, 0, both, 4'999).lost.empty());
+    EXPECT_EQ(DetectLosses(out, 0, both, 5'000).lost.size(), 1u);
+    const TimeRule connectionOnly{connection, 12'000};
+    EXPECT_EQ(connectionOnly.Deadline(out[0]), 17'000u);
+    RackState planeBehind; // the plane's newest acknowledged packet was sent before this one
+    planeBehind.OnAcked(Sent(2, 900), 3'900);
+    EXPECT_EQ((TimeRule{connection, 12'000, &planeBehind, 1'000}.Deadline(out[0])), 17'000u);
+}
+
 TEST(ReorderWindow, StartsFromTheAckDelayAndNeverGoesBelowItPlusAQuarterOfTheMinimumRtt)
 {
     ReorderWindow w(2'000);

@@ -30,11 +30,28 @@ LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow)
     return p.sentAt + rack.rtt + reorderWindow;
 }
 
+TimeNs
+TimeRule::Deadline(const SentPacket& p) const
+{
+    const TimeNs byConnection = LossDeadline(p, connection, connectionWindow);
+    return plane == nullptr ? byConnection
+                            : std::min(byConnection, LossDeadline(p, *plane, planeWindow));
+}
+
 LossVerdict
 DetectLosses(const Ring<SentPacket>& outstanding,
              uint32_t reorderTolerance,
              const RackState& rack,
              TimeNs reorderWindow,
+             TimeNs now)
+{
+    return DetectLosses(outstanding, reorderTolerance, TimeRule{rack, reorderWindow}, now);
+}
+
+LossVerdict
+DetectLosses(const Ring<SentPacket>& outstanding,
+             uint32_t reorderTolerance,
+             const TimeRule& rule,
              TimeNs now)
 {
     LossVerdict verdict;
@@ -72,7 +89,7 @@ DetectLosses(const Ring<SentPacket>& outstanding,
         // triggers the immediate retransmission of spec 5.3/5.4, and the suite must notice.
         sequenceGap = false;
 #endif
-        const TimeNs deadline = LossDeadline(p, rack, reorderWindow);
+        const TimeNs deadline = rule.Deadline(p);
         if (sequenceGap || now >= deadline)
         {
             verdict.lost.push_back(index);

@@ -79,6 +79,22 @@ struct RackState
 /// been acknowledged.
 TimeNs LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow);
 
+/**
+ * The evidence the time rule judges one path's packets by: the connection's RACK and, when
+ * the plane rule is on (plane-time-rule.h), the RACK of the path's plane, each with its own
+ * reorder window.
+ */
+struct TimeRule
+{
+    const RackState& connection;     ///< newest acknowledged transmission of the connection
+    TimeNs connectionWindow;         ///< reorder window against it
+    const RackState* plane{nullptr}; ///< the path's plane's, when the plane rule is on
+    TimeNs planeWindow{0};           ///< reorder window against that
+
+    /// The earlier of the two rules' deadlines for `p` (LossDeadline of each).
+    TimeNs Deadline(const SentPacket& p) const;
+};
+
 /// What DetectLosses found.
 struct LossVerdict
 {
@@ -90,6 +106,12 @@ struct LossVerdict
  * Scans a path's outstanding packets (ordered by PSN) and returns those now known lost.
  * Pure: it reads its arguments only.
  */
+LossVerdict DetectLosses(const Ring<SentPacket>& outstanding,
+                         uint32_t reorderTolerance,
+                         const TimeRule& rule,
+                         TimeNs now);
+
+/// DetectLosses against the connection's RACK alone.
 LossVerdict DetectLosses(const Ring<SentPacket>& outstanding,
                          uint32_t reorderTolerance,
                          const RackState& rack,

@@ -48,6 +48,7 @@ struct MetaRoceConfig
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
+    bool planeTimeRule{false}; ///< judge the time rule per plane first (5.3, plane-time-rule.h)
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
     TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample

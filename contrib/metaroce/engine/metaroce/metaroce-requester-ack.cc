@@ -22,9 +22,9 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     {
         return false;
     }
-    const RackState rackBefore = m_rack;
-    const AckProgress progress = AcknowledgeCovered(path, ack, *coverage, rackBefore, now);
-    SettleLosses(path, ack, *coverage, rackBefore, now);
+    const RacksBefore before = RacksBeforeAck(path);
+    const AckProgress progress = AcknowledgeCovered(path, ack, *coverage, before, now);
+    SettleLosses(path, ack, *coverage, before, now);
     OnAckProgress(path, ack, progress, now);
     RunLossDetection(path, now);
     path.PopResolved();
@@ -36,7 +36,7 @@ MetaRoceRequester::AckProgress
 MetaRoceRequester::AcknowledgeCovered(Path& path,
                                       const MrHeader& ack,
                                       const AckCoverage& coverage,
-                                      const RackState& rackBefore,
+                                      const RacksBefore& before,
                                       TimeNs now)
 {
     AckProgress progress;
@@ -57,8 +57,8 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
         progress.probeAcked |= p.message == kProbeMessage;
         if (p.message != kProbeMessage)
         {
-            SampleLateness(p, ack, rackBefore, now);
-            m_rack.OnAcked(p, now);
+            SampleLateness(path, p, ack, before, now);
+            OnDataAcked(path, p, now);
         }
         // A late original already declared lost counts for its message too (5.2).
         AckData(p, now);
@@ -101,27 +101,54 @@ MetaRoceRequester::AckData(const SentPacket& sent, TimeNs now)
     }
 }
 
+MetaRoceRequester::RacksBefore
+MetaRoceRequester::RacksBeforeAck(const Path& path) const
+{
+    return RacksBefore{m_rack, m_planes.empty() ? RackState{} : m_planes[path.port].rack};
+}
+
 void
-MetaRoceRequester::SampleLateness(const SentPacket& p,
+MetaRoceRequester::OnDataAcked(const Path& path, const SentPacket& p, TimeNs now)
+{
+    m_rack.OnAcked(p, now);
+    if (!m_planes.empty())
+    {
+        m_planes[path.port].rack.OnAcked(p, now);
+    }
+}
+
+void
+MetaRoceRequester::SampleLateness(const Path& path,
+                                  const SentPacket& p,
                                   const MrHeader& ack,
-                                  const RackState& rack,
+                                  const RacksBefore& before,
                                   TimeNs now)
 {
     // Only an ACK that `p` itself caused times `p` (a lost ACK would make it look late), and
     // only lateness behind a packet sent after it is reordering (spec 5.3).
-    if (ack.echoTimestamp != p.sentAt || !rack.SentAfter(p))
+    if (ack.echoTimestamp != p.sentAt)
     {
         return;
     }
-    const TimeNs expected = p.sentAt + rack.rtt;
-    m_reorder.Sample(now > expected ? now - expected : 0);
+    auto lateness = [&](const RackState& rack) {
+        const TimeNs expected = p.sentAt + rack.rtt;
+        return now > expected ? now - expected : 0;
+    };
+    if (before.connection.SentAfter(p))
+    {
+        m_reorder.Sample(lateness(before.connection));
+    }
+    if (!m_planes.empty() && before.plane.SentAfter(p))
+    {
+        m_planes[path.port].reorder.Sample(lateness(before.plane));
+    }
 }
 
 void
 MetaRoceRequester::SettleLosses(Path& path,
                                 const MrHeader& ack,
                                 const AckCoverage& coverage,
-                                const RackState& rackBefore,
+                                const RacksBefore& before,
                                 TimeNs now)
 {
     if (!path.recentLosses)
@@ -140,7 +167,7 @@ MetaRoceRequester::SettleLosses(Path& path,
         if (settlement == LossSettlement::Spurious)
         {
             ++m_counters.spuriousLosses;
-            SampleLateness(it->packet, ack, rackBefore, now);
+            SampleLateness(path, it->packet, ack, before, now);
             AckData(it->packet, now);
             if (it->byRule)
             {

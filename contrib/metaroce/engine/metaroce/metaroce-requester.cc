@@ -24,6 +24,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
     , m_reorder(config.ackDelayNs)
+    , m_planes(config.planeTimeRule ? config.ports : 0, PlaneTimeRule(config.ackDelayNs))
     , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports, config.honourRateHint)
     , m_tailProbe(m_config)
@@ -233,6 +234,10 @@ MetaRoceRequester::Refresh(const Path& path)
     m_rtoAt.Set(path.id, !down && oldest != kNever ? oldest + m_recovery.Rto(path) : kNever);
     m_firstData.Set(path.id, firstData);
     m_firstDataTxSeq[path.id] = firstDataTxSeq;
+    if (!m_planes.empty())
+    {
+        RefreshPlane(path.port);
+    }
     if (m_down[path.id] != down)
     {
         m_down[path.id] = down;
@@ -240,9 +245,32 @@ MetaRoceRequester::Refresh(const Path& path)
     }
 }
 
-TimeNs
-MetaRoceRequester::EarliestLossCheck(TimeNs reorderWindow) const
+void
+MetaRoceRequester::RefreshPlane(uint16_t port)
 {
+    PlaneTimeRule& plane = m_planes[port];
+    plane.firstData = kNever;
+    plane.firstDataTxSeq = 0;
+    for (uint16_t id : m_pathsByPort[port])
+    {
+        const TimeNs at = m_firstData.Get(id);
+        if (at < plane.firstData ||
+            (at == plane.firstData && at != kNever && m_firstDataTxSeq[id] < plane.firstDataTxSeq))
+        {
+            plane.firstData = at;
+            plane.firstDataTxSeq = m_firstDataTxSeq[id];
+        }
+    }
+}
+
+TimeNs
+MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
+{
+    TimeNs earliest = kNever;
+    for (uint16_t port = 0; port < m_planes.size(); ++port)
+    {
+        earliest = std::min(earliest, m_planes[port].EarliestCheck(PlaneWindowNs(port)));
+    }
     // Packets leave in transmission order, so the oldest in-flight DATA packet of all paths has
     // the earliest deadline of the time rule, if it has one: only once a packet sent after it
     // was acknowledged (LossDeadline). Packets sent in the same nanosecond tie; any of them
@@ -250,30 +278,46 @@ MetaRoceRequester::EarliestLossCheck(TimeNs reorderWindow) const
     const TimeNs oldest = m_firstData.Min();
     if (oldest == kNever || !m_rack.valid)
     {
-        return kNever;
+        return earliest;
     }
     bool due = false;
     m_firstData.ForEachAtMost(oldest, [&](std::size_t id) {
         due = due || m_firstDataTxSeq[id] < m_rack.txSeq;
     });
-    return due ? oldest + m_rack.rtt + reorderWindow : kNever;
+    return due ? std::min(earliest, oldest + m_rack.rtt + ruleWindow) : earliest;
 }
 
 const std::vector<uint16_t>&
-MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs reorderWindow)
+MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
 {
     std::vector<uint16_t>& due = m_duePaths;
     due.clear();
     auto add = [&](std::size_t id) { due.push_back(static_cast<uint16_t>(id)); };
     m_rtoAt.ForEachAtMost(now, add);
-    if (m_rack.valid && now >= m_rack.rtt + reorderWindow)
+    if (m_rack.valid && now >= m_rack.rtt + ruleWindow)
     {
-        m_firstData.ForEachAtMost(now - m_rack.rtt - reorderWindow, [&](std::size_t id) {
+        m_firstData.ForEachAtMost(now - m_rack.rtt - ruleWindow, [&](std::size_t id) {
             if (m_firstDataTxSeq[id] < m_rack.txSeq)
             {
                 add(id);
             }
         });
+    }
+    for (uint16_t port = 0; port < m_planes.size(); ++port)
+    {
+        const PlaneTimeRule& plane = m_planes[port];
+        if (plane.EarliestCheck(PlaneWindowNs(port)) > now)
+        {
+            continue;
+        }
+        const TimeNs sentBy = now - plane.rack.rtt - PlaneWindowNs(port);
+        for (uint16_t id : m_pathsByPort[port])
+        {
+            if (m_firstData.Get(id) <= sentBy && m_firstDataTxSeq[id] < plane.rack.txSeq)
+            {
+                add(id);
+            }
+        }
     }
     std::sort(due.begin(), due.end());
     due.erase(std::unique(due.begin(), due.end()), due.end());
@@ -296,7 +340,33 @@ MetaRoceRequester::ReorderWindowNs() const
 }
 
 TimeNs
-MetaRoceRequester::LossCheckAt(const Path& path, TimeNs reorderWindow) const
+MetaRoceRequester::TimeRuleWindowNs() const
+{
+    // Another plane's last hop may queue deeper than the RACK packet's by as much as round
+    // trips spread: srtt + 4 rttvar on top of that packet's round trip (5.3, A35).
+    const TimeNs measured = ReorderWindowNs();
+    return m_planes.empty() ? measured
+                            : std::max(measured, m_connectionRtt.Rto(0, m_config.rtoMaxNs));
+}
+
+TimeNs
+MetaRoceRequester::PlaneWindowNs(uint16_t port) const
+{
+    return m_planes[port].reorder.Window(m_connectionRtt.Minimum(), m_connectionRtt.Smoothed());
+}
+
+TimeRule
+MetaRoceRequester::TimeRuleFor(const Path& path, TimeNs ruleWindow) const
+{
+    if (m_planes.empty())
+    {
+        return TimeRule{m_rack, ruleWindow};
+    }
+    return TimeRule{m_rack, ruleWindow, &m_planes[path.port].rack, PlaneWindowNs(path.port)};
+}
+
+TimeNs
+MetaRoceRequester::LossCheckAt(const Path& path, TimeNs ruleWindow) const
 {
     // Packets of a path are sent in PSN order, so its oldest in-flight data packet has the
     // earliest deadline of the time rule (spec 5.3).
@@ -304,7 +374,7 @@ MetaRoceRequester::LossCheckAt(const Path& path, TimeNs reorderWindow) const
     {
         if (p.state == SentPacket::State::InFlight && p.message != kProbeMessage)
         {
-            return LossDeadline(p, m_rack, reorderWindow);
+            return TimeRuleFor(path, ruleWindow).Deadline(p);
         }
     }
     return kNever;
@@ -315,8 +385,7 @@ MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
 {
     const LossVerdict verdict = DetectLosses(path.outstanding,
                                              m_config.reorderTolerancePackets,
-                                             m_rack,
-                                             ReorderWindowNs(),
+                                             TimeRuleFor(path, TimeRuleWindowNs()),
                                              now);
     if (verdict.lost.empty())
     {
@@ -388,11 +457,11 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         return;
     }
     // Path by path, as a scan of all of them would; the trees name the paths that may be due.
-    const TimeNs reorderWindow = ReorderWindowNs();
-    for (uint16_t id : PathsDueBy(now, reorderWindow))
+    const TimeNs ruleWindow = TimeRuleWindowNs();
+    for (uint16_t id : PathsDueBy(now, ruleWindow))
     {
         Path& path = m_paths[id];
-        if (LossCheckAt(path, reorderWindow) <= now)
+        if (LossCheckAt(path, ruleWindow) <= now)
         {
             RunLossDetection(path, now);
             path.PopResolved();
@@ -415,7 +484,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
     m_tailProbe.ArmIfDue(now,
                          m_queue.HasQueued(),
                          m_rack,
-                         reorderWindow,
+                         ReorderWindowNs(),
                          m_connectionRtt,
                          TailToProbe(),
                          m_rack.valid ? &m_paths[m_deliveringPath] : nullptr);
@@ -525,7 +594,7 @@ MetaRoceRequester::NextTimeout() const
     // What NextTimeoutByScan() computes, from the trees: the clamped deadlines first.
     const TimeNs reorderWindow = ReorderWindowNs();
     TimeNs next = std::min(
-        {EarliestLossCheck(reorderWindow),
+        {EarliestLossCheck(TimeRuleWindowNs()),
          m_rtoAt.Min(),
          m_tailProbe
              .DueAt(m_queue.HasQueued(), m_rack, reorderWindow, m_connectionRtt, TailToProbe())});
@@ -557,13 +626,14 @@ MetaRoceRequester::NextTimeoutByScan() const
     TimeNs next = kNever;
     auto consider = [&](TimeNs t) { next = std::min(next, std::max(t, m_now)); };
     const TimeNs reorderWindow = ReorderWindowNs();
+    const TimeNs ruleWindow = TimeRuleWindowNs();
     for (const Path& path : m_paths)
     {
         if (path.outstanding.empty() && path.health != PathHealth::Down)
         {
             continue; // nothing in flight: no loss check, no RTO (most paths, most of the time)
         }
-        const TimeNs lossCheck = LossCheckAt(path, reorderWindow);
+        const TimeNs lossCheck = LossCheckAt(path, ruleWindow);
         if (lossCheck != kNever)
         {
             consider(lossCheck);

@@ -8,6 +8,7 @@
  *   pacer.h             pacing at the receiver's rate hint (7.4)
  *   ack-coverage.h      what an ACK acknowledges on a path, and its validation (5.2)
  *   loss-detection.h    which in-flight packets are lost (5.3)
+ *   plane-time-rule.h   the time rule's evidence per plane (5.3, rule 2a)
  *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (5.7)
  *   tail-loss-probe.h   the connection's tail-loss probe (5.5)
  *   path-recovery.h     RTO, suspect/down, probes back, entropy re-draws (4.3, 4.4, 5.5)
@@ -36,6 +37,7 @@
 #include "metaroce-wire.h"
 #include "pacer.h"
 #include "path-recovery.h"
+#include "plane-time-rule.h"
 #include "reorder-window.h"
 #include "send-queue.h"
 #include "tail-loss-probe.h"
@@ -113,6 +115,13 @@ class MetaRoceRequester
         bool probeAcked{false};
     };
 
+    /// The RACK of the connection and of the ACK's plane, as they were before the ACK.
+    struct RacksBefore
+    {
+        RackState connection;
+        RackState plane; ///< invalid when the plane rule is off
+    };
+
     bool Failed() const
     {
         return m_queue.GetState() == SendQueue::State::Failed;
@@ -133,40 +142,55 @@ class MetaRoceRequester
     AckProgress AcknowledgeCovered(Path& path,
                                    const MrHeader& ack,
                                    const AckCoverage& coverage,
-                                   const RackState& rackBefore,
+                                   const RacksBefore& before,
                                    TimeNs now);
     /// Steps 2-6 of ACK processing (5.2): RTT, rate hint, health, congestion control, marks.
     void OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
-    /// Feeds the reorder window with how late `p` was acknowledged behind `rack` (5.3).
-    void SampleLateness(const SentPacket& p,
+    RacksBefore RacksBeforeAck(const Path& path) const;
+    /// Feeds the reorder windows with how late `p`, sent on `path`, was acknowledged behind
+    /// the packets `before` holds (5.3).
+    void SampleLateness(const Path& path,
+                        const SentPacket& p,
                         const MrHeader& ack,
-                        const RackState& rack,
+                        const RacksBefore& before,
                         TimeNs now);
+    /// Takes `p`, sent on `path` and acknowledged at `now`, into the RACK states (5.3).
+    void OnDataAcked(const Path& path, const SentPacket& p, TimeNs now);
     /// Settles the path's recently lost packets against an ACK: spurious or not (spec 5.7).
     void SettleLosses(Path& path,
                       const MrHeader& ack,
                       const AckCoverage& coverage,
-                      const RackState& rackBefore,
+                      const RacksBefore& before,
                       TimeNs now);
 
     /// Brings the per-path deadline trees up to date with `path`: called at the end of every
     /// call that changed it.
     void Refresh(const Path& path);
-    /// The earliest deadline of the time rule over all paths, kNever when none (spec 5.3).
-    TimeNs EarliestLossCheck(TimeNs reorderWindow) const;
+    /// Brings the plane's oldest in-flight DATA packet up to date (plane rule on).
+    void RefreshPlane(uint16_t port);
+    /// The earliest deadline of the time rule over all paths, kNever when none (spec 5.3);
+    /// `ruleWindow`: TimeRuleWindowNs().
+    TimeNs EarliestLossCheck(TimeNs ruleWindow) const;
     /// The paths OnTimeout() may have to act on at `now`, in path order: a superset of those
     /// with a due loss check or retransmission timeout (in a member, reused: no allocation).
-    const std::vector<uint16_t>& PathsDueBy(TimeNs now, TimeNs reorderWindow);
+    const std::vector<uint16_t>& PathsDueBy(TimeNs now, TimeNs ruleWindow);
 
-    /// Reorder window of the time rule (spec 5.3).
+    /// Measured reorder window of the connection (spec 5.3); the tail-loss probe's wait.
     TimeNs ReorderWindowNs() const;
+    /// The connection-wide time rule's window: the measured one, or with the plane rule on at
+    /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 5.3).
+    TimeNs TimeRuleWindowNs() const;
+    /// The plane rule's window on `port`.
+    TimeNs PlaneWindowNs(uint16_t port) const;
+    /// The evidence `path`'s packets are judged by.
+    TimeRule TimeRuleFor(const Path& path, TimeNs ruleWindow) const;
 
     /// The packet a tail-loss probe would send again (FindTail), without the scan when no
     /// probe can be due.
     std::optional<Tail> TailToProbe() const;
     /// When the time rule may next declare a packet of `path` lost, or kNever.
-    TimeNs LossCheckAt(const Path& path, TimeNs reorderWindow) const;
+    TimeNs LossCheckAt(const Path& path, TimeNs ruleWindow) const;
     void RunLossDetection(Path& path, TimeNs now);
     /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down.
     void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule);
@@ -186,12 +210,13 @@ class MetaRoceRequester
 
     std::vector<Path> m_paths;
     std::vector<std::vector<uint16_t>> m_pathsByPort;
-    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
-    RttEstimator m_connectionRtt;    ///< all paths' samples: the RTO of paths without their own
-    RackState m_rack;                ///< newest acknowledged transmission, all paths (5.3)
-    uint16_t m_deliveringPath{0};    ///< the path that last acknowledged new data (5.5)
-    ReorderWindow m_reorder;         ///< reorder window of the time rule (5.3)
-    uint64_t m_nextTxSeq{0};         ///< transmission order over all paths
+    std::bitset<kMaxPorts> m_portUp;     ///< in the object: asked on every pull of every port
+    RttEstimator m_connectionRtt;        ///< all paths' samples: the RTO of paths without their own
+    RackState m_rack;                    ///< newest acknowledged transmission, all paths (5.3)
+    uint16_t m_deliveringPath{0};        ///< the path that last acknowledged new data (5.5)
+    ReorderWindow m_reorder;             ///< reorder window of the time rule (5.3)
+    std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
+    uint64_t m_nextTxSeq{0};             ///< transmission order over all paths
     WindowState m_connectionWindow;
     uint64_t m_inflightBytes{0};
     SendQueue m_queue;
