@@ -11,22 +11,27 @@ FindTail(const std::vector<Path>& paths, const SendQueue& queue, const RackState
     std::optional<Tail> tail;
     for (const Path& path : paths)
     {
-        if (path.health == PathHealth::Down)
+        // Nothing in flight, or even the newest packet covered by the time rule: no tail here.
+        if (path.health == PathHealth::Down || path.outstanding.empty() ||
+            rack.SentAfter(path.outstanding.back()))
         {
             continue;
         }
-        // A path sends in txSeq order: its first packet that qualifies is its oldest.
+        // A path sends in txSeq order: its first packet that qualifies is its oldest, and once
+        // a packet is no older than the tail found so far, none after it on the path can be
+        // (which spares the message look-up of Needs for most paths).
         for (const SentPacket& p : path.outstanding)
         {
+            if (tail && p.txSeq >= tail->packet->txSeq)
+            {
+                break;
+            }
             if (p.state != SentPacket::State::InFlight || p.message == kProbeMessage ||
                 rack.SentAfter(p) || !queue.Needs(p.message, p.packetIndex))
             {
                 continue;
             }
-            if (!tail || p.txSeq < tail->packet->txSeq)
-            {
-                tail = Tail{&path, &p};
-            }
+            tail = Tail{&path, &p};
             break;
         }
     }
