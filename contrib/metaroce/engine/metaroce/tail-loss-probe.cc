@@ -11,9 +11,7 @@ FindTail(const std::vector<Path>& paths, const SendQueue& queue, const RackState
     std::optional<Tail> tail;
     for (const Path& path : paths)
     {
-        // Nothing in flight, or even the newest packet covered by the time rule: no tail here.
-        if (path.health == PathHealth::Down || path.outstanding.empty() ||
-            rack.SentAfter(path.outstanding.back()))
+        if (path.health == PathHealth::Down)
         {
             continue;
         }
