@@ -51,10 +51,10 @@ TEST(LossDetection, APacketAckedOnAnotherPathDeclaresThisOneLostAfterItsRttAndTh
     const TimeNs window = 2'500;
     const TimeNs deadline = 1'000 + 4'000 + window;
     EXPECT_EQ(LossDeadline(out[0], rack, window), deadline);
-    LossVerdict v = DetectLosses(out, 0, rack, window, deadline - 1);
+    LossVerdict v = DetectLosses(out, 0, TimeRule{rack, window}, deadline - 1);
     EXPECT_TRUE(v.lost.empty());
     EXPECT_EQ(v.nextCheck, deadline);
-    v = DetectLosses(out, 0, rack, window, deadline);
+    v = DetectLosses(out, 0, TimeRule{rack, window}, deadline);
     ASSERT_EQ(v.lost.size(), 1u);
     EXPECT_EQ(v.lost[0], 0u);
     EXPECT_EQ(v.nextCheck, kNever);
@@ -65,7 +65,7 @@ TEST(LossDetection, OnlyPacketsSentBeforeTheAcknowledgedOneAreJudged)
     Ring<SentPacket> out{Sent(2, 100), Sent(7, 700), Sent(9, 900)};
     RackState rack;
     rack.OnAcked(Sent(8, 800), 4'800);
-    const LossVerdict v = DetectLosses(out, 0, rack, 1'000, 1'000'000);
+    const LossVerdict v = DetectLosses(out, 0, TimeRule{rack, 1'000}, 1'000'000);
     ASSERT_EQ(v.lost.size(), 2u);
     EXPECT_EQ(v.lost[0], 0u);
     EXPECT_EQ(v.lost[1], 1u) << "tx 9 was sent after tx 8: a tail, left to the probe";
@@ -78,7 +78,8 @@ TEST(LossDetection, ProbesAreNotJudgedByTime)
     RackState rack;
     rack.OnAcked(Sent(2, 10), 1'000);
     EXPECT_EQ(LossDeadline(probe, rack, 0), kNever);
-    EXPECT_TRUE(DetectLosses(Ring<SentPacket>{probe}, 0, rack, 0, 1'000'000).lost.empty());
+    EXPECT_TRUE(
+        DetectLosses(Ring<SentPacket>{probe}, 0, TimeRule{rack, 0}, 1'000'000).lost.empty());
 }
 
 TEST(LossDetection, APlaneJudgesItsPacketsSoonerThanTheConnectionDoes)

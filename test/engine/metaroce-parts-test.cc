@@ -107,7 +107,7 @@ TEST(LossDetection, GapInTheSameEpochIsLossAtOnce)
                          Sent(1, 0, 1),
                          Sent(2, 0, 2, SentPacket::State::Acked),
                          Sent(3, 0, 3)};
-    const LossVerdict v = DetectLosses(out, 0, RackState{}, 10'000, 5);
+    const LossVerdict v = DetectLosses(out, 0, TimeRule{RackState{}, 10'000}, 5);
     ASSERT_EQ(v.lost.size(), 2u);
     EXPECT_EQ(v.lost[0], 0u);
     EXPECT_EQ(v.lost[1], 1u);
@@ -117,8 +117,8 @@ TEST(LossDetection, GapInTheSameEpochIsLossAtOnce)
 TEST(LossDetection, ToleranceAllowsSmallReordering)
 {
     Ring<SentPacket> out{Sent(0, 0, 0), Sent(1, 0, 1, SentPacket::State::Acked)};
-    EXPECT_TRUE(DetectLosses(out, 1, RackState{}, 10'000, 5).lost.empty());
-    EXPECT_EQ(DetectLosses(out, 0, RackState{}, 10'000, 5).lost.size(), 1u);
+    EXPECT_TRUE(DetectLosses(out, 1, TimeRule{RackState{}, 10'000}, 5).lost.empty());
+    EXPECT_EQ(DetectLosses(out, 0, TimeRule{RackState{}, 10'000}, 5).lost.size(), 1u);
 }
 
 TEST(LossDetection, AcrossEpochsWaitsForTheRoundTripAndTheReorderWindow)
@@ -128,12 +128,12 @@ TEST(LossDetection, AcrossEpochsWaitsForTheRoundTripAndTheReorderWindow)
     RackState rack;
     rack.OnAcked(out[1], 5'200); // its round trip: 5 us
     const TimeNs window = 1'000;
-    LossVerdict v = DetectLosses(out, 0, rack, window, 1'000);
+    LossVerdict v = DetectLosses(out, 0, TimeRule{rack, window}, 1'000);
     EXPECT_TRUE(v.lost.empty());
     EXPECT_EQ(v.nextCheck, 100 + 5'000 + window);
-    v = DetectLosses(out, 0, rack, window, v.nextCheck - 1);
+    v = DetectLosses(out, 0, TimeRule{rack, window}, v.nextCheck - 1);
     EXPECT_TRUE(v.lost.empty());
-    v = DetectLosses(out, 0, rack, window, 100 + 5'000 + window);
+    v = DetectLosses(out, 0, TimeRule{rack, window}, 100 + 5'000 + window);
     ASSERT_EQ(v.lost.size(), 1u);
 }
 
@@ -142,7 +142,7 @@ TEST(LossDetection, TailWithoutLaterAckIsLeftToTheTimer)
     Ring<SentPacket> out{Sent(0, 0, 0, SentPacket::State::Acked), Sent(1, 0, 1)};
     RackState rack;
     rack.OnAcked(out[0], 5'000);
-    const LossVerdict v = DetectLosses(out, 0, rack, 1'000, 1'000'000);
+    const LossVerdict v = DetectLosses(out, 0, TimeRule{rack, 1'000}, 1'000'000);
     EXPECT_TRUE(v.lost.empty());
     EXPECT_EQ(v.nextCheck, kNever);
 }

@@ -41,16 +41,6 @@ TimeRule::Deadline(const SentPacket& p) const
 LossVerdict
 DetectLosses(const Ring<SentPacket>& outstanding,
              uint32_t reorderTolerance,
-             const RackState& rack,
-             TimeNs reorderWindow,
-             TimeNs now)
-{
-    return DetectLosses(outstanding, reorderTolerance, TimeRule{rack, reorderWindow}, now);
-}
-
-LossVerdict
-DetectLosses(const Ring<SentPacket>& outstanding,
-             uint32_t reorderTolerance,
              const TimeRule& rule,
              TimeNs now)
 {

@@ -1,6 +1,7 @@
 /*
- * Loss detection for one path against the connection's RACK state (spec 5.3), a small pure
- * function after RACK (RFC 8985), extended to a connection that sprays over many paths.
+ * Loss detection for one path against the connection's RACK state and, with the plane rule,
+ * its plane's (spec 5.3), a small pure function after RACK (RFC 8985), extended to a
+ * connection that sprays over many paths.
  *
  * Two rules, in order of strength:
  *  1. Sequence: packets of a path that were sent on the same route (same entropy epoch) cannot
@@ -15,6 +16,9 @@
  *     covers that spread (ReorderWindow, reorder-window.h). With ~1 packet per path per message,
  *     rule 1 rarely has a later packet to compare with; rule 2 finds a loss about one round trip
  *     after it happened, whichever path it was on.
+ *  2a. Time, same plane (opt-in, plane-time-rule.h): the same against a later packet of the
+ *     packet's own plane, with that plane's window, while rule 2's window widens to at least
+ *     srtt + 4 rttvar. TimeRule carries the evidence of both.
  * Tail losses (nothing sent after them acknowledged) are left to the tail-loss probe and timer.
  *
  * The caller decides what to do with the verdict (retransmit, cut the window, move the path).
@@ -109,13 +113,6 @@ struct LossVerdict
 LossVerdict DetectLosses(const Ring<SentPacket>& outstanding,
                          uint32_t reorderTolerance,
                          const TimeRule& rule,
-                         TimeNs now);
-
-/// DetectLosses against the connection's RACK alone.
-LossVerdict DetectLosses(const Ring<SentPacket>& outstanding,
-                         uint32_t reorderTolerance,
-                         const RackState& rack,
-                         TimeNs reorderWindow,
                          TimeNs now);
 
 } // namespace metaroce

@@ -58,7 +58,8 @@ MetaRoceConfigFields()
                        "SACK gap, in packets, that counts as loss (0: any gap, per-path order)."),
         METAROCE_FIELD(C, planeTimeRule, "PlaneTimeRule", Flag, 0, 1, "5.3",
                        "Judge a packet late behind a later packet of its own plane with that "
-                       "plane's reorder window, and behind other planes only after srtt + 4 rttvar."),
+                       "plane's reorder window, and behind other planes only after that packet's "
+                       "round trip plus max(reorder window, srtt + 4 rttvar)."),
         METAROCE_FIELD(C, rtoMinNs, "RtoMin", Nanoseconds, 1, kMaxNs, "5.5",
                        "Floor of the per-path retransmission timeout (srtt + 4 rttvar)."),
         METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "5.5",

@@ -306,11 +306,12 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
     for (uint16_t port = 0; port < m_planes.size(); ++port)
     {
         const PlaneTimeRule& plane = m_planes[port];
-        if (plane.EarliestCheck(PlaneWindowNs(port)) > now)
+        const TimeNs window = PlaneWindowNs(port);
+        if (plane.EarliestCheck(window) > now)
         {
             continue;
         }
-        const TimeNs sentBy = now - plane.rack.rtt - PlaneWindowNs(port);
+        const TimeNs sentBy = now - plane.rack.rtt - window;
         for (uint16_t id : m_pathsByPort[port])
         {
             if (m_firstData.Get(id) <= sentBy && m_firstDataTxSeq[id] < plane.rack.txSeq)
@@ -343,7 +344,8 @@ TimeNs
 MetaRoceRequester::TimeRuleWindowNs() const
 {
     // Another plane's last hop may queue deeper than the RACK packet's by as much as round
-    // trips spread: srtt + 4 rttvar on top of that packet's round trip (5.3, A35).
+    // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (5.3,
+    // A35).
     const TimeNs measured = ReorderWindowNs();
     return m_planes.empty() ? measured
                             : std::max(measured, m_connectionRtt.Rto(0, m_config.rtoMaxNs));

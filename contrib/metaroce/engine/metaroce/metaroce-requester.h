@@ -14,10 +14,10 @@
  *   path-recovery.h     RTO, suspect/down, probes back, entropy re-draws (4.3, 4.4, 5.5)
  *
  * This class keeps the paths and what is in flight on them and runs the steps: it sprays DATA
- * over the paths the selector picks, retransmits exactly the packets a SACK gap or the
- * connection-wide time rule reveals as lost (under a fresh PSN, on whichever path has room),
- * and acts on timeouts and port events (metaroce-requester.cc); its ACK processing, step by
- * step, is in metaroce-requester-ack.cc.
+ * over the paths the selector picks, retransmits exactly the packets a SACK gap or the time
+ * rule (connection-wide, and per plane when on) reveals as lost (under a fresh PSN, on
+ * whichever path has room), and acts on timeouts and port events (metaroce-requester.cc); its ACK
+ * processing, step by step, is in metaroce-requester-ack.cc.
  *
  * Its deadlines are kept per path in DeadlineTrees (deadline-tree.h), brought up to date for
  * the paths a call changed (Refresh()), so that NextTimeout() and OnTimeout() do not walk every
@@ -147,6 +147,7 @@ class MetaRoceRequester
     /// Steps 2-6 of ACK processing (5.2): RTT, rate hint, health, congestion control, marks.
     void OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
+    /// Snapshot of the RACK states an ACK on `path` may move, for its lateness samples.
     RacksBefore RacksBeforeAck(const Path& path) const;
     /// Feeds the reorder windows with how late `p`, sent on `path`, was acknowledged behind
     /// the packets `before` holds (5.3).

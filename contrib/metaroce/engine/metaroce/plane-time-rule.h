@@ -1,9 +1,10 @@
 /*
  * The plane half of the time rule of loss detection (spec 5.3, rule 2a; assumption A35).
  *
- * Packets a sender sprays over one plane (NIC port) towards one receiver all cross that
- * plane's last hop, one FIFO queue at the receiver's leaf: whatever queue they meet there, they
- * meet in send order. Packets on different planes cross different last hops, and under an
+ * Packets a sender sprays over one plane (NIC port) towards one receiver all share that
+ * plane's last hop, one FIFO queue at the receiver's leaf, so how late one arrives behind
+ * another comes only from the hops before it (different spines). Packets on different planes
+ * cross different last hops, and under an
  * incast those queues differ by up to a few round trips (the 64-host all-to-all's first
  * windows). A packet acknowledged late behind a later packet of its own plane is therefore
  * much stronger evidence of loss than one acknowledged late behind another plane's.
