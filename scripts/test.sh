@@ -92,6 +92,7 @@ done
 
 step "fault campaign: a sample of the engine campaign's seeds (test/campaign)"
 "$BUILD_DIR/metaroce-engine-campaign" --seeds=300
+"$BUILD_DIR/metaroce-engine-campaign" --seeds=100 --first=301 --plane-time-rule
 passed=$((passed + 1))
 
 step "sanitizers: the engine under ASan+UBSan (scripts/sanitize.sh --quick)"

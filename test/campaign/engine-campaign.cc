@@ -13,7 +13,8 @@
 // loss bursts (a plane down for a while), reordering, duplication, corruption, plane flaps,
 // message sizes from 1 byte to 4 MiB, SEND/WRITE mixes, 1-4 planes, 1-8 paths per plane.
 //
-//   metaroce-engine-campaign --seeds=10000 [--first=1] [--verbose]
+//   metaroce-engine-campaign --seeds=10000 [--first=1] [--plane-time-rule] [--verbose]
+// --plane-time-rule runs the same scenarios with MetaRoCE's opt-in plane time rule (spec 5.3).
 // Exit status 1 when any seed fails; each failing seed is printed with its scenario, so it can
 // be rerun alone (--first=S --seeds=1) and made a regression test.
 #include "loopback-scenario.h"
@@ -131,6 +132,7 @@ main(int argc, char* argv[])
     uint64_t seeds = 100;
     uint64_t first = 1;
     bool verbose = false;
+    bool planeTimeRule = false;
     for (int i = 1; i < argc; ++i)
     {
         if (std::strncmp(argv[i], "--seeds=", 8) == 0)
@@ -145,9 +147,15 @@ main(int argc, char* argv[])
         {
             verbose = true;
         }
+        else if (std::strcmp(argv[i], "--plane-time-rule") == 0)
+        {
+            planeTimeRule = true;
+        }
         else
         {
-            std::fprintf(stderr, "usage: %s [--seeds=N] [--first=S] [--verbose]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--verbose]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -157,7 +165,8 @@ main(int argc, char* argv[])
     ChannelStats total;
     for (uint64_t seed = first; seed < first + seeds; ++seed)
     {
-        const ScenarioConfig c = Draw(seed);
+        ScenarioConfig c = Draw(seed);
+        c.metaroce.planeTimeRule = planeTimeRule;
         ScenarioResult r;
         std::string error;
         try
