@@ -9,7 +9,8 @@
 // end (RoCEv2: 0-0.5%), plane, spine and link failures with and without repair, 1-4 planes,
 // sizes from 1 byte to 1 MiB per rank, 1-4 channels, and the seed itself.
 //
-//   metaroce-fabric-campaign --seeds=500 [--first=1] [--verbose]
+//   metaroce-fabric-campaign --seeds=500 [--first=1] [--plane-time-rule] [--verbose]
+// --plane-time-rule runs the same experiments with MetaRoCE's opt-in plane time rule (spec 5.3).
 #include "ns3/metaroce-experiment.h"
 
 #include <cstdio>
@@ -113,6 +114,7 @@ main(int argc, char* argv[])
     uint64_t seeds = 20;
     uint64_t first = 1;
     bool verbose = false;
+    bool planeTimeRule = false;
     for (int i = 1; i < argc; ++i)
     {
         if (std::strncmp(argv[i], "--seeds=", 8) == 0)
@@ -127,9 +129,15 @@ main(int argc, char* argv[])
         {
             verbose = true;
         }
+        else if (std::strcmp(argv[i], "--plane-time-rule") == 0)
+        {
+            planeTimeRule = true;
+        }
         else
         {
-            std::fprintf(stderr, "usage: %s [--seeds=N] [--first=S] [--verbose]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--verbose]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -139,7 +147,11 @@ main(int argc, char* argv[])
     uint64_t retransmitted = 0;
     for (uint64_t seed = first; seed < first + seeds; ++seed)
     {
-        const MetaRoceExperimentConfig c = Draw(seed);
+        MetaRoceExperimentConfig c = Draw(seed);
+        if (planeTimeRule)
+        {
+            c.nicAttributes = "PlaneTimeRule=true";
+        }
         std::string error;
         try
         {
