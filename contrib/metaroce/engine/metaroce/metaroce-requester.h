@@ -16,12 +16,13 @@
  * This class keeps the paths and what is in flight on them and runs the steps: it sprays DATA
  * over the paths the selector picks, retransmits exactly the packets a SACK gap or the time
  * rule (connection-wide, and per plane when on) reveals as lost (under a fresh PSN, on
- * whichever path has room), and acts on timeouts and port events (metaroce-requester.cc); its ACK
- * processing, step by step, is in metaroce-requester-ack.cc.
+ * whichever path has room), and acts on timeouts and port events (metaroce-requester.cc);
+ * its ACK processing, step by step, is in metaroce-requester-ack.cc.
  *
  * Its deadlines are kept per path in DeadlineTrees (deadline-tree.h), brought up to date for
  * the paths a call changed (Refresh()), so that NextTimeout() and OnTimeout() do not walk every
- * path's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3).
+ * path's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3). The trees and
+ * the time rule's windows are in metaroce-requester-deadlines.cc.
  */
 #ifndef METAROCE_ENGINE_METAROCE_REQUESTER_H
 #define METAROCE_ENGINE_METAROCE_REQUESTER_H

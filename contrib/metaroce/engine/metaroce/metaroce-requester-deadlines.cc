@@ -1,0 +1,184 @@
+/*
+ * The requester's deadlines (spec 2.3, 5.3): the per-path trees that NextTimeout() and
+ * OnTimeout() read instead of scanning every path, kept up to date by Refresh(), and the time
+ * rule's windows and deadlines (connection-wide, and per plane when the plane rule is on).
+ * NextTimeoutByScan() in metaroce-requester.cc is the definition they must agree with.
+ */
+#include "metaroce-requester.h"
+
+#include <algorithm>
+
+namespace metaroce
+{
+
+// The per-path deadline trees (spec 2.3)
+
+void
+MetaRoceRequester::Refresh(const Path& path)
+{
+    TimeNs oldest = kNever;
+    TimeNs firstData = kNever;
+    uint64_t firstDataTxSeq = 0;
+    for (const SentPacket& p : path.outstanding)
+    {
+        if (p.state != SentPacket::State::InFlight)
+        {
+            continue;
+        }
+        if (oldest == kNever)
+        {
+            oldest = p.sentAt;
+        }
+        if (p.message != kProbeMessage)
+        {
+            firstData = p.sentAt;
+            firstDataTxSeq = p.txSeq;
+            break;
+        }
+    }
+    const bool down = path.health == PathHealth::Down;
+    m_rtoAt.Set(path.id, !down && oldest != kNever ? oldest + m_recovery.Rto(path) : kNever);
+    m_firstData.Set(path.id, firstData);
+    m_firstDataTxSeq[path.id] = firstDataTxSeq;
+    if (!m_planes.empty())
+    {
+        RefreshPlane(path.port);
+    }
+    if (m_down[path.id] != down)
+    {
+        m_down[path.id] = down;
+        m_downPaths = down ? m_downPaths + 1 : m_downPaths - 1;
+    }
+}
+
+void
+MetaRoceRequester::RefreshPlane(uint16_t port)
+{
+    PlaneTimeRule& plane = m_planes[port];
+    plane.firstData = kNever;
+    plane.firstDataTxSeq = 0;
+    for (uint16_t id : m_pathsByPort[port])
+    {
+        const TimeNs at = m_firstData.Get(id);
+        if (at < plane.firstData ||
+            (at == plane.firstData && at != kNever && m_firstDataTxSeq[id] < plane.firstDataTxSeq))
+        {
+            plane.firstData = at;
+            plane.firstDataTxSeq = m_firstDataTxSeq[id];
+        }
+    }
+}
+
+TimeNs
+MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
+{
+    TimeNs earliest = kNever;
+    for (uint16_t port = 0; port < m_planes.size(); ++port)
+    {
+        earliest = std::min(earliest, m_planes[port].EarliestCheck(PlaneWindowNs(port)));
+    }
+    // Packets leave in transmission order, so the oldest in-flight DATA packet of all paths has
+    // the earliest deadline of the time rule, if it has one: only once a packet sent after it
+    // was acknowledged (LossDeadline). Packets sent in the same nanosecond tie; any of them
+    // sent before the RACK packet gives the deadline.
+    const TimeNs oldest = m_firstData.Min();
+    if (oldest == kNever || !m_rack.valid)
+    {
+        return earliest;
+    }
+    bool due = false;
+    m_firstData.ForEachAtMost(oldest, [&](std::size_t id) {
+        due = due || m_firstDataTxSeq[id] < m_rack.txSeq;
+    });
+    return due ? std::min(earliest, oldest + m_rack.rtt + ruleWindow) : earliest;
+}
+
+const std::vector<uint16_t>&
+MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
+{
+    std::vector<uint16_t>& due = m_duePaths;
+    due.clear();
+    auto add = [&](std::size_t id) { due.push_back(static_cast<uint16_t>(id)); };
+    m_rtoAt.ForEachAtMost(now, add);
+    if (m_rack.valid && now >= m_rack.rtt + ruleWindow)
+    {
+        m_firstData.ForEachAtMost(now - m_rack.rtt - ruleWindow, [&](std::size_t id) {
+            if (m_firstDataTxSeq[id] < m_rack.txSeq)
+            {
+                add(id);
+            }
+        });
+    }
+    for (uint16_t port = 0; port < m_planes.size(); ++port)
+    {
+        const PlaneTimeRule& plane = m_planes[port];
+        const TimeNs window = PlaneWindowNs(port);
+        if (plane.EarliestCheck(window) > now)
+        {
+            continue;
+        }
+        const TimeNs sentBy = now - plane.rack.rtt - window;
+        for (uint16_t id : m_pathsByPort[port])
+        {
+            if (m_firstData.Get(id) <= sentBy && m_firstDataTxSeq[id] < plane.rack.txSeq)
+            {
+                add(id);
+            }
+        }
+    }
+    std::sort(due.begin(), due.end());
+    due.erase(std::unique(due.begin(), due.end()), due.end());
+    return due;
+}
+
+// The time rule's windows (spec 5.3)
+
+TimeNs
+MetaRoceRequester::ReorderWindowNs() const
+{
+    return m_reorder.Window(m_connectionRtt.Minimum(), m_connectionRtt.Smoothed());
+}
+
+TimeNs
+MetaRoceRequester::TimeRuleWindowNs() const
+{
+    // Another plane's last hop may queue deeper than the RACK packet's by as much as round
+    // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (5.3,
+    // A35).
+    const TimeNs measured = ReorderWindowNs();
+    return m_planes.empty() ? measured
+                            : std::max(measured, m_connectionRtt.Rto(0, m_config.rtoMaxNs));
+}
+
+TimeNs
+MetaRoceRequester::PlaneWindowNs(uint16_t port) const
+{
+    return m_planes[port].reorder.Window(m_connectionRtt.Minimum(), m_connectionRtt.Smoothed());
+}
+
+TimeRule
+MetaRoceRequester::TimeRuleFor(const Path& path, TimeNs ruleWindow) const
+{
+    if (m_planes.empty())
+    {
+        return TimeRule{m_rack, ruleWindow};
+    }
+    return TimeRule{m_rack, ruleWindow, &m_planes[path.port].rack, PlaneWindowNs(path.port)};
+}
+
+TimeNs
+MetaRoceRequester::LossCheckAt(const Path& path, TimeNs ruleWindow) const
+{
+    // Packets of a path are sent in PSN order, so its oldest in-flight data packet has the
+    // earliest deadline of the time rule (spec 5.3).
+    for (const SentPacket& p : path.outstanding)
+    {
+        if (p.state == SentPacket::State::InFlight && p.message != kProbeMessage)
+        {
+            return TimeRuleFor(path, ruleWindow).Deadline(p);
+        }
+    }
+    return kNever;
+}
+
+} // namespace metaroce
