@@ -23,11 +23,7 @@ LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow)
 {
     // A PROBE carries no data and travels in the control class; the time rule leaves it alone
     // (a Down path's probe must stay in flight until answered or superseded, spec 5.5).
-    if (p.message == kProbeMessage || !rack.SentAfter(p))
-    {
-        return kNever;
-    }
-    return p.sentAt + rack.rtt + reorderWindow;
+    return p.message == kProbeMessage ? kNever : rack.Deadline(p.sentAt, p.txSeq, reorderWindow);
 }
 
 TimeNs

@@ -77,6 +77,14 @@ struct RackState
     {
         return valid && txSeq > p.txSeq;
     }
+
+    /// When the time rule declares lost a packet sent at `sentAt` with transmission order
+    /// `sentTxSeq`: `window` after the held packet's round trip, if that packet was sent after
+    /// it; kNever otherwise (`sentAt` must not be kNever).
+    TimeNs Deadline(TimeNs sentAt, uint64_t sentTxSeq, TimeNs window) const
+    {
+        return valid && txSeq > sentTxSeq ? sentAt + rtt + window : kNever;
+    }
 };
 
 /// When rule 2 declares `p` lost: kNever for a PROBE and while no packet sent after it has

@@ -79,18 +79,18 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
     }
     // Packets leave in transmission order, so the oldest in-flight DATA packet of all paths has
     // the earliest deadline of the time rule, if it has one: only once a packet sent after it
-    // was acknowledged (LossDeadline). Packets sent in the same nanosecond tie; any of them
-    // sent before the RACK packet gives the deadline.
+    // was acknowledged (LossDeadline). Packets sent in the same nanosecond tie; the first
+    // sent of them decides.
     const TimeNs oldest = m_firstData.Min();
-    if (oldest == kNever || !m_rack.valid)
+    if (oldest == kNever)
     {
         return earliest;
     }
-    bool due = false;
+    uint64_t firstTxSeq = ~uint64_t{0};
     m_firstData.ForEachAtMost(oldest, [&](std::size_t id) {
-        due = due || m_firstDataTxSeq[id] < m_rack.txSeq;
+        firstTxSeq = std::min(firstTxSeq, m_firstDataTxSeq[id]);
     });
-    return due ? std::min(earliest, oldest + m_rack.rtt + ruleWindow) : earliest;
+    return std::min(earliest, m_rack.Deadline(oldest, firstTxSeq, ruleWindow));
 }
 
 const std::vector<uint16_t>&

@@ -45,11 +45,7 @@ struct PlaneTimeRule
     /// When the plane rule may first declare one of the plane's packets lost, or kNever.
     TimeNs EarliestCheck(TimeNs window) const
     {
-        if (firstData == kNever || !rack.valid || firstDataTxSeq >= rack.txSeq)
-        {
-            return kNever;
-        }
-        return firstData + rack.rtt + window;
+        return firstData == kNever ? kNever : rack.Deadline(firstData, firstDataTxSeq, window);
     }
 };
 
