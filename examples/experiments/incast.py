@@ -24,6 +24,8 @@ VARIANTS = [("MetaRoCE, rate hints honoured", "metaroce", "HonourRateHint=true")
             ("MetaRoCE, rate hints ignored", "metaroce", "HonourRateHint=false"),
             ("MetaRoCE, hints, first window 1 packet per path", "metaroce",
              "HonourRateHint=true;InitialPathWindow=1"),
+            ("MetaRoCE, hints, receiver admission", "metaroce",
+             "HonourRateHint=true;AdmissionRtt=16us;UnscheduledBytes=4160"),
             ("RoCEv2 + PFC (DCQCN)", "rocev2-pfc", "")]
 
 

@@ -87,6 +87,7 @@ BuildMetaRoce(const DutSetup& setup,
         h.echoTimestamp = Value(v, "echoTimestamp", 0);
         h.ceCount = Narrow<uint16_t>(v, "ceCount", 0);
         h.newCount = Narrow<uint16_t>(v, "newCount", 0);
+        h.creditBytes = Narrow<uint32_t>(v, "credit", 0);
         h.sack = sack.value_or(std::bitset<kSackBits>());
         h.flags = h.ceCount > 0 ? kMrFlagEce : 0;
         break;

@@ -41,7 +41,13 @@ MetaRoceFields()
         {"PROBE", join(common, {"psn", "ackFloor", "timestamp"})},
         {"ACK",
          join(common,
-              {"cumulativePsn", "rateHint", "echoTimestamp", "ceCount", "newCount", "sack"})},
+              {"cumulativePsn",
+               "rateHint",
+               "echoTimestamp",
+               "ceCount",
+               "newCount",
+               "credit",
+               "sack"})},
         {"NAK", join(common, {"stream", "syndrome", "msn"})},
     };
     return fields;
@@ -163,6 +169,7 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
         add("echoTimestamp", h.echoTimestamp);
         add("ceCount", h.ceCount);
         add("newCount", h.newCount);
+        add("credit", h.creditBytes);
         d.sack = h.sack;
         break;
     case MrOpcode::Nak:

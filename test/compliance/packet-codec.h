@@ -6,9 +6,9 @@
  * Field names are the spec's (3.3-3.6 for MetaRoCE, 8.2 for RoCEv2), spelled as the wire
  * structs spell them: pathId, connection, psn, ackFloor, stream, msn, messageLength, offset,
  * payloadLength, recvIndex, timestamp, remoteAddr, remoteKey, cumulativePsn, rateHint,
- * echoTimestamp, ceCount, newCount, sack, syndrome; RoCEv2: se, migReq, padCount, tver, pKey,
- * destQpn, ackReq, psn, va, rkey, dmaLength, syndrome, msn. Every packet also has port, sport,
- * dport and wireSize (UDP payload bytes).
+ * echoTimestamp, ceCount, newCount, credit, sack, syndrome; RoCEv2: se, migReq, padCount, tver,
+ * pKey, destQpn, ackReq, psn, va, rkey, dmaLength, syndrome, msn. Every packet also has port,
+ * sport, dport and wireSize (UDP payload bytes).
  *
  * Decoding, the field vocabulary and the counter names are in packet-codec.cc, building in
  * packet-builder.cc.

@@ -35,7 +35,7 @@ FIELDS = ["version", "opcode", "flags", "flags.first", "flags.last", "flags.retx
           "flags.ackreq", "flags.ece", "flags.reserved", "path", "conn", "psn", "ack_floor",
           "cum_psn", "rate_hint", "stream", "data.reserved", "msn", "msg_len", "offset",
           "payload_len", "recv_index", "timestamp", "remote_addr", "rkey", "write.reserved",
-          "echo_ts", "ce_count", "new_count", "ack.reserved", "sack", "sack.count", "sack.psns",
+          "echo_ts", "ce_count", "new_count", "credit", "sack", "sack.count", "sack.psns",
           "syndrome", "payload"]
 EXPERTS = ["truncated", "bad_version", "bad_opcode", "bad_flags", "reserved_nonzero",
            "bad_length", "bad_placement", "bad_syndrome", "sender_rule", "trimmed",
@@ -132,12 +132,12 @@ def data(op, flags, psn=7, length=8192, offset=0, payload=4096, recv=0, res16=0,
     return body + bytes(range(256)) * (payload // 256) + bytes(payload % 256 + extra)
 
 
-def ack(flags=0, cum=4294967290, bits=(0, 8, 9, 10, 255), ce=0, res=0, extra=0):
+def ack(flags=0, cum=4294967290, bits=(0, 8, 9, 10, 255), ce=0, credit=0, extra=0):
     sack = bytearray(32)
     for i in bits:
         sack[i // 8] |= 1 << (i % 8)  # spec 3.4: byte 32 + i/8, bit i%8 from the LSB
-    return (common(3, flags, 6, 77, cum, 25000) + struct.pack(">QHHI", 987654321, ce, 4, res) +
-            bytes(sack) + bytes(extra))
+    return (common(3, flags, 6, 77, cum, 25000) +
+            struct.pack(">QHHI", 987654321, ce, 4, credit) + bytes(sack) + bytes(extra))
 
 
 def probe(flags=0x08):
@@ -162,7 +162,7 @@ CASES = [
       "msn": 11, "timestamp": 123456789012}, {"retransmission"}),
     ("ACK", ack(), {"opcode": 3, "path": 6, "conn": 77, "cum_psn": 4294967290,
                     "rate_hint": 25000, "echo_ts": 987654321, "ce_count": 0, "new_count": 4,
-                    "ack.reserved": 0, "sack.count": 5}, set()),
+                    "credit": 0, "sack.count": 5}, set()),
     ("ACK+ECE", ack(flags=0x10, ce=3, bits=()), {"flags.ece": 1, "ce_count": 3,
                                                  "sack.count": 0}, set()),
     ("PROBE", probe(), {"opcode": 4, "path": 2, "conn": 88, "psn": 41, "ack_floor": 40,
@@ -181,7 +181,7 @@ CASES = [
     ("DATA reserved u16", data(2, 0x01, res16=1), {"data.reserved": 1}, {"reserved_nonzero"}),
     ("WRITE reserved u32", data(1, 0x01, res32=2), {"write.reserved": 2}, {"reserved_nonzero"}),
     ("WRITE receive index", data(1, 0x01, recv=3), {}, {"reserved_nonzero"}),
-    ("ACK reserved", ack(res=1), {"ack.reserved": 1}, {"reserved_nonzero"}),
+    ("ACK credit", ack(credit=70000), {"credit": 70000}, set()),
     ("ACK too long", ack(extra=4), {}, {"bad_length"}),
     ("PROBE too long", probe() + bytes(1), {}, {"bad_length"}),
     ("DATA longer than payload", data(2, 0x01, extra=8), {}, {"bad_length"}),
@@ -309,7 +309,7 @@ def check_metaroce_host(label, plane_rows, host):
         check(num(r, "echo_ts") in stamps[key],
               f"{label}: ACK echoes an unsent timestamp: {brief(r)}")
         sacked = sack_set(r["metaroce.sack.psns"])
-        check(num(r, "ce_count") == 0 and num(r, "ack.reserved") == 0 and
+        check(num(r, "ce_count") == 0 and num(r, "credit") == 0 and
               0 <= num(r, "new_count") <= 256 and num(r, "sack.count") == len(sacked) and
               num(r, "flags.ece") == 0 and 0 <= num(r, "rate_hint") <= 100_000 * PLANES,
               f"{label}: ACK fields {brief(r)}")

@@ -76,6 +76,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/driver/loopback-harness.h
     engine/driver/loopback-scenario.h
     engine/metaroce/ack-coverage.h
+    engine/metaroce/admission-credit.h
     engine/metaroce/loss-detection.h
     engine/metaroce/metaroce-config.h
     engine/metaroce/metaroce-connection.h
@@ -86,6 +87,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/pacer.h
     engine/metaroce/path-receive-window.h
     engine/metaroce/path-recovery.h
+    engine/metaroce/plane-time-rule.h
     engine/metaroce/reorder-window.h
     engine/metaroce/requester-packets.h
     engine/metaroce/send-queue.h

@@ -6,12 +6,15 @@
  *    MetaRoCE retransmits exactly the missing packet, RoCEv2 goes back N;
  *  - a plane's link fails mid-transfer: MetaRoCE completes on the remaining plane;
  *  - MetaRoCE sprays one connection's packets over every path of every plane;
- *  - the fair share counts a sender of short SENDs (a few bytes) as active.
+ *  - the fair share counts a sender of short SENDs (a few bytes) as active;
+ *  - receiver admission splits the NIC's budget among its active senders the moment one joins,
+ *    and its ACKs carry the credit.
  */
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/nstime.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -344,6 +347,71 @@ class ShortSendFairShareTestCase : public TestCase
     Transport m_transport;
 };
 
+/**
+ * Receiver admission (spec 6.7): with AdmissionRtt 16 us the receiver's budget is what 100 Gb/s
+ * delivers in 16 us, 200,000 bytes, split among its active senders. Sender 1's SEND arrives at
+ * about 1 us (the whole budget is its share), sender 2's at about 6 us: both shares halve then,
+ * not at the next recompute of the rate hint (20 us later). Each ACK carries the credit, which
+ * from one packet grows by one packet per packet received (spec 6.7): 2 x 4,160 bytes here.
+ */
+class AdmissionCreditTestCase : public TestCase
+{
+  public:
+    AdmissionCreditTestCase()
+        : TestCase("receiver admission splits the budget among senders as they join")
+    {
+    }
+
+  private:
+    static uint64_t Target(const Ptr<MetaRoceQueuePair>& qp)
+    {
+        return static_cast<const metaroce::MetaRoceConnection&>(qp->GetEngine())
+            .Responder()
+            .AdmissionTarget();
+    }
+
+    static uint64_t Limit(const Ptr<MetaRoceQueuePair>& qp)
+    {
+        return static_cast<const metaroce::MetaRoceConnection&>(qp->GetEngine())
+            .Requester()
+            .AdmissionLimit();
+    }
+
+    void DoRun() override
+    {
+        BackToBack net(1, false);
+        net.b->SetAttribute("AdmissionRtt", TimeValue(MicroSeconds(16)));
+        auto [qa1, qb1] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
+        auto [qa2, qb2] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
+        constexpr uint64_t kShort = 8;
+        qb1->PostRecv(0, kShort);
+        qb2->PostRecv(0, kShort);
+        Ptr<MetaRoceQueuePair> first = qa1;
+        Ptr<MetaRoceQueuePair> second = qa2;
+        Simulator::Schedule(MicroSeconds(0), [first]() { first->PostSend(0, kShort); });
+        Simulator::Schedule(MicroSeconds(5), [second]() { second->PostSend(0, kShort); });
+        std::vector<uint64_t> seen;
+        Ptr<MetaRoceQueuePair> r1 = qb1;
+        Ptr<MetaRoceQueuePair> r2 = qb2;
+        for (int us : {4, 9})
+        {
+            Simulator::Schedule(MicroSeconds(us), [&seen, r1, r2]() {
+                seen.push_back(Target(r1));
+                seen.push_back(Target(r2));
+            });
+        }
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(seen.size(), 4, "two looks at the targets");
+        NS_TEST_EXPECT_MSG_EQ(seen[0], 200'000, "one sender: the whole budget");
+        NS_TEST_EXPECT_MSG_EQ(seen[2], 100'000, "two senders: half each, at once");
+        NS_TEST_EXPECT_MSG_EQ(seen[3], 100'000, "the second sender's share");
+        NS_TEST_EXPECT_MSG_EQ(Limit(qa1), 2 * 4160, "sender 1 holds the credit of its ACK");
+        NS_TEST_EXPECT_MSG_EQ(Limit(qa2), 2 * 4160, "sender 2 too");
+        NS_TEST_EXPECT_MSG_EQ(qb2->GetCompletedCount(), 1, "the RECV of sender 2 completes");
+        Simulator::Destroy();
+    }
+};
+
 class MetaRoceNicTestSuite : public TestSuite
 {
   public:
@@ -359,6 +427,7 @@ class MetaRoceNicTestSuite : public TestSuite
         AddTestCase(new LinkFailureTestCase, QUICK);
         AddTestCase(new SprayTestCase, QUICK);
         AddTestCase(new PcapDecodesTestCase, QUICK);
+        AddTestCase(new AdmissionCreditTestCase, QUICK);
     }
 };
 

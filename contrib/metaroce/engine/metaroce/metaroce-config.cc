@@ -53,6 +53,9 @@ MetaRoceConfigFields()
                        "Largest connection window."),
         METAROCE_FIELD(C, honourRateHint, "HonourRateHint", Flag, 0, 1, "7.4",
                        "Pace the sender at the receiver's fair-share rate hint."),
+        METAROCE_FIELD(C, unscheduledBytes, "UnscheduledBytes", Bytes, 0, kMaxWindowBytes, "7.1",
+                       "Bytes a connection may have in flight before its first ACK, the "
+                       "unscheduled window of receiver admission (0: no limit but the windows)."),
         METAROCE_FIELD(C, reorderTolerancePackets, "ReorderTolerance", Count,
                        0, kSackBits - 1, "5.3",
                        "SACK gap, in packets, that counts as loss (0: any gap, per-path order)."),

@@ -43,6 +43,9 @@ struct MetaRoceConfig
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
     bool honourRateHint{true};                      ///< pace at the receiver's fair-share hint
+    /// Bytes in flight before the connection's first ACK (0: the windows alone decide); with a
+    /// receiver that grants admission credit (spec 6.7), the unscheduled first window.
+    uint64_t unscheduledBytes{0};
     /// Parameters of the default congestion control (used when none is given).
     AimdConfig aimd;
 

@@ -262,4 +262,10 @@ MetaRoceConnection::SetFairShare(uint64_t bps)
     m_responder.SetFairShare(bps);
 }
 
+void
+MetaRoceConnection::SetAdmissionTarget(uint64_t bytes)
+{
+    m_responder.SetAdmissionTarget(bytes);
+}
+
 } // namespace metaroce

@@ -56,6 +56,10 @@ class MetaRoceConnection : public TransportEngine
     /// The receiver's fair share advertised to the peer in every ACK (bits/s).
     void SetFairShare(uint64_t bps);
 
+    /// This sender's share of the receiver's admission budget, granted as credit in the ACKs
+    /// (bytes; 0: no admission, spec 6.7).
+    void SetAdmissionTarget(uint64_t bytes);
+
     const MetaRoceConfig& Config() const
     {
         return m_config;

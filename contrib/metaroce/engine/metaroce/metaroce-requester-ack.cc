@@ -2,7 +2,8 @@
  * The requester's ACK processing (spec 5.2), the steps in order: what the ACK newly covers on
  * its path (ack-coverage.h) is acknowledged, packet by packet and message by message; the
  * path's recent losses are settled against it (5.7, spurious-loss.h); then the RTT sample, the
- * rate hint, health, congestion control and ECN marks; last, loss detection on the path.
+ * rate hint, the admission credit, health, congestion control and ECN marks; last, loss
+ * detection on the path.
  */
 #include "metaroce-requester.h"
 #include "spurious-loss.h"
@@ -80,6 +81,8 @@ MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress pr
     {
         m_pacer.SetRateHint(uint64_t{ack.rateHintMbps} * 1'000'000);
     }
+    // The receiver's admission (6.7): its latest credit, or no limit from a receiver without.
+    m_admissionLimit = ack.creditBytes > 0 ? ack.creditBytes : kNoAdmissionLimit;
     if (sample.ackedPackets > 0)
     {
         path.bytesAcked += sample.ackedBytes;

@@ -25,6 +25,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_connectionRtt(config.initialRttNs)
     , m_reorder(config.ackDelayNs)
     , m_planes(config.planeTimeRule ? config.ports : 0, PlaneTimeRule(config.ackDelayNs))
+    , m_admissionLimit(config.unscheduledBytes > 0 ? config.unscheduledBytes : kNoAdmissionLimit)
     , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports, config.honourRateHint)
     , m_tailProbe(m_config)
@@ -104,7 +105,8 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     const SendQueue::Message& m = m_queue.At(next->message);
     const uint32_t bytes =
         m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxHeaderSize);
-    if (m_inflightBytes > 0 && m_inflightBytes + bytes > m_connectionWindow.window)
+    if (m_inflightBytes > 0 && (m_inflightBytes + bytes > m_connectionWindow.window ||
+                                m_inflightBytes + bytes > m_admissionLimit))
     {
         return std::nullopt;
     }

@@ -6,6 +6,7 @@
  *                       error state (5.1, 5.6)
  *   requester-packets.h DATA and PROBE packets (3.3, 3.5)
  *   pacer.h             pacing at the receiver's rate hint (7.4)
+ *   admission-credit.h  the receiver's admission credit (6.7): unscheduled window, then credit
  *   ack-coverage.h      what an ACK acknowledges on a path, and its validation (5.2)
  *   loss-detection.h    which in-flight packets are lost (5.3)
  *   plane-time-rule.h   the time rule's evidence per plane (5.3, rule 2a)
@@ -33,6 +34,7 @@
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
 #include "ack-coverage.h"
+#include "admission-credit.h"
 #include "metaroce-config.h"
 #include "metaroce-path.h"
 #include "metaroce-wire.h"
@@ -108,6 +110,13 @@ class MetaRoceRequester
         return m_connectionWindow;
     }
 
+    /// Bytes the receiver admits in flight (spec 6.7): the unscheduled window before the first
+    /// ACK, then the latest ACK's credit; kNoAdmissionLimit when neither limits.
+    uint64_t AdmissionLimit() const
+    {
+        return m_admissionLimit;
+    }
+
   private:
     /// What an ACK acknowledged of what was in flight.
     struct AckProgress
@@ -145,7 +154,8 @@ class MetaRoceRequester
                                    const AckCoverage& coverage,
                                    const RacksBefore& before,
                                    TimeNs now);
-    /// Steps 2-6 of ACK processing (5.2): RTT, rate hint, health, congestion control, marks.
+    /// Steps 2-6 of ACK processing (5.2): RTT, rate hint and credit, health, congestion
+    /// control, marks.
     void OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     /// Snapshot of the RACK states an ACK on `path` may move, for its lateness samples.
@@ -220,6 +230,7 @@ class MetaRoceRequester
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
     uint64_t m_nextTxSeq{0};             ///< transmission order over all paths
     WindowState m_connectionWindow;
+    uint64_t m_admissionLimit; ///< AdmissionLimit()
     uint64_t m_inflightBytes{0};
     SendQueue m_queue;
     Pacer m_pacer;

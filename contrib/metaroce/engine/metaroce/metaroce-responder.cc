@@ -50,6 +50,7 @@ MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
     , m_memory(memory)
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
+    , m_credit(uint64_t{config.mtu} + kMrMaxHeaderSize)
     , m_paths(size_t{config.ports} * config.pathsPerPort)
     , m_ackDue(m_paths.size())
     , m_streams(config.streams)
@@ -398,6 +399,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.echoTimestamp = rx.echo;
         h.ceCount = rx.ce;
         h.newCount = rx.fresh;
+        h.creditBytes = m_credit.Next(rx.fresh);
         h.sack = rx.window.Sack();
         rx.unacked = 0;
         rx.ce = 0;

@@ -11,7 +11,8 @@
  * Per path the responder keeps the cumulative PSN and the SACK bitvector, and acknowledges on
  * the arrival plane: coalesced (every ackEveryPackets packets or after ackDelay), immediately on
  * a gap, an ECN mark, a duplicate or a request. Every ACK carries the receiver's fair-share rate
- * hint: its inbound line rate divided among its active senders (the driver supplies the share).
+ * hint: its inbound line rate divided among its active senders (the driver supplies the share),
+ * and, under receiver admission, the sender's credit (admission-credit.h).
  */
 #ifndef METAROCE_ENGINE_METAROCE_RESPONDER_H
 #define METAROCE_ENGINE_METAROCE_RESPONDER_H
@@ -20,6 +21,7 @@
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
 #include "../common/transport-engine.h"
+#include "admission-credit.h"
 #include "metaroce-config.h"
 #include "metaroce-wire.h"
 #include "path-receive-window.h"
@@ -66,6 +68,18 @@ class MetaRoceResponder
     uint64_t FairShare() const
     {
         return m_fairShareBps;
+    }
+
+    /// Sets this sender's share of the receiver's admission budget (bytes; 0: no admission,
+    /// spec 6.7); the ACKs' credit moves towards it.
+    void SetAdmissionTarget(uint64_t bytes)
+    {
+        m_credit.SetTarget(bytes);
+    }
+
+    uint64_t AdmissionTarget() const
+    {
+        return m_credit.Target();
     }
 
     /// Receive state of one path, for tests and the compliance harness.
@@ -129,6 +143,7 @@ class MetaRoceResponder
     MemoryRegistry* m_memory;
     Counters& m_counters;
     uint64_t m_fairShareBps;
+    AdmissionCredit m_credit;
     std::vector<PathRx> m_paths;
     DeadlineTree m_ackDue;       ///< per path: ackDue while no ACK is queued, else kNever
     std::vector<uint16_t> m_due; ///< OnTimeout()'s paths, reused

@@ -150,6 +150,7 @@ MrSerialize(const MrHeader& h, uint8_t* out)
         store_big_u64(out + 16, h.echoTimestamp);
         store_big_u16(out + 24, h.ceCount);
         store_big_u16(out + 26, h.newCount);
+        store_big_u32(out + 28, h.creditBytes);
         StoreSack(h.sack, out + 32);
         break;
     case MrOpcode::Nak:
@@ -208,7 +209,7 @@ ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
     return kWellFormed;
 }
 
-/// ACK: cumulative PSN, rate hint, echo, counts and the 256-bit SACK (spec 3.4).
+/// ACK: cumulative PSN, rate hint, echo, counts, admission credit and the SACK (spec 3.4).
 DropReason
 ParseAckBody(const uint8_t* data, MrHeader& h)
 {
@@ -217,10 +218,7 @@ ParseAckBody(const uint8_t* data, MrHeader& h)
     h.echoTimestamp = load_big_u64(data + 16);
     h.ceCount = load_big_u16(data + 24);
     h.newCount = load_big_u16(data + 26);
-    if (load_big_u32(data + 28) != 0)
-    {
-        return DropReason::BadField;
-    }
+    h.creditBytes = load_big_u32(data + 28);
     h.sack = LoadSack(data + 32);
     return kWellFormed;
 }

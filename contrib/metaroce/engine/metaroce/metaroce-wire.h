@@ -24,7 +24,8 @@
  * PROBE continues with 40 u64 timestamp at offset 16 (24 bytes in all).
  * ACK continues with (64 bytes in all):
  *  16  u64  echoed timestamp    24 u16 CE-marked packets since the last ACK
- *  26  u16  packets newly received since the last ACK         28 u32 reserved (0)
+ *  26  u16  packets newly received since the last ACK
+ *  28  u32  admission credit: bytes the receiver lets this sender have in flight (0 = none)
  *  32  256-bit SACK bitvector: bit i (byte i/8, bit i%8 from the least significant) set when
  *       PSN cumulative+1+i has been received.
  */
@@ -125,6 +126,7 @@ struct MrHeader
     uint64_t echoTimestamp{0};
     uint16_t ceCount{0};
     uint16_t newCount{0};
+    uint32_t creditBytes{0}; ///< receiver admission (spec 6.7); 0 = no limit
     std::bitset<kSackBits> sack;
     // NAK (stream and msn above)
     MrNakSyndrome syndrome{MrNakSyndrome::RemoteAccess};

@@ -9,15 +9,19 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("MetaRoceFairShare");
 
-void
-MetaRoceFairShare::OnDataArrival(uint32_t queuePair, bool ecnCe, Time now)
+bool
+MetaRoceFairShare::OnDataArrival(uint32_t queuePair, bool ecnCe, Time now, Time window)
 {
     if (queuePair >= m_lastDataArrival.size())
     {
         m_lastDataArrival.resize(queuePair + 1, Seconds(-1));
     }
-    m_lastDataArrival[queuePair] = now;
+    Time& last = m_lastDataArrival[queuePair];
+    const bool joined = last < Seconds(0) || now - last > window;
+    m_active += joined ? 1 : 0;
+    last = now;
     m_markedSinceUpdate += ecnCe ? 1 : 0;
+    return joined;
 }
 
 bool
@@ -31,6 +35,7 @@ MetaRoceFairShare::Recompute(Time now, uint64_t lineBps, Time window, bool whenM
 {
     m_updated = now;
     const uint64_t active = ActiveSenders(now, window);
+    m_active = active;
     const bool congested = !whenMarked || m_markedSinceUpdate > 0;
     m_markedSinceUpdate = 0;
     m_shareBps = congested ? lineBps / std::max<uint64_t>(active, 1) : lineBps;
@@ -43,6 +48,12 @@ uint64_t
 MetaRoceFairShare::GetShareBps() const
 {
     return m_shareBps;
+}
+
+uint64_t
+MetaRoceFairShare::GetActiveSenders() const
+{
+    return m_active;
 }
 
 uint64_t

@@ -9,6 +9,10 @@
  *
  * The NIC keeps the policy's two attributes (FairShareWindow, FairShareWhenMarked) and passes
  * their values in, and hands the share to its engines.
+ *
+ * The count of active senders also splits the receiver's admission budget (spec 6.7), which
+ * must shrink the moment a new sender appears rather than at the next recompute: a sender
+ * whose data arrives after a window without any counts at once.
  */
 #ifndef METAROCE_FAIR_SHARE_H
 #define METAROCE_FAIR_SHARE_H
@@ -29,8 +33,9 @@ class MetaRoceFairShare
 {
   public:
     /// Data (RxResult::carriedData, however short) arrived for queue pair `queuePair` at `now`,
-    /// CE-marked or not: its sender is active.
-    void OnDataArrival(uint32_t queuePair, bool ecnCe, Time now);
+    /// CE-marked or not: its sender is active. Returns true when it was not active within
+    /// `window` before, so the count of active senders grew.
+    bool OnDataArrival(uint32_t queuePair, bool ecnCe, Time now, Time window);
 
     /// True when `window` has passed since the last recompute, or none happened yet.
     bool IsDue(Time now, Time window) const;
@@ -45,6 +50,9 @@ class MetaRoceFairShare
     /// The share computed last (bits/s); 0 before the first recompute.
     uint64_t GetShareBps() const;
 
+    /// Active senders: as counted at the last recompute, plus those that became active since.
+    uint64_t GetActiveSenders() const;
+
   private:
     /// The queue pairs whose latest data arrival is within `window` of `now`.
     uint64_t ActiveSenders(Time now, Time window) const;
@@ -55,6 +63,7 @@ class MetaRoceFairShare
     uint64_t m_shareBps{0};
     Time m_updated{Seconds(-1)};     ///< time of the last recompute; negative: none yet
     uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last recompute
+    uint64_t m_active{0};            ///< GetActiveSenders()
 };
 
 } // namespace ns3

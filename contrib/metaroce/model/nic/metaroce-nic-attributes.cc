@@ -53,6 +53,14 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                       BooleanValue(true),
                       MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
                       MakeBooleanChecker())
+        .AddAttribute("AdmissionRtt",
+                      "Receiver admission (spec 6.7): grant the active senders, split equally, "
+                      "credit for what the inbound line rate delivers in this time (the budget "
+                      "of bytes in flight towards this NIC); pair it with UnscheduledBytes on "
+                      "the senders. 0: no admission, senders are limited by their windows.",
+                      TimeValue(Seconds(0)),
+                      MakeTimeAccessor(&MetaRoceNic::m_admissionRtt),
+                      MakeTimeChecker(Seconds(0), Seconds(1)))
         .AddTraceSource("Tx",
                         "A packet left on a port (IPv4 and below not yet added by the "
                         "device: starts with IPv4).",

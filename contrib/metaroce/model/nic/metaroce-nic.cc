@@ -503,19 +503,24 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     else if (result.carriedData)
     {
         // Its sender is active (spec 6.5), however short the packet.
-        m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(), rx.ecnCe, Simulator::Now());
-        UpdateFairShare();
+        const bool joined = m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(),
+                                                      rx.ecnCe,
+                                                      Simulator::Now(),
+                                                      m_fairShareWindow);
+        UpdateFairShare(joined);
     }
     host.Service();
 }
 
 void
-MetaRoceNic::UpdateFairShare()
+MetaRoceNic::UpdateFairShare(bool senderJoined)
 {
     // Recomputed at most once per window, on arrivals only, so no event keeps the simulation
-    // alive.
+    // alive; the admission budget's split also the moment a new sender appears (spec 6.7).
     const Time now = Simulator::Now();
-    if (!m_fairShare.IsDue(now, m_fairShareWindow))
+    const bool due = m_fairShare.IsDue(now, m_fairShareWindow);
+    const bool admission = m_admissionRtt.IsStrictlyPositive();
+    if (!due && !(admission && senderJoined))
     {
         return;
     }
@@ -525,16 +530,35 @@ MetaRoceNic::UpdateFairShare()
         line += m_ports[p].up ? LineRateBps(p) : 0;
     }
     const uint64_t share =
-        m_fairShare.Recompute(now, line, m_fairShareWindow, m_fairShareWhenMarked);
+        due ? m_fairShare.Recompute(now, line, m_fairShareWindow, m_fairShareWhenMarked) : 0;
+    const uint64_t credit = admission ? AdmissionCredit(line) : 0;
     for (const auto& [id, host] : m_hosts)
     {
         if (host->QueuePair().GetTransport() == metaroce::Transport::MetaRoce)
         {
-            static_cast<metaroce::MetaRoceConnection&>(host->QueuePair().GetEngine())
-                .SetFairShare(share);
+            auto& engine =
+                static_cast<metaroce::MetaRoceConnection&>(host->QueuePair().GetEngine());
+            if (due)
+            {
+                engine.SetFairShare(share);
+            }
+            if (admission)
+            {
+                engine.SetAdmissionTarget(credit);
+            }
             host->MarkMaybeWork();
         }
     }
+}
+
+uint64_t
+MetaRoceNic::AdmissionCredit(uint64_t lineBps) const
+{
+    // The budget: what the inbound line rate delivers in one AdmissionRtt (spec 6.7).
+    const long double budget =
+        static_cast<long double>(lineBps) * m_admissionRtt.GetNanoSeconds() / 8e9L;
+    const uint64_t senders = std::max<uint64_t>(m_fairShare.GetActiveSenders(), 1);
+    return std::max<uint64_t>(static_cast<uint64_t>(budget / senders), 1);
 }
 
 } // namespace ns3

@@ -165,7 +165,11 @@ class MetaRoceNic : public Object
                       const MetaRoceFraming::Arrival& arrival,
                       Ptr<const Packet> packet);
     /// Recomputes the fair share when due and hands it to every MetaRoCE engine (spec 6.5).
-    void UpdateFairShare();
+    /// Recomputes the rate hint when due, and the admission credit also when `senderJoined`,
+    /// and hands them to the MetaRoCE engines (spec 6.5, 6.7).
+    void UpdateFairShare(bool senderJoined);
+    /// Each active sender's share of the admission budget at inbound rate `lineBps` (bytes).
+    uint64_t AdmissionCredit(uint64_t lineBps) const;
     uint64_t LineRateBps(uint32_t port) const;
 
     std::vector<Port> m_ports;
@@ -188,6 +192,7 @@ class MetaRoceNic : public Object
     bool m_realPayload;
     Time m_fairShareWindow;
     bool m_fairShareWhenMarked;
+    Time m_admissionRtt; ///< receiver admission's budget, in time at the line rate; 0: off
 
     // The pluggable algorithms: the attribute's factory and the NIC's one object made from it.
     AlgorithmSlot<MetaRoceCongestionOps> m_congestionControl{"MetaRoceNic::CongestionControl"};

@@ -93,7 +93,7 @@ local f = {
     echo_ts = ProtoField.uint64("metaroce.echo_ts", "Echoed timestamp (ns)", base.DEC),
     ce_count = ProtoField.uint16("metaroce.ce_count", "CE count", base.DEC),
     new_count = ProtoField.uint16("metaroce.new_count", "New count", base.DEC),
-    ack_reserved = ProtoField.uint32("metaroce.ack.reserved", "Reserved", base.HEX),
+    credit = ProtoField.uint32("metaroce.credit", "Admission credit (bytes, 0 = none)", base.DEC),
     sack = ProtoField.bytes("metaroce.sack", "SACK bitvector"),
     sack_count = ProtoField.uint16("metaroce.sack.count", "PSNs selectively acknowledged",
                                    base.DEC),
@@ -234,9 +234,8 @@ local function dissect_ack(tvb, pinfo, tree, flags)
     add(tree, f.echo_ts, tvb, 16, 8)
     local ce_item, ce = add(tree, f.ce_count, tvb, 24, 2, u16)
     add(tree, f.new_count, tvb, 26, 2)
-    local res_item, res = add(tree, f.ack_reserved, tvb, 28, 4, u32)
+    add(tree, f.credit, tvb, 28, 4)
     local sack_item = add(tree, f.sack, tvb, 32, 32)
-    if res and res ~= 0 then res_item:add_proto_expert_info(e.reserved) end
     if ce ~= nil and (ce > 0) ~= has(flags, ECE) then
         ce_item:add_proto_expert_info(e.sender_rule, "ECE must be set exactly when CE count > 0")
     end
