@@ -29,30 +29,44 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports, config.honourRateHint)
     , m_tailProbe(m_config)
-    , m_rtoAt(size_t{config.ports} * config.pathsPerPort)
-    , m_firstData(size_t{config.ports} * config.pathsPerPort)
-    , m_firstDataTxSeq(size_t{config.ports} * config.pathsPerPort, 0)
-    , m_down(size_t{config.ports} * config.pathsPerPort, false)
+    , m_rtoAt(0)
+    , m_firstData(0)
 {
     const double mtu = config.mtu + kMrWriteHeaderSize;
-    m_paths.reserve(size_t{config.ports} * config.pathsPerPort);
-    for (uint16_t port = 0; port < config.ports; ++port)
+    m_connectionWindow.minWindow = mtu * config.ports;
+    m_connectionWindow.maxWindow = static_cast<double>(config.maxConnectionWindowBytes);
+    m_connectionWindow.window = static_cast<double>(config.initialConnectionWindowBytes);
+}
+
+void
+MetaRoceRequester::MakePaths()
+{
+    if (!m_paths.empty())
     {
-        for (uint16_t k = 0; k < config.pathsPerPort; ++k)
+        return;
+    }
+    // The first entropies are the generator's first draws, whenever the paths are made.
+    const double mtu = m_config.mtu + kMrWriteHeaderSize;
+    const size_t count = size_t{m_config.ports} * m_config.pathsPerPort;
+    m_paths.reserve(count);
+    for (uint16_t port = 0; port < m_config.ports; ++port)
+    {
+        for (uint16_t k = 0; k < m_config.pathsPerPort; ++k)
         {
             const auto id = static_cast<uint16_t>(m_paths.size());
-            Path path(id, port, m_recovery.DrawEntropy(), config.initialRttNs);
+            Path path(id, port, m_recovery.DrawEntropy(), m_config.initialRttNs);
             path.window.minWindow = mtu;
-            path.window.maxWindow = mtu * config.maxPathWindowPackets;
-            path.window.window = mtu * config.initialPathWindowPackets;
+            path.window.maxWindow = mtu * m_config.maxPathWindowPackets;
+            path.window.window = mtu * m_config.initialPathWindowPackets;
             m_paths.push_back(std::move(path));
             m_pathsByPort[port].push_back(id);
         }
     }
     m_recovery.ReleaseGenerator();
-    m_connectionWindow.minWindow = mtu * config.ports;
-    m_connectionWindow.maxWindow = static_cast<double>(config.maxConnectionWindowBytes);
-    m_connectionWindow.window = static_cast<double>(config.initialConnectionWindowBytes);
+    m_rtoAt = DeadlineTree(count);
+    m_firstData = DeadlineTree(count);
+    m_firstDataTxSeq.assign(count, 0);
+    m_down.assign(count, false);
 }
 
 void
@@ -60,6 +74,7 @@ MetaRoceRequester::Post(const WorkRequest& wr, TimeNs now)
 {
     m_now = std::max(m_now, now);
     m_queue.Post(wr, now);
+    MakePaths();
 }
 
 // Sending (spec 5.1, 5.4, 5.5)
@@ -359,6 +374,7 @@ MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
         return;
     }
     m_portUp[port] = up;
+    MakePaths(); // a port event before the first send acts on the paths all the same
     for (uint16_t id : m_pathsByPort[port])
     {
         if (!up)

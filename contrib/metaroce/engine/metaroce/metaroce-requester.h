@@ -20,6 +20,9 @@
  * whichever path has room), and acts on timeouts and port events (metaroce-requester.cc);
  * its ACK processing, step by step, is in metaroce-requester-ack.cc.
  *
+ * The paths are made on the first send, ACK or port event, so an end that only receives never
+ * pays for them; their first entropies are the generator's first draws either way.
+ *
  * Its deadlines are kept per path in DeadlineTrees (deadline-tree.h), brought up to date for
  * the paths a call changed (Refresh()), so that NextTimeout() and OnTimeout() do not walk every
  * path's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3). The trees and
@@ -137,6 +140,8 @@ class MetaRoceRequester
         return m_queue.GetState() == SendQueue::State::Failed;
     }
 
+    /// Makes the paths and their deadline slots on the first call (spec 4.1).
+    void MakePaths();
     /// New or retransmitted DATA for `port`, if the queue, the pacer and a window allow.
     std::optional<OutPacket> PullData(uint16_t port, TimeNs now);
     /// Addresses `out` to `path` and records it there as sent (a fresh PSN, in flight).

@@ -51,9 +51,7 @@ MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
     , m_credit(uint64_t{config.mtu} + kMrMaxHeaderSize)
-    , m_paths(size_t{config.ports} * config.pathsPerPort)
-    , m_ackDue(m_paths.size())
-    , m_streams(config.streams)
+    , m_ackDue(0)
     , m_ackQueue(config.ports)
     , m_nakQueue(config.ports)
 {
@@ -66,8 +64,28 @@ MetaRoceResponder::PortOf(uint16_t pathId) const
 }
 
 void
+MetaRoceResponder::MakeState()
+{
+    if (!m_paths.empty())
+    {
+        return;
+    }
+    m_paths.resize(size_t{m_config.ports} * m_config.pathsPerPort);
+    m_ackDue = DeadlineTree(m_paths.size());
+    m_streams.resize(m_config.streams);
+}
+
+const PathReceiveWindow&
+MetaRoceResponder::Window(uint16_t pathId) const
+{
+    static const PathReceiveWindow kNothingReceived;
+    return m_paths.empty() ? kNothingReceived : m_paths.at(pathId).window;
+}
+
+void
 MetaRoceResponder::PostRecv(const WorkRequest& wr)
 {
+    MakeState();
     m_streams[wr.stream].recvs.push_back(wr);
 }
 
@@ -278,6 +296,7 @@ MetaRoceResponder::NoteArrival(PathRx& rx,
 RxResult
 MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPacket& pkt)
 {
+    MakeState();
     if (h.pathId >= m_paths.size() || PortOf(h.pathId) != pkt.port)
     {
         return RxResult{false, DropReason::BadField};
@@ -313,6 +332,7 @@ MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPac
 RxResult
 MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
 {
+    MakeState();
     if (h.pathId >= m_paths.size() || PortOf(h.pathId) != pkt.port)
     {
         return RxResult{false, DropReason::BadField};

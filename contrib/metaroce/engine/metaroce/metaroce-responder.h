@@ -13,6 +13,9 @@
  * a gap, an ECN mark, a duplicate or a request. Every ACK carries the receiver's fair-share rate
  * hint: its inbound line rate divided among its active senders (the driver supplies the share),
  * and, under receiver admission, the sender's credit (admission-credit.h).
+ *
+ * The per-path and per-stream state is made when the connection first receives (a RECV
+ * posted, a DATA or PROBE arriving): an end that only sends never pays for it.
  */
 #ifndef METAROCE_ENGINE_METAROCE_RESPONDER_H
 #define METAROCE_ENGINE_METAROCE_RESPONDER_H
@@ -82,11 +85,9 @@ class MetaRoceResponder
         return m_credit.Target();
     }
 
-    /// Receive state of one path, for tests and the compliance harness.
-    const PathReceiveWindow& Window(uint16_t pathId) const
-    {
-        return m_paths.at(pathId).window;
-    }
+    /// Receive state of one path, for tests and the compliance harness (an empty window
+    /// before anything was received).
+    const PathReceiveWindow& Window(uint16_t pathId) const;
 
   private:
     struct PathRx
@@ -125,6 +126,8 @@ class MetaRoceResponder
         MrNakSyndrome syndrome;
     };
 
+    /// Makes the per-path and per-stream state on the first call.
+    void MakeState();
     /// Checks placement without changing state; on refusal, may queue a NAK.
     RxResult CheckPlacement(const MrHeader& h, uint16_t port);
     void Place(const MrHeader& h, const uint8_t* payload, TimeNs now);
@@ -144,10 +147,10 @@ class MetaRoceResponder
     Counters& m_counters;
     uint64_t m_fairShareBps;
     AdmissionCredit m_credit;
-    std::vector<PathRx> m_paths;
-    DeadlineTree m_ackDue;       ///< per path: ackDue while no ACK is queued, else kNever
-    std::vector<uint16_t> m_due; ///< OnTimeout()'s paths, reused
-    std::vector<Stream> m_streams;
+    std::vector<PathRx> m_paths;   ///< empty until MakeState()
+    DeadlineTree m_ackDue;         ///< per path: ackDue while no ACK is queued, else kNever
+    std::vector<uint16_t> m_due;   ///< OnTimeout()'s paths, reused
+    std::vector<Stream> m_streams; ///< empty until MakeState()
     std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
     std::vector<Ring<Nak>> m_nakQueue;      ///< per port
     /// Bit p: port p has an ACK or NAK queued. HasWork() is asked on every pull of every port
