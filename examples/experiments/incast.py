@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Experiment 5, incast: N hosts (7, 15, 31 and 63 by default) send to one at the same time,
-with the receiver's rate hints honoured and ignored (MetaRoCE), and RoCEv2 with PFC and DCQCN
-for reference. Time to converge
+with the receiver's rate hints honoured and ignored (MetaRoCE), with a first window of one
+packet per path, with receiver admission (spec 6.7: the receiver grants credit, the senders
+start with one packet), and RoCEv2 with PFC and DCQCN for reference. Time to converge
 (until the senders' rates stay fair: Jain's index >= 0.9), in base RTTs; fairness (mean Jain's
 index over the senders while all still send); the deepest switch queue; the incast's
 completion time.
