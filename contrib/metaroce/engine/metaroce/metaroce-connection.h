@@ -39,6 +39,10 @@ class MetaRoceConnection : public TransportEngine
                                 std::unique_ptr<CongestionControl> cc = nullptr,
                                 std::unique_ptr<PathSelector> selector = nullptr);
 
+    // Its halves refer to its configuration and counters: it stays where it was made.
+    MetaRoceConnection(const MetaRoceConnection&) = delete;
+    MetaRoceConnection& operator=(const MetaRoceConnection&) = delete;
+
     const char* Name() const override;
     void PostSend(const WorkRequest& wr, TimeNs now) override;
     void PostRecv(const WorkRequest& wr) override;

@@ -60,6 +60,7 @@ namespace metaroce
 class MetaRoceRequester
 {
   public:
+    /// `config`, `counters` and `completions` are the connection's and must outlive it.
     MetaRoceRequester(const MetaRoceConfig& config,
                       MemoryRegistry* memory,
                       Counters& counters,
@@ -218,7 +219,7 @@ class MetaRoceRequester
     void OnPathTimeout(Path& path, TimeNs now);
     void TakeDown(Path& path, TimeNs now);
 
-    const MetaRoceConfig m_config;
+    const MetaRoceConfig& m_config; ///< the connection's, which outlives this requester
     MemoryRegistry* m_memory;
     Counters& m_counters;
     std::unique_ptr<CongestionControl> m_cc;

@@ -52,8 +52,6 @@ MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
     , m_fairShareBps(config.portRateBps * config.ports)
     , m_credit(uint64_t{config.mtu} + kMrMaxHeaderSize)
     , m_ackDue(0)
-    , m_ackQueue(config.ports)
-    , m_nakQueue(config.ports)
 {
 }
 
@@ -72,7 +70,19 @@ MetaRoceResponder::MakeState()
     }
     m_paths.resize(size_t{m_config.ports} * m_config.pathsPerPort);
     m_ackDue = DeadlineTree(m_paths.size());
-    m_streams.resize(m_config.streams);
+    m_ackQueue.resize(m_config.ports);
+    m_nakQueue.resize(m_config.ports);
+}
+
+MetaRoceResponder::Stream&
+MetaRoceResponder::StreamAt(uint16_t id)
+{
+    // Streams are made up to the highest one used: most connections use a few of them.
+    if (id >= m_streams.size())
+    {
+        m_streams.resize(size_t{id} + 1);
+    }
+    return m_streams[id];
 }
 
 const PathReceiveWindow&
@@ -86,7 +96,7 @@ void
 MetaRoceResponder::PostRecv(const WorkRequest& wr)
 {
     MakeState();
-    m_streams[wr.stream].recvs.push_back(wr);
+    StreamAt(wr.stream).recvs.push_back(wr);
 }
 
 RxResult
@@ -101,7 +111,7 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
     {
         return refuse(DropReason::BadField);
     }
-    const Stream& s = m_streams[h.stream];
+    const Stream& s = StreamAt(h.stream);
     if (h.msn >= s.nextMsn && h.msn - s.nextMsn >= m_config.maxMessagesInFlight)
     {
         return refuse(DropReason::PsnOutOfWindow);
@@ -161,7 +171,7 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
 void
 MetaRoceResponder::Place(const MrHeader& h, const uint8_t* payload, TimeNs now)
 {
-    Stream& s = m_streams[h.stream];
+    Stream& s = StreamAt(h.stream);
     // A SEND whose RECV already completed is a duplicate (spec 3.9), whatever its MSN says:
     // its receive index is below the RECV queue, which must not be read (found by test/fuzz,
     // fuzz-engine: recvs[recvIndex - recvBase] read far outside the queue).
@@ -369,9 +379,9 @@ MetaRoceResponder::OnTimeout(TimeNs now)
 void
 MetaRoceResponder::OnPortState(uint16_t port, bool up)
 {
-    if (up || port >= m_config.ports)
+    if (up || port >= m_config.ports || m_ackQueue.empty())
     {
-        return;
+        return; // nothing can be queued before the state is made
     }
     // Feedback queued for a dead port is stale by the time it could leave; the sender's
     // timers cover it.
@@ -388,7 +398,7 @@ MetaRoceResponder::OnPortState(uint16_t port, bool up)
 std::optional<OutPacket>
 MetaRoceResponder::Pull(uint16_t port, TimeNs now)
 {
-    if (port >= m_config.ports)
+    if (port >= m_config.ports || m_ackQueue.empty())
     {
         return std::nullopt;
     }

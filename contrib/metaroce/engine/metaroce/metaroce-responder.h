@@ -14,8 +14,9 @@
  * hint: its inbound line rate divided among its active senders (the driver supplies the share),
  * and, under receiver admission, the sender's credit (admission-credit.h).
  *
- * The per-path and per-stream state is made when the connection first receives (a RECV
- * posted, a DATA or PROBE arriving): an end that only sends never pays for it.
+ * The per-path state is made when the connection first receives (a RECV posted, a DATA or
+ * PROBE arriving), and a stream's when it is first used: an end that only sends never pays for
+ * them, one that receives on one stream pays for that one.
  */
 #ifndef METAROCE_ENGINE_METAROCE_RESPONDER_H
 #define METAROCE_ENGINE_METAROCE_RESPONDER_H
@@ -41,6 +42,7 @@ namespace metaroce
 class MetaRoceResponder
 {
   public:
+    /// `config` and `counters` are the connection's and must outlive it.
     MetaRoceResponder(const MetaRoceConfig& config, MemoryRegistry* memory, Counters& counters);
 
     /// Queues a RECV buffer on its stream (already validated by the connection).
@@ -126,8 +128,10 @@ class MetaRoceResponder
         MrNakSyndrome syndrome;
     };
 
-    /// Makes the per-path and per-stream state on the first call.
+    /// Makes the per-path state and the feedback queues on the first call.
     void MakeState();
+    /// Stream `id` (< streams), made with those below it on first use.
+    Stream& StreamAt(uint16_t id);
     /// Checks placement without changing state; on refusal, may queue a NAK.
     RxResult CheckPlacement(const MrHeader& h, uint16_t port);
     void Place(const MrHeader& h, const uint8_t* payload, TimeNs now);
@@ -142,7 +146,7 @@ class MetaRoceResponder
     void SyncAckDue(uint16_t pathId);
     uint16_t PortOf(uint16_t pathId) const;
 
-    const MetaRoceConfig m_config;
+    const MetaRoceConfig& m_config; ///< the connection's, which outlives this responder
     MemoryRegistry* m_memory;
     Counters& m_counters;
     uint64_t m_fairShareBps;
@@ -150,9 +154,9 @@ class MetaRoceResponder
     std::vector<PathRx> m_paths;   ///< empty until MakeState()
     DeadlineTree m_ackDue;         ///< per path: ackDue while no ACK is queued, else kNever
     std::vector<uint16_t> m_due;   ///< OnTimeout()'s paths, reused
-    std::vector<Stream> m_streams; ///< empty until MakeState()
-    std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now
-    std::vector<Ring<Nak>> m_nakQueue;      ///< per port
+    std::vector<Stream> m_streams; ///< up to the highest stream used (StreamAt())
+    std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now (MakeState())
+    std::vector<Ring<Nak>> m_nakQueue;      ///< per port (MakeState())
     /// Bit p: port p has an ACK or NAK queued. HasWork() is asked on every pull of every port
     /// and reads this word instead of two queues in memory of their own.
     std::bitset<kMaxPorts> m_feedbackPorts;

@@ -9,7 +9,6 @@ PathRecovery::PathRecovery(const MetaRoceConfig& config, Counters& counters)
     : m_config(config)
     , m_counters(counters)
     , m_seed(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
-    , m_lastRedraw(size_t{config.ports} * config.pathsPerPort, kNever)
 {
 }
 
@@ -23,6 +22,17 @@ PathRecovery::DrawEntropy()
     }
     ++m_draws;
     return static_cast<uint16_t>(m_config.entropyBase + (*m_rng)() % m_config.entropyCount);
+}
+
+TimeNs&
+PathRecovery::LastRedraw(const Path& path)
+{
+    // Made on the first move: most connections of a lossless fabric never move a path.
+    if (m_lastRedraw.empty())
+    {
+        m_lastRedraw.assign(size_t{m_config.ports} * m_config.pathsPerPort, kNever);
+    }
+    return m_lastRedraw[path.id];
 }
 
 void
@@ -57,7 +67,7 @@ PathRecovery::AfterTimeout(Path& path, TimeNs now)
     {
         path.SetHealth(PathHealth::Suspect);
     }
-    m_lastRedraw[path.id] = kNever; // a timeout always moves the path
+    LastRedraw(path) = kNever; // a timeout always moves the path
     MaybeRedraw(path, now);
 }
 
@@ -125,11 +135,12 @@ void
 PathRecovery::MaybeRedraw(Path& path, TimeNs now)
 {
     // At most one move per RTT: the new route needs a round trip to show whether it is better.
-    if (m_lastRedraw[path.id] != kNever && now < m_lastRedraw[path.id] + path.rtt.Smoothed())
+    TimeNs& last = LastRedraw(path);
+    if (last != kNever && now < last + path.rtt.Smoothed())
     {
         return;
     }
-    m_lastRedraw[path.id] = now;
+    last = now;
     uint16_t entropy = DrawEntropy();
     while (entropy == path.entropy && m_config.entropyCount > 1)
     {

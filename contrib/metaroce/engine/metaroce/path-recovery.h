@@ -75,12 +75,15 @@ class PathRecovery
     void MaybeRedraw(Path& path, TimeNs now);
 
   private:
+    /// When `path` last moved to new entropy (kNever: not since its last timeout).
+    TimeNs& LastRedraw(const Path& path);
+
     const MetaRoceConfig& m_config;
     Counters& m_counters;
     uint64_t m_seed;
     uint64_t m_draws{0};
     std::unique_ptr<std::mt19937_64> m_rng; ///< null after ReleaseGenerator(), until a draw
-    std::vector<TimeNs> m_lastRedraw;       ///< per path, kNever: never moved
+    std::vector<TimeNs> m_lastRedraw;       ///< per path, kNever: never moved; empty until then
 };
 
 } // namespace metaroce
