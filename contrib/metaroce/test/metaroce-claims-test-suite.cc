@@ -14,7 +14,10 @@
  *    retransmits nothing.
  *
  * EXTENSIVE adds the same checks at the full scale of doc/results.md (64 hosts), with
- * tolerances around the numbers published there.
+ * tolerances around the numbers published there, and the fidelity targets of issue 16 at that
+ * scale: a lossless 2 MiB all-to-all with the plane time rule retransmits nothing, and 64 MiB
+ * per rank keeps at least 92% (ring) and 90% (all-to-all) at 1% loss per path and 50% at 10%
+ * (14 minutes on this machine).
  */
 #include "ns3/metaroce-experiment.h"
 #include "ns3/test.h"
@@ -391,6 +394,62 @@ class FullScaleTestCase : public TestCase
     }
 };
 
+class FidelityFullScaleTestCase : public TestCase
+{
+  public:
+    FidelityFullScaleTestCase()
+        : TestCase("fidelity at 64 hosts: no copy on a lossless all-to-all with the plane time "
+                   "rule; 64 MiB collectives keep >= 92% (ring) and 90% at 1% loss per path, >= "
+                   "50% at 10%")
+    {
+    }
+
+  private:
+    /// Bus bandwidth kept at `lossPerLinkEnd` against the lossless run, 64 MiB per rank.
+    double Kept(const std::string& workload, double lossPerLinkEnd, double lossless)
+    {
+        MetaRoceExperimentConfig c = SixtyFourHosts(8);
+        c.workload = workload;
+        c.messageBytes = uint64_t{64} << 20;
+        c.stopTime = "100ms";
+        c.loss = lossPerLinkEnd;
+        const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
+        return r.complete ? r.collective.busBwGBps / lossless : 0.0;
+    }
+
+    void DoRun() override
+    {
+        // Published (doc/results.md section 7): 0 retransmissions in seeds 1-5.
+        MetaRoceExperimentConfig a2a = SixtyFourHosts(8);
+        a2a.workload = "alltoall";
+        a2a.messageBytes = 2 << 20;
+        a2a.nicAttributes = "PlaneTimeRule=true";
+        const MetaRoceExperimentResults ruled = MetaRoceExperiment(a2a).Run();
+        NS_TEST_ASSERT_MSG_EQ(ruled.complete, true, "the all-to-all finishes");
+        NS_TEST_EXPECT_MSG_EQ(ruled.retransmitted, 0, "retransmissions, plane rule on");
+
+        // Published (section 6): ring 96.7% and 74.4%, all-to-all 92.8% and 73.6% at 1% and
+        // 10% per path (0.25% and 2.6% per link end).
+        const std::map<std::string, std::pair<double, double>> targets = {
+            {"allreduce-ring", {0.92, 0.50}},
+            {"alltoall", {0.90, 0.50}}};
+        for (const auto& [workload, target] : targets)
+        {
+            MetaRoceExperimentConfig c = SixtyFourHosts(8);
+            c.workload = workload;
+            c.messageBytes = uint64_t{64} << 20;
+            c.stopTime = "100ms";
+            const double lossless = MetaRoceExperiment(c).Run().collective.busBwGBps;
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(Kept(workload, 0.0025, lossless),
+                                        target.first,
+                                        workload << " at 1% loss per path");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(Kept(workload, 0.026, lossless),
+                                        target.second,
+                                        workload << " at 10% loss per path");
+        }
+    }
+};
+
 class ClaimsTestSuite : public TestSuite
 {
   public:
@@ -404,6 +463,7 @@ class ClaimsTestSuite : public TestSuite
         AddTestCase(new AdmissionIncastTestCase, TestCase::QUICK);
         AddTestCase(new LosslessFidelityTestCase, TestCase::QUICK);
         AddTestCase(new FullScaleTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new FidelityFullScaleTestCase, TestCase::EXTENSIVE);
     }
 };
 
