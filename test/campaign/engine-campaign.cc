@@ -13,8 +13,11 @@
 // loss bursts (a plane down for a while), reordering, duplication, corruption, plane flaps,
 // message sizes from 1 byte to 4 MiB, SEND/WRITE mixes, 1-4 planes, 1-8 paths per plane.
 //
-//   metaroce-engine-campaign --seeds=10000 [--first=1] [--plane-time-rule] [--verbose]
-// --plane-time-rule runs the same scenarios with MetaRoCE's opt-in plane time rule (spec 5.3).
+//   metaroce-engine-campaign --seeds=10000 [--first=1] [--plane-time-rule] [--admission]
+//                            [--verbose]
+// --plane-time-rule runs the same scenarios with MetaRoCE's opt-in plane time rule (spec 5.3);
+// --admission with receiver admission (spec 6.7): one packet unscheduled, then a credit of 1 to
+// 16 packets drawn per seed.
 // Exit status 1 when any seed fails; each failing seed is printed with its scenario, so it can
 // be rerun alone (--first=S --seeds=1) and made a regression test.
 #include "loopback-scenario.h"
@@ -79,7 +82,8 @@ Describe(const ScenarioConfig& c)
     std::snprintf(text,
                   sizeof text,
                   "%s ports=%u paths=%u streams=%u mtu=%u rate=%llu delay=%llu loss=%.4f "
-                  "dup=%.3f reorder=%.3f corrupt=%.3f messages=%u max=%llu send=%.2f flap=%d",
+                  "dup=%.3f reorder=%.3f corrupt=%.3f messages=%u max=%llu send=%.2f flap=%d "
+                  "credit=%llu",
                   TransportName(c.transport),
                   c.metaroce.ports,
                   c.metaroce.pathsPerPort,
@@ -94,7 +98,8 @@ Describe(const ScenarioConfig& c)
                   c.messages,
                   static_cast<unsigned long long>(c.maxMessageBytes),
                   c.sendFraction,
-                  c.planeFailurePort);
+                  c.planeFailurePort,
+                  static_cast<unsigned long long>(c.admissionTargetBytes));
     return text;
 }
 
@@ -133,6 +138,7 @@ main(int argc, char* argv[])
     uint64_t first = 1;
     bool verbose = false;
     bool planeTimeRule = false;
+    bool admission = false;
     for (int i = 1; i < argc; ++i)
     {
         if (std::strncmp(argv[i], "--seeds=", 8) == 0)
@@ -147,6 +153,10 @@ main(int argc, char* argv[])
         {
             verbose = true;
         }
+        else if (std::strcmp(argv[i], "--admission") == 0)
+        {
+            admission = true;
+        }
         else if (std::strcmp(argv[i], "--plane-time-rule") == 0)
         {
             planeTimeRule = true;
@@ -154,7 +164,8 @@ main(int argc, char* argv[])
         else
         {
             std::fprintf(stderr,
-                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--verbose]\n",
+                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--admission] "
+                         "[--verbose]\n",
                          argv[0]);
             return 2;
         }
@@ -167,6 +178,13 @@ main(int argc, char* argv[])
     {
         ScenarioConfig c = Draw(seed);
         c.metaroce.planeTimeRule = planeTimeRule;
+        if (admission)
+        {
+            // Drawn apart from the scenario, which stays the same with and without.
+            const uint64_t packet = c.metaroce.mtu + 64;
+            c.metaroce.unscheduledBytes = packet;
+            c.admissionTargetBytes = packet * (1 + (seed * 0x2545F4914F6CDD1DULL >> 60));
+        }
         ScenarioResult r;
         std::string error;
         try

@@ -9,8 +9,10 @@
 // end (RoCEv2: 0-0.5%), plane, spine and link failures with and without repair, 1-4 planes,
 // sizes from 1 byte to 1 MiB per rank, 1-4 channels, and the seed itself.
 //
-//   metaroce-fabric-campaign --seeds=500 [--first=1] [--plane-time-rule] [--verbose]
-// --plane-time-rule runs the same experiments with MetaRoCE's opt-in plane time rule (spec 5.3).
+//   metaroce-fabric-campaign --seeds=500 [--first=1] [--plane-time-rule] [--admission]
+//                            [--verbose]
+// --plane-time-rule runs the same experiments with MetaRoCE's opt-in plane time rule (spec 5.3),
+// --admission with receiver admission (spec 6.7: AdmissionRtt 16 us, one packet unscheduled).
 #include "ns3/metaroce-experiment.h"
 
 #include <cstdio>
@@ -115,6 +117,7 @@ main(int argc, char* argv[])
     uint64_t first = 1;
     bool verbose = false;
     bool planeTimeRule = false;
+    bool admission = false;
     for (int i = 1; i < argc; ++i)
     {
         if (std::strncmp(argv[i], "--seeds=", 8) == 0)
@@ -129,6 +132,10 @@ main(int argc, char* argv[])
         {
             verbose = true;
         }
+        else if (std::strcmp(argv[i], "--admission") == 0)
+        {
+            admission = true;
+        }
         else if (std::strcmp(argv[i], "--plane-time-rule") == 0)
         {
             planeTimeRule = true;
@@ -136,7 +143,8 @@ main(int argc, char* argv[])
         else
         {
             std::fprintf(stderr,
-                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--verbose]\n",
+                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--admission] "
+                         "[--verbose]\n",
                          argv[0]);
             return 2;
         }
@@ -151,6 +159,11 @@ main(int argc, char* argv[])
         if (planeTimeRule)
         {
             c.nicAttributes = "PlaneTimeRule=true";
+        }
+        if (admission)
+        {
+            c.nicAttributes += std::string(c.nicAttributes.empty() ? "" : ";") +
+                               "AdmissionRtt=16us;UnscheduledBytes=4160";
         }
         std::string error;
         try

@@ -57,8 +57,11 @@ MakeEngine(const ScenarioConfig& c, MemoryRegistry* memory, uint32_t local, uint
     mc.seed = c.seed * 2 + local;
     switch (c.transport)
     {
-    case Transport::MetaRoce:
-        return std::make_unique<MetaRoceConnection>(mc, memory);
+    case Transport::MetaRoce: {
+        auto connection = std::make_unique<MetaRoceConnection>(mc, memory);
+        connection->SetAdmissionTarget(c.admissionTargetBytes);
+        return connection;
+    }
     case Transport::RoceV2:
         return MakeRoceV2Engine(mc, *memory);
     }

@@ -34,6 +34,9 @@ struct ScenarioConfig
     int planeFailurePort{-1};         ///< when >= 0, this plane fails at planeFailureAt...
     TimeNs planeFailureAt{0};
     TimeNs planeRecoveryAt{kNever}; ///< ...and comes back then (kNever: stays down)
+    /// MetaRoCE: each end's receiver admission target (spec 6.7, bytes; 0: no admission), as a
+    /// driver that counts senders would set it. Pair it with metaroce.unscheduledBytes.
+    uint64_t admissionTargetBytes{0};
     uint64_t seed{1};
 };
 

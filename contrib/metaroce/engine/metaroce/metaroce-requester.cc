@@ -120,8 +120,13 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     const SendQueue::Message& m = m_queue.At(next->message);
     const uint32_t bytes =
         m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxHeaderSize);
-    if (m_inflightBytes > 0 && (m_inflightBytes + bytes > m_connectionWindow.window ||
-                                m_inflightBytes + bytes > m_admissionLimit))
+    if (m_inflightBytes > 0 && m_inflightBytes + bytes > m_connectionWindow.window)
+    {
+        return std::nullopt;
+    }
+    // Probes are not admitted data (spec 6.7): one unanswered on a dead plane must not hold
+    // the data back.
+    if (m_inflightDataBytes > 0 && m_inflightDataBytes + bytes > m_admissionLimit)
     {
         return std::nullopt;
     }
@@ -219,6 +224,7 @@ MetaRoceRequester::RecordSent(Path& path,
     path.outstanding.push_back(sent);
     path.inflightBytes += sent.bytes;
     m_inflightBytes += sent.bytes;
+    m_inflightDataBytes += message == kProbeMessage ? 0 : sent.bytes;
     Refresh(path);
 }
 
@@ -227,6 +233,7 @@ MetaRoceRequester::LeaveFlight(Path& path, const SentPacket& p)
 {
     path.inflightBytes -= p.bytes;
     m_inflightBytes -= p.bytes;
+    m_inflightDataBytes -= p.message == kProbeMessage ? 0 : p.bytes;
 }
 
 // Losses (spec 5.3, 5.4)
@@ -333,7 +340,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         }
     }
     m_tailProbe.ArmIfDue(now,
-                         m_queue.HasQueued(),
+                         MaySendMore(),
                          m_rack,
                          ReorderWindowNs(),
                          m_connectionRtt,
@@ -424,12 +431,23 @@ MetaRoceRequester::HasWork(uint16_t port) const
     return false;
 }
 
+bool
+MetaRoceRequester::MaySendMore() const
+{
+    // Data held back by the receiver's admission waits for an ACK as a tail does: only the
+    // probe can bring one if what is in flight was lost (spec 5.5, 6.7).
+    const uint64_t packet = uint64_t{m_config.mtu} + kMrMaxHeaderSize;
+    return m_queue.HasQueued() &&
+           (m_inflightDataBytes == 0 || m_inflightDataBytes + packet <= m_admissionLimit ||
+            m_admissionLimit == kNoAdmissionLimit);
+}
+
 std::optional<Tail>
 MetaRoceRequester::TailToProbe() const
 {
     // Cheap conditions first: the scan runs only when a probe could be armed, no data waits
     // and something is in flight.
-    if (!m_tailProbe.CanArm() || m_queue.HasQueued() || !m_rack.valid || m_rtoAt.Min() == kNever)
+    if (!m_tailProbe.CanArm() || MaySendMore() || !m_rack.valid || m_rtoAt.Min() == kNever)
     {
         return std::nullopt;
     }
@@ -448,8 +466,7 @@ MetaRoceRequester::NextTimeout() const
     TimeNs next = std::min(
         {EarliestLossCheck(TimeRuleWindowNs()),
          m_rtoAt.Min(),
-         m_tailProbe
-             .DueAt(m_queue.HasQueued(), m_rack, reorderWindow, m_connectionRtt, TailToProbe())});
+         m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, TailToProbe())});
     if (next != kNever)
     {
         next = std::max(next, m_now);
@@ -504,7 +521,7 @@ MetaRoceRequester::NextTimeoutByScan() const
             consider(oldest + m_recovery.Rto(path));
         }
     }
-    const TimeNs tailProbeAt = m_tailProbe.DueAt(m_queue.HasQueued(),
+    const TimeNs tailProbeAt = m_tailProbe.DueAt(MaySendMore(),
                                                  m_rack,
                                                  reorderWindow,
                                                  m_connectionRtt,

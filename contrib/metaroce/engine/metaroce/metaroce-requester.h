@@ -204,6 +204,10 @@ class MetaRoceRequester
     /// The evidence `path`'s packets are judged by.
     TimeRule TimeRuleFor(const Path& path, TimeNs ruleWindow) const;
 
+    /// True when queued data may still leave without an ACK first: some is queued and the
+    /// receiver's admission leaves room for a full packet. When false, a tail-loss probe may be
+    /// armed (spec 5.5, 6.7); without admission this is just "data is queued".
+    bool MaySendMore() const;
     /// The packet a tail-loss probe would send again (FindTail), without the scan when no
     /// probe can be due.
     std::optional<Tail> TailToProbe() const;
@@ -238,6 +242,7 @@ class MetaRoceRequester
     WindowState m_connectionWindow;
     uint64_t m_admissionLimit; ///< AdmissionLimit()
     uint64_t m_inflightBytes{0};
+    uint64_t m_inflightDataBytes{0}; ///< of it DATA (PROBEs are not admitted data, 6.7)
     SendQueue m_queue;
     Pacer m_pacer;
     TailLossProbe m_tailProbe;
