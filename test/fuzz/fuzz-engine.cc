@@ -1,8 +1,9 @@
-// Stateful fuzz target: a connected pair of engines (MetaRoCE connections, or RoCEv2 queue
-// pairs: the first byte chooses) driven through the TransportEngine API by the fuzz input, one
-// operation at a time: post WRITE/SEND/RECV (valid and invalid), move packets between the ends
-// (delivered, dropped, duplicated, bit-flipped, truncated, reordered), inject raw bytes or
-// mutated copies of real packets, take ports down and up, advance the clock and fire timers.
+// Stateful fuzz target: a connected pair of engines (MetaRoCE connections, with or without the
+// plane time rule and receiver admission, or RoCEv2 queue pairs: the first byte chooses) driven
+// through the TransportEngine API by the fuzz input, one operation at a time: post WRITE/SEND/RECV
+// (valid and invalid), move packets between the ends (delivered, dropped, duplicated, bit-flipped,
+// truncated, reordered), inject raw bytes or mutated copies of real packets, take ports down and
+// up, advance the clock and fire timers.
 //
 // After every operation it checks what must hold whatever a peer sends (spec 2.3, 3.9, 6.6):
 //   - no crash, no sanitizer report, no exception but std::invalid_argument from a Post;
@@ -64,9 +65,14 @@ struct Pair
     std::deque<std::pair<int, OutPacket>> history; ///< recent packets, for mutated replays
 };
 
+/// The first input byte: bit 0 chooses RoCEv2 (1) or MetaRoCE (0); for MetaRoCE, bit 1 turns the
+/// plane time rule on (spec 5.3) and bit 2 receiver admission (spec 6.7: one packet
+/// unscheduled, then a credit of 1-8 packets chosen by bits 3-5).
 void
-Setup(Pair& p, bool metaroce)
+Setup(Pair& p, uint8_t mode)
 {
+    const bool metaroce = (mode & 1) == 0;
+    const bool admission = (mode & 4) != 0;
     for (int i = 0; i < 2; ++i)
     {
         End& e = p.ends[i];
@@ -86,7 +92,13 @@ Setup(Pair& p, bool metaroce)
             c.localConnection = i == 0 ? 10 : 20;
             c.remoteConnection = i == 0 ? 20 : 10;
             c.seed = 1 + i;
+            c.planeTimeRule = (mode & 2) != 0;
+            c.unscheduledBytes = admission ? c.mtu : 0;
             auto conn = std::make_unique<MetaRoceConnection>(c, &e.registry);
+            if (admission)
+            {
+                conn->SetAdmissionTarget(c.mtu * (1 + ((mode >> 3) & 7)));
+            }
             e.metaroce = conn.get();
             e.engine = std::move(conn);
             e.ports = 2;
@@ -467,7 +479,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
 {
     FuzzInput in(data, size);
     Pair p;
-    Setup(p, (in.U8() & 1) == 0);
+    Setup(p, in.U8());
     for (int steps = 0; !in.Empty() && steps < 256; ++steps)
     {
         Step(p, in);

@@ -2,9 +2,9 @@
 """Writes the fuzz targets' seed corpora (test/fuzz/corpus/<target>/): a few valid inputs per
 target, built from doc/spec.md's layouts (sections 3 and 8.2), so that libFuzzer starts from
 packets and files the parsers accept. Run again after a wire-format change; the corpora are
-committed, small, and replayed by scripts/test.sh."""
+committed, small, and replayed by scripts/test.sh; the regress-* inputs (each a crash found and
+fixed) are left in place."""
 import pathlib
-import shutil
 import struct
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -53,8 +53,10 @@ def write(target, name, data):
 
 
 def main():
-    if CORPUS.exists():
-        shutil.rmtree(CORPUS)
+    # The seeds are rewritten; the inputs that found bugs (regress-*) are kept.
+    for old in CORPUS.glob("*/*"):
+        if not old.name.startswith("regress-"):
+            old.unlink()
     for name, header, payload in mr_packets():
         # Parser targets: two bytes (extra virtual bytes, bytes cut), then the datagram.
         write("mr-parse", name, bytes([0, 0]) + header + bytes(payload))
@@ -75,14 +77,16 @@ def main():
                               b"MaxSize=100p", b"Delay=2us",
                               b"Min=1;Max=2.5;Stream=3"]):
         write("attributes", "type%d" % i, bytes([i]) + text)
-    # Engine target: first byte 0 = MetaRoCE, 1 = RoCEv2; then operations (fuzz-engine.cc):
+    # Engine target: first byte 0 = MetaRoCE, 1 = RoCEv2, 2 = MetaRoCE with the plane time rule,
+    # 0x0c = MetaRoCE with receiver admission (credit 2 packets), 0x0e = both (Setup in
+    # fuzz-engine.cc); then operations:
     # post WRITE (0), SEND (1), RECV (2), pump (3), inject (5), replay (6), port (7), timers (8).
     write_ok = bytes([0, 0, 0x28, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00])
     send_ok = bytes([1, 0, 0x28, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00])
     recv_ok = bytes([2, 0, 0x28, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00])
     pump = bytes([3, 8] + [0] * 9)
     lossy = bytes([3, 8, 1, 0, 2, 0x51, 4, 0, 3, 0x22, 0])
-    for t in (0, 1):
+    for t in (0, 1, 0x02, 0x0c, 0x0e):
         write("engine", "write-%d" % t, bytes([t]) + write_ok + pump + bytes([8]) + pump)
         write("engine", "send-%d" % t, bytes([t]) + recv_ok + send_ok + pump + pump)
         write("engine", "lossy-%d" % t, bytes([t]) + write_ok + write_ok + lossy + bytes([8]) +
