@@ -131,9 +131,10 @@ TEST(ReorderWindow, FollowsMeasuredLatenessUpToTheSmoothedRtt)
 /// Two connection ends with `ports` planes of one path each, driven by hand.
 struct Pair
 {
-    explicit Pair(uint16_t ports)
+    explicit Pair(uint16_t ports, uint32_t retransmitCopies = 1)
     {
         MetaRoceConfig c;
+        c.retransmitCopies = retransmitCopies;
         c.ports = ports;
         c.pathsPerPort = 1;
         c.mtu = 1024;
@@ -245,6 +246,32 @@ TEST(MetaRoceLossRecovery, LostTailIsProbedOnceItsAckIsOverdue)
     m.RoundTrip(*probe, probeAt + 2'000, probeAt + 4'000);
     EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
     EXPECT_EQ(m.a->GetCounters().timeouts, 0u);
+}
+
+TEST(MetaRoceLossRecovery, ARetransmissionGoesInCopiesOfWhichOneSuffices)
+{
+    Pair m(2, 2);
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
+    auto first = Pair::Pull(*m.a, 0, 1'000);  // plane 0: lost
+    auto second = Pair::Pull(*m.a, 1, 1'100); // plane 1: delivered
+    ASSERT_TRUE(first && second);
+    m.RoundTrip(*second, 3'000, 5'100);
+    const TimeNs deadline = 1'000 + 4'000 + 4'000; // as in the single-copy test above
+    m.a->OnTimeout(deadline);
+    auto copy0 = Pair::Pull(*m.a, 0, deadline);
+    auto copy1 = Pair::Pull(*m.a, 1, deadline);
+    ASSERT_TRUE(copy0 && copy1) << "two copies, one on each plane";
+    EXPECT_EQ(Pair::Parse(*copy0).offset, 0u);
+    EXPECT_EQ(Pair::Parse(*copy1).offset, 0u);
+    EXPECT_TRUE(Pair::Parse(*copy1).flags & kMrFlagRetx);
+    EXPECT_FALSE(Pair::Pull(*m.a, 0, deadline)) << "no third";
+    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 2u);
+    // The first copy is lost; the second completes the WRITE, with no further recovery.
+    m.RoundTrip(*copy1, deadline + 2'000, deadline + 4'000);
+    EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
+    m.a->OnTimeout(deadline + 1'000'000);
+    EXPECT_FALSE(Pair::Pull(*m.a, 0, deadline + 1'000'000)) << "the lost copy is not resent";
+    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 2u);
 }
 
 } // namespace

@@ -93,6 +93,10 @@ class TransportEngine
     /// not checked, so PullPacket() may still return nothing.
     virtual bool HasWork(uint16_t port) const = 0;
 
+    /// True when PullControlPacket(port) would return a packet now: what a driver that sends
+    /// control packets before any engine's data asks of each engine.
+    virtual bool HasControlWork(uint16_t port) const = 0;
+
     /// Earliest time the engine wants OnTimeout(), or kNever.
     virtual TimeNs NextTimeout() const = 0;
 

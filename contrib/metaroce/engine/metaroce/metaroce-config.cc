@@ -73,6 +73,9 @@ MetaRoceConfigFields()
                        "Retransmission timeout of a path before its first RTT sample."),
         METAROCE_FIELD(C, maxRetransmissions, "MaxRetransmissions", Count, 1, 1000, "5.6",
                        "Transmissions of one packet beyond its first before the connection fails."),
+        METAROCE_FIELD(C, retransmitCopies, "RetransmitCopies", Count, 1, 4, "5.4",
+                       "Copies sent of each retransmission, each on the path the next pull "
+                       "picks: a lost retransmission then rarely costs a second recovery."),
         METAROCE_FIELD(C, pathSuspectTimeouts, "PathSuspectTimeouts", Count, 1, 1e6, "4.3",
                        "Consecutive timeouts before a path is suspect."),
         METAROCE_FIELD(C, pathDownTimeouts, "PathDownTimeouts", Count, 1, 1e6, "4.3",

@@ -58,6 +58,7 @@ struct MetaRoceConfig
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
                                      ///< in an incast queue for hundreds of microseconds
     uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
+    uint32_t retransmitCopies{1};    ///< copies of each retransmission (5.4); 1: no extra
     uint32_t pathSuspectTimeouts{1}; ///< consecutive RTOs before a path is suspect
     uint32_t pathDownTimeouts{3};    ///< consecutive RTOs before a path is taken down
     TimeNs tailProbeMinNs{5'000};    ///< floor of the tail-loss probe timeout (spec 5.5)

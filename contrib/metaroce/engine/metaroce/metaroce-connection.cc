@@ -229,6 +229,12 @@ MetaRoceConnection::HasWork(uint16_t port) const
            (m_responder.HasWork(port) || m_requester.Get().HasWork(port));
 }
 
+bool
+MetaRoceConnection::HasControlWork(uint16_t port) const
+{
+    return port < m_config.ports && m_portUp[port] && m_responder.HasWork(port);
+}
+
 TimeNs
 MetaRoceConnection::NextTimeout() const
 {

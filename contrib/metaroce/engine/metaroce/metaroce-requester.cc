@@ -120,13 +120,15 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     const SendQueue::Message& m = m_queue.At(next->message);
     const uint32_t bytes =
         m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxHeaderSize);
-    if (m_inflightBytes > 0 && m_inflightBytes + bytes > m_connectionWindow.window)
+    if (!next->extraCopy && m_inflightBytes > 0 &&
+        m_inflightBytes + bytes > m_connectionWindow.window)
     {
         return std::nullopt;
     }
     // Probes are not admitted data (spec 6.7): one unanswered on a dead plane must not hold
     // the data back.
-    if (m_inflightDataBytes > 0 && m_inflightDataBytes + bytes > m_admissionLimit)
+    if (!next->extraCopy && m_inflightDataBytes > 0 &&
+        m_inflightDataBytes + bytes > m_admissionLimit)
     {
         return std::nullopt;
     }
@@ -176,6 +178,7 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
         return std::nullopt; // delivered since the probe became due
     }
     m_tailProbe.OnProbeSent(now);
+    m_queue.QueueExtraCopies(p.message, p.index, m_config.retransmitCopies - 1);
     ++m_counters.tailProbes;
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;

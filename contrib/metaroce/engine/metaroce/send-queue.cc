@@ -155,8 +155,20 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now)
         Fail(CompletionStatus::RetryExceeded, message, now);
         return false;
     }
-    m_retransmit.push_back(QueuedPacket{message, index});
+    for (uint32_t copy = 0; copy < m_config.retransmitCopies; ++copy)
+    {
+        m_retransmit.push_back(QueuedPacket{message, index, copy > 0});
+    }
     return true;
+}
+
+void
+SendQueue::QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies)
+{
+    for (uint32_t copy = 0; copy < copies; ++copy)
+    {
+        m_retransmit.push_front(QueuedPacket{message, index, true});
+    }
 }
 
 void

@@ -33,6 +33,9 @@ struct QueuedPacket
 {
     uint64_t message;
     uint32_t index;
+    /// A retransmission's extra copy (MetaRoceConfig::retransmitCopies): redundancy that the
+    /// windows do not hold back.
+    bool extraCopy{false};
 };
 
 /// Messages of a requester, from posting to completion.
@@ -94,6 +97,10 @@ class SendQueue
      * has used up its retransmissions (then the queue fails, spec 5.6).
      */
     bool Requeue(uint64_t message, uint32_t index, TimeNs now);
+
+    /// Queues `copies` extra copies of a packet sent again outside the queue (a tail-loss
+    /// probe), which go before other retransmissions and the windows do not hold back.
+    void QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies);
 
     /// The responder refused message `msn` of `stream` (a NAK): the queue fails.
     void OnNak(uint16_t stream, uint32_t msn, TimeNs now);

@@ -225,6 +225,12 @@ RoceV2QueuePair::HasWork(uint16_t port) const
            (m_responder.HasResponse() || m_cnpPending || m_requester.HasData());
 }
 
+bool
+RoceV2QueuePair::HasControlWork(uint16_t port) const
+{
+    return port == m_config.port && m_portUp && (m_responder.HasResponse() || m_cnpPending);
+}
+
 TimeNs
 RoceV2QueuePair::NextTimeout() const
 {

@@ -58,6 +58,7 @@ class RoceV2QueuePair : public TransportEngine
     std::optional<OutPacket> PullPacket(uint16_t port, TimeNs now) override;
     std::optional<OutPacket> PullControlPacket(uint16_t port, TimeNs now) override;
     bool HasWork(uint16_t port) const override;
+    bool HasControlWork(uint16_t port) const override;
     TimeNs NextTimeout() const override;
     std::vector<Completion> TakeCompletions() override;
     bool Idle() const override;

@@ -61,6 +61,15 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                       TimeValue(Seconds(0)),
                       MakeTimeAccessor(&MetaRoceNic::m_admissionRtt),
                       MakeTimeChecker(Seconds(0), Seconds(1)))
+        .AddAttribute(
+            "ControlFirst",
+            "Send every queue pair's ACKs, NAKs and CNPs before any data on a port, "
+            "as a NIC whose responder builds them apart from the send queues' "
+            "scheduler. False: a queue pair's ACK waits for its turn in the port's "
+            "round-robin, behind the data of the other queue pairs.",
+            BooleanValue(false),
+            MakeBooleanAccessor(&MetaRoceNic::SetControlFirst, &MetaRoceNic::GetControlFirst),
+            MakeBooleanChecker())
         .AddTraceSource("Tx",
                         "A packet left on a port (IPv4 and below not yet added by the "
                         "device: starts with IPv4).",

@@ -115,6 +115,11 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         return m_qp->GetEngine().HasWork(static_cast<uint16_t>(port));
     }
 
+    bool HasControlWork(uint32_t port) const override
+    {
+        return m_qp->GetEngine().HasControlWork(static_cast<uint16_t>(port));
+    }
+
     Ptr<Packet> Pull(uint32_t port, bool controlOnly) override
     {
         // The driver re-arms after the pull (kNicDriving). No Service() here: this runs inside
@@ -413,6 +418,19 @@ MetaRoceNic::IsPortUp(uint32_t port) const
 {
     NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceNic::IsPortUp: no port " << port);
     return m_ports[port].up;
+}
+
+void
+MetaRoceNic::SetControlFirst(bool on)
+{
+    m_controlFirst = on;
+    m_scheduler.SetControlFirst(on);
+}
+
+bool
+MetaRoceNic::GetControlFirst() const
+{
+    return m_controlFirst;
 }
 
 Ptr<Packet>

@@ -41,10 +41,11 @@ MetaRocePortScheduler::Slot
 MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
 {
     NS_LOG_FUNCTION(this << port << sender);
-    PortRoundRobin& rr = m_ports[port];
-    const auto slot = static_cast<uint32_t>(rr.senders.size());
-    rr.senders.push_back(sender);
-    rr.maybeWork.resize(rr.senders.size() / 64 + 1, 0);
+    Port& p = m_ports[port];
+    const auto slot = static_cast<uint32_t>(p.senders.size());
+    p.senders.push_back(sender);
+    p.any.maybe.resize(p.senders.size() / 64 + 1, 0);
+    p.control.maybe.resize(p.senders.size() / 64 + 1, 0);
     return {port, slot};
 }
 
@@ -53,40 +54,62 @@ MetaRocePortScheduler::MarkMaybeWork(const std::vector<Slot>& slots)
 {
     for (const auto& [port, slot] : slots)
     {
-        m_ports[port].maybeWork[slot / 64] |= uint64_t(1) << (slot % 64);
+        const uint64_t bit = uint64_t(1) << (slot % 64);
+        m_ports[port].any.maybe[slot / 64] |= bit;
+        if (m_controlFirst)
+        {
+            m_ports[port].control.maybe[slot / 64] |= bit;
+        }
     }
 }
 
 Ptr<Packet>
 MetaRocePortScheduler::Pull(uint32_t port, bool controlOnly)
 {
-    const std::size_t start = m_ports[port].cursor;
-    Ptr<Packet> p = PullFromSlots(port, start, m_ports[port].senders.size(), controlOnly);
-    return p != nullptr ? p : PullFromSlots(port, 0, start, controlOnly);
+    Port& p = m_ports[port];
+    if (m_controlFirst)
+    {
+        Ptr<Packet> control = Turn(p, port, p.control, true);
+        if (control != nullptr || controlOnly)
+        {
+            return control;
+        }
+    }
+    return Turn(p, port, p.any, controlOnly);
 }
 
 Ptr<Packet>
-MetaRocePortScheduler::PullFromSlots(uint32_t port,
+MetaRocePortScheduler::Turn(Port& port, uint32_t index, RoundRobin& rr, bool controlOnly)
+{
+    const std::size_t start = rr.cursor;
+    Ptr<Packet> p = PullFromSlots(port, index, rr, start, port.senders.size(), controlOnly);
+    return p != nullptr ? p : PullFromSlots(port, index, rr, 0, start, controlOnly);
+}
+
+Ptr<Packet>
+MetaRocePortScheduler::PullFromSlots(Port& port,
+                                     uint32_t index,
+                                     RoundRobin& rr,
                                      std::size_t from,
                                      std::size_t end,
                                      bool controlOnly)
 {
-    PortRoundRobin& rr = m_ports[port];
-    for (std::size_t slot = FindMarked(rr.maybeWork, from, end); slot < end;
-         slot = FindMarked(rr.maybeWork, slot + 1, end))
+    const bool controlTurn = &rr == &port.control;
+    for (std::size_t slot = FindMarked(rr.maybe, from, end); slot < end;
+         slot = FindMarked(rr.maybe, slot + 1, end))
     {
-        Sender& sender = *rr.senders[slot];
-        if (!sender.HasWork(port))
+        Sender& sender = *port.senders[slot];
+        if (controlTurn ? !sender.HasControlWork(index) : !sender.HasWork(index))
         {
-            rr.maybeWork[slot / 64] &= ~(uint64_t(1) << (slot % 64));
+            rr.maybe[slot / 64] &= ~(uint64_t(1) << (slot % 64));
             continue;
         }
-        Ptr<Packet> p = sender.Pull(port, controlOnly);
+        Ptr<Packet> p = sender.Pull(index, controlOnly);
         if (p == nullptr)
         {
             continue;
         }
-        rr.cursor = (slot + 1) % rr.senders.size();
+        rr.cursor = (slot + 1) % port.senders.size();
         return p;
     }
     return nullptr;
@@ -96,6 +119,17 @@ void
 MetaRocePortScheduler::Clear()
 {
     m_ports.clear();
+}
+
+void
+MetaRocePortScheduler::SetControlFirst(bool on)
+{
+    m_controlFirst = on;
+    // Marks made while it was off went to `any` only: every sender may have control now.
+    for (Port& port : m_ports)
+    {
+        std::fill(port.control.maybe.begin(), port.control.maybe.end(), ~uint64_t(0));
+    }
 }
 
 } // namespace ns3

@@ -8,6 +8,12 @@
  * them (MarkMaybeWork). A slot found without work and not marked since still has none, so
  * skipping it pulls exactly what a scan of every queue pair would, in O(queue pairs with work)
  * instead of O(queue pairs).
+ *
+ * With control first (the NIC's ControlFirst attribute), a second round-robin per port, over the
+ * queue pairs that may have an ACK, NAK or CNP ready (a second bitmap, marked with the first),
+ * runs before the data round-robin: control leaves as soon as the port is free, as from a NIC
+ * whose responder builds acknowledgements apart from the send queues' scheduling. Without it a
+ * queue pair's ACK waits for that queue pair's turn, behind the data of every other one.
  */
 #ifndef METAROCE_PORT_SCHEDULER_H
 #define METAROCE_PORT_SCHEDULER_H
@@ -38,6 +44,8 @@ class MetaRocePortScheduler
         virtual ~Sender() = default;
         /// False only when the sender certainly has no packet for `port` now.
         virtual bool HasWork(uint32_t port) const = 0;
+        /// True only when the sender has an ACK, NAK or CNP ready for `port` now.
+        virtual bool HasControlWork(uint32_t port) const = 0;
         /**
          * The sender's next packet for `port`, framed, or null (only ACK/NAK/CNP with
          * `controlOnly`). The sender marks itself again (MarkMaybeWork): a pull changes its
@@ -67,21 +75,40 @@ class MetaRocePortScheduler
     /// Forgets every port and sender.
     void Clear();
 
+    /// Pulls control packets of every sender before any data (see above); off by default.
+    void SetControlFirst(bool on);
+
   private:
-    /// The round-robin of one port.
-    struct PortRoundRobin
+    /// One round-robin over the senders of a port: where it goes on, who may have work.
+    struct RoundRobin
     {
-        std::vector<Sender*> senders; ///< in the order they were added
-        std::size_t cursor{0};        ///< the slot to try first
-        /// One bit per slot of `senders`: that sender may have work for this port; a clear bit
-        /// means it certainly has none.
-        std::vector<uint64_t> maybeWork;
+        std::size_t cursor{0}; ///< the slot to try first
+        /// One bit per slot of the port's senders: that sender may have work of this
+        /// round-robin's kind; a clear bit means it certainly has none.
+        std::vector<uint64_t> maybe;
     };
 
-    /// Round-robin over the marked slots of `port` in [from, end); the packet, or null.
-    Ptr<Packet> PullFromSlots(uint32_t port, std::size_t from, std::size_t end, bool controlOnly);
+    /// The senders of one port and its round-robins.
+    struct Port
+    {
+        std::vector<Sender*> senders; ///< in the order they were added
+        RoundRobin any;               ///< any packet
+        RoundRobin control;           ///< control packets (with control first only)
+    };
 
-    std::vector<PortRoundRobin> m_ports;
+    /// One turn of `rr` (the port's `any` or `control`) from its cursor; the packet, or null.
+    Ptr<Packet> Turn(Port& port, uint32_t index, RoundRobin& rr, bool controlOnly);
+
+    /// Round-robin over the marked slots of `rr` in [from, end); the packet, or null.
+    Ptr<Packet> PullFromSlots(Port& port,
+                              uint32_t index,
+                              RoundRobin& rr,
+                              std::size_t from,
+                              std::size_t end,
+                              bool controlOnly);
+
+    std::vector<Port> m_ports;
+    bool m_controlFirst{false};
 };
 
 } // namespace ns3
