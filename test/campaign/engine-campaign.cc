@@ -14,10 +14,10 @@
 // message sizes from 1 byte to 4 MiB, SEND/WRITE mixes, 1-4 planes, 1-8 paths per plane.
 //
 //   metaroce-engine-campaign --seeds=10000 [--first=1] [--plane-time-rule] [--admission]
-//                            [--verbose]
+//                            [--copies=K] [--verbose]
 // --plane-time-rule runs the same scenarios with MetaRoCE's opt-in plane time rule (spec 5.3);
 // --admission with receiver admission (spec 6.7): one packet unscheduled, then a credit of 1 to
-// 16 packets drawn per seed.
+// 16 packets drawn per seed; --copies=K sends every retransmission K times (spec 5.4).
 // Exit status 1 when any seed fails; each failing seed is printed with its scenario, so it can
 // be rerun alone (--first=S --seeds=1) and made a regression test.
 #include "loopback-scenario.h"
@@ -139,6 +139,7 @@ main(int argc, char* argv[])
     bool verbose = false;
     bool planeTimeRule = false;
     bool admission = false;
+    uint32_t copies = 1;
     for (int i = 1; i < argc; ++i)
     {
         if (std::strncmp(argv[i], "--seeds=", 8) == 0)
@@ -157,6 +158,10 @@ main(int argc, char* argv[])
         {
             admission = true;
         }
+        else if (std::strncmp(argv[i], "--copies=", 9) == 0)
+        {
+            copies = static_cast<uint32_t>(std::stoul(argv[i] + 9));
+        }
         else if (std::strcmp(argv[i], "--plane-time-rule") == 0)
         {
             planeTimeRule = true;
@@ -165,10 +170,15 @@ main(int argc, char* argv[])
         {
             std::fprintf(stderr,
                          "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--admission] "
-                         "[--verbose]\n",
+                         "[--copies=K] [--verbose]\n",
                          argv[0]);
             return 2;
         }
+    }
+    if (copies < 1 || copies > 4)
+    {
+        std::fprintf(stderr, "--copies: %u is outside 1-4 (RetransmitCopies)\n", copies);
+        return 2;
     }
     uint64_t failed = 0;
     uint64_t messages = 0;
@@ -178,6 +188,7 @@ main(int argc, char* argv[])
     {
         ScenarioConfig c = Draw(seed);
         c.metaroce.planeTimeRule = planeTimeRule;
+        c.metaroce.retransmitCopies = copies;
         if (admission)
         {
             // Drawn apart from the scenario, which stays the same with and without.

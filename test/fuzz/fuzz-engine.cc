@@ -1,9 +1,9 @@
 // Stateful fuzz target: a connected pair of engines (MetaRoCE connections, with or without the
-// plane time rule and receiver admission, or RoCEv2 queue pairs: the first byte chooses) driven
-// through the TransportEngine API by the fuzz input, one operation at a time: post WRITE/SEND/RECV
-// (valid and invalid), move packets between the ends (delivered, dropped, duplicated, bit-flipped,
-// truncated, reordered), inject raw bytes or mutated copies of real packets, take ports down and
-// up, advance the clock and fire timers.
+// plane time rule, receiver admission and retransmission copies, or RoCEv2 queue pairs: the first
+// byte chooses) driven through the TransportEngine API by the fuzz input, one operation at a
+// time: post WRITE/SEND/RECV (valid and invalid), move packets between the ends (delivered,
+// dropped, duplicated, bit-flipped, truncated, reordered), inject raw bytes or mutated copies of
+// real packets, take ports down and up, advance the clock and fire timers.
 //
 // After every operation it checks what must hold whatever a peer sends (spec 2.3, 3.9, 6.6):
 //   - no crash, no sanitizer report, no exception but std::invalid_argument from a Post;
@@ -67,7 +67,8 @@ struct Pair
 
 /// The first input byte: bit 0 chooses RoCEv2 (1) or MetaRoCE (0); for MetaRoCE, bit 1 turns the
 /// plane time rule on (spec 5.3) and bit 2 receiver admission (spec 6.7: one packet
-/// unscheduled, then a credit of 1-8 packets chosen by bits 3-5).
+/// unscheduled, then a credit of 1-8 packets chosen by bits 3-5), bit 6 two copies of every
+/// retransmission (spec 5.4).
 void
 Setup(Pair& p, uint8_t mode)
 {
@@ -93,6 +94,7 @@ Setup(Pair& p, uint8_t mode)
             c.remoteConnection = i == 0 ? 20 : 10;
             c.seed = 1 + i;
             c.planeTimeRule = (mode & 2) != 0;
+            c.retransmitCopies = (mode & 64) != 0 ? 2 : 1;
             c.unscheduledBytes = admission ? c.mtu : 0;
             auto conn = std::make_unique<MetaRoceConnection>(c, &e.registry);
             if (admission)

@@ -78,15 +78,15 @@ def main():
                               b"Min=1;Max=2.5;Stream=3"]):
         write("attributes", "type%d" % i, bytes([i]) + text)
     # Engine target: first byte 0 = MetaRoCE, 1 = RoCEv2, 2 = MetaRoCE with the plane time rule,
-    # 0x0c = MetaRoCE with receiver admission (credit 2 packets), 0x0e = both (Setup in
-    # fuzz-engine.cc); then operations:
+    # 0x0c = MetaRoCE with receiver admission (credit 2 packets), 0x0e = both, 0x42 = the time
+    # rule and two copies of every retransmission (Setup in fuzz-engine.cc); then operations:
     # post WRITE (0), SEND (1), RECV (2), pump (3), inject (5), replay (6), port (7), timers (8).
     write_ok = bytes([0, 0, 0x28, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00])
     send_ok = bytes([1, 0, 0x28, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00])
     recv_ok = bytes([2, 0, 0x28, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00])
     pump = bytes([3, 8] + [0] * 9)
     lossy = bytes([3, 8, 1, 0, 2, 0x51, 4, 0, 3, 0x22, 0])
-    for t in (0, 1, 0x02, 0x0c, 0x0e):
+    for t in (0, 1, 0x02, 0x0c, 0x0e, 0x42):
         write("engine", "write-%d" % t, bytes([t]) + write_ok + pump + bytes([8]) + pump)
         write("engine", "send-%d" % t, bytes([t]) + recv_ok + send_ok + pump + pump)
         write("engine", "lossy-%d" % t, bytes([t]) + write_ok + write_ok + lossy + bytes([8]) +
