@@ -120,15 +120,10 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     const SendQueue::Message& m = m_queue.At(next->message);
     const uint32_t bytes =
         m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxHeaderSize);
-    if (!next->extraCopy && m_inflightBytes > 0 &&
-        m_inflightBytes + bytes > m_connectionWindow.window)
-    {
-        return std::nullopt;
-    }
-    // Probes are not admitted data (spec 6.7): one unanswered on a dead plane must not hold
-    // the data back.
-    if (!next->extraCopy && m_inflightDataBytes > 0 &&
-        m_inflightDataBytes + bytes > m_admissionLimit)
+    // An extra copy is redundancy, not more data: neither window nor credit holds it (5.4).
+    const bool windowFull =
+        m_inflightBytes > 0 && m_inflightBytes + bytes > m_connectionWindow.window;
+    if (!next->extraCopy && (windowFull || !AdmissionAdmits(bytes)))
     {
         return std::nullopt;
     }
@@ -439,10 +434,16 @@ MetaRoceRequester::MaySendMore() const
 {
     // Data held back by the receiver's admission waits for an ACK as a tail does: only the
     // probe can bring one if what is in flight was lost (spec 5.5, 6.7).
-    const uint64_t packet = uint64_t{m_config.mtu} + kMrMaxHeaderSize;
-    return m_queue.HasQueued() &&
-           (m_inflightDataBytes == 0 || m_inflightDataBytes + packet <= m_admissionLimit ||
-            m_admissionLimit == kNoAdmissionLimit);
+    return m_queue.HasQueued() && AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxHeaderSize);
+}
+
+bool
+MetaRoceRequester::AdmissionAdmits(uint64_t bytes) const
+{
+    // Probes are not admitted data (spec 6.7): one unanswered on a dead plane must not hold
+    // the data back, so only DATA in flight counts.
+    return m_admissionLimit == kNoAdmissionLimit || m_inflightDataBytes == 0 ||
+           m_inflightDataBytes + bytes <= m_admissionLimit;
 }
 
 std::optional<Tail>

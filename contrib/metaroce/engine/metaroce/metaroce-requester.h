@@ -208,6 +208,8 @@ class MetaRoceRequester
     /// receiver's admission leaves room for a full packet. When false, a tail-loss probe may be
     /// armed (spec 5.5, 6.7); without admission this is just "data is queued".
     bool MaySendMore() const;
+    /// True when the receiver's admission (spec 6.7) lets `bytes` more DATA into flight.
+    bool AdmissionAdmits(uint64_t bytes) const;
     /// The packet a tail-loss probe would send again (FindTail), without the scan when no
     /// probe can be due.
     std::optional<Tail> TailToProbe() const;

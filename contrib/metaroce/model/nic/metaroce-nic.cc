@@ -423,14 +423,13 @@ MetaRoceNic::IsPortUp(uint32_t port) const
 void
 MetaRoceNic::SetControlFirst(bool on)
 {
-    m_controlFirst = on;
     m_scheduler.SetControlFirst(on);
 }
 
 bool
 MetaRoceNic::GetControlFirst() const
 {
-    return m_controlFirst;
+    return m_scheduler.GetControlFirst();
 }
 
 Ptr<Packet>

@@ -171,7 +171,7 @@ class MetaRoceNic : public Object
     /// Each active sender's share of the admission budget at inbound rate `lineBps` (bytes).
     uint64_t AdmissionCredit(uint64_t lineBps) const;
     uint64_t LineRateBps(uint32_t port) const;
-    /// The ControlFirst attribute, kept by the scheduler.
+    /// The ControlFirst attribute, kept by the scheduler alone.
     void SetControlFirst(bool on);
     bool GetControlFirst() const;
 
@@ -195,8 +195,7 @@ class MetaRoceNic : public Object
     bool m_realPayload;
     Time m_fairShareWindow;
     bool m_fairShareWhenMarked;
-    Time m_admissionRtt;        ///< receiver admission's budget, in time at the line rate; 0: off
-    bool m_controlFirst{false}; ///< ControlFirst: control packets before any data on a port
+    Time m_admissionRtt; ///< receiver admission's budget, in time at the line rate; 0: off
 
     // The pluggable algorithms: the attribute's factory and the NIC's one object made from it.
     AlgorithmSlot<MetaRoceCongestionOps> m_congestionControl{"MetaRoceNic::CongestionControl"};

@@ -132,4 +132,10 @@ MetaRocePortScheduler::SetControlFirst(bool on)
     }
 }
 
+bool
+MetaRocePortScheduler::GetControlFirst() const
+{
+    return m_controlFirst;
+}
+
 } // namespace ns3

@@ -77,6 +77,7 @@ class MetaRocePortScheduler
 
     /// Pulls control packets of every sender before any data (see above); off by default.
     void SetControlFirst(bool on);
+    bool GetControlFirst() const;
 
   private:
     /// One round-robin over the senders of a port: where it goes on, who may have work.
