@@ -59,7 +59,7 @@ TEST(Swift, AboveTargetCutsInProportionToTheExcess)
     cc.OnAck(w.path, w.conn, Ack(12'500), 100);
     EXPECT_DOUBLE_EQ(w.path.window, 40'000 * (1 - 0.8 * 0.2));
     EXPECT_DOUBLE_EQ(w.conn.window, 400'000 * (1 - 0.4 * 0.2));
-    EXPECT_TRUE(w.path.decreased);
+    EXPECT_TRUE(w.path.Decreased());
     EXPECT_EQ(w.path.lastDecrease, 100);
 }
 

@@ -14,7 +14,7 @@ WindowState::Clamp()
 bool
 WindowState::MayDecrease(TimeNs srtt, TimeNs now) const
 {
-    return !decreased || now >= lastDecrease + srtt;
+    return !Decreased() || now >= lastDecrease + srtt;
 }
 
 void
@@ -22,7 +22,6 @@ WindowState::Decrease(double factor, TimeNs now)
 {
     window *= factor;
     lastDecrease = now;
-    decreased = true;
     Clamp();
 }
 
@@ -38,7 +37,6 @@ WindowState::Collapse(TimeNs now)
 {
     window = minWindow;
     lastDecrease = now;
-    decreased = true;
 }
 
 const ConfigFields<AimdConfig>&

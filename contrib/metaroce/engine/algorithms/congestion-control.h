@@ -26,11 +26,15 @@ namespace metaroce
 /// A window the algorithm adjusts, with its bounds.
 struct WindowState
 {
-    double window{0};    ///< bytes
-    double minWindow{0}; ///< bytes
-    double maxWindow{0}; ///< bytes
-    TimeNs lastDecrease{0};
-    bool decreased{false}; ///< lastDecrease is valid
+    double window{0};            ///< bytes
+    double minWindow{0};         ///< bytes
+    double maxWindow{0};         ///< bytes
+    TimeNs lastDecrease{kNever}; ///< kNever: never cut (a flag would cost 8 bytes a path)
+
+    bool Decreased() const
+    {
+        return lastDecrease != kNever;
+    }
 
     void Clamp();
     /// False while the last cut is less than `srtt` old: one window of congestion signals is

@@ -18,12 +18,13 @@
 #include "engine-types.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace metaroce
 {
 
-/// Deadlines of a fixed number of slots, every one kNever until set.
+/// Deadlines of a fixed number of slots (at most 65,536), every one kNever until set.
 class DeadlineTree
 {
   public:
@@ -39,13 +40,13 @@ class DeadlineTree
 
     TimeNs Get(std::size_t slot) const
     {
-        return m_node[m_leaves + slot];
+        return m_leaf[slot];
     }
 
     /// The earliest deadline of all slots, kNever when none is set.
     TimeNs Min() const
     {
-        return m_node[1];
+        return m_leaf[m_winner[1]];
     }
 
     /// Calls `f(slot)` for every slot whose deadline is <= `limit`, in ascending slot order.
@@ -53,24 +54,33 @@ class DeadlineTree
     template<typename F>
     void ForEachAtMost(TimeNs limit, F&& f) const
     {
-        if (m_node[1] <= limit)
+        if (Min() <= limit)
         {
             Visit(1, limit, f);
         }
     }
 
   private:
+    /// The earliest deadline under `node` (a leaf is node m_leaves + slot).
+    TimeNs Value(std::size_t node) const
+    {
+        return node >= m_leaves ? m_leaf[node - m_leaves] : m_leaf[m_winner[node]];
+    }
+
     template<typename F>
     void Visit(std::size_t node, TimeNs limit, F& f) const
     {
         if (node >= m_leaves)
         {
-            f(node - m_leaves);
+            if (node - m_leaves < m_slots)
+            {
+                f(node - m_leaves);
+            }
             return;
         }
         for (std::size_t child : {2 * node, 2 * node + 1})
         {
-            if (m_node[child] <= limit)
+            if (Value(child) <= limit)
             {
                 Visit(child, limit, f);
             }
@@ -78,8 +88,13 @@ class DeadlineTree
     }
 
     std::size_t m_slots;
-    std::size_t m_leaves;       ///< a power of two >= m_slots; leaf i is node m_leaves + i
-    std::vector<TimeNs> m_node; ///< node 1 is the root; node k's children are 2k and 2k + 1
+    std::size_t m_leaves; ///< a power of two >= max(m_slots, 2); leaf i is node m_leaves + i
+    /// The deadlines, by slot (padded to m_leaves with kNever).
+    std::vector<TimeNs> m_leaf;
+    /// Internal node k (1 the root; children 2k and 2k + 1): the slot with the earliest
+    /// deadline below it, the leftmost on ties. A slot number rather than its deadline: a
+    /// quarter of the bytes, and a connection keeps four trees (doc/benchmarks.md).
+    std::vector<uint16_t> m_winner;
 };
 
 } // namespace metaroce

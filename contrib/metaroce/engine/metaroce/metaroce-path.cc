@@ -25,19 +25,17 @@ PathHealthName(PathHealth health)
 RttEstimator::RttEstimator(TimeNs initial)
     : m_srtt(initial)
     , m_rttvar(initial / 2)
-    , m_min(initial)
 {
 }
 
 void
 RttEstimator::Sample(TimeNs rtt)
 {
-    if (!m_hasSample)
+    if (!HasSample())
     {
         m_srtt = rtt;
         m_rttvar = rtt / 2;
         m_min = rtt;
-        m_hasSample = true;
         return;
     }
     const TimeNs delta = rtt > m_srtt ? rtt - m_srtt : m_srtt - rtt;

@@ -48,9 +48,10 @@ class RttEstimator
         return m_srtt;
     }
 
+    /// The smallest sample; before any, the initial estimate.
     TimeNs Minimum() const
     {
-        return m_min;
+        return HasSample() ? m_min : m_srtt;
     }
 
     /// srtt + 4 * rttvar, clamped to [min, max].
@@ -58,14 +59,13 @@ class RttEstimator
 
     bool HasSample() const
     {
-        return m_hasSample;
+        return m_min != kNever;
     }
 
   private:
     TimeNs m_srtt;
     TimeNs m_rttvar;
-    TimeNs m_min;
-    bool m_hasSample{false};
+    TimeNs m_min{kNever}; ///< kNever until the first sample (a flag would cost 8 bytes a path)
 };
 
 /// A data packet declared lost, remembered until an ACK tells whether it arrived (spec 5.7).

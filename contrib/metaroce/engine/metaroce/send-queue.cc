@@ -11,9 +11,6 @@ SendQueue::SendQueue(const MetaRoceConfig& config,
                      std::vector<Completion>& completions)
     : m_config(config)
     , m_counters(counters)
-    , m_order(config.streams)
-    , m_nextMsn(config.streams, 0)
-    , m_nextRecvIndex(config.streams, 0)
     , m_completions(completions)
 {
 }
@@ -24,13 +21,14 @@ SendQueue::Post(const WorkRequest& wr, TimeNs now)
     const uint64_t id = m_nextMessageId++;
     Message m;
     m.wr = wr;
-    m.msn = m_nextMsn[wr.stream]++;
-    m.recvIndex = wr.op == Opcode::Send ? m_nextRecvIndex[wr.stream]++ : 0;
+    Stream& stream = StreamAt(wr.stream);
+    m.msn = stream.nextMsn++;
+    m.recvIndex = wr.op == Opcode::Send ? stream.nextRecvIndex++ : 0;
     m.packets = static_cast<uint32_t>((wr.length + m_config.mtu - 1) / m_config.mtu);
     m.acked.resize(m.packets);
     m.transmissions.assign(m.packets, 0);
     m_messages.emplace(id, std::move(m));
-    m_order[wr.stream].push_back(id);
+    stream.order.push_back(id);
     if (m_state == State::Failed)
     {
         Fail(CompletionStatus::Flushed, id, now);
@@ -68,7 +66,7 @@ SendQueue::Next()
             // A new message may start only inside the responder's message window (spec 6.3);
             // the posting order is kept, so a stream at its limit holds back later messages.
             const Message& m = it->second;
-            const uint32_t oldest = m_messages.at(m_order[m.wr.stream].front()).msn;
+            const uint32_t oldest = m_messages.at(m_streams[m.wr.stream].order.front()).msn;
             if (m.nextPacket == 0 && m.msn - oldest >= m_config.maxMessagesInFlight)
             {
                 return std::nullopt;
@@ -198,18 +196,28 @@ SendQueue::Fail(CompletionStatus status, uint64_t culprit, TimeNs now)
             m.status = id == culprit ? status : CompletionStatus::Flushed;
         }
     }
-    for (uint16_t s = 0; s < m_config.streams; ++s)
+    for (std::size_t s = 0; s < m_streams.size(); ++s)
     {
-        CompleteInOrder(s, now);
+        CompleteInOrder(static_cast<uint16_t>(s), now);
     }
     m_unsent.clear();
     m_retransmit.clear();
 }
 
+SendQueue::Stream&
+SendQueue::StreamAt(uint16_t id)
+{
+    if (id >= m_streams.size())
+    {
+        m_streams.resize(id + 1);
+    }
+    return m_streams[id];
+}
+
 void
 SendQueue::CompleteInOrder(uint16_t stream, TimeNs now)
 {
-    auto& order = m_order[stream];
+    auto& order = m_streams[stream].order;
     while (!order.empty())
     {
         auto it = m_messages.find(order.front());

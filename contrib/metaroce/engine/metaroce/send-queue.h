@@ -142,11 +142,22 @@ class SendQueue
     State m_state{State::Open};
     uint64_t m_nextMessageId{0};
     std::unordered_map<uint64_t, Message> m_messages;
-    Ring<uint64_t> m_unsent;             ///< messages with packets never sent, FIFO
-    Ring<QueuedPacket> m_retransmit;     ///< lost packets, FIFO
-    std::vector<Ring<uint64_t>> m_order; ///< per stream, message ids in posting order
-    std::vector<uint32_t> m_nextMsn;
-    std::vector<uint32_t> m_nextRecvIndex;
+    Ring<uint64_t> m_unsent;         ///< messages with packets never sent, FIFO
+    Ring<QueuedPacket> m_retransmit; ///< lost packets, FIFO
+
+    /// Per stream: what posting numbers and orders; a connection usually uses one stream of
+    /// many, so the vector grows to the highest stream posted on (StreamAt()).
+    struct Stream
+    {
+        Ring<uint64_t> order; ///< message ids in posting order
+        uint32_t nextMsn{0};
+        uint32_t nextRecvIndex{0};
+    };
+
+    /// Stream `id`, made with those below it on first use.
+    Stream& StreamAt(uint16_t id);
+
+    std::vector<Stream> m_streams;
     std::vector<Completion>& m_completions;
 };
 
