@@ -310,19 +310,53 @@ TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
         Manual::Deliver(*m.a, ack, 200);
     }
     EXPECT_EQ(m.a->Requester().RateHintBps(), 10'000'000'000u);
-    // At 10 Gb/s a ~1.1 KB packet takes ~870 ns: only one packet may leave now.
+    // At 10 Gb/s a ~1.1 KB packet takes ~870 ns: one packet may leave now, the next a gap after
+    // the last unpaced one (at 0): a sender that has been sending has an empty bucket (7.4).
     auto paced = Manual::PullAll(*m.a, 0, 200);
     EXPECT_EQ(paced.size(), 1u);
-    const TimeNs next = m.a->NextTimeout();
-    EXPECT_GT(next, 200u + 800);
-    EXPECT_LT(next, 200u + 1000);
+    const TimeNs gap = m.a->NextTimeout();
+    EXPECT_GT(gap, 800u);
+    EXPECT_LT(gap, 1000u);
 
-    // Served ten gaps late (the NIC busy elsewhere), it catches up by four packets of credit
-    // plus the one due, then keeps the gap again (spec 7.4).
-    const TimeNs gap = next - 200;
+    // Served ten gaps late (the NIC busy elsewhere), it catches up by the bucket's four packets
+    // (one port) plus the one due, then keeps the gap again (spec 7.4).
     const TimeNs late = 200 + 10 * gap;
     EXPECT_EQ(Manual::PullAll(*m.a, 0, late).size(), 5u);
     EXPECT_EQ(m.a->NextTimeout(), late + gap);
+}
+
+TEST(MetaRoceConnection, ThePacingBucketHoldsOnePacketPerPort)
+{
+    // Eight ports, each offering the connection one packet in the same round-robin turn: after
+    // an idle spell all eight go, not four, and the one due (spec 7.4).
+    Manual m(8);
+    m.b->SetFairShare(10'000'000'000);
+    m.a->PostSend(Write(1, 4 * 1024 * 1024), 0); // more than eight 64-packet windows
+    for (uint16_t port = 0; port < 8; ++port)
+    {
+        for (const auto& p : Manual::PullAll(*m.a, port, 0))
+        {
+            Manual::Deliver(*m.b, p, 100);
+        }
+    }
+    for (uint16_t port = 0; port < 8; ++port)
+    {
+        for (const auto& ack : Manual::PullAll(*m.b, port, 100))
+        {
+            Manual::Deliver(*m.a, ack, 200);
+        }
+    }
+    ASSERT_EQ(m.a->Requester().RateHintBps(), 10'000'000'000u);
+    const TimeNs idle = 100'000; // 100 us: far more than eight gaps of ~870 ns
+    std::size_t sent = 0;
+    for (uint16_t port = 0; port < 8; ++port)
+    {
+        auto one = m.a->PullPacket(port, idle);
+        sent += one.has_value() ? 1 : 0;
+    }
+    EXPECT_EQ(sent, 8u);
+    EXPECT_TRUE(m.a->PullPacket(0, idle).has_value()) << "the one due, as with one port";
+    EXPECT_FALSE(m.a->PullPacket(1, idle).has_value()) << "the bucket is empty";
 }
 
 } // namespace

@@ -27,7 +27,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_planes(config.planeTimeRule ? config.ports : 0, PlaneTimeRule(config.ackDelayNs))
     , m_admissionLimit(config.unscheduledBytes > 0 ? config.unscheduledBytes : kNoAdmissionLimit)
     , m_queue(m_config, counters, completions)
-    , m_pacer(config.portRateBps * config.ports, config.honourRateHint)
+    , m_pacer(config.portRateBps * config.ports, config.honourRateHint, config.ports)
     , m_tailProbe(m_config)
     , m_rtoAt(0)
     , m_firstData(0)

@@ -5,9 +5,10 @@
 namespace metaroce
 {
 
-Pacer::Pacer(uint64_t lineRateBps, bool honourRateHint)
+Pacer::Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t ports)
     : m_lineRateBps(lineRateBps)
     , m_honourRateHint(honourRateHint)
+    , m_burstPackets(std::max<TimeNs>(kPacingCreditPackets, ports))
 {
 }
 
@@ -45,14 +46,14 @@ Pacer::OnSent(uint64_t wireBytes, TimeNs now)
     if (rate >= m_lineRateBps)
     {
         m_state = State::Unpaced;
+        m_releaseAt = now;
         return;
     }
-    // Credit is kept only between paced packets: the first packet after the hint arrived
-    // starts the schedule (spec 7.4).
+    // The bucket fills at the paced rate from the last release (or unpaced send) and holds
+    // Burst() packets (spec 7.4).
     const TimeNs gap = wireBytes * 8'000'000'000ULL / rate;
-    const TimeNs credit = kPacingCreditPackets * gap;
-    const TimeNs start =
-        m_state != State::Unpaced ? std::max(m_releaseAt, now > credit ? now - credit : 0) : now;
+    const TimeNs credit = m_burstPackets * gap;
+    const TimeNs start = std::max(m_releaseAt, now > credit ? now - credit : 0);
     m_releaseAt = start + gap;
     m_state = State::Paced;
 }

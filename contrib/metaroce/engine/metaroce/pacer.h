@@ -5,11 +5,15 @@
  * min(aggregate line rate, hint); at the line rate nothing is paced. Each paced DATA packet
  * moves the release time on by its serialisation time at that rate. A pull before the release
  * time sends no DATA, and while a pull is held back the release time is a deadline of the
- * requester. The credit rule: a connection the NIC served late (its ports busy with other
- * queue pairs) may catch up by up to kPacingCreditPackets packets, so lateness does not add up
- * to a rate below the hint; the first paced packet after unpaced ones gets no credit, so a new
- * hint is not met with a burst. The gate is connection-wide across ports: the hint is the
- * receiver's share for this sender as a whole. ACKs, NAKs and PROBEs are never paced.
+ * requester. The credit rule, a token bucket: a connection that has not sent for a while (the
+ * NIC served other queue pairs, or it had nothing to send) may send up to Burst() packets at
+ * once, so lateness does not add up to a rate below the hint. The bucket holds at least one
+ * packet per port: the NIC's round-robins offer a queue pair each of its ports about once per
+ * turn, all within a few hundred nanoseconds, and a smaller bucket turns each turn into fewer
+ * packets than ports, a fraction of the hint (spec 7.4). Unpaced packets empty the bucket too,
+ * so a new hint arriving at a sender that is sending is not met with a burst. The gate is
+ * connection-wide across ports: the hint is the receiver's share for this sender as a whole.
+ * ACKs, NAKs and PROBEs are never paced.
  */
 #ifndef METAROCE_ENGINE_PACER_H
 #define METAROCE_ENGINE_PACER_H
@@ -21,7 +25,7 @@
 namespace metaroce
 {
 
-/// Packets a paced connection served late may send early to catch up (spec 7.4).
+/// The least a paced connection that was served late may send at once to catch up (spec 7.4).
 constexpr TimeNs kPacingCreditPackets = 4;
 
 /// The DATA gate of one requester.
@@ -30,13 +34,20 @@ class Pacer
   public:
     enum class State : uint8_t
     {
-        Unpaced,  ///< the last DATA packet went at line rate: no schedule, no credit
+        Unpaced,  ///< the last DATA packet went at line rate, at ReleaseAt()
         Paced,    ///< the last DATA packet was paced: the next is released at ReleaseAt()
         HeldBack, ///< paced, and the latest pull came before ReleaseAt(): a deadline
     };
 
-    /// `lineRateBps`: all ports together; `honourRateHint`: pace at the hint at all.
-    Pacer(uint64_t lineRateBps, bool honourRateHint);
+    /// `lineRateBps`: all ports together; `honourRateHint`: pace at the hint at all; `ports`:
+    /// the connection's ports (the bucket holds at least one packet per port).
+    Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t ports);
+
+    /// Packets a connection idle long enough may send back to back at a paced rate.
+    TimeNs Burst() const
+    {
+        return m_burstPackets;
+    }
 
     /// The receiver's latest rate hint (bits/s); 0: none.
     void SetRateHint(uint64_t bps)
@@ -74,9 +85,10 @@ class Pacer
 
     uint64_t m_lineRateBps;
     bool m_honourRateHint;
+    TimeNs m_burstPackets;
     uint64_t m_rateHintBps{0};
     State m_state{State::Unpaced};
-    TimeNs m_releaseAt{0};
+    TimeNs m_releaseAt{0}; ///< paced: the next packet's release; unpaced: the last send
 };
 
 } // namespace metaroce
