@@ -284,7 +284,7 @@ MetaRoceResponder::NoteArrival(PathRx& rx,
                                TimeNs echo,
                                bool urgent)
 {
-    ++rx.unacked;
+    rx.unacked += rx.unacked < UINT16_MAX ? 1 : 0;
     rx.echo = echo;
     if (pkt.ecnCe)
     {

@@ -92,15 +92,16 @@ class MetaRoceResponder
     const PathReceiveWindow& Window(uint16_t pathId) const;
 
   private:
+    /// 64 bytes: a receiving end keeps one per path of its connection (doc/benchmarks.md).
     struct PathRx
     {
         PathReceiveWindow window;
-        uint32_t unacked{0};
+        uint16_t unacked{0}; ///< saturates; compared with ackEveryPackets (<= 256)
         uint16_t ce{0};
         uint16_t fresh{0};
+        bool queued{false};
         TimeNs echo{0};
         TimeNs ackDue{kNever};
-        bool queued{false};
     };
 
     struct Message

@@ -6,19 +6,34 @@ namespace metaroce
 bool
 PathReceiveWindow::Test(uint64_t offset) const
 {
-    return (m_bits[offset / 64] >> (offset % 64)) & 1;
+    return offset > 0 && (m_bits[(offset - 1) / 64] >> ((offset - 1) % 64)) & 1;
 }
 
 void
 PathReceiveWindow::Set(uint64_t offset)
 {
-    m_bits[offset / 64] |= uint64_t{1} << (offset % 64);
+    m_bits[(offset - 1) / 64] |= uint64_t{1} << ((offset - 1) % 64);
+}
+
+uint64_t
+PathReceiveWindow::ReceivedRun() const
+{
+    uint64_t run = 0;
+    for (uint64_t word : m_bits)
+    {
+        if (word != ~uint64_t{0})
+        {
+            return run + static_cast<uint64_t>(__builtin_ctzll(~word));
+        }
+        run += 64;
+    }
+    return run;
 }
 
 void
 PathReceiveWindow::Advance(uint64_t to)
 {
-    // Shift the bitmap right by (to - m_cumulative) bits.
+    // Shift the bitmap right by (to - m_cumulative) bits: bit k stays PSN m_cumulative + 1 + k.
     const uint64_t shift = to - m_cumulative;
     m_cumulative = to;
     if (shift >= kWords * 64)
@@ -72,16 +87,14 @@ PathReceiveWindow::Observe(uint64_t psn, uint64_t floor)
     {
         return v;
     }
-    Set(psn - m_cumulative);
-    // Slide over the now-contiguous prefix.
-    uint64_t run = 0;
-    while (run < kWords * 64 && Test(run))
+    if (psn > m_cumulative)
     {
-        ++run;
+        Set(psn - m_cumulative);
     }
-    if (run > 0)
+    else
     {
-        Advance(m_cumulative + run);
+        // The expected PSN: slide over it and the run received above it.
+        Advance(m_cumulative + 1 + ReceivedRun());
     }
     return Verdict::New;
 }
@@ -102,13 +115,7 @@ PathReceiveWindow::HasGap() const
 std::bitset<kSackBits>
 PathReceiveWindow::Sack() const
 {
-    // SACK bit i is window bit i+1: shift the words right by one.
-    SackWords words;
-    for (std::size_t k = 0; k < words.size(); ++k)
-    {
-        words[k] = (m_bits[k] >> 1) | (m_bits[k + 1] << 63);
-    }
-    return SackFromWords(words);
+    return SackFromWords(m_bits);
 }
 
 } // namespace metaroce

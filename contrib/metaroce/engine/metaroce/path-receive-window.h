@@ -59,13 +59,18 @@ class PathReceiveWindow
 
   private:
     void Advance(uint64_t to);
+    /// Whether PSN m_cumulative + `offset` (1 to kSackBits) has arrived.
     bool Test(uint64_t offset) const;
     void Set(uint64_t offset);
+    /// Received PSNs directly above the cumulative point, in a row.
+    uint64_t ReceivedRun() const;
 
-    static constexpr std::size_t kWords = (kSackBits + 1 + 63) / 64;
+    static constexpr std::size_t kWords = kSackBits / 64;
     uint64_t m_cumulative{0};
-    /// Bit k: PSN m_cumulative + k received. Bit 0 is always clear (it would have advanced).
-    std::array<uint64_t, kWords> m_bits{};
+    /// Bit k: PSN m_cumulative + 1 + k received, the SACK's own layout. PSN m_cumulative itself
+    /// needs no bit: had it arrived, the cumulative point would have moved past it. 256 bits
+    /// rather than 257 keep a responder's per-path state at 64 bytes (doc/benchmarks.md).
+    SackWords m_bits{};
 };
 
 } // namespace metaroce
