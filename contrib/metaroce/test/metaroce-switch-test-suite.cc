@@ -25,6 +25,7 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>

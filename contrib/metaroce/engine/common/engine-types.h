@@ -9,8 +9,9 @@
 #ifndef METAROCE_ENGINE_TYPES_H
 #define METAROCE_ENGINE_TYPES_H
 
+#include "ring.h"
+
 #include <algorithm>
-#include <boost/circular_buffer.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -19,41 +20,6 @@
 
 namespace metaroce
 {
-
-/**
- * The engines' FIFO: random access in one contiguous buffer, boost::circular_buffer that
- * doubles its capacity when full (from 1) and never shrinks. The engines' queues (a path's
- * packets in flight, a stream's messages, a port's ACKs) hold a handful of entries and most are
- * empty most of the time: a deque allocates a block of 512 bytes or more plus a map for its
- * first element (std::deque even when empty), a Ring of one 48-byte packet 48 bytes; with
- * 4,032 connections of 64 paths that difference was half of a 64-host all-to-all's memory.
- * Growing from one rather than four saves a fifth of the rest there (a short flow puts one or
- * two packets on each path it sprays over; doc/benchmarks.md), for a few more reallocations
- * of the queues that do grow.
- */
-template<class T>
-class Ring : public boost::circular_buffer<T>
-{
-  public:
-    Ring() = default;
-
-    Ring(std::initializer_list<T> values)
-    {
-        for (const T& value : values)
-        {
-            push_back(value);
-        }
-    }
-
-    void push_back(const T& value)
-    {
-        if (this->full())
-        {
-            this->set_capacity(std::max<std::size_t>(1, 2 * this->capacity()));
-        }
-        boost::circular_buffer<T>::push_back(value);
-    }
-};
 
 /// Time in integer nanoseconds since an arbitrary origin chosen by the driver.
 using TimeNs = uint64_t;

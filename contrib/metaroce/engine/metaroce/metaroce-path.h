@@ -89,9 +89,9 @@ struct Path
     PathHealth health{PathHealth::Up};
     uint32_t epoch{0};
     uint32_t consecutiveTimeouts{0};
-    uint32_t markedRounds{0}; ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    uint32_t markedRounds{0};  ///< consecutive ACKs echoing CE, towards an entropy re-draw
+    uint32_t inflightBytes{0}; ///< at most 256 PSNs of one MTU each (HasRoom)
     uint64_t nextPsn{0};
-    uint64_t inflightBytes{0};
     TimeNs probeDue{kNever}; ///< Down paths: when to send the next probe
     double undoWindow{0};    ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};

@@ -71,7 +71,6 @@ MetaRoceResponder::MakeState()
     m_paths.resize(size_t{m_config.ports} * m_config.pathsPerPort);
     m_ackDue = DeadlineTree(m_paths.size());
     m_ackQueue.resize(m_config.ports);
-    m_nakQueue.resize(m_config.ports);
 }
 
 MetaRoceResponder::Stream&
@@ -260,6 +259,10 @@ MetaRoceResponder::QueueAck(uint16_t pathId)
 void
 MetaRoceResponder::QueueNak(uint16_t port, const Nak& nak)
 {
+    if (m_nakQueue.empty())
+    {
+        m_nakQueue.resize(m_config.ports);
+    }
     m_nakQueue[port].push_back(nak);
     m_feedbackPorts.set(port);
 }
@@ -267,7 +270,7 @@ MetaRoceResponder::QueueNak(uint16_t port, const Nak& nak)
 void
 MetaRoceResponder::SyncFeedback(uint16_t port)
 {
-    m_feedbackPorts.set(port, !m_ackQueue[port].empty() || !m_nakQueue[port].empty());
+    m_feedbackPorts.set(port, !m_ackQueue[port].empty() || NakQueued(port));
 }
 
 void
@@ -391,7 +394,10 @@ MetaRoceResponder::OnPortState(uint16_t port, bool up)
         SyncAckDue(id);
     }
     m_ackQueue[port].clear();
-    m_nakQueue[port].clear();
+    if (NakQueued(port))
+    {
+        m_nakQueue[port].clear();
+    }
     SyncFeedback(port);
 }
 
@@ -404,7 +410,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
     }
     MrHeader h;
     h.connection = m_config.remoteConnection;
-    if (!m_nakQueue[port].empty())
+    if (NakQueued(port))
     {
         const Nak nak = m_nakQueue[port].front();
         m_nakQueue[port].pop_front();

@@ -129,8 +129,15 @@ class MetaRoceResponder
         MrNakSyndrome syndrome;
     };
 
-    /// Makes the per-path state and the feedback queues on the first call.
+    /// Makes the per-path state and the ACK queues on the first call.
     void MakeState();
+
+    /// True when a NAK waits on `port`.
+    bool NakQueued(uint16_t port) const
+    {
+        return !m_nakQueue.empty() && !m_nakQueue[port].empty();
+    }
+
     /// Stream `id` (< streams), made with those below it on first use.
     Stream& StreamAt(uint16_t id);
     /// Checks placement without changing state; on refusal, may queue a NAK.
@@ -157,7 +164,7 @@ class MetaRoceResponder
     std::vector<uint16_t> m_due;   ///< OnTimeout()'s paths, reused
     std::vector<Stream> m_streams; ///< up to the highest stream used (StreamAt())
     std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now (MakeState())
-    std::vector<Ring<Nak>> m_nakQueue;      ///< per port (MakeState())
+    std::vector<Ring<Nak>> m_nakQueue;      ///< per port, made at the first NAK (rare)
     /// Bit p: port p has an ACK or NAK queued. HasWork() is asked on every pull of every port
     /// and reads this word instead of two queues in memory of their own.
     std::bitset<kMaxPorts> m_feedbackPorts;

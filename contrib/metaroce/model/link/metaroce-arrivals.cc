@@ -72,10 +72,6 @@ MetaRoceArrivals::Stage(Time at, Ptr<PointToPointNetDevice> device, Ptr<Packet> 
                              at.GetTimeStep(),
                              [](int64_t t, const Staged& staged) { return t < staged.at; });
         const auto offset = later - wire.packets.begin();
-        if (wire.packets.full()) // a full circular buffer's insert would drop its first packet
-        {
-            wire.packets.set_capacity(2 * wire.packets.capacity());
-        }
         wire.packets.insert(wire.packets.begin() + offset, {at.GetTimeStep(), packet});
         for (Due& due : m_due)
         {
