@@ -65,9 +65,10 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
             "ControlFirst",
             "Send every queue pair's ACKs, NAKs and CNPs before any data on a port, "
             "as a NIC whose responder builds them apart from the send queues' "
-            "scheduler. False: a queue pair's ACK waits for its turn in the port's "
-            "round-robin, behind the data of the other queue pairs.",
-            BooleanValue(false),
+            "scheduler (spec A38). False: a queue pair's ACK waits for its turn in the "
+            "port's round-robin, behind the data of the other queue pairs (the first "
+            "waves' timing, which fakes reordering in all-to-alls).",
+            BooleanValue(true),
             MakeBooleanAccessor(&MetaRoceNic::SetControlFirst, &MetaRoceNic::GetControlFirst),
             MakeBooleanChecker())
         .AddTraceSource("Tx",
