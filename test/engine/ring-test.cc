@@ -88,6 +88,22 @@ TEST(Ring, CopiesAndMovesKeepTheOrder)
     EXPECT_EQ(Contents(copy), (std::vector<int>{9}));
 }
 
+TEST(Ring, PushingAnEntryOfAFullRingCopiesItBeforeGrowing)
+{
+    Ring<std::vector<int>> ring{{1, 2, 3}, {4}};
+    ASSERT_TRUE(ring.full());
+    ring.push_back(ring.front()); // grows to four
+    ring.push_back({5});
+    ASSERT_TRUE(ring.full());
+    ring.push_front(ring.back()); // grows to eight
+    EXPECT_EQ(ring.size(), 5u);
+    EXPECT_EQ(ring.front(), (std::vector<int>{5}));
+    EXPECT_EQ(ring[1], (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(ring[2], (std::vector<int>{4}));
+    EXPECT_EQ(ring[3], (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(ring.back(), (std::vector<int>{5}));
+}
+
 TEST(Ring, APoppedEntryReleasesWhatItOwned)
 {
     auto owned = std::make_shared<int>(1);

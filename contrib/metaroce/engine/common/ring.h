@@ -19,6 +19,7 @@
 #ifndef METAROCE_ENGINE_RING_H
 #define METAROCE_ENGINE_RING_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -272,16 +273,25 @@ class Ring
 
     void push_back(const T& value)
     {
-        Grow();
-        m_data[Slot(m_size)] = value;
+        if (m_size == m_capacity)
+        {
+            T copy(value); // `value` may be an entry of this ring, which Grow() moves
+            Grow();
+            m_data[Slot(m_size)] = std::move(copy);
+        }
+        else
+        {
+            m_data[Slot(m_size)] = value;
+        }
         ++m_size;
     }
 
     void push_front(const T& value)
     {
+        T copy(value); // `value` may be an entry of this ring, which Grow() moves
         Grow();
         m_head = m_head == 0 ? m_capacity - 1 : m_head - 1;
-        m_data[m_head] = value;
+        m_data[m_head] = std::move(copy);
         ++m_size;
     }
 
@@ -390,17 +400,19 @@ class Ring
     {
         if (m_size == m_capacity)
         {
-            Reallocate(m_capacity == 0 ? 1 : 2 * static_cast<std::size_t>(m_capacity));
+            if (m_capacity == UINT32_MAX)
+            {
+                throw std::length_error("metaroce::Ring: more than 2^32 - 1 entries");
+            }
+            Reallocate(m_capacity == 0
+                           ? 1
+                           : std::min<std::size_t>(2 * std::size_t{m_capacity}, UINT32_MAX));
         }
     }
 
     /// Moves the entries, in FIFO order, to a new array of `capacity` (>= size) from index 0.
     void Reallocate(std::size_t capacity)
     {
-        if (capacity > UINT32_MAX)
-        {
-            throw std::length_error("metaroce::Ring: more than 2^32 - 1 entries");
-        }
         std::unique_ptr<T[]> data(capacity > 0 ? new T[capacity]() : nullptr);
         for (uint32_t i = 0; i < m_size; ++i)
         {

@@ -7,11 +7,11 @@
  * time sends no DATA, and while a pull is held back the release time is a deadline of the
  * requester. The credit rule, a token bucket: a connection that has not sent for a while (the
  * NIC served other queue pairs, or it had nothing to send) may send up to Burst() packets at
- * once, so lateness does not add up to a rate below the hint. The bucket holds at least one
- * packet per port: the NIC's round-robins offer a queue pair each of its ports about once per
- * turn, all within a few hundred nanoseconds, and a smaller bucket turns each turn into fewer
- * packets than ports, a fraction of the hint (spec 7.4). Unpaced packets empty the bucket too,
- * so a new hint arriving at a sender that is sending is not met with a burst. The gate is
+ * once besides the one due, so lateness does not add up to a rate below the hint. The bucket holds
+ * at least one packet per port: the NIC's round-robins offer a queue pair each of its ports about
+ * once per turn, all within a few hundred nanoseconds, and a smaller bucket turns each turn into
+ * fewer packets than ports, a fraction of the hint (spec 7.4). Unpaced packets empty the bucket
+ * too, so a new hint arriving at a sender that is sending is not met with a burst. The gate is
  * connection-wide across ports: the hint is the receiver's share for this sender as a whole.
  * ACKs, NAKs and PROBEs are never paced.
  */
@@ -25,7 +25,7 @@
 namespace metaroce
 {
 
-/// The least a paced connection that was served late may send at once to catch up (spec 7.4).
+/// The least a paced connection that was served late may send early to catch up (spec 7.4).
 constexpr TimeNs kPacingCreditPackets = 4;
 
 /// The DATA gate of one requester.
@@ -43,7 +43,8 @@ class Pacer
     /// the connection's ports (the bucket holds at least one packet per port).
     Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t ports);
 
-    /// Packets a connection idle long enough may send back to back at a paced rate.
+    /// Packets a connection idle long enough may send back to back at a paced rate besides the
+    /// one due.
     TimeNs Burst() const
     {
         return m_burstPackets;
