@@ -17,8 +17,8 @@ constexpr uint64_t kPacket = kMtu + kMrMaxHeaderSize; // M of spec 7.1
 
 TEST(AdmissionCredit, RampsOnePacketPerArrivalAndFallsAtOnce)
 {
-    AdmissionCredit credit(kPacket);
-    EXPECT_EQ(credit.Next(5), 0u); // no target: no admission
+    AdmissionCredit credit(kPacket, kPacket); // the sender's unscheduled window: one packet
+    EXPECT_EQ(credit.Next(5), 0u);            // no target: no admission
     credit.SetTarget(10 * kPacket);
     EXPECT_EQ(credit.Next(0), kPacket);
     EXPECT_EQ(credit.Next(2), 3 * kPacket);
@@ -85,6 +85,28 @@ struct Ends
     std::unique_ptr<MetaRoceConnection> a;
     std::unique_ptr<MetaRoceConnection> b;
 };
+
+TEST(AdmissionCredit, RampsFromTheUnscheduledWindow)
+{
+    AdmissionCredit credit(kPacket, 4 * kPacket + 1);
+    credit.SetTarget(10 * kPacket);
+    EXPECT_EQ(credit.Next(1), 5 * kPacket + 1);
+    EXPECT_EQ(credit.Next(10), 10 * kPacket);
+}
+
+TEST(AdmissionCredit, WithoutAnUnscheduledLimitTheFirstCreditIsTheTarget)
+{
+    AdmissionCredit credit(kPacket, 0);
+    EXPECT_EQ(credit.Next(1), 0u);
+    credit.SetTarget(10 * kPacket);
+    EXPECT_EQ(credit.Next(1), 10 * kPacket); // the sender already sent its windows' worth
+    credit.SetTarget(3 * kPacket);
+    EXPECT_EQ(credit.Next(0), 3 * kPacket); // falls to the target
+    credit.SetTarget(6 * kPacket);
+    EXPECT_EQ(credit.Next(1), 4 * kPacket); // then ramps as with a window
+    credit.SetTarget(UINT64_MAX);
+    EXPECT_EQ(credit.Next(1), 5 * kPacket);
+}
 
 TEST(ReceiverAdmission, SenderWaitsForCreditAfterItsUnscheduledWindow)
 {

@@ -10,8 +10,12 @@
  * an equal split of its admission budget; this class turns the target into the credit of each
  * ACK. A credit grows by at most one packet per packet newly received (so from one packet it
  * doubles per round trip, like a slow start run by the receiver) and falls to the target at
- * once. Without the ramp, the first senders of an incast, seen while few others had arrived,
- * would be granted most of the budget before the split could shrink their shares.
+ * once. The ramp starts from the unscheduled window: a sender limited to one packet before its
+ * first ACK is not granted a whole share by it (the first senders of an incast, seen while few
+ * others had arrived, would be granted most of the budget before the split could shrink their
+ * shares). A sender without an unscheduled limit has already sent its windows' worth, so there
+ * is nothing to ramp from and its first credit is the target: a ramp from one packet would
+ * hold back short flows that no incast threatens (an all-to-all's, doc/results.md section 5).
  */
 #ifndef METAROCE_ENGINE_ADMISSION_CREDIT_H
 #define METAROCE_ENGINE_ADMISSION_CREDIT_H
@@ -29,10 +33,12 @@ constexpr uint64_t kNoAdmissionLimit = UINT64_MAX;
 class AdmissionCredit
 {
   public:
-    /// `packetBytes`: a full packet on the wire (MTU + largest header), the smallest credit.
-    explicit AdmissionCredit(uint64_t packetBytes)
+    /// `packetBytes`: a full packet on the wire (MTU + largest header), the smallest credit;
+    /// `unscheduledBytes`: the sender's window before its first ACK (0: none but its windows),
+    /// where the ramp starts.
+    AdmissionCredit(uint64_t packetBytes, uint64_t unscheduledBytes)
         : m_packet(packetBytes)
-        , m_granted(packetBytes)
+        , m_granted(unscheduledBytes == 0 ? UINT64_MAX : std::max(packetBytes, unscheduledBytes))
     {
     }
 
@@ -54,14 +60,17 @@ class AdmissionCredit
         {
             return 0;
         }
-        m_granted = std::min(m_target, m_granted + uint64_t{freshPackets} * m_packet);
-        m_granted = std::max(m_granted, m_packet);
+        const uint64_t growth = uint64_t{freshPackets} * m_packet;
+        const uint64_t grown = m_granted > UINT64_MAX - growth ? UINT64_MAX : m_granted + growth;
+        m_granted = std::max(std::min(m_target, grown), m_packet);
         return static_cast<uint32_t>(std::min<uint64_t>(m_granted, UINT32_MAX));
     }
 
   private:
     uint64_t m_packet;
-    uint64_t m_granted; ///< the credit of the latest ACK, the ramp's starting point
+    /// The credit of the latest ACK, the ramp's starting point (UINT64_MAX: none yet and no
+    /// ramp, the first credit is the target).
+    uint64_t m_granted;
     uint64_t m_target{0};
 };
 

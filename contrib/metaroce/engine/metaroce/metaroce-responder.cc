@@ -50,7 +50,7 @@ MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
     , m_memory(memory)
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
-    , m_credit(uint64_t{config.mtu} + kMrMaxHeaderSize)
+    , m_credit(uint64_t{config.mtu} + kMrMaxHeaderSize, config.unscheduledBytes)
     , m_ackDue(0)
 {
 }
