@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Experiment 5, incast: N hosts (7, 15, 31 and 63 by default) send to one at the same time,
 with the receiver's rate hints honoured and ignored (MetaRoCE), with a first window of one
-packet per path, with receiver admission (spec 6.7: the receiver grants credit, the senders
-start with one packet), with ACKs behind other queue pairs' data (ControlFirst off, spec A38, the
+packet per path, with receiver admission (spec 6.7: the receiver grants credit; the senders
+start with one packet, or with their windows), with ACKs behind other queue pairs' data (ControlFirst off, spec A38, the
 default until 2026-12-03), and RoCEv2 with PFC and DCQCN for reference. Time to converge
 (until the senders' rates stay fair: Jain's index >= 0.9), in base RTTs; fairness (mean Jain's
 index over the senders while all still send); the deepest switch queue; the incast's
@@ -28,6 +28,8 @@ VARIANTS = [("MetaRoCE, rate hints honoured", "metaroce", "HonourRateHint=true")
              "HonourRateHint=true;InitialPathWindow=1"),
             ("MetaRoCE, hints, receiver admission", "metaroce",
              "HonourRateHint=true;AdmissionRtt=16us;UnscheduledBytes=4160"),
+            ("MetaRoCE, hints, receiver admission, no unscheduled limit", "metaroce",
+             "HonourRateHint=true;AdmissionRtt=16us"),
             ("MetaRoCE, hints, ACKs behind data", "metaroce",
              "HonourRateHint=true;ControlFirst=false"),
             ("RoCEv2 + PFC (DCQCN)", "rocev2-pfc", "")]

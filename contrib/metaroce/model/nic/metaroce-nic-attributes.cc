@@ -57,7 +57,9 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                       "Receiver admission (spec 6.7): grant the active senders, split equally, "
                       "credit for what the inbound line rate delivers in this time (the budget "
                       "of bytes in flight towards this NIC); pair it with UnscheduledBytes on "
-                      "the senders. 0: no admission, senders are limited by their windows.",
+                      "the senders (without, their first windows go unadmitted and the credit "
+                      "binds from the first ACK). 0: no admission, senders are limited by their "
+                      "windows.",
                       TimeValue(Seconds(0)),
                       MakeTimeAccessor(&MetaRoceNic::m_admissionRtt),
                       MakeTimeChecker(Seconds(0), Seconds(1)))
