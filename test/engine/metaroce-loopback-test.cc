@@ -134,6 +134,10 @@ RunCheckingDeadlines(LoopbackHarness& h, const Pair& p, TimeNs limit)
                     ADD_FAILURE() << "event " << events << ": NextTimeout() " << r.NextTimeout()
                                   << " but a scan gives " << r.NextTimeoutByScan();
                 }
+                if (!r.TailIndexAgrees() && mismatches++ < 5)
+                {
+                    ADD_FAILURE() << "event " << events << ": the tail index and FindTail differ";
+                }
             }
             return p.a->Idle() && p.b->Idle();
         },

@@ -12,7 +12,8 @@
 //     most Duplicate/OutOfSequence; txPackets = packets pulled; rxPackets = packets handed in;
 //   - every completion is of a posted request and arrives exactly once; the completions
 //     counter equals the completions taken;
-//   - MetaRoCE: the requester's NextTimeout() equals NextTimeoutByScan().
+//   - MetaRoCE: the requester's NextTimeout() equals NextTimeoutByScan(), and its tail index
+//     finds FindTail()'s packet.
 // At the end, with every port up and no more faults, every posted WRITE/SEND must complete
 // (successfully or with an error) within a bounded number of timer events.
 // METAROCE_FUZZ_TRACE=1 prints each step, post and injection (to read a crash input).
@@ -134,6 +135,7 @@ CheckEnd(const End& e)
     {
         Check(e.metaroce->Requester().NextTimeout() == e.metaroce->Requester().NextTimeoutByScan(),
               "NextTimeout() != NextTimeoutByScan()");
+        Check(e.metaroce->Requester().TailIndexAgrees(), "the tail index and FindTail differ");
     }
 }
 

@@ -52,6 +52,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce/requester-packets.cc
     engine/metaroce/send-queue.cc
     engine/metaroce/spurious-loss.cc
+    engine/metaroce/tail-index.cc
     engine/metaroce/tail-loss-probe.cc
     engine/rocev2/rocev2-config.cc
     engine/rocev2/rocev2-queue-pair.cc
@@ -92,6 +93,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/requester-packets.h
     engine/metaroce/send-queue.h
     engine/metaroce/spurious-loss.h
+    engine/metaroce/tail-index.h
     engine/metaroce/tail-loss-probe.h
     engine/rocev2/rocev2-config.h
     engine/rocev2/rocev2-queue-pair.h

@@ -220,6 +220,10 @@ MetaRoceRequester::RecordSent(Path& path,
     sent.message = message;
     sent.packetIndex = index;
     path.outstanding.push_back(sent);
+    if (message != kProbeMessage)
+    {
+        m_tails.OnSent(path.id, sent.psn, m_paths, m_rack);
+    }
     path.inflightBytes += sent.bytes;
     m_inflightBytes += sent.bytes;
     m_inflightDataBytes += message == kProbeMessage ? 0 : sent.bytes;
@@ -455,7 +459,7 @@ MetaRoceRequester::TailToProbe() const
     {
         return std::nullopt;
     }
-    return FindTail(m_paths, m_queue, m_rack);
+    return m_tails.Find(m_paths, m_queue, m_rack);
 }
 
 TimeNs
@@ -484,6 +488,15 @@ MetaRoceRequester::NextTimeout() const
         }
     }
     return std::min(next, m_pacer.Deadline(m_now));
+}
+
+bool
+MetaRoceRequester::TailIndexAgrees() const
+{
+    const std::optional<Tail> indexed = m_tails.Find(m_paths, m_queue, m_rack);
+    const std::optional<Tail> scanned = FindTail(m_paths, m_queue, m_rack);
+    return indexed.has_value() == scanned.has_value() &&
+           (!indexed || indexed->packet == scanned->packet);
 }
 
 TimeNs

@@ -46,6 +46,7 @@
 #include "plane-time-rule.h"
 #include "reorder-window.h"
 #include "send-queue.h"
+#include "tail-index.h"
 #include "tail-loss-probe.h"
 
 #include <bitset>
@@ -92,6 +93,8 @@ class MetaRoceRequester
     /// The same computed from scratch, a scan of every path: the definition NextTimeout()
     /// must agree with after every call (checked by the engine tests).
     TimeNs NextTimeoutByScan() const;
+    /// True when the tail index (tail-index.h) finds the packet FindTail() does (tests).
+    bool TailIndexAgrees() const;
 
     bool Idle() const
     {
@@ -248,6 +251,9 @@ class MetaRoceRequester
     SendQueue m_queue;
     Pacer m_pacer;
     TailLossProbe m_tailProbe;
+    /// DATA transmissions in order, where TailToProbe() finds the tail; mutable as looking
+    /// prunes entries that can never be the tail again, which changes no answer.
+    mutable TailIndex m_tails;
     TimeNs m_now{0}; ///< latest time the requester was given
 
     // Per path, as of its last Refresh() (every call that changes a path ends with one):
