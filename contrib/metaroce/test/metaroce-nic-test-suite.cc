@@ -353,7 +353,10 @@ class ShortSendFairShareTestCase : public TestCase
  * delivers in 16 us, 200,000 bytes, split among its active senders. Sender 1's SEND arrives at
  * about 1 us (the whole budget is its share), sender 2's at about 6 us: both shares halve then,
  * not at the next recompute of the rate hint (20 us later). Each ACK carries the credit, which
- * from one packet grows by one packet per packet received (spec 6.7): 2 x 4,160 bytes here.
+ * grows from the unscheduled window by one packet per packet received (spec 6.7): with one
+ * packet unscheduled, 2 x 4,160 bytes here; without an unscheduled limit the senders have sent
+ * their windows' worth already, and the first credit is the share as it stood (the whole budget
+ * for sender 1, half for sender 2).
  */
 class AdmissionCreditTestCase : public TestCase
 {
@@ -380,8 +383,19 @@ class AdmissionCreditTestCase : public TestCase
 
     void DoRun() override
     {
+        Scenario(4160, 2 * 4160, 2 * 4160);
+        Scenario(0, 200'000, 100'000);
+    }
+
+    /// Both NICs with UnscheduledBytes `unscheduled`; the senders' limits expected at the end.
+    void Scenario(uint64_t unscheduled, uint64_t limit1, uint64_t limit2)
+    {
         BackToBack net(1, false);
         net.b->SetAttribute("AdmissionRtt", TimeValue(MicroSeconds(16)));
+        for (const Ptr<MetaRoceNic>& nic : {net.a, net.b})
+        {
+            nic->SetAttribute("UnscheduledBytes", UintegerValue(unscheduled));
+        }
         auto [qa1, qb1] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
         auto [qa2, qb2] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
         constexpr uint64_t kShort = 8;
@@ -406,8 +420,8 @@ class AdmissionCreditTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(seen[0], 200'000, "one sender: the whole budget");
         NS_TEST_EXPECT_MSG_EQ(seen[2], 100'000, "two senders: half each, at once");
         NS_TEST_EXPECT_MSG_EQ(seen[3], 100'000, "the second sender's share");
-        NS_TEST_EXPECT_MSG_EQ(Limit(qa1), 2 * 4160, "sender 1 holds the credit of its ACK");
-        NS_TEST_EXPECT_MSG_EQ(Limit(qa2), 2 * 4160, "sender 2 too");
+        NS_TEST_EXPECT_MSG_EQ(Limit(qa1), limit1, "sender 1 holds the credit of its ACK");
+        NS_TEST_EXPECT_MSG_EQ(Limit(qa2), limit2, "sender 2 too");
         NS_TEST_EXPECT_MSG_EQ(qb2->GetCompletedCount(), 1, "the RECV of sender 2 completes");
         Simulator::Destroy();
     }
