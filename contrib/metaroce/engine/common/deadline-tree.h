@@ -49,6 +49,13 @@ class DeadlineTree
         return m_leaf[m_winner[1]];
     }
 
+    /// The slot that holds Min() (the lowest-numbered of equal ones); meaningful when Min() is
+    /// not kNever.
+    std::size_t MinSlot() const
+    {
+        return m_winner[1];
+    }
+
     /// Calls `f(slot)` for every slot whose deadline is <= `limit`, in ascending slot order.
     /// `f` must not change the tree (collect the slots first when acting on them changes it).
     template<typename F>

@@ -38,8 +38,8 @@ MetaRoceRequester::Refresh(const Path& path)
     }
     const bool down = path.health == PathHealth::Down;
     m_rtoAt.Set(path.id, !down && oldest != kNever ? oldest + m_recovery.Rto(path) : kNever);
-    m_firstData.Set(path.id, firstData);
-    m_firstDataTxSeq[path.id] = firstDataTxSeq;
+    m_firstDataOrder.Set(path.id, firstData == kNever ? kNever : firstDataTxSeq);
+    m_firstDataAt[path.id] = firstData;
     if (!m_planes.empty())
     {
         RefreshPlane(path.port);
@@ -59,12 +59,13 @@ MetaRoceRequester::RefreshPlane(uint16_t port)
     plane.firstDataTxSeq = 0;
     for (uint16_t id : m_pathsByPort[port])
     {
-        const TimeNs at = m_firstData.Get(id);
+        const TimeNs at = m_firstDataAt[id];
+        const uint64_t txSeq = m_firstDataOrder.Get(id);
         if (at < plane.firstData ||
-            (at == plane.firstData && at != kNever && m_firstDataTxSeq[id] < plane.firstDataTxSeq))
+            (at == plane.firstData && at != kNever && txSeq < plane.firstDataTxSeq))
         {
             plane.firstData = at;
-            plane.firstDataTxSeq = m_firstDataTxSeq[id];
+            plane.firstDataTxSeq = txSeq;
         }
     }
 }
@@ -80,16 +81,13 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
     // Packets leave in transmission order, so the oldest in-flight DATA packet of all paths has
     // the earliest deadline of the time rule, if it has one: only once a packet sent after it
     // was acknowledged (LossDeadline). Packets sent in the same nanosecond tie; the first
-    // sent of them decides.
-    const TimeNs oldest = m_firstData.Min();
-    if (oldest == kNever)
+    // sent of them decides, and it is the first in transmission order.
+    const uint64_t firstTxSeq = m_firstDataOrder.Min();
+    if (firstTxSeq == kNever)
     {
         return earliest;
     }
-    uint64_t firstTxSeq = ~uint64_t{0};
-    m_firstData.ForEachAtMost(oldest, [&](std::size_t id) {
-        firstTxSeq = std::min(firstTxSeq, m_firstDataTxSeq[id]);
-    });
+    const TimeNs oldest = m_firstDataAt[m_firstDataOrder.MinSlot()];
     return std::min(earliest, m_rack.Deadline(oldest, firstTxSeq, ruleWindow));
 }
 
@@ -100,10 +98,11 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
     due.clear();
     auto add = [&](std::size_t id) { due.push_back(static_cast<uint16_t>(id)); };
     m_rtoAt.ForEachAtMost(now, add);
-    if (m_rack.valid && now >= m_rack.rtt + ruleWindow)
+    if (m_rack.valid && now >= m_rack.rtt + ruleWindow && m_rack.txSeq > 0)
     {
-        m_firstData.ForEachAtMost(now - m_rack.rtt - ruleWindow, [&](std::size_t id) {
-            if (m_firstDataTxSeq[id] < m_rack.txSeq)
+        const TimeNs sentBy = now - m_rack.rtt - ruleWindow;
+        m_firstDataOrder.ForEachAtMost(m_rack.txSeq - 1, [&](std::size_t id) {
+            if (m_firstDataAt[id] <= sentBy)
             {
                 add(id);
             }
@@ -120,7 +119,7 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
         const TimeNs sentBy = now - plane.rack.rtt - window;
         for (uint16_t id : m_pathsByPort[port])
         {
-            if (m_firstData.Get(id) <= sentBy && m_firstDataTxSeq[id] < plane.rack.txSeq)
+            if (m_firstDataAt[id] <= sentBy && m_firstDataOrder.Get(id) < plane.rack.txSeq)
             {
                 add(id);
             }

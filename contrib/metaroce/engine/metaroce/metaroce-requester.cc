@@ -30,7 +30,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_pacer(config.portRateBps * config.ports, config.honourRateHint, config.ports)
     , m_tailProbe(m_config)
     , m_rtoAt(0)
-    , m_firstData(0)
+    , m_firstDataOrder(0)
 {
     const double mtu = config.mtu + kMrWriteHeaderSize;
     m_connectionWindow.minWindow = mtu * config.ports;
@@ -64,8 +64,8 @@ MetaRoceRequester::MakePaths()
     }
     m_recovery.ReleaseGenerator();
     m_rtoAt = DeadlineTree(count);
-    m_firstData = DeadlineTree(count);
-    m_firstDataTxSeq.assign(count, 0);
+    m_firstDataOrder = DeadlineTree(count);
+    m_firstDataAt.assign(count, kNever);
     m_down.assign(count, false);
 }
 

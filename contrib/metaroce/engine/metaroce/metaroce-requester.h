@@ -257,12 +257,14 @@ class MetaRoceRequester
     TimeNs m_now{0}; ///< latest time the requester was given
 
     // Per path, as of its last Refresh() (every call that changes a path ends with one):
-    DeadlineTree m_rtoAt;     ///< oldest in-flight send time + RTO; kNever when Down or idle
-    DeadlineTree m_firstData; ///< send time of the oldest in-flight DATA packet, or kNever
-    std::vector<uint64_t> m_firstDataTxSeq; ///< that packet's transmission order
-    std::vector<bool> m_down;               ///< health == Down
-    uint32_t m_downPaths{0};                ///< paths Down (their probes are looked at only then)
-    std::vector<uint16_t> m_duePaths;       ///< PathsDueBy()'s answer
+    DeadlineTree m_rtoAt; ///< oldest in-flight send time + RTO; kNever when Down or idle
+    /// Transmission order of the oldest in-flight DATA packet, or kNever. Packets leave in
+    /// that order, so its minimum is also the earliest sent (the first of a nanosecond's ties).
+    DeadlineTree m_firstDataOrder;
+    std::vector<TimeNs> m_firstDataAt; ///< that packet's send time, or kNever
+    std::vector<bool> m_down;          ///< health == Down
+    uint32_t m_downPaths{0};           ///< paths Down (their probes are looked at only then)
+    std::vector<uint16_t> m_duePaths;  ///< PathsDueBy()'s answer
 };
 
 } // namespace metaroce
