@@ -22,7 +22,8 @@ LoopbackHarness::SideHost::SideHost(LoopbackHarness& harness, int side)
 void
 LoopbackHarness::SideHost::ScheduleTimer(TimeNs at)
 {
-    m_harness.m_timers[m_side] = Event{at, m_harness.m_seq++, EventType::Timer, m_side, 0, 0};
+    m_harness.m_timers[m_side] =
+        Event{at, m_harness.m_seq++, 0, 0, EventType::Timer, static_cast<uint8_t>(m_side)};
 }
 
 bool
@@ -98,9 +99,14 @@ LoopbackHarness::SchedulePlaneFailure(uint16_t port, TimeNs at, TimeNs upAt)
 }
 
 void
-LoopbackHarness::Push(TimeNs time, EventType type, int side, uint16_t port, uint64_t generation)
+LoopbackHarness::Push(TimeNs time, EventType type, int side, uint16_t port, std::size_t frame)
 {
-    m_events.push(Event{time, m_seq++, type, side, port, generation});
+    if (frame > UINT32_MAX)
+    {
+        throw std::length_error("loopback harness: more than 2^32 frames in flight");
+    }
+    m_events.push(
+        Event{time, m_seq++, static_cast<uint32_t>(frame), port, type, static_cast<uint8_t>(side)});
 }
 
 const LoopbackHarness::Event*
@@ -300,7 +306,7 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
             ServePort(e.side, e.port);
             break;
         case EventType::Deliver: {
-            Frame& f = m_frames[e.generation];
+            Frame& f = m_frames[e.frame];
             if (!m_planeUp[e.port] || f.planeEpoch != m_planeEpoch[e.port])
             {
                 ++m_stats.lostOnDownPlane;
@@ -321,7 +327,7 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
                 ++m_stats.delivered;
                 m_engines[e.side]->OnPacket(rx);
             }
-            m_freeFrames.push_back(e.generation);
+            m_freeFrames.push_back(e.frame);
             ServeAll(e.side);
             break;
         }

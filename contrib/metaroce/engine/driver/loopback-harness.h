@@ -124,7 +124,7 @@ class LoopbackHarness
     }
 
   private:
-    enum class EventType
+    enum class EventType : uint8_t
     {
         PortFree,
         Deliver,
@@ -133,14 +133,15 @@ class LoopbackHarness
         PlaneUp,
     };
 
+    /// 24 bytes: the event heap moves them on every push and pop, four per data packet.
     struct Event
     {
         TimeNs time;
         uint64_t seq;
-        EventType type;
-        int side;
+        uint32_t frame; ///< Deliver: index in m_frames
         uint16_t port;
-        uint64_t generation; ///< Deliver: index in m_frames
+        EventType type;
+        uint8_t side;
 
         bool operator>(const Event& o) const
         {
@@ -177,7 +178,7 @@ class LoopbackHarness
     /// False for a frame the receiving port must drop as corrupted.
     bool Intact(const Frame& f) const;
 
-    void Push(TimeNs time, EventType type, int side, uint16_t port, uint64_t generation = 0);
+    void Push(TimeNs time, EventType type, int side, uint16_t port, std::size_t frame = 0);
     /// The earliest pending event, queued or a side's timer; null when there is none.
     const Event* Earliest() const;
     /// Removes `e`, which Earliest() returned.
