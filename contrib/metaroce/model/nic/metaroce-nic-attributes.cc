@@ -53,16 +53,17 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                       BooleanValue(true),
                       MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
                       MakeBooleanChecker())
-        .AddAttribute("AdmissionRtt",
-                      "Receiver admission (spec 6.7): grant the active senders, split equally, "
-                      "credit for what the inbound line rate delivers in this time (the budget "
-                      "of bytes in flight towards this NIC); pair it with UnscheduledBytes on "
-                      "the senders (without, their first windows go unadmitted and the credit "
-                      "binds from the first ACK). 0: no admission, senders are limited by their "
-                      "windows.",
-                      TimeValue(Seconds(0)),
-                      MakeTimeAccessor(&MetaRoceNic::m_admissionRtt),
-                      MakeTimeChecker(Seconds(0), Seconds(1)))
+        .AddAttribute(
+            "AdmissionRtt",
+            "Receiver admission (spec 6.7): grant the active senders, split equally, "
+            "credit for what the inbound line rate delivers in this time (the budget "
+            "of bytes in flight towards this NIC); pair it with UnscheduledBytes, set "
+            "alike on every NIC (without, the senders' first windows go unadmitted and "
+            "the credit binds from the first ACK). 0: no admission, senders are limited by their "
+            "windows.",
+            TimeValue(Seconds(0)),
+            MakeTimeAccessor(&MetaRoceNic::m_admissionRtt),
+            MakeTimeChecker(Seconds(0), Seconds(1)))
         .AddAttribute(
             "ControlFirst",
             "Send every queue pair's ACKs, NAKs and CNPs before any data on a port, "

@@ -384,6 +384,12 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
                     "MetaRoceNic::Connect: NICs disagree on PathsPerPort");
     NS_ABORT_MSG_IF(a->m_metaRoce.streams != b->m_metaRoce.streams,
                     "MetaRoceNic::Connect: NICs disagree on Streams");
+    // A receiver's admission credit ramps from its senders' unscheduled window, which it knows
+    // from its own configuration (spec 6.7, A36).
+    NS_ABORT_MSG_IF(a->m_metaRoce.unscheduledBytes != b->m_metaRoce.unscheduledBytes,
+                    "MetaRoceNic::Connect: NICs disagree on UnscheduledBytes ("
+                        << a->m_metaRoce.unscheduledBytes << " vs "
+                        << b->m_metaRoce.unscheduledBytes << ")");
     const uint32_t idA = a->m_nextId++;
     const uint32_t idB = b->m_nextId++;
     Ptr<MetaRoceQueuePair> qa = a->CreateQueuePair(transport, idA, idB, plane);
