@@ -146,6 +146,20 @@ class PlaneFailureTestCase : public TestCase
     }
 };
 
+/// Jain's fairness index of `bytes` (one entry per sender), 0 when nobody sent.
+double
+Jain(const std::vector<double>& bytes)
+{
+    double total = 0;
+    double squares = 0;
+    for (double b : bytes)
+    {
+        total += b;
+        squares += b * b;
+    }
+    return squares > 0 ? total * total / (bytes.size() * squares) : 0.0;
+}
+
 /// Jain's index over the senders' transmitted bytes in each interval while every sender sends.
 std::vector<double>
 SenderJains(const MetaRoceExperimentResults& r, uint32_t receiver)
@@ -165,14 +179,7 @@ SenderJains(const MetaRoceExperimentResults& r, uint32_t receiver)
         {
             break; // a sender is done (or not yet heard of): the incast is over
         }
-        double total = 0;
-        double squares = 0;
-        for (double b : bytes)
-        {
-            total += b;
-            squares += b * b;
-        }
-        jains.push_back(total * total / (bytes.size() * squares));
+        jains.push_back(Jain(bytes));
     }
     return jains;
 }
@@ -221,16 +228,13 @@ JainsWhileAllHaveData(const MetaRoceExperimentResults& r)
         {
             break;
         }
-        double total = 0;
-        double squares = 0;
+        std::vector<double> sent;
         for (const auto& [host, at] : lastSending)
         {
             const auto it = perSender.find(host);
-            const double b = it == perSender.end() ? 0.0 : it->second;
-            total += b;
-            squares += b * b;
+            sent.push_back(it == perSender.end() ? 0.0 : it->second);
         }
-        jains.push_back(squares > 0 ? total * total / (lastSending.size() * squares) : 0.0);
+        jains.push_back(Jain(sent));
     }
     return jains;
 }

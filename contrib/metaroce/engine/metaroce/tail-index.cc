@@ -29,27 +29,32 @@ TailIndex::PruneSettled(const std::vector<Path>& paths, const RackState& rack)
 std::optional<Tail>
 TailIndex::Find(const std::vector<Path>& paths, const SendQueue& queue, const RackState& rack)
 {
-    // Data no longer needed (delivered by another copy) settles a packet for good as well.
-    while (!m_sent.empty())
+    // One pass from the front: entries settled for good (data no longer needed, delivered by
+    // another copy, settles a packet as well) are dropped while they lead; a packet of a Down
+    // path (which FindTail passes over, and whose packets in flight are normally all declared
+    // lost when it goes down) is kept and looked past.
+    std::size_t i = 0;
+    while (i < m_sent.size())
     {
-        const SentPacket* p = Lookup(paths, m_sent.front());
-        if (Unsettled(p, rack) && queue.Needs(p->message, p->packetIndex))
-        {
-            break;
-        }
-        m_sent.pop_front();
-    }
-    // The front may be a packet of a Down path (which FindTail passes over, and whose packets
-    // in flight are normally all declared lost when it goes down): look further, keeping it.
-    for (const Entry& e : m_sent)
-    {
-        const Path& path = paths[e.path];
+        const Entry& e = m_sent[i];
         const SentPacket* p = Lookup(paths, e);
-        if (path.health != PathHealth::Down && Unsettled(p, rack) &&
-            queue.Needs(p->message, p->packetIndex))
+        if (!Unsettled(p, rack) || !queue.Needs(p->message, p->packetIndex))
         {
-            return Tail{&path, p};
+            if (i == 0)
+            {
+                m_sent.pop_front();
+            }
+            else
+            {
+                ++i;
+            }
+            continue;
         }
+        if (paths[e.path].health != PathHealth::Down)
+        {
+            return Tail{&paths[e.path], p};
+        }
+        ++i;
     }
     return std::nullopt;
 }
