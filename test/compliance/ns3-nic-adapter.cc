@@ -5,9 +5,8 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/metaroce-aimd.h"
 #include "ns3/metaroce-config-attributes.h"
+#include "ns3/metaroce-link-helper.h"
 #include "ns3/node.h"
-#include "ns3/point-to-point-channel.h"
-#include "ns3/point-to-point-helper.h"
 #include "ns3/ppp-header.h"
 #include "ns3/simulator.h"
 #include "ns3/udp-header.h"
@@ -92,7 +91,6 @@ Ns3NicAdapter::Teardown()
     dispose(m_nic);
     dispose(m_peer);
     m_nicPorts.clear();
-    m_wires.clear();
     Simulator::Destroy();
 }
 
@@ -142,15 +140,14 @@ Ns3NicAdapter::Reset(const DutSetup& setup)
     m_peer->AssignStreams(2);
     ApplyAttributes();
 
-    PointToPointHelper link;
+    MetaRoceLinkHelper link;
     link.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
     link.SetDeviceAttribute("DataRate", DataRateValue(DataRate(setup.PortRateBps())));
     for (uint16_t port = 0; port < setup.Ports(); ++port)
     {
         NetDeviceContainer dev = link.Install(dutNode, wireNode);
-        Ptr<PointToPointNetDevice> nicPort = DynamicCast<PointToPointNetDevice>(dev.Get(0));
-        Ptr<PointToPointNetDevice> wire = DynamicCast<PointToPointNetDevice>(dev.Get(1));
-        wire->SetAttribute("DataRate", DataRateValue(DataRate(kWireRateBps)));
+        Ptr<MetaRoceNetDevice> nicPort = DynamicCast<MetaRoceNetDevice>(dev.Get(0));
+        Ptr<MetaRoceNetDevice> wire = DynamicCast<MetaRoceNetDevice>(dev.Get(1));
         wire->SetReceiveCallback(
             MakeCallback(+[](Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&) {
                 return true; // the wire absorbs what the NIC sends; PhyTxBegin captured it
@@ -160,11 +157,10 @@ Ns3NicAdapter::Reset(const DutSetup& setup)
             MakeCallback(&Ns3NicAdapter::OnPhyTxBegin, this).Bind(port));
         m_nic->AddPort(nicPort, NicAddress(port));
         m_nicPorts.push_back(nicPort);
-        m_wires.push_back(wire);
 
         // The peer NIC's ports lead nowhere: it only lends the connection its identity.
         NetDeviceContainer peerDev = link.Install(peerNode, voidNode);
-        m_peer->AddPort(DynamicCast<PointToPointNetDevice>(peerDev.Get(0)), PeerAddress(port));
+        m_peer->AddPort(DynamicCast<MetaRoceNetDevice>(peerDev.Get(0)), PeerAddress(port));
     }
     m_nic->TraceConnectWithoutContext("Rx", MakeCallback(&Ns3NicAdapter::OnNicRx, this));
     m_nic->TraceConnectWithoutContext("Drop", MakeCallback(&Ns3NicAdapter::OnNicDrop, this));
@@ -224,7 +220,7 @@ Ns3NicAdapter::AdvanceTo(TimeNs t, bool stopOnOutput)
 void
 Ns3NicAdapter::Inject(const WirePacket& pkt)
 {
-    if (pkt.port >= m_wires.size())
+    if (pkt.port >= m_nicPorts.size())
     {
         throw std::invalid_argument("ns3-nic adapter: no port " + std::to_string(pkt.port));
     }
@@ -242,7 +238,12 @@ Ns3NicAdapter::Inject(const WirePacket& pkt)
     ip.SetPayloadSize(p->GetSize());
     p->AddHeader(ip);
     const uint64_t arrivals = m_nicArrivals + 1;
-    m_wires[pkt.port]->Send(p, m_nicPorts[pkt.port]->GetAddress(), 0x0800);
+    Ptr<MetaRoceNetDevice> port = m_nicPorts[pkt.port];
+    Simulator::ScheduleWithContext(port->GetNode()->GetId(),
+                                   Seconds(0),
+                                   &MetaRoceNetDevice::Receive,
+                                   port,
+                                   p);
     const TimeNs now = Now();
     for (int round = 0; m_nicArrivals < arrivals; ++round)
     {

@@ -1,13 +1,15 @@
 /*
  * The ns-3 NIC adapter: the implementation under test is a MetaRoceNic on a node of its own,
- * in the smallest topology that exercises it as a NIC. Each NIC port is a PointToPointNetDevice
- * linked by a zero-delay PointToPointChannel to a "wire" device the adapter controls:
+ * in the smallest topology that exercises it as a NIC. Each NIC port is a MetaRoceNetDevice
+ * linked by a zero-delay MetaRoceChannel to a "wire" device the adapter controls:
  *
- *     MetaRoceNic port p  <-- PointToPointChannel, delay 0 -->  wire device p (inject, absorb)
+ *     MetaRoceNic port p  <-- MetaRoceChannel, delay 0 -->  wire device p (absorb)
  *
- * Injection: the adapter frames the UDP payload in IPv4/UDP (CE or ECT(0)) and sends it from
- * the wire device, whose rate is so high (kWireRateBps) that it arrives in the same
- * nanosecond; the adapter runs the simulator until the NIC has received it.
+ * Injection: the adapter frames the UDP payload in IPv4/UDP (CE or ECT(0)) and hands it to the
+ * NIC port's device in an event of the NIC's node at the current instant, as a wire of no
+ * length and infinite rate would (a MetaRoceChannel takes at least a nanosecond, and the
+ * scenarios' times are the engine's); the adapter runs the simulator until the NIC has
+ * received it.
  * Capture: every frame is recorded at the instant its first bit leaves the NIC port (the
  * device's PhyTxBegin trace), which is what the engine adapter reports too; the wire device
  * then absorbs it. Time is the simulator's, from 0 after Reset().
@@ -25,15 +27,12 @@
 #include "compliance-adapter.h"
 
 #include "ns3/event-id.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/metaroce-queue-pair.h"
-#include "ns3/point-to-point-net-device.h"
 
 namespace metaroce::compliance
 {
-
-/// Rate of the wire devices: a 9 KB frame takes under a nanosecond.
-constexpr uint64_t kWireRateBps = 10'000'000'000'000'000;
 
 /// Drives a MetaRoceNic in ns-3.
 class Ns3NicAdapter : public ComplianceAdapter
@@ -65,8 +64,7 @@ class Ns3NicAdapter : public ComplianceAdapter
     ns3::Ptr<ns3::MetaRoceNic> m_nic;
     ns3::Ptr<ns3::MetaRoceNic> m_peer;
     ns3::Ptr<ns3::MetaRoceQueuePair> m_qp;
-    std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_nicPorts;
-    std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_wires;
+    std::vector<ns3::Ptr<ns3::MetaRoceNetDevice>> m_nicPorts;
     Counters m_refusedByNic; ///< refusals made by the NIC before the engine
     uint64_t m_nicArrivals{0};
     bool m_running{false};

@@ -161,7 +161,7 @@ AddLoss(MetaRoceFabricHelper& fabric, double loss, int64_t stream)
         em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
         em->SetRate(loss);
         stream += em->AssignStreams(100 + stream);
-        DynamicCast<PointToPointNetDevice>(devices.Get(i))->SetReceiveErrorModel(em);
+        DynamicCast<MetaRoceNetDevice>(devices.Get(i))->SetReceiveErrorModel(em);
     }
 }
 

@@ -5,8 +5,7 @@
  */
 #include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-link-helper.h"
-#include "ns3/point-to-point-net-device.h"
-#include "ns3/ppp-header.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
@@ -27,14 +26,10 @@ class DeliveryOrderTestCase : public TestCase
     }
 
   private:
-    /// A packet of `size` bytes with the PPP header the device strips on receive.
+    /// A packet of `size` bytes, as a channel hands it to the device.
     static Ptr<Packet> Frame(uint32_t size)
     {
-        Ptr<Packet> p = Create<Packet>(size);
-        PppHeader ppp;
-        ppp.SetProtocol(0x0021); // IPv4
-        p->AddHeader(ppp);
-        return p;
+        return Create<Packet>(size);
     }
 
     bool OnReceive(Ptr<NetDevice> device, Ptr<const Packet> p, uint16_t, const Address&)
@@ -59,8 +54,8 @@ class DeliveryOrderTestCase : public TestCase
         const Ptr<Node> b = CreateObject<Node>();
         const Ptr<Node> c = CreateObject<Node>();
         MetaRoceLinkHelper links;
-        m_dev[0] = DynamicCast<PointToPointNetDevice>(links.Install(a, b).Get(0));
-        m_dev[1] = DynamicCast<PointToPointNetDevice>(links.Install(a, c).Get(0));
+        m_dev[0] = DynamicCast<MetaRoceNetDevice>(links.Install(a, b).Get(0));
+        m_dev[1] = DynamicCast<MetaRoceNetDevice>(links.Install(a, c).Get(0));
         NS_TEST_ASSERT_MSG_EQ(m_dev[1]->GetIfIndex(), 1, "a's second interface");
         for (const auto& dev : m_dev)
         {
@@ -93,7 +88,7 @@ class DeliveryOrderTestCase : public TestCase
         Simulator::Destroy();
     }
 
-    Ptr<PointToPointNetDevice> m_dev[2];
+    Ptr<MetaRoceNetDevice> m_dev[2];
     Ptr<MetaRoceArrivals> m_arrivals;
     std::vector<uint32_t> m_received;
     std::vector<int64_t> m_times;

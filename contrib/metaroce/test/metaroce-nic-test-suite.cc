@@ -59,9 +59,9 @@ struct BackToBack
     }
 
     /// The device of `nic` (0 = a, 1 = b) on `plane`.
-    Ptr<PointToPointNetDevice> Device(int nic, uint32_t plane) const
+    Ptr<MetaRoceNetDevice> Device(int nic, uint32_t plane) const
     {
-        return DynamicCast<PointToPointNetDevice>(devices.Get(2 * plane + nic));
+        return DynamicCast<MetaRoceNetDevice>(devices.Get(2 * plane + nic));
     }
 
     NodeContainer nodes;

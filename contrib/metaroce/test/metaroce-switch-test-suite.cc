@@ -1,6 +1,6 @@
 /*
  * The metaroce switch (MetaRoceSwitch) on small hand-built topologies: a star of bare "hosts"
- * (PointToPointNetDevices with their own pull queue, sending scripted IPv4/UDP packets and
+ * (MetaRoceNetDevices with their own pull queue, sending scripted IPv4/UDP packets and
  * honouring PFC through the shared frame parser) around one switch.
  *
  * 1. forwarding: longest prefix wins, a withdrawn prefix falls back, no-route/port-down drops;
@@ -15,10 +15,11 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/metaroce-link-helper.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-port-queue.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/node-container.h"
-#include "ns3/point-to-point-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -79,7 +80,7 @@ struct Arrival
 class TestHost
 {
   public:
-    explicit TestHost(Ptr<PointToPointNetDevice> dev)
+    explicit TestHost(Ptr<MetaRoceNetDevice> dev)
         : m_dev(dev)
         , m_queue(CreateObject<MetaRocePortQueue>())
     {
@@ -158,7 +159,7 @@ class TestHost
         m_queue->Kick();
     }
 
-    Ptr<PointToPointNetDevice> m_dev;
+    Ptr<MetaRoceNetDevice> m_dev;
     Ptr<MetaRocePortQueue> m_queue;
     std::array<std::deque<Ptr<Packet>>, kMetaRoceNumClasses> m_tx;
     std::array<bool, kMetaRoceNumClasses> m_paused{};
@@ -176,15 +177,14 @@ struct Star
         Ptr<Node> swNode = CreateObject<Node>();
         sw = CreateObject<MetaRoceSwitch>();
         swNode->AggregateObject(sw);
-        PointToPointHelper p2p;
+        MetaRoceLinkHelper p2p;
         p2p.SetDeviceAttribute("DataRate", StringValue(rate));
         p2p.SetChannelAttribute("Delay", StringValue("1us"));
         for (uint32_t i = 0; i < n; ++i)
         {
             NetDeviceContainer d = p2p.Install(CreateObject<Node>(), swNode);
-            hosts.push_back(
-                std::make_unique<TestHost>(DynamicCast<PointToPointNetDevice>(d.Get(0))));
-            sw->AddPort(DynamicCast<PointToPointNetDevice>(d.Get(1)));
+            hosts.push_back(std::make_unique<TestHost>(DynamicCast<MetaRoceNetDevice>(d.Get(0))));
+            sw->AddPort(DynamicCast<MetaRoceNetDevice>(d.Get(1)));
         }
     }
 

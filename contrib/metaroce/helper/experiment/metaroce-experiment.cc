@@ -59,7 +59,7 @@ AddLoss(const MetaRoceFabricHelper& fabric, const MetaRoceExperimentConfig& c, i
             em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
             em->SetRate(c.loss);
             stream += em->AssignStreams(stream);
-            DynamicCast<PointToPointNetDevice>(*it)->SetReceiveErrorModel(em);
+            DynamicCast<MetaRoceNetDevice>(*it)->SetReceiveErrorModel(em);
         }
     }
 }

@@ -2,7 +2,7 @@
 
 #include "metaroce-link-helper.h"
 
-#include "ns3/point-to-point-net-device.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -39,7 +39,7 @@ MetaRoceFabricBuilder::MakeSwitch(MetaRoceFabricTier tier, uint32_t index, uint3
     return sw;
 }
 
-std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>
+std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>>
 MetaRoceFabricBuilder::Connect(MetaRoceFabricTier tier, Ptr<Node> lower, Ptr<Node> upper) const
 {
     const MetaRoceFabricLinkSpec& spec = m_links[static_cast<uint32_t>(tier)];
@@ -47,15 +47,13 @@ MetaRoceFabricBuilder::Connect(MetaRoceFabricTier tier, Ptr<Node> lower, Ptr<Nod
     link.SetDeviceAttribute("DataRate", DataRateValue(spec.rate));
     link.SetChannelAttribute("Delay", TimeValue(spec.delay));
     NetDeviceContainer d = link.Install(lower, upper);
-    return {DynamicCast<PointToPointNetDevice>(d.Get(0)),
-            DynamicCast<PointToPointNetDevice>(d.Get(1))};
+    return {DynamicCast<MetaRoceNetDevice>(d.Get(0)), DynamicCast<MetaRoceNetDevice>(d.Get(1))};
 }
 
 MetaRoceFabricLink
-MetaRoceFabricBuilder::SwitchLink(
-    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> ends,
-    Ptr<MetaRoceSwitch> lower,
-    Ptr<MetaRoceSwitch> upper)
+MetaRoceFabricBuilder::SwitchLink(std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>> ends,
+                                  Ptr<MetaRoceSwitch> lower,
+                                  Ptr<MetaRoceSwitch> upper)
 {
     MetaRoceFabricLink link;
     link.a = ends.first;

@@ -48,11 +48,11 @@ namespace ns3
 /// One link of a fabric and what sits at its ends; `a` is the lower-tier end.
 struct MetaRoceFabricLink
 {
-    Ptr<PointToPointNetDevice> a; ///< host NIC port (host links) or the lower switch's port
-    Ptr<PointToPointNetDevice> b; ///< the upper switch's port
-    Ptr<MetaRoceNic> nic;         ///< a's NIC, for host links
-    uint32_t nicPort{0};          ///< a's NIC port (= the plane), for host links
-    Ptr<MetaRoceSwitch> swA;      ///< a's switch, for switch-to-switch links
+    Ptr<MetaRoceNetDevice> a; ///< host NIC port (host links) or the lower switch's port
+    Ptr<MetaRoceNetDevice> b; ///< the upper switch's port
+    Ptr<MetaRoceNic> nic;     ///< a's NIC, for host links
+    uint32_t nicPort{0};      ///< a's NIC port (= the plane), for host links
+    Ptr<MetaRoceSwitch> swA;  ///< a's switch, for switch-to-switch links
     uint32_t portA{0};
     Ptr<MetaRoceSwitch> swB; ///< b's switch
     uint32_t portB{0};
@@ -115,12 +115,11 @@ class MetaRoceFabricBuilder
     /// Spine-core links (fat-tree), with the routes up and down.
     void ConnectSpines(MetaRoceFabricPlane& plane, uint32_t p) const;
     /// Links two nodes with the settings of `tier`; returns (lower end, upper end).
-    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> Connect(
-        MetaRoceFabricTier tier,
-        Ptr<Node> lower,
-        Ptr<Node> upper) const;
+    std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>> Connect(MetaRoceFabricTier tier,
+                                                                      Ptr<Node> lower,
+                                                                      Ptr<Node> upper) const;
     static MetaRoceFabricLink SwitchLink(
-        std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> ends,
+        std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>> ends,
         Ptr<MetaRoceSwitch> lower,
         Ptr<MetaRoceSwitch> upper);
 

@@ -26,7 +26,7 @@ DropEverything()
 /// the packets arriving at this instant first (metaroce-arrivals.h), then the device and the
 /// NIC or switch port.
 void
-SetEndState(Ptr<PointToPointNetDevice> device,
+SetEndState(Ptr<MetaRoceNetDevice> device,
             Ptr<ErrorModel> em,
             Ptr<MetaRoceNic> nic,
             uint32_t nicPort,

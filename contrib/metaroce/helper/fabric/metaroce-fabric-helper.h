@@ -59,7 +59,7 @@ class MetaRoceFabricHelper
 {
   public:
     /// A link's two ends (lower tier first).
-    using LinkEnds = std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>;
+    using LinkEnds = std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>>;
 
     MetaRoceFabricHelper();
 
@@ -185,12 +185,12 @@ class MetaRoceFabricHelper
 
     /**
      * Captures fabric ports into one pcap file per device (metaroce-fabric-pcap.cc), as
-     * PointToPointHelper::EnablePcap does: link type DLT_PPP (a 2-byte PPP protocol field,
-     * then IPv4 | UDP | MetaRoCE or RoCEv2 header | payload, so Wireshark decodes UDP 4791 and
-     * 4792), every frame the device sends (when serialisation starts) or receives intact (a
-     * frame the receive error model drops is in the sender's file only), from the device's
-     * PromiscSniffer trace. Unlike that helper, timestamps are in nanoseconds: at 100 Gb/s a
-     * 4 KiB packet takes 330 ns, so microseconds would merge consecutive packets.
+     * PointToPointHelper::EnablePcap does for stock devices: link type DLT_PPP (a 2-byte PPP
+     * protocol field, then IPv4 | UDP | MetaRoCE or RoCEv2 header | payload, so Wireshark decodes
+     * UDP 4791 and 4792), every frame the device sends (when serialisation starts) or receives
+     * intact (a frame the receive error model drops is in the sender's file only), from the
+     * device's PromiscSniffer trace. Unlike that helper, timestamps are in nanoseconds: at 100 Gb/s
+     * a 4 KiB packet takes 330 ns, so microseconds would merge consecutive packets.
      *
      * Files: every host's NIC port on every plane, `<prefix>-host<h>-plane<p>.pcap`; with
      * `switchPorts`, every switch port too, `<prefix>-<tier><i>-plane<p>-port<k>.pcap` (tier

@@ -86,8 +86,8 @@ MetaRoceFabricMonitor::HostOf(Ptr<MetaRoceNic> nic) const
 }
 
 void
-MetaRoceFabricMonitor::AddLink(Ptr<PointToPointNetDevice> a,
-                               Ptr<PointToPointNetDevice> b,
+MetaRoceFabricMonitor::AddLink(Ptr<MetaRoceNetDevice> a,
+                               Ptr<MetaRoceNetDevice> b,
                                uint32_t plane,
                                const std::string& tierAB,
                                const std::string& tierBA,
@@ -96,8 +96,8 @@ MetaRoceFabricMonitor::AddLink(Ptr<PointToPointNetDevice> a,
 {
     for (const bool forward : {true, false})
     {
-        Ptr<PointToPointNetDevice> tx = forward ? a : b;
-        Ptr<PointToPointNetDevice> rx = forward ? b : a;
+        Ptr<MetaRoceNetDevice> tx = forward ? a : b;
+        Ptr<MetaRoceNetDevice> rx = forward ? b : a;
         Direction d;
         d.record.plane = plane;
         d.record.tier = forward ? tierAB : tierBA;
@@ -107,26 +107,14 @@ MetaRoceFabricMonitor::AddLink(Ptr<PointToPointNetDevice> a,
         tx->GetAttribute("DataRate", rate);
         d.rateBps = rate.Get().GetBitRate();
         d.channel = DynamicCast<MetaRoceChannel>(tx->GetChannel());
+        NS_ABORT_MSG_IF(d.channel == nullptr, "MetaRoceFabricMonitor: a link end with no channel");
         d.tx = tx;
         const std::size_t index = m_directions.size();
         m_directions.push_back(d);
-        if (!d.channel)
-        {
-            tx->TraceConnectWithoutContext(
-                "PhyTxEnd",
-                MakeCallback(&MetaRoceFabricMonitor::OnTx, this).Bind(index));
-        }
         rx->TraceConnectWithoutContext(
             "PhyRxDrop",
             MakeCallback(&MetaRoceFabricMonitor::OnLost, this).Bind(index));
     }
-}
-
-void
-MetaRoceFabricMonitor::OnTx(std::size_t direction, Ptr<const Packet> packet)
-{
-    ++m_directions[direction].record.txPackets;
-    m_directions[direction].record.txBytes += packet->GetSize();
 }
 
 void
@@ -278,11 +266,8 @@ MetaRoceFabricMonitor::CombineCounters()
     counts.reserve(m_directions.size() * 3);
     for (auto& d : m_directions)
     {
-        if (d.channel)
-        {
-            d.record.txPackets = d.channel->GetSent(d.tx).packets;
-            d.record.txBytes = d.channel->GetSent(d.tx).bytes;
-        }
+        d.record.txPackets = d.channel->GetSent(d.tx).packets;
+        d.record.txBytes = d.channel->GetSent(d.tx).bytes;
         counts.insert(counts.end(), {d.record.txPackets, d.record.txBytes, d.record.lost});
     }
     m_localPacketHops = GetPacketHops();

@@ -2,14 +2,13 @@
  * MetaRoceFabricMonitor: counts what crosses every link of a fabric (both directions), what the
  * receiving end lost, and the payload delivered to the hosts over time.
  *
- * It reads what each end sent from its MetaRoceChannel's counters (a channel of another kind:
- * the device's PhyTxEnd trace), hooks the devices' PhyRxDrop trace source (a packet dropped by
- * a receive error model - random loss or a failed link - is counted against the direction it
- * was travelling) and samples each host's queue-pair counters at a fixed interval. A sample at
- * tick T is the host's state at the start of instant T, taken at its node's first event at or
- * after T (MetaRoceArrivals::AddObserver): it counts what happened before T and nothing at T,
- * whatever the order of the events at T, and schedules nothing, so a monitored run keeps the
- * same results as one without.
+ * It reads what each end sent from its MetaRoceChannel's counters, hooks the devices' PhyRxDrop
+ * trace source (a packet dropped by a receive error model - random loss or a failed link - is
+ * counted against the direction it was travelling) and samples each host's queue-pair counters at a
+ * fixed interval. A sample at tick T is the host's state at the start of instant T, taken at its
+ * node's first event at or after T (MetaRoceArrivals::AddObserver): it counts what happened before
+ * T and nothing at T, whatever the order of the events at T, and schedules nothing, so a monitored
+ * run keeps the same results as one without.
  *
  * In a distributed run each rank counts the links it transmits and receives on and the hosts and
  * switches it simulates; Finish() combines the ranks' counts, after which every rank holds the
@@ -83,12 +82,12 @@ class MetaRoceFabricMonitor
     {
         MetaRoceLinkRecord record;
         uint64_t rateBps{0};
-        Ptr<MetaRoceChannel> channel; ///< counts what tx sent (null: the PhyTxEnd trace does)
-        Ptr<PointToPointNetDevice> tx;
+        Ptr<MetaRoceChannel> channel; ///< counts what tx sent
+        Ptr<MetaRoceNetDevice> tx;
     };
 
-    void AddLink(Ptr<PointToPointNetDevice> a,
-                 Ptr<PointToPointNetDevice> b,
+    void AddLink(Ptr<MetaRoceNetDevice> a,
+                 Ptr<MetaRoceNetDevice> b,
                  uint32_t plane,
                  const std::string& tierAB,
                  const std::string& tierBA,
@@ -96,7 +95,6 @@ class MetaRoceFabricMonitor
                  const std::string& labelB);
     /// The index of `nic`'s host.
     uint32_t HostOf(Ptr<MetaRoceNic> nic) const;
-    void OnTx(std::size_t direction, Ptr<const Packet> packet);
     void OnLost(std::size_t direction, Ptr<const Packet> packet);
     /// Host h's (sent, delivered) bytes so far.
     std::pair<uint64_t, uint64_t> HostBytes(uint32_t h) const;

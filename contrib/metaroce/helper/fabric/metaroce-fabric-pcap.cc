@@ -1,19 +1,19 @@
 /*
  * MetaRoceFabricHelper::EnablePcap: one pcap file per captured port (see the header).
  *
- * The files are what PointToPointHelper::EnablePcap writes (DLT_PPP, the PromiscSniffer trace,
- * PcapHelper's own sink) except for the timestamp resolution, which is why this does not call
- * that helper: its files take microseconds from PcapFileWrapper's NanosecMode default, and
- * changing the default would change every other capture of the process too.
+ * The files are what PointToPointHelper::EnablePcap writes for stock devices (DLT_PPP, the
+ * PromiscSniffer trace, PcapHelper's own sink) except for the timestamp resolution, which is why
+ * this does not call that helper: its files take microseconds from PcapFileWrapper's NanosecMode
+ * default, and changing the default would change every other capture of the process too.
  */
 #include "metaroce-fabric-helper.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
-#include "ns3/point-to-point-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-helper.h"
 
@@ -29,7 +29,7 @@ namespace
 /// In a distributed run only the device's own rank captures it (the other ranks' copies never
 /// carry a frame), so the ranks write distinct files, each what a sequential run writes.
 void
-CaptureDevice(Ptr<PointToPointNetDevice> device, const std::string& filename)
+CaptureDevice(Ptr<MetaRoceNetDevice> device, const std::string& filename)
 {
     NS_LOG_FUNCTION(device << filename);
     if (device->GetNode()->GetSystemId() != Simulator::GetSystemId())
@@ -42,7 +42,7 @@ CaptureDevice(Ptr<PointToPointNetDevice> device, const std::string& filename)
     NS_ABORT_MSG_IF(file->Fail(), "MetaRoceFabricHelper::EnablePcap: cannot write " << filename);
     file->Init(PcapHelper::DLT_PPP);
     // PromiscSniffer sees the frame with its PPP header, on transmit and on intact receive.
-    PcapHelper().HookDefaultSink<PointToPointNetDevice>(device, "PromiscSniffer", file);
+    PcapHelper().HookDefaultSink<MetaRoceNetDevice>(device, "PromiscSniffer", file);
 }
 
 } // namespace

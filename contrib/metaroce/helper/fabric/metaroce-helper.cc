@@ -55,9 +55,9 @@ MetaRoceHelper::ConnectBackToBack(Ptr<MetaRoceNic> a, Ptr<MetaRoceNic> b, uint32
         NetDeviceContainer link = m_p2p.Install(na, nb);
         std::ostringstream base;
         base << "10." << p + 1 << ".0.";
-        a->AddPort(DynamicCast<PointToPointNetDevice>(link.Get(0)),
+        a->AddPort(DynamicCast<MetaRoceNetDevice>(link.Get(0)),
                    Ipv4Address((base.str() + "1").c_str()));
-        b->AddPort(DynamicCast<PointToPointNetDevice>(link.Get(1)),
+        b->AddPort(DynamicCast<MetaRoceNetDevice>(link.Get(1)),
                    Ipv4Address((base.str() + "2").c_str()));
         all.Add(link);
     }

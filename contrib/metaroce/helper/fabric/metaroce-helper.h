@@ -36,9 +36,9 @@ class MetaRoceHelper
 
     /// Sets an attribute of every NIC installed from now on.
     void SetNicAttribute(const std::string& name, const AttributeValue& value);
-    /// Sets an attribute of every PointToPointNetDevice created from now on (e.g. DataRate).
+    /// Sets an attribute of every MetaRoceNetDevice created from now on (e.g. DataRate).
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
-    /// Sets an attribute of every PointToPointChannel created from now on (e.g. Delay).
+    /// Sets an attribute of every MetaRoceChannel created from now on (e.g. Delay).
     void SetChannelAttribute(const std::string& name, const AttributeValue& value);
 
     /// Creates a NIC and aggregates it to `node` (one NIC per node).

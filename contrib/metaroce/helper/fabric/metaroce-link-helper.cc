@@ -2,7 +2,7 @@
 
 #include "ns3/mac48-address.h"
 #include "ns3/metaroce-channel.h"
-#include "ns3/point-to-point-net-device.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/queue.h"
 
 #ifdef NS3_MPI
@@ -15,7 +15,7 @@ namespace ns3
 
 MetaRoceLinkHelper::MetaRoceLinkHelper()
 {
-    m_deviceFactory.SetTypeId("ns3::PointToPointNetDevice");
+    m_deviceFactory.SetTypeId("ns3::MetaRoceNetDevice");
     // Replaced by the NIC's or switch's MetaRocePortQueue when the device becomes a port; a
     // device left alone keeps the stock queue.
     m_queueFactory.SetTypeId("ns3::DropTailQueue<Packet>");
@@ -52,20 +52,20 @@ MetaRoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b) const
     Ptr<MetaRoceChannel> channel = channelFactory.Create<MetaRoceChannel>();
     for (Ptr<Node> node : {a, b})
     {
-        Ptr<PointToPointNetDevice> device = m_deviceFactory.Create<PointToPointNetDevice>();
+        Ptr<MetaRoceNetDevice> device = m_deviceFactory.Create<MetaRoceNetDevice>();
         device->SetAddress(Mac48Address::Allocate());
         node->AddDevice(device);
         device->SetQueue(m_queueFactory.Create<Queue<Packet>>());
         ends.Add(device);
     }
-    DynamicCast<PointToPointNetDevice>(ends.Get(0))->Attach(channel);
-    DynamicCast<PointToPointNetDevice>(ends.Get(1))->Attach(channel);
+    DynamicCast<MetaRoceNetDevice>(ends.Get(0))->Attach(channel);
+    DynamicCast<MetaRoceNetDevice>(ends.Get(1))->Attach(channel);
 #ifdef NS3_MPI
     if (remote)
     {
         for (uint32_t i = 0; i < 2; ++i)
         {
-            Ptr<PointToPointNetDevice> end = DynamicCast<PointToPointNetDevice>(ends.Get(i));
+            Ptr<MetaRoceNetDevice> end = DynamicCast<MetaRoceNetDevice>(ends.Get(i));
             if (end->GetNode()->GetSystemId() == MpiInterface::GetSystemId())
             {
                 DynamicCast<MetaRoceRemoteChannel>(channel)->Listen(end);
@@ -74,6 +74,24 @@ MetaRoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b) const
     }
 #endif
     return ends;
+}
+
+void
+MetaRoceLinkHelper::EnablePcapInternal(std::string prefix,
+                                       Ptr<NetDevice> nd,
+                                       bool promiscuous,
+                                       bool explicitFilename)
+{
+    Ptr<MetaRoceNetDevice> device = DynamicCast<MetaRoceNetDevice>(nd);
+    if (device == nullptr)
+    {
+        return; // another kind of device: its own helper captures it
+    }
+    PcapHelper pcap;
+    const std::string filename =
+        explicitFilename ? prefix : pcap.GetFilenameFromDevice(prefix, device);
+    Ptr<PcapFileWrapper> file = pcap.CreateFile(filename, std::ios::out, PcapHelper::DLT_PPP);
+    pcap.HookDefaultSink<MetaRoceNetDevice>(device, "PromiscSniffer", file);
 }
 
 } // namespace ns3

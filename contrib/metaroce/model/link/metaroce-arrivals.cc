@@ -1,8 +1,9 @@
 #include "metaroce-arrivals.h"
 
+#include "metaroce-net-device.h"
+
 #include "ns3/abort.h"
 #include "ns3/node.h"
-#include "ns3/point-to-point-net-device.h"
 
 #include <algorithm>
 
@@ -38,7 +39,7 @@ MetaRoceArrivals::Of(Ptr<Node> node)
 }
 
 void
-MetaRoceArrivals::Stage(Time at, Ptr<PointToPointNetDevice> device, Ptr<Packet> packet)
+MetaRoceArrivals::Stage(Time at, Ptr<MetaRoceNetDevice> device, Ptr<Packet> packet)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     NS_ABORT_MSG_UNLESS(at.GetTimeStep() > now,

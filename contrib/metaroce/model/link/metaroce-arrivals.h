@@ -34,7 +34,7 @@ namespace ns3
 {
 
 class Node;
-class PointToPointNetDevice;
+class MetaRoceNetDevice;
 
 /**
  * \ingroup metaroce
@@ -52,7 +52,7 @@ class MetaRoceArrivals : public Object
     static Ptr<MetaRoceArrivals> Of(Ptr<Node> node);
 
     /// Stages packet to be received by device (a device of this node) at time at (> now).
-    void Stage(Time at, Ptr<PointToPointNetDevice> device, Ptr<Packet> packet);
+    void Stage(Time at, Ptr<MetaRoceNetDevice> device, Ptr<Packet> packet);
 
     /// Delivers every staged packet due by now. Every event of the node calls this first.
     void DeliverDue()
@@ -102,7 +102,7 @@ class MetaRoceArrivals : public Object
     /// delivers in the order it sends).
     struct Wire
     {
-        Ptr<PointToPointNetDevice> device;
+        Ptr<MetaRoceNetDevice> device;
         metaroce::Ring<Staged> packets;
     };
 

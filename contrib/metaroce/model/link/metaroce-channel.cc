@@ -1,7 +1,7 @@
 #include "metaroce-channel.h"
 
+#include "ns3/abort.h"
 #include "ns3/node.h"
-#include "ns3/point-to-point-net-device.h"
 
 #include <algorithm>
 
@@ -14,42 +14,80 @@ TypeId
 MetaRoceChannel::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::MetaRoceChannel")
-                            .SetParent<PointToPointChannel>()
+                            .SetParent<Channel>()
                             .SetGroupName("MetaRoce")
-                            .AddConstructor<MetaRoceChannel>();
+                            .AddConstructor<MetaRoceChannel>()
+                            .AddAttribute("Delay",
+                                          "Propagation delay through the channel",
+                                          TimeValue(Seconds(0)),
+                                          MakeTimeAccessor(&MetaRoceChannel::m_delay),
+                                          MakeTimeChecker(Seconds(0)));
     return tid;
 }
 
 MetaRoceChannel::MetaRoceChannel() = default;
 MetaRoceChannel::~MetaRoceChannel() = default;
 
-bool
-MetaRoceChannel::TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime)
+void
+MetaRoceChannel::Attach(Ptr<MetaRoceNetDevice> device)
 {
+    NS_ABORT_MSG_IF(device == nullptr, "MetaRoceChannel::Attach: null device");
+    NS_ABORT_MSG_IF(m_nEnds == 2, "MetaRoceChannel::Attach: a point-to-point channel has two ends");
+    m_ends[m_nEnds++] = device;
+}
+
+std::size_t
+MetaRoceChannel::GetNDevices() const
+{
+    return m_nEnds;
+}
+
+Ptr<NetDevice>
+MetaRoceChannel::GetDevice(std::size_t i) const
+{
+    return GetEnd(i);
+}
+
+Ptr<MetaRoceNetDevice>
+MetaRoceChannel::GetEnd(std::size_t i) const
+{
+    NS_ABORT_MSG_IF(i >= m_nEnds, "MetaRoceChannel: no end " << i);
+    return m_ends[i];
+}
+
+Time
+MetaRoceChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+bool
+MetaRoceChannel::TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime)
+{
+    NS_ABORT_MSG_IF(m_nEnds != 2, "MetaRoceChannel: a transmission before both ends attached");
     const uint32_t wire = WireFrom(src);
-    CountSent(wire, p->GetSize());
-    Ptr<PointToPointNetDevice> dst = GetDestination(wire);
+    CountSent(wire, p->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes);
+    Ptr<MetaRoceNetDevice> dst = Destination(wire);
     if (m_arrivals[wire] == nullptr)
     {
         m_arrivals[wire] = MetaRoceArrivals::Of(dst->GetNode());
     }
-    // A copy, as the stock channel makes: the sender keeps its packet until its transmission
-    // completes (PhyTxEnd), the receiver strips headers from its own.
-    m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, p->Copy());
+    m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, p);
     return true;
 }
 
 Time
 MetaRoceChannel::ArrivalTime(Time txTime) const
 {
-    return Simulator::Now() + std::max(txTime, TimeStep(1)) + GetDelay();
+    return Simulator::Now() + std::max(txTime, TimeStep(1)) + m_delay;
 }
 
 void
 MetaRoceChannel::DoDispose()
 {
+    m_ends = {};
     m_arrivals = {};
-    PointToPointChannel::DoDispose();
+    Channel::DoDispose();
 }
 
 } // namespace ns3

@@ -1,21 +1,22 @@
 /*
- * The point-to-point channel of metaroce fabrics: a stock PointToPointChannel (Delay attribute,
- * two PointToPointNetDevice ends, so DataRate, error models, pcap and link up/down all work as
- * usual) whose transmissions are staged at the receiving node's MetaRoceArrivals instead of
- * being scheduled as a Receive event of their own. The packet arrives at the same time as on
- * the stock channel (transmission time plus Delay); what changes is the order within one
- * nanosecond: arrivals first, by receiving interface (see metaroce-arrivals.h).
+ * The point-to-point channel of metaroce fabrics: two MetaRoceNetDevice ends and a propagation
+ * Delay (the stock PointToPointChannel's attribute). A transmission is staged at the receiving
+ * node's MetaRoceArrivals instead of being scheduled as a Receive event of its own: the packet
+ * arrives at the same time as on the stock channel (transmission time plus Delay); what changes
+ * is the order within one nanosecond: arrivals first, by receiving interface (see
+ * metaroce-arrivals.h).
  *
- * Not fired: the stock channel's TxRxPointToPoint trace (used by NetAnim), which the base class
- * keeps private.
+ * The receiver gets the sender's packet, not a copy (metaroce-net-device.h says why that is
+ * safe). Not provided: the stock channel's TxRxPointToPoint trace (used by NetAnim).
  */
 #ifndef METAROCE_CHANNEL_H
 #define METAROCE_CHANNEL_H
 
 #include "metaroce-arrivals.h"
+#include "metaroce-net-device.h"
 
-#include "ns3/point-to-point-channel.h"
-#include "ns3/point-to-point-net-device.h"
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
 
 #include <array>
 
@@ -24,22 +25,36 @@ namespace ns3
 
 /**
  * \ingroup metaroce
- * \brief A PointToPointChannel that delivers through the receiving node's MetaRoceArrivals.
+ * \brief A point-to-point channel that delivers through the receiving node's MetaRoceArrivals.
  */
-class MetaRoceChannel : public PointToPointChannel
+class MetaRoceChannel : public Channel
 {
   public:
     static TypeId GetTypeId();
     MetaRoceChannel();
     ~MetaRoceChannel() override;
 
-    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override;
+    /// Connects `device` as the next of the two ends (MetaRoceNetDevice::Attach calls this).
+    void Attach(Ptr<MetaRoceNetDevice> device);
+
+    /// Starts carrying p from src (one of the ends), serialised in txTime: it arrives at the
+    /// other end txTime + Delay from now. False if the channel refused it.
+    virtual bool TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime);
+
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+    /// The end with index i (0 or 1), null until attached.
+    Ptr<MetaRoceNetDevice> GetEnd(std::size_t i) const;
+
+    /// The propagation delay.
+    Time GetDelay() const;
 
     /// Frames and bytes one end has sent into the channel.
     struct Sent
     {
         uint64_t packets{0};
-        uint64_t bytes{0};
+        uint64_t bytes{0}; ///< frame bytes (PPP header included, as PhyTxEnd sinks see them)
     };
 
     /**
@@ -47,7 +62,7 @@ class MetaRoceChannel : public PointToPointChannel
      * fabric monitor's link counters, without a per-packet trace sink. Once the wire is idle it
      * equals what the device's PhyTxEnd trace has seen.
      */
-    const Sent& GetSent(Ptr<PointToPointNetDevice> src) const
+    const Sent& GetSent(Ptr<MetaRoceNetDevice> src) const
     {
         return m_sent[WireFrom(src)];
     }
@@ -61,9 +76,15 @@ class MetaRoceChannel : public PointToPointChannel
     Time ArrivalTime(Time txTime) const;
 
     /// The wire a transmission from src travels (0 or 1).
-    uint32_t WireFrom(Ptr<PointToPointNetDevice> src) const
+    uint32_t WireFrom(Ptr<MetaRoceNetDevice> src) const
     {
-        return src == GetSource(0) ? 0 : 1;
+        return src == m_ends[0] ? 0 : 1;
+    }
+
+    /// The end at the far side of `wire`.
+    Ptr<MetaRoceNetDevice> Destination(uint32_t wire) const
+    {
+        return m_ends[1 - wire];
     }
 
     /// Counts a transmission of `bytes` starting on `wire`.
@@ -74,6 +95,9 @@ class MetaRoceChannel : public PointToPointChannel
     }
 
   private:
+    Time m_delay;
+    std::array<Ptr<MetaRoceNetDevice>, 2> m_ends;
+    std::size_t m_nEnds{0};
     /// The arrivals of wire i's destination node, looked up on the first packet.
     std::array<Ptr<MetaRoceArrivals>, 2> m_arrivals;
     std::array<Sent, 2> m_sent; ///< by wire

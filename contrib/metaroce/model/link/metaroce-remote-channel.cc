@@ -4,7 +4,6 @@
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
 #include "ns3/node.h"
-#include "ns3/point-to-point-net-device.h"
 
 namespace ns3
 {
@@ -76,13 +75,11 @@ MetaRoceRemoteChannel::MetaRoceRemoteChannel() = default;
 MetaRoceRemoteChannel::~MetaRoceRemoteChannel() = default;
 
 bool
-MetaRoceRemoteChannel::TransmitStart(Ptr<const Packet> p,
-                                     Ptr<PointToPointNetDevice> src,
-                                     Time txTime)
+MetaRoceRemoteChannel::TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime)
 {
     const uint32_t wire = WireFrom(src);
-    CountSent(wire, p->GetSize());
-    Ptr<PointToPointNetDevice> dst = GetDestination(wire);
+    CountSent(wire, p->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes);
+    Ptr<MetaRoceNetDevice> dst = Destination(wire);
     Ptr<Packet> copy = p->Copy();
     MetaRoceArrivalTag tag;
     tag.at = ArrivalTime(txTime).GetTimeStep();
@@ -102,7 +99,7 @@ MetaRoceRemoteChannel::TransmitStart(Ptr<const Packet> p,
 }
 
 void
-MetaRoceRemoteChannel::Listen(Ptr<PointToPointNetDevice> device)
+MetaRoceRemoteChannel::Listen(Ptr<MetaRoceNetDevice> device)
 {
     Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
     receiver->SetReceiveCallback(
@@ -111,7 +108,7 @@ MetaRoceRemoteChannel::Listen(Ptr<PointToPointNetDevice> device)
 }
 
 void
-MetaRoceRemoteChannel::FromOtherRank(Ptr<PointToPointNetDevice> device, Ptr<Packet> packet)
+MetaRoceRemoteChannel::FromOtherRank(Ptr<MetaRoceNetDevice> device, Ptr<Packet> packet)
 {
     MetaRoceArrivalTag tag;
     const bool tagged = packet->RemovePacketTag(tag);

@@ -51,11 +51,11 @@ class MetaRoceRemoteChannel : public MetaRoceChannel
     MetaRoceRemoteChannel();
     ~MetaRoceRemoteChannel() override;
 
-    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override;
+    bool TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime) override;
 
     /// Receives for `device`, an end on this rank: aggregates the MpiReceiver through which
     /// ns-3 hands it the packets from the other rank.
-    void Listen(Ptr<PointToPointNetDevice> device);
+    void Listen(Ptr<MetaRoceNetDevice> device);
 
     /// Packets this process sent to / received from other ranks (a run has ended only when
     /// the sums over the ranks agree: none is between two ranks).
@@ -64,7 +64,7 @@ class MetaRoceRemoteChannel : public MetaRoceChannel
 
   private:
     /// A packet from the other rank for `device`: staged at its node's arrivals.
-    void FromOtherRank(Ptr<PointToPointNetDevice> device, Ptr<Packet> packet);
+    void FromOtherRank(Ptr<MetaRoceNetDevice> device, Ptr<Packet> packet);
 
     static uint64_t s_sent;
     static uint64_t s_received;

@@ -220,7 +220,7 @@ MetaRoceNic::AssignStreams(int64_t stream)
 }
 
 uint32_t
-MetaRoceNic::AddPort(Ptr<PointToPointNetDevice> device, Ipv4Address address)
+MetaRoceNic::AddPort(Ptr<MetaRoceNetDevice> device, Ipv4Address address)
 {
     NS_ABORT_MSG_IF(device == nullptr, "MetaRoceNic::AddPort: null device");
     NS_ABORT_MSG_IF(device->GetChannel() == nullptr,
@@ -258,7 +258,7 @@ MetaRoceNic::GetNPorts() const
     return static_cast<uint32_t>(m_ports.size());
 }
 
-Ptr<PointToPointNetDevice>
+Ptr<MetaRoceNetDevice>
 MetaRoceNic::GetPort(uint32_t port) const
 {
     NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceNic: no port " << port);

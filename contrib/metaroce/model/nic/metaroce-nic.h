@@ -1,7 +1,8 @@
 /*
  * An RDMA NIC on a host node, with one port per plane (spec 2; design "The ns-3 side").
  *
- * Each port is a stock PointToPointNetDevice on a standard PointToPointChannel, so DataRate,
+ * Each port is a MetaRoceNetDevice on a MetaRoceChannel (ns-3's point-to-point device and
+ * channel, leaner: model/link/metaroce-net-device.h), so DataRate,
  * Delay, ReceiveErrorModel (RateErrorModel, BurstErrorModel, ReceiveListErrorModel), pcap and
  * ascii tracing all apply unchanged. The NIC replaces only the device's transmit queue, with a
  * MetaRocePortQueue that pulls: whenever a port is free the NIC asks its queue pairs, in
@@ -41,10 +42,10 @@
 #include "ns3/metaroce-config.h"
 #include "ns3/metaroce-congestion-ops.h"
 #include "ns3/metaroce-dcqcn.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-path-selection.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
-#include "ns3/point-to-point-net-device.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rocev2-config.h"
 #include "ns3/traced-callback.h"
@@ -71,10 +72,10 @@ class MetaRoceNic : public Object
      * Adds a port (the next plane) on `device`, with source address `address`. The device must
      * be attached to a channel; its DataRate is the port's line rate. Returns the port index.
      */
-    uint32_t AddPort(Ptr<PointToPointNetDevice> device, Ipv4Address address);
+    uint32_t AddPort(Ptr<MetaRoceNetDevice> device, Ipv4Address address);
 
     uint32_t GetNPorts() const;
-    Ptr<PointToPointNetDevice> GetPort(uint32_t port) const;
+    Ptr<MetaRoceNetDevice> GetPort(uint32_t port) const;
     Ipv4Address GetAddress(uint32_t port) const;
 
     /**
@@ -130,7 +131,7 @@ class MetaRoceNic : public Object
 
     struct Port
     {
-        Ptr<PointToPointNetDevice> device;
+        Ptr<MetaRoceNetDevice> device;
         Ptr<MetaRocePortQueue> queue;
         Ipv4Address address;
         bool up{true};

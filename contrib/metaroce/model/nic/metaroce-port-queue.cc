@@ -1,7 +1,6 @@
 #include "metaroce-port-queue.h"
 
 #include "ns3/node.h"
-#include "ns3/ppp-header.h"
 
 namespace ns3
 {
@@ -40,11 +39,10 @@ MetaRocePortQueue::SetPullCallback(PullCallback pull)
 }
 
 void
-MetaRocePortQueue::Attach(Ptr<PointToPointNetDevice> device)
+MetaRocePortQueue::Attach(Ptr<MetaRoceNetDevice> device)
 {
     m_device = device;
     m_arrivals = MetaRoceArrivals::Of(device->GetNode());
-    m_broadcast = device->GetBroadcast();
     device->SetQueue(this);
 }
 
@@ -66,9 +64,9 @@ MetaRocePortQueue::Kick()
     {
         return;
     }
-    // Send() adds the PPP header, enqueues (we hold the packet) and, the device being idle,
-    // dequeues it straight away and starts serialising.
-    m_device->Send(p, m_broadcast, 0x0800);
+    // Send() enqueues (we hold the packet) and, the device being idle, dequeues it straight
+    // away and starts serialising.
+    m_device->Send(p, m_device->GetBroadcast(), MetaRoceNetDevice::kIpv4);
 }
 
 bool
@@ -90,12 +88,6 @@ MetaRocePortQueue::Dequeue()
         // (metaroce-arrivals.h). Kicking this port from there does nothing: it is still busy.
         m_arrivals->DeliverDue();
         p = m_pull();
-        if (p != nullptr)
-        {
-            PppHeader ppp;
-            ppp.SetProtocol(0x0021); // IPv4
-            p->AddHeader(ppp);
-        }
     }
     m_busy = p != nullptr;
     return p;

@@ -1,14 +1,14 @@
 /*
  * The transmit queue of a metaroce port: a pull queue.
  *
- * A stock PointToPointNetDevice serialises packets at its DataRate and asks its queue for the
- * next packet the moment the previous one has left (TransmitComplete -> Queue::Dequeue). This
+ * A MetaRoceNetDevice, like ns-3's point-to-point device, serialises packets at its DataRate and
+ * asks its queue for the next packet the moment the previous one has left (TransmitComplete ->
+ * Queue::Dequeue). This
  * queue answers that call by asking its owner - a NIC or a switch port - for the packet that
  * should go next, *now*. So the owner keeps its packets in its own structures (engines, per
  * priority egress queues, PFC state) and decides at the last moment, exactly as a hardware
- * scheduler does; the device stays the unchanged ns-3 device, so DataRate, the channel, error
- * models and pcap/ascii tracing all apply; and no event is spent per packet beyond the device's
- * own.
+ * scheduler does; the device stays an ordinary device, so DataRate, the channel, error models
+ * and pcap/ascii tracing all apply; and no event is spent per packet beyond the device's own.
  *
  * When the device is idle and the owner gets new work, the owner calls Kick(): the next packet
  * is pulled and handed to the device through its ordinary Send().
@@ -18,8 +18,8 @@
 
 #include "ns3/callback.h"
 #include "ns3/metaroce-arrivals.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/packet.h"
-#include "ns3/point-to-point-net-device.h"
 #include "ns3/queue.h"
 
 namespace ns3
@@ -32,7 +32,7 @@ namespace ns3
 class MetaRocePortQueue : public Queue<Packet>
 {
   public:
-    /// Returns the next packet to transmit (without a PPP header), or null when none may go.
+    /// Returns the next packet to transmit, or null when none may go.
     using PullCallback = Callback<Ptr<Packet>>;
 
     static TypeId GetTypeId();
@@ -43,7 +43,7 @@ class MetaRocePortQueue : public Queue<Packet>
     void SetPullCallback(PullCallback pull);
 
     /// Binds the queue to its device and installs it as the device's transmit queue.
-    void Attach(Ptr<PointToPointNetDevice> device);
+    void Attach(Ptr<MetaRoceNetDevice> device);
 
     /// If the device is idle, pulls one packet and starts its transmission.
     void Kick();
@@ -61,10 +61,8 @@ class MetaRocePortQueue : public Queue<Packet>
 
   private:
     PullCallback m_pull;
-    Ptr<PointToPointNetDevice> m_device;
+    Ptr<MetaRoceNetDevice> m_device;
     Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's arrivals, delivered before a pull
-    /// The device's broadcast address, kept: the device builds it by parsing a string.
-    Address m_broadcast;
     Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue
     bool m_busy{false};
 };

@@ -13,8 +13,8 @@
  * function here and not buried in the switch.
  *
  * PFC frames. IEEE 802.1Qbb PFC is a MAC control frame (EtherType 0x8808), but ns-3.37's
- * PointToPointNetDevice only carries PPP protocols for IPv4 and IPv6. A metaroce PFC frame is
- * therefore an IPv4 datagram that never leaves its link:
+ * point-to-point device carries IPv4 and IPv6 only (MetaRoceNetDevice: IPv4). A metaroce PFC frame
+ * is therefore an IPv4 datagram that never leaves its link:
  *
  *   IPv4 header (20 bytes): TOS = CS7 (0xE0, not ECN-capable), total length 28, DF, TTL 1,
  *       protocol 253 (RFC 3692 experimental), source 0.0.0.0, destination 255.255.255.255

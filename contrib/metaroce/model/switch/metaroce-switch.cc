@@ -207,7 +207,7 @@ MetaRoceSwitch::CheckConfig()
 }
 
 uint32_t
-MetaRoceSwitch::AddPort(Ptr<PointToPointNetDevice> device)
+MetaRoceSwitch::AddPort(Ptr<MetaRoceNetDevice> device)
 {
     NS_LOG_FUNCTION(this << device);
     NS_ABORT_MSG_IF(device == nullptr, "MetaRoceSwitch::AddPort: null device");

@@ -1,7 +1,8 @@
 /*
  * The metaroce switch: an output-queued, shared-buffer IPv4 switch for RoCE fabrics.
  *
- * Ports. Each port is a stock PointToPointNetDevice whose transmit queue is a
+ * Ports. Each port is a MetaRoceNetDevice (ns-3's point-to-point device, leaner) whose transmit
+ * queue is a
  * MetaRocePortQueue: the device pulls the next packet from the switch when it is free, so the
  * switch decides at the last moment what goes (PFC frames, then CONTROL, then DATA, skipping
  * paused classes) and the device keeps its DataRate, channel, error models and pcap. Hosts do
@@ -74,10 +75,10 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/metaroce-buffer-admission.h"
 #include "ns3/metaroce-ecn-marker.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-port-queue.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
-#include "ns3/point-to-point-net-device.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
@@ -143,7 +144,7 @@ class MetaRoceSwitch : public Object
      * Makes `device` a port of this switch: installs a MetaRocePortQueue on it (replacing its
      * queue) and the switch's receive callback. Returns the port index (0, 1, ...).
      */
-    uint32_t AddPort(Ptr<PointToPointNetDevice> device);
+    uint32_t AddPort(Ptr<MetaRoceNetDevice> device);
 
     /// Adds `port` to the ECMP group of dst/mask (see MetaRoceFib::AddRoute).
     void AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port);
@@ -165,7 +166,7 @@ class MetaRoceSwitch : public Object
     bool IsPaused(uint32_t port, uint32_t cls) const;
 
     uint32_t GetNPorts() const;
-    Ptr<PointToPointNetDevice> GetPortDevice(uint32_t port) const;
+    Ptr<MetaRoceNetDevice> GetPortDevice(uint32_t port) const;
     const MetaRoceSwitchPortCounters& GetPortCounters(uint32_t port) const;
     /// Drops over all ports for one reason.
     uint64_t GetDropCount(MetaRoceDropReason reason) const;
@@ -210,7 +211,7 @@ class MetaRoceSwitch : public Object
     /// Everything the switch keeps per port.
     struct Port
     {
-        Ptr<PointToPointNetDevice> device;
+        Ptr<MetaRoceNetDevice> device;
         Ptr<MetaRocePortQueue> queue;
         bool up{true};
         bool inPull{false}; ///< inside this port's pull: do not Kick() it again

@@ -1,0 +1,470 @@
+#include "metaroce-net-device.h"
+
+#include "metaroce-channel.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/ppp-header.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MetaRoceNetDevice");
+
+NS_OBJECT_ENSURE_REGISTERED(MetaRoceNetDevice);
+
+TypeId
+MetaRoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::MetaRoceNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("MetaRoce")
+            .AddConstructor<MetaRoceNetDevice>()
+            .AddAttribute(
+                "Mtu",
+                "The MAC-level maximum transmission unit (reported, not enforced, as "
+                "on the stock point-to-point device)",
+                UintegerValue(1500),
+                MakeUintegerAccessor(&MetaRoceNetDevice::SetMtu, &MetaRoceNetDevice::GetMtu),
+                MakeUintegerChecker<uint16_t>())
+            .AddAttribute("Address",
+                          "The MAC address of this device",
+                          Mac48AddressValue(Mac48Address("ff:ff:ff:ff:ff:ff")),
+                          MakeMac48AddressAccessor(&MetaRoceNetDevice::m_address),
+                          MakeMac48AddressChecker())
+            .AddAttribute("DataRate",
+                          "The rate at which frames are serialised",
+                          DataRateValue(DataRate("32768b/s")),
+                          MakeDataRateAccessor(&MetaRoceNetDevice::SetDataRate,
+                                               &MetaRoceNetDevice::GetDataRate),
+                          MakeDataRateChecker())
+            .AddAttribute("ReceiveErrorModel",
+                          "The model that decides which arriving frames are lost",
+                          PointerValue(),
+                          MakePointerAccessor(&MetaRoceNetDevice::SetReceiveErrorModel,
+                                              &MetaRoceNetDevice::GetReceiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddAttribute("InterframeGap",
+                          "The idle time after each frame",
+                          TimeValue(Seconds(0.0)),
+                          MakeTimeAccessor(&MetaRoceNetDevice::m_interframeGap),
+                          MakeTimeChecker(Seconds(0.0)))
+            .AddAttribute("TxQueue",
+                          "The transmit queue",
+                          PointerValue(),
+                          MakePointerAccessor(&MetaRoceNetDevice::m_queue),
+                          MakePointerChecker<Queue<Packet>>());
+    return AddTraceSources(tid);
+}
+
+TypeId
+MetaRoceNetDevice::AddTraceSources(TypeId tid)
+{
+    // The stock point-to-point device's names, so that helpers and scripts hook them alike.
+    return tid
+        .AddTraceSource("MacTx",
+                        "A frame has been given to this device to transmit",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_macTxTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("MacTxDrop",
+                        "A frame has been dropped before transmission (link down, queue "
+                        "full or a protocol other than IPv4)",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_macTxDropTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("MacPromiscRx",
+                        "A frame has been received and goes to the promiscuous callback",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_macPromiscRxTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("MacRx",
+                        "A frame has been received and goes to the receive callback",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_macRxTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("PhyTxBegin",
+                        "A frame has started serialising onto the channel",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_phyTxBeginTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("PhyTxEnd",
+                        "A frame has been serialised completely",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_phyTxEndTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("PhyTxDrop",
+                        "The channel refused a frame",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_phyTxDropTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("PhyRxEnd",
+                        "A frame has arrived intact",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_phyRxEndTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("PhyRxDrop",
+                        "The receive error model has lost an arriving frame",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_phyRxDropTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("Sniffer",
+                        "Frames sent and received (non-promiscuous pcap)",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_snifferTrace),
+                        "ns3::Packet::TracedCallback")
+        .AddTraceSource("PromiscSniffer",
+                        "Frames sent and received (promiscuous pcap)",
+                        MakeTraceSourceAccessor(&MetaRoceNetDevice::m_promiscSnifferTrace),
+                        "ns3::Packet::TracedCallback");
+}
+
+MetaRoceNetDevice::MetaRoceNetDevice() = default;
+MetaRoceNetDevice::~MetaRoceNetDevice() = default;
+
+void
+MetaRoceNetDevice::DoDispose()
+{
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_queue = nullptr;
+    m_receiveErrorModel = nullptr;
+    m_rateErrorModel = nullptr;
+    m_current = nullptr;
+    m_rxCallback.Nullify();
+    m_promiscCallback.Nullify();
+    NetDevice::DoDispose();
+}
+
+bool
+MetaRoceNetDevice::Attach(Ptr<MetaRoceChannel> channel)
+{
+    NS_LOG_FUNCTION(this << channel);
+    NS_ABORT_MSG_IF(channel == nullptr, "MetaRoceNetDevice::Attach: null channel");
+    m_channel = channel;
+    m_channel->Attach(this);
+    m_linkUp = true;
+    m_linkChanges();
+    return true;
+}
+
+void
+MetaRoceNetDevice::SetDataRate(DataRate rate)
+{
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "MetaRoceNetDevice: DataRate must be above 0 b/s");
+    m_rate = rate;
+    m_txTimes.fill(TxTimeEntry{});
+}
+
+DataRate
+MetaRoceNetDevice::GetDataRate() const
+{
+    return m_rate;
+}
+
+void
+MetaRoceNetDevice::SetInterframeGap(Time gap)
+{
+    m_interframeGap = gap;
+}
+
+void
+MetaRoceNetDevice::SetQueue(Ptr<Queue<Packet>> queue)
+{
+    m_queue = queue;
+}
+
+Ptr<Queue<Packet>>
+MetaRoceNetDevice::GetQueue() const
+{
+    return m_queue;
+}
+
+void
+MetaRoceNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> em)
+{
+    m_receiveErrorModel = em;
+    m_rateErrorModel = DynamicCast<RateErrorModel>(em);
+}
+
+Ptr<ErrorModel>
+MetaRoceNetDevice::GetReceiveErrorModel() const
+{
+    return m_receiveErrorModel;
+}
+
+Time
+MetaRoceNetDevice::TxTime(uint32_t bytes)
+{
+    TxTimeEntry& entry = m_txTimes[bytes % m_txTimes.size()];
+    if (entry.bytes != bytes)
+    {
+        entry.bytes = bytes;
+        entry.time = m_rate.CalculateBytesTxTime(bytes + kFrameHeaderBytes);
+    }
+    return entry.time;
+}
+
+Ptr<Packet>
+MetaRoceNetDevice::Framed(Ptr<const Packet> p)
+{
+    Ptr<Packet> frame = p->Copy();
+    PppHeader ppp;
+    ppp.SetProtocol(0x0021); // IPv4
+    frame->AddHeader(ppp);
+    return frame;
+}
+
+void
+MetaRoceNetDevice::Fire(const PacketTrace& trace, Ptr<const Packet> p)
+{
+    if (!trace.IsEmpty())
+    {
+        trace(Framed(p));
+    }
+}
+
+bool
+MetaRoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    NS_LOG_FUNCTION(this << packet << dest << protocolNumber);
+    NS_ABORT_MSG_IF(m_queue == nullptr,
+                    "MetaRoceNetDevice::Send: no transmit queue (TxQueue attribute or SetQueue)");
+    if (!m_linkUp || protocolNumber != kIpv4)
+    {
+        if (protocolNumber != kIpv4)
+        {
+            NS_LOG_WARN("MetaRoceNetDevice carries IPv4 only, not protocol " << protocolNumber);
+        }
+        m_macTxDropTrace(packet);
+        return false;
+    }
+    Fire(m_macTxTrace, packet);
+    if (!m_queue->Enqueue(packet))
+    {
+        Fire(m_macTxDropTrace, packet);
+        return false;
+    }
+    if (!m_busy)
+    {
+        Ptr<Packet> next = m_queue->Dequeue();
+        Fire(m_snifferTrace, next);
+        Fire(m_promiscSnifferTrace, next);
+        return TransmitStart(next);
+    }
+    return true;
+}
+
+bool
+MetaRoceNetDevice::TransmitStart(Ptr<Packet> p)
+{
+    NS_ASSERT_MSG(!m_busy, "MetaRoceNetDevice: transmission started while busy");
+    m_busy = true;
+    m_current = p;
+    Fire(m_phyTxBeginTrace, p);
+    const Time txTime = TxTime(p->GetSize());
+    Simulator::Schedule(txTime + m_interframeGap, &MetaRoceNetDevice::TransmitComplete, this);
+    if (!m_channel->TransmitStart(p, this, txTime))
+    {
+        Fire(m_phyTxDropTrace, p);
+        return false;
+    }
+    return true;
+}
+
+void
+MetaRoceNetDevice::TransmitComplete()
+{
+    NS_ASSERT_MSG(m_busy && m_current, "MetaRoceNetDevice: transmission ended while idle");
+    m_busy = false;
+    Fire(m_phyTxEndTrace, m_current);
+    m_current = nullptr;
+    Ptr<Packet> next = m_queue->Dequeue();
+    if (next == nullptr)
+    {
+        return;
+    }
+    Fire(m_snifferTrace, next);
+    Fire(m_promiscSnifferTrace, next);
+    TransmitStart(next);
+}
+
+bool
+MetaRoceNetDevice::ErrorModelReadsFrame() const
+{
+    // A RateErrorModel in packet units draws one number per packet and reads nothing of it.
+    return !(m_rateErrorModel && m_rateErrorModel->GetUnit() == RateErrorModel::ERROR_UNIT_PACKET);
+}
+
+void
+MetaRoceNetDevice::Receive(Ptr<Packet> packet)
+{
+    NS_LOG_FUNCTION(this << packet);
+    if (m_receiveErrorModel &&
+        m_receiveErrorModel->IsCorrupt(ErrorModelReadsFrame() ? Framed(packet) : packet))
+    {
+        Fire(m_phyRxDropTrace, packet);
+        return;
+    }
+    Fire(m_snifferTrace, packet);
+    Fire(m_promiscSnifferTrace, packet);
+    Fire(m_phyRxEndTrace, packet);
+    if (m_remote.IsInvalid())
+    {
+        m_remote = RemoteAddress();
+    }
+    if (!m_promiscCallback.IsNull())
+    {
+        Fire(m_macPromiscRxTrace, packet);
+        m_promiscCallback(this, packet, kIpv4, m_remote, GetAddress(), NetDevice::PACKET_HOST);
+    }
+    Fire(m_macRxTrace, packet);
+    m_rxCallback(this, packet, kIpv4, m_remote);
+}
+
+Address
+MetaRoceNetDevice::RemoteAddress() const
+{
+    if (m_channel == nullptr || m_channel->GetNDevices() != 2)
+    {
+        return Address();
+    }
+    Ptr<NetDevice> other = m_channel->GetDevice(m_channel->GetDevice(0) == this ? 1 : 0);
+    return other->GetAddress();
+}
+
+void
+MetaRoceNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+MetaRoceNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+MetaRoceNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+MetaRoceNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+MetaRoceNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+MetaRoceNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+MetaRoceNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+MetaRoceNetDevice::IsLinkUp() const
+{
+    return m_linkUp;
+}
+
+void
+MetaRoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChanges.ConnectWithoutContext(callback);
+}
+
+bool
+MetaRoceNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+MetaRoceNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+MetaRoceNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+MetaRoceNetDevice::GetMulticast(Ipv4Address) const
+{
+    return Mac48Address("01:00:5e:00:00:00");
+}
+
+Address
+MetaRoceNetDevice::GetMulticast(Ipv6Address) const
+{
+    return Mac48Address("33:33:00:00:00:00");
+}
+
+bool
+MetaRoceNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+MetaRoceNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+MetaRoceNetDevice::SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t)
+{
+    return false;
+}
+
+Ptr<Node>
+MetaRoceNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+MetaRoceNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+MetaRoceNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+MetaRoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+MetaRoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
+{
+    m_promiscCallback = cb;
+}
+
+bool
+MetaRoceNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3
