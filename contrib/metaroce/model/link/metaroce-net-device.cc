@@ -10,6 +10,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <utility>
+
 namespace ns3
 {
 
@@ -191,13 +193,19 @@ MetaRoceNetDevice::GetReceiveErrorModel() const
 Time
 MetaRoceNetDevice::TxTime(uint32_t bytes)
 {
-    TxTimeEntry& entry = m_txTimes[bytes % m_txTimes.size()];
-    if (entry.bytes != bytes)
+    // Two ways per set, the latest used first; Fibonacci hashing keeps sizes that differ by a
+    // multiple of a power of two (a full DATA packet and an ACK) apart.
+    TxTimeEntry* set = &m_txTimes[((bytes * 0x9E3779B1u) >> 27) * 2];
+    if (set[0].bytes == bytes)
     {
-        entry.bytes = bytes;
-        entry.time = m_rate.CalculateBytesTxTime(bytes + kFrameHeaderBytes);
+        return set[0].time;
     }
-    return entry.time;
+    if (set[1].bytes != bytes)
+    {
+        set[1] = {bytes, m_rate.CalculateBytesTxTime(bytes + kFrameHeaderBytes)};
+    }
+    std::swap(set[0], set[1]);
+    return set[0].time;
 }
 
 Ptr<Packet>

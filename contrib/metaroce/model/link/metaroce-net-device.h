@@ -154,7 +154,7 @@ class MetaRoceNetDevice : public NetDevice
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscCallback;
 
-    /// Transmission times by frame size, direct-mapped (a fabric sends a handful of sizes);
+    /// Transmission times by frame size: 32 sets of two (a fabric sends a handful of sizes);
     /// cleared when the rate changes.
     struct TxTimeEntry
     {
@@ -162,7 +162,7 @@ class MetaRoceNetDevice : public NetDevice
         Time time;
     };
 
-    std::array<TxTimeEntry, 32> m_txTimes;
+    std::array<TxTimeEntry, 64> m_txTimes;
 
     PacketTrace m_macTxTrace;
     PacketTrace m_macTxDropTrace;
