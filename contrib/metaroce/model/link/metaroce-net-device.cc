@@ -195,7 +195,7 @@ MetaRoceNetDevice::TxTime(uint32_t bytes)
 {
     // Two ways per set, the latest used first; Fibonacci hashing keeps sizes that differ by a
     // multiple of a power of two (a full DATA packet and an ACK) apart.
-    TxTimeEntry* set = &m_txTimes[((bytes * 0x9E3779B1u) >> 27) * 2];
+    TxTimeEntry* set = &m_txTimes[((bytes * 0x9E3779B1u) >> 29) * 2];
     if (set[0].bytes == bytes)
     {
         return set[0].time;

@@ -154,15 +154,15 @@ class MetaRoceNetDevice : public NetDevice
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscCallback;
 
-    /// Transmission times by frame size: 32 sets of two (a fabric sends a handful of sizes);
-    /// cleared when the rate changes.
+    /// Transmission times by frame size: 8 sets of two (a fabric sends a handful of sizes, and
+    /// a fabric has thousands of devices); cleared when the rate changes.
     struct TxTimeEntry
     {
         uint32_t bytes{UINT32_MAX};
         Time time;
     };
 
-    std::array<TxTimeEntry, 64> m_txTimes;
+    std::array<TxTimeEntry, 16> m_txTimes;
 
     PacketTrace m_macTxTrace;
     PacketTrace m_macTxDropTrace;
