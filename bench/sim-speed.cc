@@ -29,6 +29,7 @@
 #include "ns3/command-line.h"
 #include "ns3/metaroce-experiment-config.h"
 #include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -81,10 +82,14 @@ OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c)
     g_lastCompletion = Simulator::Now();
 }
 
+/// A host NIC starts sending `packet` on `port` (its Tx trace fires as the port pulls it, the
+/// instant the device starts serialising it): recorded as the frame the wire carries. Not the
+/// device's PhyTxBegin trace, whose sinks get a framed copy made inside the measured run.
 void
-OnHostTransmit(PortTrace* trace, Ptr<const Packet> packet)
+OnHostTransmit(std::vector<PortTrace>* ports, Ptr<const Packet> packet, uint32_t port)
 {
-    trace->push_back({Simulator::Now(), packet->GetSize()});
+    (*ports)[port].push_back(
+        {Simulator::Now(), packet->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes});
 }
 
 long
@@ -172,10 +177,12 @@ RecordHostPorts(const MetaRoceFabricHelper& fabric,
     {
         for (uint32_t p = 0; p < o.planes; ++p)
         {
-            fabric.GetHostLink(h, p).first->TraceConnectWithoutContext(
-                "PhyTxBegin",
-                MakeBoundCallback(&OnHostTransmit, &traces[h][p]));
+            NS_ABORT_MSG_UNLESS(fabric.GetNic(h)->GetPort(p) == fabric.GetHostLink(h, p).first,
+                                "sim-speed: NIC port " << p << " is not plane " << p);
         }
+        fabric.GetNic(h)->TraceConnectWithoutContext(
+            "Tx",
+            MakeBoundCallback(&OnHostTransmit, &traces[h]));
     }
 }
 

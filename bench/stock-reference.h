@@ -3,9 +3,9 @@
 // PointToPointNetDevices wired in the same multi-plane leaf-spine shape, with the least
 // forwarding an ns-3 user would write and no transport at all.
 //
-// Why this reference: metaroce's NIC and switch sit directly on PointToPointNetDevice receive
-// callbacks (no Internet stack, no traffic-control layer), so the cost of a hop that no model
-// built on stock devices can avoid is the device, the channel, the device queue, the scheduler
+// Why this reference: metaroce's NIC and switch sit directly on device receive callbacks (no
+// Internet stack, no traffic-control layer), so the cost of a hop that no model built on stock
+// devices can avoid is the device, the channel, the device queue, the scheduler
 // and the Packet, plus a header read and a table lookup per switch. That is what this measures.
 // An Internet-stack reference (Ipv4L3Protocol forwarding, global routing, queue discs, UDP
 // sockets) would add costs metaroce does not have and flatter the ratio.

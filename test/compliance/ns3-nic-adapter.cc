@@ -4,6 +4,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/metaroce-aimd.h"
+#include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-config-attributes.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/node.h"
@@ -27,6 +28,15 @@ constexpr uint32_t kPeekBytes = 64;
 
 /// The runner never needs more rounds than this for one injection to arrive.
 constexpr int kMaxInjectRounds = 16;
+
+/// An injected packet arrives at `port` now: like every event of the node, it first delivers
+/// what is due (metaroce-arrivals.h).
+void
+DeliverNow(Ptr<MetaRoceNetDevice> port, Ptr<Packet> p)
+{
+    MetaRoceArrivals::Of(port->GetNode())->DeliverDue();
+    port->Receive(p);
+}
 
 Time
 Ns(TimeNs t)
@@ -239,11 +249,7 @@ Ns3NicAdapter::Inject(const WirePacket& pkt)
     p->AddHeader(ip);
     const uint64_t arrivals = m_nicArrivals + 1;
     Ptr<MetaRoceNetDevice> port = m_nicPorts[pkt.port];
-    Simulator::ScheduleWithContext(port->GetNode()->GetId(),
-                                   Seconds(0),
-                                   &MetaRoceNetDevice::Receive,
-                                   port,
-                                   p);
+    Simulator::ScheduleWithContext(port->GetNode()->GetId(), Seconds(0), &DeliverNow, port, p);
     const TimeNs now = Now();
     for (int round = 0; m_nicArrivals < arrivals; ++round)
     {

@@ -7,7 +7,7 @@
  *
  * Injection: the adapter frames the UDP payload in IPv4/UDP (CE or ECT(0)) and hands it to the
  * NIC port's device in an event of the NIC's node at the current instant, as a wire of no
- * length and infinite rate would (a MetaRoceChannel takes at least a nanosecond, and the
+ * length and infinite rate would (a MetaRoceChannel takes at least one time step, and the
  * scenarios' times are the engine's); the adapter runs the simulator until the NIC has
  * received it.
  * Capture: every frame is recorded at the instant its first bit leaves the NIC port (the

@@ -33,6 +33,8 @@ MetaRoceChannel::Attach(Ptr<MetaRoceNetDevice> device)
 {
     NS_ABORT_MSG_IF(device == nullptr, "MetaRoceChannel::Attach: null device");
     NS_ABORT_MSG_IF(m_nEnds == 2, "MetaRoceChannel::Attach: a point-to-point channel has two ends");
+    NS_ABORT_MSG_IF(m_nEnds == 1 && m_ends[0] == device,
+                    "MetaRoceChannel::Attach: the same device at both ends");
     m_ends[m_nEnds++] = device;
 }
 
@@ -86,6 +88,7 @@ void
 MetaRoceChannel::DoDispose()
 {
     m_ends = {};
+    m_nEnds = 0;
     m_arrivals = {};
     Channel::DoDispose();
 }

@@ -44,7 +44,7 @@ class MetaRoceChannel : public Channel
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
-    /// The end with index i (0 or 1), null until attached.
+    /// The end with index i (0 or 1); aborts if it is not attached.
     Ptr<MetaRoceNetDevice> GetEnd(std::size_t i) const;
 
     /// The propagation delay.

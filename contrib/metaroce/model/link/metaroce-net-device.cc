@@ -181,7 +181,10 @@ void
 MetaRoceNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> em)
 {
     m_receiveErrorModel = em;
-    m_rateErrorModel = DynamicCast<RateErrorModel>(em);
+    // Only ns-3's own RateErrorModel is known not to read the packet: a subclass may.
+    m_rateErrorModel = em && em->GetInstanceTypeId() == RateErrorModel::GetTypeId()
+                           ? DynamicCast<RateErrorModel>(em)
+                           : nullptr;
 }
 
 Ptr<ErrorModel>
@@ -303,19 +306,22 @@ void
 MetaRoceNetDevice::Receive(Ptr<Packet> packet)
 {
     NS_LOG_FUNCTION(this << packet);
-    if (m_receiveErrorModel &&
-        m_receiveErrorModel->IsCorrupt(ErrorModelReadsFrame() ? Framed(packet) : packet))
+    if (m_receiveErrorModel)
     {
-        Fire(m_phyRxDropTrace, packet);
-        return;
+        Ptr<Packet> judged = ErrorModelReadsFrame() ? Framed(packet) : packet;
+        if (m_receiveErrorModel->IsCorrupt(judged))
+        {
+            if (!m_phyRxDropTrace.IsEmpty())
+            {
+                m_phyRxDropTrace(judged == packet ? Framed(packet) : judged);
+            }
+            return;
+        }
     }
     Fire(m_snifferTrace, packet);
     Fire(m_promiscSnifferTrace, packet);
     Fire(m_phyRxEndTrace, packet);
-    if (m_remote.IsInvalid())
-    {
-        m_remote = RemoteAddress();
-    }
+    RefreshRemote();
     if (!m_promiscCallback.IsNull())
     {
         Fire(m_macPromiscRxTrace, packet);
@@ -325,15 +331,16 @@ MetaRoceNetDevice::Receive(Ptr<Packet> packet)
     m_rxCallback(this, packet, kIpv4, m_remote);
 }
 
-Address
-MetaRoceNetDevice::RemoteAddress() const
+void
+MetaRoceNetDevice::RefreshRemote()
 {
-    if (m_channel == nullptr || m_channel->GetNDevices() != 2)
+    // The peer's address is compared per packet (six bytes) and converted only when it changes.
+    Ptr<MetaRoceNetDevice> peer = m_channel->GetEnd(m_channel->GetEnd(0) == this ? 1 : 0);
+    if (m_remote.IsInvalid() || peer->m_address != m_remoteMac)
     {
-        return Address();
+        m_remoteMac = peer->m_address;
+        m_remote = m_remoteMac;
     }
-    Ptr<NetDevice> other = m_channel->GetDevice(m_channel->GetDevice(0) == this ? 1 : 0);
-    return other->GetAddress();
 }
 
 void

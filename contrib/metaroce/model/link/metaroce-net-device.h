@@ -14,15 +14,23 @@
  * What is left out, and why (issue 14's profile: these were a third of every packet-hop):
  *  - The 2-byte PPP header is not carried: the wire's packet is the IPv4 packet, and the frame
  *    is counted in the transmission time. Trace sinks still get the frame (a PPP-framed copy is
- *    made for them, only while someone listens), and so do error models, except a
- *    RateErrorModel in packet units, which judges a packet without reading it.
- *  - The transmission time of each frame size is computed once per DataRate, not per packet
+ *    made for them, only while someone listens; as on the stock device, MacTxDrop gets the bare
+ *    packet when the link is down), and so do error models, except ns-3's own RateErrorModel in
+ *    packet units, which judges a packet without reading it. So a sink that adds a tag to what
+ *    it gets does not tag the packet on the wire (UIDs are kept), and a TxQueue limited in bytes
+ *    counts packets 2 bytes shorter than on the stock device.
+ *  - Transmission times are cached per frame size (16 entries), not computed per packet
  *    (DataRate's 128-bit division was 7% of a hop).
- *  - The channel hands the receiver the sender's packet, not a copy: receivers get a
- *    Ptr<const Packet> and copy before they change anything (the switch does, for ECN).
- *  - The remote address passed to receive callbacks is built once, not per packet.
+ *  - The channel hands the receiver the sender's packet, not a copy: Send() takes the packet
+ *    over (change it no more), receivers get a Ptr<const Packet> and copy before they change
+ *    anything (the switch copies every packet it forwards).
+ *  - The remote address passed to receive callbacks is converted only when it changes.
  *  - Only IPv4 is carried (0x0800; every metaroce packet, PFC frames included, is IPv4): Send()
  *    with another protocol fires MacTxDrop and returns false.
+ *  - No NetDeviceQueueInterface is aggregated (the module's NIC and switch pull; an ns-3 IP
+ *    stack on these devices gets no traffic-control flow control).
+ * Scripts that name the stock types in configuration paths ($ns3::PointToPointNetDevice) need
+ * $ns3::MetaRoceNetDevice and $ns3::MetaRoceChannel instead.
  */
 #ifndef METAROCE_NET_DEVICE_H
 #define METAROCE_NET_DEVICE_H
@@ -132,17 +140,20 @@ class MetaRoceNetDevice : public NetDevice
     static Ptr<Packet> Framed(Ptr<const Packet> p);
     /// True if the receive error model must see the frame (it may read the packet or its size).
     bool ErrorModelReadsFrame() const;
-    /// The other end's address, or an empty one before both ends are attached.
-    Address RemoteAddress() const;
+    /// Brings m_remote up to date with the other end's address (a packet has arrived, so both
+    /// ends are attached).
+    void RefreshRemote();
 
     Ptr<Node> m_node;
     Ptr<MetaRoceChannel> m_channel;
     Ptr<Queue<Packet>> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;
-    /// m_receiveErrorModel if it is a RateErrorModel (its unit decides whether it reads frames).
+    /// m_receiveErrorModel if it is exactly a RateErrorModel (its unit decides whether it reads
+    /// frames).
     Ptr<RateErrorModel> m_rateErrorModel;
     Mac48Address m_address;
-    Address m_remote; ///< the other end's address, made on the first received packet
+    Mac48Address m_remoteMac; ///< the other end's address when m_remote was made
+    Address m_remote;         ///< m_remoteMac as the receive callbacks take it
     DataRate m_rate;
     Time m_interframeGap;
     uint32_t m_ifIndex{0};

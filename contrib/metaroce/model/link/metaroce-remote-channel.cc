@@ -77,6 +77,8 @@ MetaRoceRemoteChannel::~MetaRoceRemoteChannel() = default;
 bool
 MetaRoceRemoteChannel::TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime)
 {
+    NS_ABORT_MSG_IF(GetNDevices() != 2,
+                    "MetaRoceRemoteChannel: a transmission before both ends attached");
     const uint32_t wire = WireFrom(src);
     CountSent(wire, p->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes);
     Ptr<MetaRoceNetDevice> dst = Destination(wire);

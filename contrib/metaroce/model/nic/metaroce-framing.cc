@@ -15,7 +15,7 @@ namespace ns3
 namespace
 {
 
-constexpr uint16_t kIpv4Protocol = 0x0800; ///< PPP protocol number of IPv4
+constexpr uint16_t kIpv4Protocol = 0x0800; ///< EtherType of IPv4 (what devices pass up)
 constexpr uint8_t kUdpProtocol = 17;       ///< IPv4 protocol number of UDP
 constexpr uint32_t kMaxIpv4Header = 60;    ///< IHL 15
 constexpr uint32_t kUdpHeaderSize = 8;

@@ -49,7 +49,7 @@ class MetaRoceFraming
     static Ptr<Packet> Frame(metaroce::OutPacket& out, Ipv4Address source, Ipv4Address destination);
 
     /**
-     * Unwraps `packet`, which arrived with PPP protocol `protocol`; false when it is not an
+     * Unwraps `packet`, which arrived with EtherType `protocol`; false when it is not an
      * IPv4/UDP datagram. The headers are read from one copy of the packet's first bytes, as the
      * switches read them (MetaRoceParseIpv4): the packet itself is neither copied nor changed.
      */

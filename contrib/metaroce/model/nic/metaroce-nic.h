@@ -4,8 +4,8 @@
  * Each port is a MetaRoceNetDevice on a MetaRoceChannel (ns-3's point-to-point device and
  * channel, leaner: model/link/metaroce-net-device.h), so DataRate,
  * Delay, ReceiveErrorModel (RateErrorModel, BurstErrorModel, ReceiveListErrorModel), pcap and
- * ascii tracing all apply unchanged. The NIC replaces only the device's transmit queue, with a
- * MetaRocePortQueue that pulls: whenever a port is free the NIC asks its queue pairs, in
+ * the device's trace sources apply unchanged. The NIC replaces only the device's transmit queue,
+ * with a MetaRocePortQueue that pulls: whenever a port is free the NIC asks its queue pairs, in
  * round-robin, for the next packet for that port. Engines keep their packets until a port can
  * take them, so a NIC never drops its own packets, and each port has exactly one pending
  * transmit event (the device's).

@@ -8,7 +8,7 @@
  * should go next, *now*. So the owner keeps its packets in its own structures (engines, per
  * priority egress queues, PFC state) and decides at the last moment, exactly as a hardware
  * scheduler does; the device stays an ordinary device, so DataRate, the channel, error models
- * and pcap/ascii tracing all apply; and no event is spent per packet beyond the device's own.
+ * and pcap all apply; and no event is spent per packet beyond the device's own.
  *
  * When the device is idle and the owner gets new work, the owner calls Kick(): the next packet
  * is pulled and handed to the device through its ordinary Send().

@@ -109,7 +109,7 @@ class MetaRocePfcHeader : public Header
 };
 
 /**
- * Builds a PFC frame (IPv4 + PFC header, no PPP header: the device adds it).
+ * Builds a PFC frame (IPv4 + PFC header; the device counts the PPP header on the wire).
  * \param cls the class to pause or resume
  * \param pause PAUSE if true, RESUME if false
  * \param quanta pause time in 512-bit-time units (ignored for RESUME)
