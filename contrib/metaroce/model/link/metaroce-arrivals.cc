@@ -6,6 +6,7 @@
 #include "ns3/node.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ns3
 {
@@ -39,7 +40,7 @@ MetaRoceArrivals::Of(Ptr<Node> node)
 }
 
 void
-MetaRoceArrivals::Stage(Time at, Ptr<MetaRoceNetDevice> device, Ptr<Packet> packet)
+MetaRoceArrivals::Stage(Time at, const Ptr<MetaRoceNetDevice>& device, Ptr<Packet> packet)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     NS_ABORT_MSG_UNLESS(at.GetTimeStep() > now,
@@ -51,17 +52,20 @@ MetaRoceArrivals::Stage(Time at, Ptr<MetaRoceNetDevice> device, Ptr<Packet> pack
         m_wires.resize(ifIndex + 1);
     }
     Wire& wire = m_wires[ifIndex];
-    wire.device = device;
+    if (wire.device != device)
+    {
+        wire.device = device;
+    }
     ++m_nStaged;
     if (wire.packets.empty())
     {
-        wire.packets.push_back({at.GetTimeStep(), packet});
+        wire.packets.push_back({at.GetTimeStep(), std::move(packet)});
         m_due.push_back({at.GetTimeStep(), ifIndex});
         std::push_heap(m_due.begin(), m_due.end(), Later);
     }
     else if (at.GetTimeStep() >= wire.packets.back().at)
     {
-        wire.packets.push_back({at.GetTimeStep(), packet});
+        wire.packets.push_back({at.GetTimeStep(), std::move(packet)});
     }
     else
     {
@@ -73,7 +77,7 @@ MetaRoceArrivals::Stage(Time at, Ptr<MetaRoceNetDevice> device, Ptr<Packet> pack
                              at.GetTimeStep(),
                              [](int64_t t, const Staged& staged) { return t < staged.at; });
         const auto offset = later - wire.packets.begin();
-        wire.packets.insert(wire.packets.begin() + offset, {at.GetTimeStep(), packet});
+        wire.packets.insert(wire.packets.begin() + offset, {at.GetTimeStep(), std::move(packet)});
         for (Due& due : m_due)
         {
             due.at = due.ifIndex == ifIndex ? wire.packets.front().at : due.at;
@@ -112,7 +116,7 @@ MetaRoceArrivals::Deliver()
         }
         // Receive() applies the device's error model, fires its traces (pcap) and calls the
         // owner's receive callback, which may stage more packets elsewhere but never here now.
-        wire.device->Receive(packet);
+        wire.device->Receive(std::move(packet));
     }
     m_delivering = false;
 }

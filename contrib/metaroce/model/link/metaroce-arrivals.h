@@ -52,7 +52,7 @@ class MetaRoceArrivals : public Object
     static Ptr<MetaRoceArrivals> Of(Ptr<Node> node);
 
     /// Stages packet to be received by device (a device of this node) at time at (> now).
-    void Stage(Time at, Ptr<MetaRoceNetDevice> device, Ptr<Packet> packet);
+    void Stage(Time at, const Ptr<MetaRoceNetDevice>& device, Ptr<Packet> packet);
 
     /// Delivers every staged packet due by now. Every event of the node calls this first.
     void DeliverDue()

@@ -4,6 +4,7 @@
 #include "ns3/node.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ns3
 {
@@ -64,17 +65,17 @@ MetaRoceChannel::GetDelay() const
 }
 
 bool
-MetaRoceChannel::TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime)
+MetaRoceChannel::TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src, Time txTime)
 {
     NS_ABORT_MSG_IF(m_nEnds != 2, "MetaRoceChannel: a transmission before both ends attached");
     const uint32_t wire = WireFrom(src);
     CountSent(wire, p->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes);
-    Ptr<MetaRoceNetDevice> dst = Destination(wire);
+    const Ptr<MetaRoceNetDevice>& dst = Destination(wire);
     if (m_arrivals[wire] == nullptr)
     {
         m_arrivals[wire] = MetaRoceArrivals::Of(dst->GetNode());
     }
-    m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, p);
+    m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, std::move(p));
     return true;
 }
 

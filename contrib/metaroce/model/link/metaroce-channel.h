@@ -39,7 +39,7 @@ class MetaRoceChannel : public Channel
 
     /// Starts carrying p from src (one of the ends), serialised in txTime: it arrives at the
     /// other end txTime + Delay from now. False if the channel refused it.
-    virtual bool TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime);
+    virtual bool TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src, Time txTime);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -62,7 +62,7 @@ class MetaRoceChannel : public Channel
      * fabric monitor's link counters, without a per-packet trace sink. Once the wire is idle it
      * equals what the device's PhyTxEnd trace has seen.
      */
-    const Sent& GetSent(Ptr<MetaRoceNetDevice> src) const
+    const Sent& GetSent(const Ptr<MetaRoceNetDevice>& src) const
     {
         return m_sent[WireFrom(src)];
     }
@@ -76,13 +76,13 @@ class MetaRoceChannel : public Channel
     Time ArrivalTime(Time txTime) const;
 
     /// The wire a transmission from src travels (0 or 1).
-    uint32_t WireFrom(Ptr<MetaRoceNetDevice> src) const
+    uint32_t WireFrom(const Ptr<MetaRoceNetDevice>& src) const
     {
         return src == m_ends[0] ? 0 : 1;
     }
 
     /// The end at the far side of `wire`.
-    Ptr<MetaRoceNetDevice> Destination(uint32_t wire) const
+    const Ptr<MetaRoceNetDevice>& Destination(uint32_t wire) const
     {
         return m_ends[1 - wire];
     }

@@ -124,6 +124,7 @@ MetaRoceNetDevice::DoDispose()
 {
     m_node = nullptr;
     m_channel = nullptr;
+    m_peer = nullptr;
     m_queue = nullptr;
     m_receiveErrorModel = nullptr;
     m_rateErrorModel = nullptr;
@@ -219,15 +220,6 @@ MetaRoceNetDevice::Framed(Ptr<const Packet> p)
     ppp.SetProtocol(0x0021); // IPv4
     frame->AddHeader(ppp);
     return frame;
-}
-
-void
-MetaRoceNetDevice::Fire(const PacketTrace& trace, Ptr<const Packet> p)
-{
-    if (!trace.IsEmpty())
-    {
-        trace(Framed(p));
-    }
 }
 
 bool
@@ -335,10 +327,13 @@ void
 MetaRoceNetDevice::RefreshRemote()
 {
     // The peer's address is compared per packet (six bytes) and converted only when it changes.
-    Ptr<MetaRoceNetDevice> peer = m_channel->GetEnd(m_channel->GetEnd(0) == this ? 1 : 0);
-    if (m_remote.IsInvalid() || peer->m_address != m_remoteMac)
+    if (m_peer == nullptr)
     {
-        m_remoteMac = peer->m_address;
+        m_peer = PeekPointer(m_channel->GetEnd(m_channel->GetEnd(0) == this ? 1 : 0));
+    }
+    if (m_remote.IsInvalid() || m_peer->m_address != m_remoteMac)
+    {
+        m_remoteMac = m_peer->m_address;
         m_remote = m_remoteMac;
     }
 }

@@ -133,9 +133,17 @@ class MetaRoceNetDevice : public NetDevice
     void TransmitComplete();
     /// The time a packet of `bytes` (frame header excluded) takes on the wire.
     Time TxTime(uint32_t bytes);
+
     /// Fires trace with p as the stock device's sinks see it: PPP-framed (a copy, made only
     /// when the trace has sinks).
-    static void Fire(const PacketTrace& trace, Ptr<const Packet> p);
+    static void Fire(const PacketTrace& trace, const Ptr<Packet>& p)
+    {
+        if (!trace.IsEmpty())
+        {
+            trace(Framed(p));
+        }
+    }
+
     /// p as a PPP frame (a copy with the IPv4 PPP header).
     static Ptr<Packet> Framed(Ptr<const Packet> p);
     /// True if the receive error model must see the frame (it may read the packet or its size).
@@ -152,6 +160,9 @@ class MetaRoceNetDevice : public NetDevice
     /// frames).
     Ptr<RateErrorModel> m_rateErrorModel;
     Mac48Address m_address;
+    /// The other end (not a Ptr: the two ends would keep each other alive), found on the first
+    /// received packet.
+    MetaRoceNetDevice* m_peer{nullptr};
     Mac48Address m_remoteMac; ///< the other end's address when m_remote was made
     Address m_remote;         ///< m_remoteMac as the receive callbacks take it
     DataRate m_rate;

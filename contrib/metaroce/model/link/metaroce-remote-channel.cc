@@ -75,7 +75,7 @@ MetaRoceRemoteChannel::MetaRoceRemoteChannel() = default;
 MetaRoceRemoteChannel::~MetaRoceRemoteChannel() = default;
 
 bool
-MetaRoceRemoteChannel::TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime)
+MetaRoceRemoteChannel::TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src, Time txTime)
 {
     NS_ABORT_MSG_IF(GetNDevices() != 2,
                     "MetaRoceRemoteChannel: a transmission before both ends attached");

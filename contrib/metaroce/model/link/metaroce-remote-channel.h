@@ -51,7 +51,7 @@ class MetaRoceRemoteChannel : public MetaRoceChannel
     MetaRoceRemoteChannel();
     ~MetaRoceRemoteChannel() override;
 
-    bool TransmitStart(Ptr<Packet> p, Ptr<MetaRoceNetDevice> src, Time txTime) override;
+    bool TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src, Time txTime) override;
 
     /// Receives for `device`, an end on this rank: aggregates the MpiReceiver through which
     /// ns-3 hands it the packets from the other rank.
