@@ -67,9 +67,7 @@ MetaRoceChannel::GetDelay() const
 bool
 MetaRoceChannel::TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src, Time txTime)
 {
-    NS_ABORT_MSG_IF(m_nEnds != 2, "MetaRoceChannel: a transmission before both ends attached");
-    const uint32_t wire = WireFrom(src);
-    CountSent(wire, p->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes);
+    const uint32_t wire = StartOnWire(p, src);
     const Ptr<MetaRoceNetDevice>& dst = Destination(wire);
     if (m_arrivals[wire] == nullptr)
     {
@@ -77,6 +75,16 @@ MetaRoceChannel::TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src,
     }
     m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, std::move(p));
     return true;
+}
+
+uint32_t
+MetaRoceChannel::StartOnWire(const Ptr<Packet>& p, const Ptr<MetaRoceNetDevice>& src)
+{
+    NS_ABORT_MSG_IF(m_nEnds != 2, "MetaRoceChannel: a transmission before both ends attached");
+    const uint32_t wire = WireFrom(src);
+    ++m_sent[wire].packets;
+    m_sent[wire].bytes += p->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes;
+    return wire;
 }
 
 Time

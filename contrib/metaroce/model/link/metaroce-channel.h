@@ -87,12 +87,9 @@ class MetaRoceChannel : public Channel
         return m_ends[1 - wire];
     }
 
-    /// Counts a transmission of `bytes` starting on `wire`.
-    void CountSent(uint32_t wire, uint32_t bytes)
-    {
-        ++m_sent[wire].packets;
-        m_sent[wire].bytes += bytes;
-    }
+    /// A transmission of p from src starts: checks both ends are attached, counts the frame
+    /// and returns the wire it travels.
+    uint32_t StartOnWire(const Ptr<Packet>& p, const Ptr<MetaRoceNetDevice>& src);
 
   private:
     Time m_delay;

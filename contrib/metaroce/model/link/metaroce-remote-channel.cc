@@ -77,11 +77,7 @@ MetaRoceRemoteChannel::~MetaRoceRemoteChannel() = default;
 bool
 MetaRoceRemoteChannel::TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src, Time txTime)
 {
-    NS_ABORT_MSG_IF(GetNDevices() != 2,
-                    "MetaRoceRemoteChannel: a transmission before both ends attached");
-    const uint32_t wire = WireFrom(src);
-    CountSent(wire, p->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes);
-    Ptr<MetaRoceNetDevice> dst = Destination(wire);
+    const Ptr<MetaRoceNetDevice>& dst = Destination(StartOnWire(p, src));
     Ptr<Packet> copy = p->Copy();
     MetaRoceArrivalTag tag;
     tag.at = ArrivalTime(txTime).GetTimeStep();

@@ -43,6 +43,7 @@ MetaRocePortQueue::Attach(Ptr<MetaRoceNetDevice> device)
 {
     m_device = device;
     m_arrivals = MetaRoceArrivals::Of(device->GetNode());
+    m_broadcast = device->GetBroadcast();
     device->SetQueue(this);
 }
 
@@ -66,7 +67,7 @@ MetaRocePortQueue::Kick()
     }
     // Send() enqueues (we hold the packet) and, the device being idle, dequeues it straight
     // away and starts serialising.
-    m_device->Send(p, m_device->GetBroadcast(), MetaRoceNetDevice::kIpv4);
+    m_device->Send(p, m_broadcast, MetaRoceNetDevice::kIpv4);
 }
 
 bool
