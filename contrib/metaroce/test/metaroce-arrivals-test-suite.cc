@@ -41,10 +41,13 @@ class DeliveryOrderTestCase : public TestCase
 
     void StageAll()
     {
-        m_arrivals->Stage(NanoSeconds(10), m_dev[0], Frame(101));
-        m_arrivals->Stage(NanoSeconds(10), m_dev[1], Frame(102));
-        m_arrivals->Stage(NanoSeconds(5), m_dev[1], Frame(103)); // before 102, staged after it
-        m_arrivals->Stage(NanoSeconds(10), m_dev[0], Frame(104));
+        m_arrivals->Stage(NanoSeconds(10), m_dev[0], m_dev[0]->GetIfIndex(), Frame(101));
+        m_arrivals->Stage(NanoSeconds(10), m_dev[1], m_dev[1]->GetIfIndex(), Frame(102));
+        m_arrivals->Stage(NanoSeconds(5),
+                          m_dev[1],
+                          m_dev[1]->GetIfIndex(),
+                          Frame(103)); // before 102, staged after it
+        m_arrivals->Stage(NanoSeconds(10), m_dev[0], m_dev[0]->GetIfIndex(), Frame(104));
         NS_TEST_EXPECT_MSG_EQ(m_arrivals->GetNStaged(), 4, "four staged");
     }
 

@@ -8,6 +8,7 @@
  */
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
+#include "ns3/mac48-address.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-net-device.h"
 #include "ns3/node.h"
@@ -253,6 +254,72 @@ class FramesTestCase : public TestCase
     }
 };
 
+/// Counts the frames a trace sink gets.
+void
+CountFrame(uint32_t* n, Ptr<const Packet>)
+{
+    ++*n;
+}
+
+class TraceSinksTestCase : public TestCase
+{
+  public:
+    TraceSinksTestCase()
+        : TestCase("net-device: a trace fires while it has sinks, with or without context, and "
+                   "stops once they disconnect; callbacks get the peer's current address")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRoceLinkHelper link;
+        link.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+        NetDeviceContainer ends = link.Install(CreateObject<Node>(), CreateObject<Node>());
+        Ptr<NetDevice> tx = ends.Get(0);
+        Ptr<NetDevice> rx = ends.Get(1);
+        std::vector<Mac48Address> from; // the promiscuous callback's source per frame
+        rx->SetPromiscReceiveCallback(MakeCallback(+[](std::vector<Mac48Address>* seen,
+                                                       Ptr<NetDevice>,
+                                                       Ptr<const Packet>,
+                                                       uint16_t,
+                                                       const Address& source,
+                                                       const Address&,
+                                                       NetDevice::PacketType) {
+                                          seen->push_back(Mac48Address::ConvertFrom(source));
+                                          return true;
+                                      }).Bind(&from));
+        uint32_t plain = 0;
+        uint32_t withContext = 0;
+        const Callback<void, Ptr<const Packet>> countPlain = MakeBoundCallback(&CountFrame, &plain);
+        const Callback<void, std::string, Ptr<const Packet>> countWithContext =
+            MakeCallback(+[](uint32_t* n, std::string, Ptr<const Packet>) {
+                ++*n;
+            }).Bind(&withContext);
+        const auto send = [tx]() { tx->Send(Create<Packet>(100), tx->GetBroadcast(), 0x0800); };
+
+        tx->TraceConnectWithoutContext("MacTx", countPlain);
+        tx->TraceConnect("PhyTxEnd", "ctx", countWithContext);
+        Simulator::Schedule(NanoSeconds(10), send);
+        Simulator::Schedule(NanoSeconds(500), [&]() {
+            tx->TraceDisconnectWithoutContext("MacTx", countPlain);
+            tx->TraceDisconnect("PhyTxEnd", "ctx", countWithContext);
+            tx->SetAttribute("Address", Mac48AddressValue(Mac48Address("00:00:00:00:00:42")));
+        });
+        Simulator::Schedule(NanoSeconds(1000), send);
+        Simulator::Run();
+        Simulator::Destroy();
+
+        NS_TEST_EXPECT_MSG_EQ(plain, 1, "MacTx fired once while connected");
+        NS_TEST_EXPECT_MSG_EQ(withContext, 1, "PhyTxEnd fired once while connected");
+        NS_TEST_ASSERT_MSG_EQ(from.size(), 2, "two frames received");
+        NS_TEST_EXPECT_MSG_EQ(from[1],
+                              Mac48Address("00:00:00:00:00:42"),
+                              "the second frame comes from the sender's new address");
+        NS_TEST_EXPECT_MSG_NE(from[0], from[1], "the first came from the old one");
+    }
+};
+
 class PcapTestCase : public TestCase
 {
   public:
@@ -321,6 +388,7 @@ class NetDeviceTestSuite : public TestSuite
         AddTestCase(new TimingTestCase, TestCase::QUICK);
         AddTestCase(new LossTestCase, TestCase::QUICK);
         AddTestCase(new FramesTestCase, TestCase::QUICK);
+        AddTestCase(new TraceSinksTestCase, TestCase::QUICK);
         AddTestCase(new PcapTestCase, TestCase::QUICK);
     }
 };

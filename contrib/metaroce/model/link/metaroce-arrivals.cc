@@ -40,13 +40,15 @@ MetaRoceArrivals::Of(Ptr<Node> node)
 }
 
 void
-MetaRoceArrivals::Stage(Time at, const Ptr<MetaRoceNetDevice>& device, Ptr<Packet> packet)
+MetaRoceArrivals::Stage(Time at,
+                        const Ptr<MetaRoceNetDevice>& device,
+                        uint32_t ifIndex,
+                        Ptr<Packet> packet)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     NS_ABORT_MSG_UNLESS(at.GetTimeStep() > now,
                         "MetaRoceArrivals: a packet for node " << m_nodeId << " staged at " << at
                                                                << ", not after now");
-    const uint32_t ifIndex = device->GetIfIndex();
     if (ifIndex >= m_wires.size())
     {
         m_wires.resize(ifIndex + 1);

@@ -72,8 +72,9 @@ MetaRoceChannel::TransmitStart(Ptr<Packet> p, const Ptr<MetaRoceNetDevice>& src,
     if (m_arrivals[wire] == nullptr)
     {
         m_arrivals[wire] = MetaRoceArrivals::Of(dst->GetNode());
+        m_dstIfIndex[wire] = dst->GetIfIndex();
     }
-    m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, std::move(p));
+    m_arrivals[wire]->Stage(ArrivalTime(txTime), dst, m_dstIfIndex[wire], std::move(p));
     return true;
 }
 

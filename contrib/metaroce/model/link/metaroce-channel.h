@@ -97,6 +97,9 @@ class MetaRoceChannel : public Channel
     std::size_t m_nEnds{0};
     /// The arrivals of wire i's destination node, looked up on the first packet.
     std::array<Ptr<MetaRoceArrivals>, 2> m_arrivals;
+    /// The receiving end's interface index by wire, read with m_arrivals (a device's index is
+    /// fixed once its node has it).
+    std::array<uint32_t, 2> m_dstIfIndex{};
     std::array<Sent, 2> m_sent; ///< by wire
 };
 

@@ -37,7 +37,8 @@ MetaRoceNetDevice::GetTypeId()
             .AddAttribute("Address",
                           "The MAC address of this device",
                           Mac48AddressValue(Mac48Address("ff:ff:ff:ff:ff:ff")),
-                          MakeMac48AddressAccessor(&MetaRoceNetDevice::m_address),
+                          MakeMac48AddressAccessor(&MetaRoceNetDevice::SetMacAddress,
+                                                   &MetaRoceNetDevice::GetMacAddress),
                           MakeMac48AddressChecker())
             .AddAttribute("DataRate",
                           "The rate at which frames are serialised",
@@ -116,7 +117,21 @@ MetaRoceNetDevice::AddTraceSources(TypeId tid)
                         "ns3::Packet::TracedCallback");
 }
 
-MetaRoceNetDevice::MetaRoceNetDevice() = default;
+MetaRoceNetDevice::MetaRoceNetDevice()
+{
+    m_macTxTrace.Bind(&m_listened, kMacTx);
+    m_macTxDropTrace.Bind(&m_listened, kMacTxDrop);
+    m_macPromiscRxTrace.Bind(&m_listened, kMacPromiscRx);
+    m_macRxTrace.Bind(&m_listened, kMacRx);
+    m_phyTxBeginTrace.Bind(&m_listened, kPhyTxBegin);
+    m_phyTxEndTrace.Bind(&m_listened, kPhyTxEnd);
+    m_phyTxDropTrace.Bind(&m_listened, kPhyTxDrop);
+    m_phyRxEndTrace.Bind(&m_listened, kPhyRxEnd);
+    m_phyRxDropTrace.Bind(&m_listened, kPhyRxDrop);
+    m_snifferTrace.Bind(&m_listened, kSniffer);
+    m_promiscSnifferTrace.Bind(&m_listened, kPromiscSniffer);
+}
+
 MetaRoceNetDevice::~MetaRoceNetDevice() = default;
 
 void
@@ -124,7 +139,6 @@ MetaRoceNetDevice::DoDispose()
 {
     m_node = nullptr;
     m_channel = nullptr;
-    m_peer = nullptr;
     m_queue = nullptr;
     m_receiveErrorModel = nullptr;
     m_rateErrorModel = nullptr;
@@ -151,6 +165,13 @@ MetaRoceNetDevice::SetDataRate(DataRate rate)
 {
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "MetaRoceNetDevice: DataRate must be above 0 b/s");
     m_rate = rate;
+    ClearTxTimes();
+}
+
+void
+MetaRoceNetDevice::ClearTxTimes()
+{
+    m_recentBytes = {UINT32_MAX, UINT32_MAX};
     m_txTimes.fill(TxTimeEntry{});
 }
 
@@ -197,6 +218,19 @@ MetaRoceNetDevice::GetReceiveErrorModel() const
 Time
 MetaRoceNetDevice::TxTime(uint32_t bytes)
 {
+    if (m_recentBytes[0] == bytes)
+    {
+        return m_recentTimes[0];
+    }
+    const Time time = m_recentBytes[1] == bytes ? m_recentTimes[1] : TxTimeSlow(bytes);
+    m_recentBytes = {bytes, m_recentBytes[0]};
+    m_recentTimes = {time, m_recentTimes[0]};
+    return time;
+}
+
+Time
+MetaRoceNetDevice::TxTimeSlow(uint32_t bytes)
+{
     // Two ways per set, the latest used first; Fibonacci hashing keeps sizes that differ by a
     // multiple of a power of two (a full DATA packet and an ACK) apart.
     TxTimeEntry* set = &m_txTimes[((bytes * 0x9E3779B1u) >> 29) * 2];
@@ -237,17 +271,17 @@ MetaRoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protoc
         m_macTxDropTrace(packet);
         return false;
     }
-    Fire(m_macTxTrace, packet);
+    Fire(kMacTx, m_macTxTrace, packet);
     if (!m_queue->Enqueue(packet))
     {
-        Fire(m_macTxDropTrace, packet);
+        Fire(kMacTxDrop, m_macTxDropTrace, packet);
         return false;
     }
     if (!m_busy)
     {
         Ptr<Packet> next = m_queue->Dequeue();
-        Fire(m_snifferTrace, next);
-        Fire(m_promiscSnifferTrace, next);
+        Fire(kSniffer, m_snifferTrace, next);
+        Fire(kPromiscSniffer, m_promiscSnifferTrace, next);
         return TransmitStart(next);
     }
     return true;
@@ -259,12 +293,12 @@ MetaRoceNetDevice::TransmitStart(Ptr<Packet> p)
     NS_ASSERT_MSG(!m_busy, "MetaRoceNetDevice: transmission started while busy");
     m_busy = true;
     m_current = p;
-    Fire(m_phyTxBeginTrace, p);
+    Fire(kPhyTxBegin, m_phyTxBeginTrace, p);
     const Time txTime = TxTime(p->GetSize());
     Simulator::Schedule(txTime + m_interframeGap, &MetaRoceNetDevice::TransmitComplete, this);
     if (!m_channel->TransmitStart(p, this, txTime))
     {
-        Fire(m_phyTxDropTrace, p);
+        Fire(kPhyTxDrop, m_phyTxDropTrace, p);
         return false;
     }
     return true;
@@ -275,15 +309,15 @@ MetaRoceNetDevice::TransmitComplete()
 {
     NS_ASSERT_MSG(m_busy && m_current, "MetaRoceNetDevice: transmission ended while idle");
     m_busy = false;
-    Fire(m_phyTxEndTrace, m_current);
+    Fire(kPhyTxEnd, m_phyTxEndTrace, m_current);
     m_current = nullptr;
     Ptr<Packet> next = m_queue->Dequeue();
     if (next == nullptr)
     {
         return;
     }
-    Fire(m_snifferTrace, next);
-    Fire(m_promiscSnifferTrace, next);
+    Fire(kSniffer, m_snifferTrace, next);
+    Fire(kPromiscSniffer, m_promiscSnifferTrace, next);
     TransmitStart(next);
 }
 
@@ -303,39 +337,34 @@ MetaRoceNetDevice::Receive(Ptr<Packet> packet)
         Ptr<Packet> judged = ErrorModelReadsFrame() ? Framed(packet) : packet;
         if (m_receiveErrorModel->IsCorrupt(judged))
         {
-            if (!m_phyRxDropTrace.IsEmpty())
+            if ((m_listened & kPhyRxDrop) != 0)
             {
                 m_phyRxDropTrace(judged == packet ? Framed(packet) : judged);
             }
             return;
         }
     }
-    Fire(m_snifferTrace, packet);
-    Fire(m_promiscSnifferTrace, packet);
-    Fire(m_phyRxEndTrace, packet);
-    RefreshRemote();
+    Fire(kSniffer, m_snifferTrace, packet);
+    Fire(kPromiscSniffer, m_promiscSnifferTrace, packet);
+    Fire(kPhyRxEnd, m_phyRxEndTrace, packet);
+    if (!m_remoteKnown)
+    {
+        RefreshRemote();
+    }
     if (!m_promiscCallback.IsNull())
     {
-        Fire(m_macPromiscRxTrace, packet);
+        Fire(kMacPromiscRx, m_macPromiscRxTrace, packet);
         m_promiscCallback(this, packet, kIpv4, m_remote, GetAddress(), NetDevice::PACKET_HOST);
     }
-    Fire(m_macRxTrace, packet);
+    Fire(kMacRx, m_macRxTrace, packet);
     m_rxCallback(this, packet, kIpv4, m_remote);
 }
 
 void
 MetaRoceNetDevice::RefreshRemote()
 {
-    // The peer's address is compared per packet (six bytes) and converted only when it changes.
-    if (m_peer == nullptr)
-    {
-        m_peer = PeekPointer(m_channel->GetEnd(m_channel->GetEnd(0) == this ? 1 : 0));
-    }
-    if (m_remote.IsInvalid() || m_peer->m_address != m_remoteMac)
-    {
-        m_remoteMac = m_peer->m_address;
-        m_remote = m_remoteMac;
-    }
+    m_remote = m_channel->GetEnd(m_channel->GetEnd(0) == this ? 1 : 0)->m_address;
+    m_remoteKnown = true;
 }
 
 void
@@ -359,7 +388,24 @@ MetaRoceNetDevice::GetChannel() const
 void
 MetaRoceNetDevice::SetAddress(Address address)
 {
-    m_address = Mac48Address::ConvertFrom(address);
+    SetMacAddress(Mac48Address::ConvertFrom(address));
+}
+
+void
+MetaRoceNetDevice::SetMacAddress(Mac48Address address)
+{
+    m_address = address;
+    // The other end converts it at its next arrival (the receive callbacks' "from").
+    for (std::size_t i = 0; m_channel != nullptr && i < m_channel->GetNDevices(); ++i)
+    {
+        m_channel->GetEnd(i)->m_remoteKnown = false;
+    }
+}
+
+Mac48Address
+MetaRoceNetDevice::GetMacAddress() const
+{
+    return m_address;
 }
 
 Address

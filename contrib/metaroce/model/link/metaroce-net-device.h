@@ -19,8 +19,8 @@
  *    packet units, which judges a packet without reading it. So a sink that adds a tag to what
  *    it gets does not tag the packet on the wire (UIDs are kept), and a TxQueue limited in bytes
  *    counts packets 2 bytes shorter than on the stock device.
- *  - Transmission times are cached per frame size (16 entries), not computed per packet
- *    (DataRate's 128-bit division was 7% of a hop).
+ *  - Transmission times are cached per frame size (the two latest, then 16 entries), not
+ *    computed per packet (DataRate's 128-bit division was 7% of a hop).
  *  - The channel hands the receiver the sender's packet, not a copy: Send() takes the packet
  *    over (change it no more), receivers get a Ptr<const Packet> and copy before they change
  *    anything (the switch copies every packet it forwards).
@@ -34,6 +34,8 @@
  */
 #ifndef METAROCE_NET_DEVICE_H
 #define METAROCE_NET_DEVICE_H
+
+#include "metaroce-flagged-trace.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
@@ -56,7 +58,7 @@ class MetaRoceChannel;
  * \ingroup metaroce
  * \brief A point-to-point IPv4 device for MetaRoceChannel (see the file comment).
  */
-class MetaRoceNetDevice : public NetDevice
+class alignas(64) MetaRoceNetDevice : public NetDevice
 {
   public:
     /// Bytes of the PPP header the stock device puts on every frame (counted, not carried).
@@ -122,7 +124,23 @@ class MetaRoceNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
-    using PacketTrace = TracedCallback<Ptr<const Packet>>;
+    using PacketTrace = MetaRoceFlaggedTrace<Ptr<const Packet>>;
+
+    /// The trace sources' bits in m_listened.
+    enum TraceBit : uint32_t
+    {
+        kMacTx = 1U << 0,
+        kMacTxDrop = 1U << 1,
+        kMacPromiscRx = 1U << 2,
+        kMacRx = 1U << 3,
+        kPhyTxBegin = 1U << 4,
+        kPhyTxEnd = 1U << 5,
+        kPhyTxDrop = 1U << 6,
+        kPhyRxEnd = 1U << 7,
+        kPhyRxDrop = 1U << 8,
+        kSniffer = 1U << 9,
+        kPromiscSniffer = 1U << 10,
+    };
 
     /// GetTypeId's trace sources.
     static TypeId AddTraceSources(TypeId tid);
@@ -133,12 +151,16 @@ class MetaRoceNetDevice : public NetDevice
     void TransmitComplete();
     /// The time a packet of `bytes` (frame header excluded) takes on the wire.
     Time TxTime(uint32_t bytes);
+    /// TxTime() past the two latest sizes: the 16-entry cache, or DataRate's division.
+    Time TxTimeSlow(uint32_t bytes);
+    /// Forgets every cached transmission time (the rate has changed).
+    void ClearTxTimes();
 
-    /// Fires trace with p as the stock device's sinks see it: PPP-framed (a copy, made only
-    /// when the trace has sinks).
-    static void Fire(const PacketTrace& trace, const Ptr<Packet>& p)
+    /// Fires trace (whose bit is `bit`) with p as the stock device's sinks see it: PPP-framed
+    /// (a copy, made only when the trace has sinks).
+    void Fire(uint32_t bit, const PacketTrace& trace, const Ptr<Packet>& p) const
     {
-        if (!trace.IsEmpty())
+        if ((m_listened & bit) != 0)
         {
             trace(Framed(p));
         }
@@ -148,36 +170,47 @@ class MetaRoceNetDevice : public NetDevice
     static Ptr<Packet> Framed(Ptr<const Packet> p);
     /// True if the receive error model must see the frame (it may read the packet or its size).
     bool ErrorModelReadsFrame() const;
-    /// Brings m_remote up to date with the other end's address (a packet has arrived, so both
-    /// ends are attached).
+    /// Makes m_remote the other end's address (a packet has arrived, so both ends are attached).
     void RefreshRemote();
+    /// The Address attribute's setter: the other end converts it again at its next arrival.
+    void SetMacAddress(Mac48Address address);
+    /// The Address attribute's getter.
+    Mac48Address GetMacAddress() const;
 
-    Ptr<Node> m_node;
+    // What every packet-hop reads comes first, in the object's first two cache lines (with
+    // alignas(64) on the class): at a few hundred hosts a hop's cost is mostly cache misses
+    // (doc/benchmarks.md, "Cache lines per hop"), and the stock layout spread a hop over ten
+    // lines of each device.
+    Ptr<Packet> m_current; ///< the frame being serialised
     Ptr<MetaRoceChannel> m_channel;
     Ptr<Queue<Packet>> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;
+    NetDevice::ReceiveCallback m_rxCallback;
+    NetDevice::PromiscReceiveCallback m_promiscCallback;
+    Time m_interframeGap;
+    uint32_t m_listened{0}; ///< a TraceBit set while that trace source has sinks
+    uint32_t m_ifIndex{0};
+    bool m_linkUp{false};
+    bool m_busy{false};
+    bool m_remoteKnown{false}; ///< m_remote is the other end's current address
+    /// The two latest frame sizes and their times, latest first (a port mostly alternates
+    /// between two sizes: full DATA packets and ACKs); UINT32_MAX: none.
+    std::array<uint32_t, 2> m_recentBytes{UINT32_MAX, UINT32_MAX};
+    std::array<Time, 2> m_recentTimes;
+
+    // The rest: set-up, rarely used paths and the trace sources' sink lists.
+    Ptr<Node> m_node;
     /// m_receiveErrorModel if it is exactly a RateErrorModel (its unit decides whether it reads
     /// frames).
     Ptr<RateErrorModel> m_rateErrorModel;
     Mac48Address m_address;
-    /// The other end (not a Ptr: the two ends would keep each other alive), found on the first
-    /// received packet.
-    MetaRoceNetDevice* m_peer{nullptr};
-    Mac48Address m_remoteMac; ///< the other end's address when m_remote was made
-    Address m_remote;         ///< m_remoteMac as the receive callbacks take it
+    Address m_remote; ///< the other end's address as the receive callbacks take it
     DataRate m_rate;
-    Time m_interframeGap;
-    uint32_t m_ifIndex{0};
     uint16_t m_mtu{1500};
-    bool m_linkUp{false};
-    bool m_busy{false};
-    Ptr<Packet> m_current; ///< the frame being serialised
     TracedCallback<> m_linkChanges;
-    NetDevice::ReceiveCallback m_rxCallback;
-    NetDevice::PromiscReceiveCallback m_promiscCallback;
 
-    /// Transmission times by frame size: 8 sets of two (a fabric sends a handful of sizes, and
-    /// a fabric has thousands of devices); cleared when the rate changes.
+    /// Transmission times by frame size past the two latest: 8 sets of two (a fabric sends a
+    /// handful of sizes, and a fabric has thousands of devices); cleared when the rate changes.
     struct TxTimeEntry
     {
         uint32_t bytes{UINT32_MAX};

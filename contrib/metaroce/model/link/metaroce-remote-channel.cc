@@ -114,7 +114,8 @@ MetaRoceRemoteChannel::FromOtherRank(Ptr<MetaRoceNetDevice> device, Ptr<Packet> 
                         "MetaRoceRemoteChannel: a packet from another rank without its "
                         "arrival time");
     ++s_received;
-    MetaRoceArrivals::Of(device->GetNode())->Stage(TimeStep(tag.at), device, packet);
+    MetaRoceArrivals::Of(device->GetNode())
+        ->Stage(TimeStep(tag.at), device, device->GetIfIndex(), packet);
 }
 
 uint64_t MetaRoceRemoteChannel::s_sent = 0;
