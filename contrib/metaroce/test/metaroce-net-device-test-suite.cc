@@ -22,6 +22,7 @@
 #include "ns3/test.h"
 #include "ns3/trace-helper.h"
 
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -320,6 +321,58 @@ class TraceSinksTestCase : public TestCase
     }
 };
 
+/// A frame sink that records the port and size of what it gets.
+class RecordingSink : public MetaRoceFrameSink
+{
+  public:
+    void ReceiveFrame(uint32_t port, Ptr<const Packet> packet) override
+    {
+        got.emplace_back(port, packet->GetSize());
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> got;
+};
+
+class FrameSinkTestCase : public TestCase
+{
+  public:
+    FrameSinkTestCase()
+        : TestCase("net-device: a frame sink gets arrivals with its port instead of the receive "
+                   "callback, until a receive callback is set again")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRoceLinkHelper link;
+        link.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+        NetDeviceContainer ends = link.Install(CreateObject<Node>(), CreateObject<Node>());
+        Ptr<NetDevice> tx = ends.Get(0);
+        Ptr<MetaRoceNetDevice> rx = DynamicCast<MetaRoceNetDevice>(ends.Get(1));
+        Receiver receiver;
+        RecordingSink sink;
+        rx->SetReceiveCallback(MakeCallback(&Receiver::OnReceive, &receiver));
+        rx->SetFrameSink(&sink, 7);
+        Simulator::Schedule(NanoSeconds(10),
+                            [tx]() { tx->Send(Create<Packet>(100), tx->GetBroadcast(), 0x0800); });
+        Simulator::Schedule(NanoSeconds(500), [&]() {
+            rx->SetReceiveCallback(MakeCallback(&Receiver::OnReceive, &receiver));
+        });
+        Simulator::Schedule(NanoSeconds(1000),
+                            [tx]() { tx->Send(Create<Packet>(200), tx->GetBroadcast(), 0x0800); });
+        Simulator::Run();
+        Simulator::Destroy();
+
+        const std::vector<std::pair<uint32_t, uint32_t>> toSink{{7, 100}};
+        NS_TEST_EXPECT_MSG_EQ((sink.got == toSink), true, "the sink got the first packet, port 7");
+        const std::vector<uint32_t> toCallback{200};
+        NS_TEST_EXPECT_MSG_EQ((receiver.sizes == toCallback),
+                              true,
+                              "the receive callback got only the second");
+    }
+};
+
 class PcapTestCase : public TestCase
 {
   public:
@@ -389,6 +442,7 @@ class NetDeviceTestSuite : public TestSuite
         AddTestCase(new LossTestCase, TestCase::QUICK);
         AddTestCase(new FramesTestCase, TestCase::QUICK);
         AddTestCase(new TraceSinksTestCase, TestCase::QUICK);
+        AddTestCase(new FrameSinkTestCase, TestCase::QUICK);
         AddTestCase(new PcapTestCase, TestCase::QUICK);
     }
 };

@@ -77,14 +77,14 @@ struct Arrival
 };
 
 /// A bare host: scripted sender, counting receiver, PFC-honouring like a NIC must be.
-class TestHost
+class TestHost : public MetaRocePortOwner
 {
   public:
     explicit TestHost(Ptr<MetaRoceNetDevice> dev)
         : m_dev(dev)
         , m_queue(CreateObject<MetaRocePortQueue>())
     {
-        m_queue->SetPullCallback(MakeCallback(&TestHost::Pull, this));
+        m_queue->SetOwner(this, 0);
         m_queue->Attach(dev);
         dev->SetReceiveCallback(MakeCallback(&TestHost::Receive, this));
     }
@@ -102,7 +102,7 @@ class TestHost
     uint32_t resumesReceived{0};
 
   private:
-    Ptr<Packet> Pull()
+    Ptr<Packet> PullPort(uint32_t) override
     {
         for (uint32_t c = 0; c < kMetaRoceNumClasses; ++c)
         {

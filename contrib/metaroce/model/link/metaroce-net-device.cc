@@ -144,6 +144,7 @@ MetaRoceNetDevice::DoDispose()
     m_rateErrorModel = nullptr;
     m_current = nullptr;
     m_rxCallback.Nullify();
+    m_sink = nullptr;
     m_promiscCallback.Nullify();
     NetDevice::DoDispose();
 }
@@ -357,6 +358,11 @@ MetaRoceNetDevice::Receive(Ptr<Packet> packet)
         m_promiscCallback(this, packet, kIpv4, m_remote, GetAddress(), NetDevice::PACKET_HOST);
     }
     Fire(kMacRx, m_macRxTrace, packet);
+    if (m_sink != nullptr)
+    {
+        m_sink->ReceiveFrame(m_sinkPort, packet);
+        return;
+    }
     m_rxCallback(this, packet, kIpv4, m_remote);
 }
 
@@ -509,6 +515,14 @@ void
 MetaRoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 {
     m_rxCallback = cb;
+    m_sink = nullptr;
+}
+
+void
+MetaRoceNetDevice::SetFrameSink(MetaRoceFrameSink* sink, uint32_t port)
+{
+    m_sink = sink;
+    m_sinkPort = port;
 }
 
 void

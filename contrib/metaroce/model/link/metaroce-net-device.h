@@ -56,6 +56,20 @@ class MetaRoceChannel;
 
 /**
  * \ingroup metaroce
+ * \brief What a device hands its intact arrivals to when it is a NIC's or a switch's port:
+ * called directly rather than through the receive Callback, which reaches its target through
+ * two more heap objects (two cache misses per packet-hop in a large fabric).
+ */
+class MetaRoceFrameSink
+{
+  public:
+    virtual ~MetaRoceFrameSink() = default;
+    /// An IPv4 packet has arrived intact through the sink's port `port`.
+    virtual void ReceiveFrame(uint32_t port, Ptr<const Packet> packet) = 0;
+};
+
+/**
+ * \ingroup metaroce
  * \brief A point-to-point IPv4 device for MetaRoceChannel (see the file comment).
  */
 class alignas(64) MetaRoceNetDevice : public NetDevice
@@ -90,6 +104,11 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
 
     /// A packet arriving from the channel (its transmission has ended at the far end).
     void Receive(Ptr<Packet> packet);
+
+    /// Hands intact arrivals to sink's port `port` instead of the receive callback, until
+    /// SetReceiveCallback() is called again (null: back to the receive callback). The sink
+    /// outlives the device or detaches first. Traces and the promiscuous callback are unchanged.
+    void SetFrameSink(MetaRoceFrameSink* sink, uint32_t port);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -185,9 +204,8 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     Ptr<MetaRoceChannel> m_channel;
     Ptr<Queue<Packet>> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;
-    NetDevice::ReceiveCallback m_rxCallback;
-    NetDevice::PromiscReceiveCallback m_promiscCallback;
-    Time m_interframeGap;
+    MetaRoceFrameSink* m_sink{nullptr}; ///< if set, gets arrivals instead of m_rxCallback
+    uint32_t m_sinkPort{0};
     uint32_t m_listened{0}; ///< a TraceBit set while that trace source has sinks
     uint32_t m_ifIndex{0};
     bool m_linkUp{false};
@@ -197,9 +215,12 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /// between two sizes: full DATA packets and ACKs); UINT32_MAX: none.
     std::array<uint32_t, 2> m_recentBytes{UINT32_MAX, UINT32_MAX};
     std::array<Time, 2> m_recentTimes;
+    Time m_interframeGap;
+    NetDevice::PromiscReceiveCallback m_promiscCallback;
 
     // The rest: set-up, rarely used paths and the trace sources' sink lists.
     Ptr<Node> m_node;
+    NetDevice::ReceiveCallback m_rxCallback;
     /// m_receiveErrorModel if it is exactly a RateErrorModel (its unit decides whether it reads
     /// frames).
     Ptr<RateErrorModel> m_rateErrorModel;

@@ -203,6 +203,7 @@ MetaRoceNic::DoDispose()
     for (Port& port : m_ports)
     {
         port.queue->Dispose();
+        port.device->SetFrameSink(nullptr, 0);
         port.device = nullptr;
     }
     m_ports.clear();
@@ -231,11 +232,11 @@ MetaRoceNic::AddPort(Ptr<MetaRoceNetDevice> device, Ipv4Address address)
     port.device = device;
     port.address = address;
     port.queue = CreateObject<MetaRocePortQueue>();
-    port.queue->SetPullCallback(MakeCallback(&MetaRoceNic::Pull, this).Bind(index));
+    port.queue->SetOwner(this, index);
     port.queue->Attach(device);
     m_arrivals = MetaRoceArrivals::Of(device->GetNode());
     m_pfc.SetArrivals(m_arrivals);
-    device->SetReceiveCallback(MakeCallback(&MetaRoceNic::Receive, this));
+    device->SetFrameSink(this, index);
     m_ports.push_back(port);
     m_scheduler.AddPort();
     m_pfc.AddPort(MakeCallback(&MetaRocePortQueue::Kick, port.queue));
@@ -439,7 +440,7 @@ MetaRoceNic::GetControlFirst() const
 }
 
 Ptr<Packet>
-MetaRoceNic::Pull(uint32_t index)
+MetaRoceNic::PullPort(uint32_t index)
 {
     Port& port = m_ports[index];
     if (!port.up)
@@ -455,34 +456,25 @@ MetaRoceNic::Pull(uint32_t index)
     return p;
 }
 
-bool
-MetaRoceNic::Receive(Ptr<NetDevice> device,
-                     Ptr<const Packet> packet,
-                     uint16_t protocol,
-                     const Address& from)
+void
+MetaRoceNic::ReceiveFrame(uint32_t index, Ptr<const Packet> packet)
 {
-    uint32_t index = 0;
-    while (index < m_ports.size() && m_ports[index].device != device)
-    {
-        ++index;
-    }
-    NS_ASSERT(index < m_ports.size());
     m_rxTrace(packet, index);
     if (!m_ports[index].up)
     {
         m_dropTrace(packet, index, metaroce::NicDropReasonName(metaroce::NicDropReason::PortDown));
-        return true;
+        return;
     }
     if (IsPfcProtocol(packet))
     {
         m_pfc.OnFrame(index, ParsePfcFrame(packet), DataRate(LineRateBps(index)));
-        return true;
+        return;
     }
     MetaRoceFraming::Arrival arrival;
-    if (!MetaRoceFraming::Unframe(packet, protocol, arrival))
+    if (!MetaRoceFraming::Unframe(packet, MetaRoceNetDevice::kIpv4, arrival))
     {
         m_dropTrace(packet, index, metaroce::NicDropReasonName(metaroce::NicDropReason::NotUdp));
-        return true;
+        return;
     }
     auto it = arrival.destination ? m_hosts.find(*arrival.destination) : m_hosts.end();
     if (it == m_hosts.end())
@@ -490,10 +482,9 @@ MetaRoceNic::Receive(Ptr<NetDevice> device,
         m_dropTrace(packet,
                     index,
                     metaroce::NicDropReasonName(metaroce::NicDropReason::UnknownDestination));
-        return true;
+        return;
     }
     HandToEngine(*it->second, index, arrival, packet);
-    return true;
 }
 
 void

@@ -61,7 +61,7 @@ namespace ns3
  * \ingroup metaroce
  * \brief An RDMA NIC with one port per plane, running MetaRoCE connections and RoCEv2 QPs.
  */
-class MetaRoceNic : public Object
+class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFrameSink
 {
   public:
     static TypeId GetTypeId();
@@ -153,13 +153,11 @@ class MetaRoceNic : public Object
                                            uint32_t localId,
                                            uint32_t remoteId,
                                            uint32_t plane);
-    /// The port scheduler's next packet for `port`, for its device (MetaRocePortQueue).
-    Ptr<Packet> Pull(uint32_t port);
-    /// The devices' receive callback: PFC frames, then IPv4/UDP datagrams for the queue pairs.
-    bool Receive(Ptr<NetDevice> device,
-                 Ptr<const Packet> packet,
-                 uint16_t protocol,
-                 const Address& from);
+    /// The port scheduler's next packet for `port`, for its device (MetaRocePortOwner).
+    Ptr<Packet> PullPort(uint32_t port) override;
+    /// A packet arrived on port `index` (MetaRoceFrameSink): PFC frames, then IPv4/UDP
+    /// datagrams for the queue pairs.
+    void ReceiveFrame(uint32_t index, Ptr<const Packet> packet) override;
     /// Hands `arrival` (`packet` unwrapped), which came in on port `index`, to `host`'s engine.
     void HandToEngine(QueuePairHost& host,
                       uint32_t index,

@@ -25,7 +25,7 @@ MetaRocePortQueue::~MetaRocePortQueue() = default;
 void
 MetaRocePortQueue::DoDispose()
 {
-    m_pull = PullCallback();
+    m_owner = nullptr;
     m_device = nullptr;
     m_arrivals = nullptr;
     m_handed = nullptr;
@@ -33,9 +33,10 @@ MetaRocePortQueue::DoDispose()
 }
 
 void
-MetaRocePortQueue::SetPullCallback(PullCallback pull)
+MetaRocePortQueue::SetOwner(MetaRocePortOwner* owner, uint32_t port)
 {
-    m_pull = pull;
+    m_owner = owner;
+    m_port = port;
 }
 
 void
@@ -56,11 +57,11 @@ MetaRocePortQueue::IsBusy() const
 void
 MetaRocePortQueue::Kick()
 {
-    if (m_busy || m_device == nullptr || m_pull.IsNull())
+    if (m_busy || m_device == nullptr || m_owner == nullptr)
     {
         return;
     }
-    Ptr<Packet> p = m_pull();
+    Ptr<Packet> p = m_owner->PullPort(m_port);
     if (p == nullptr)
     {
         return;
@@ -83,12 +84,12 @@ MetaRocePortQueue::Dequeue()
 {
     Ptr<Packet> p = m_handed;
     m_handed = nullptr;
-    if (p == nullptr && !m_pull.IsNull())
+    if (p == nullptr && m_owner != nullptr)
     {
         // The device's transmit completion: packets arriving at this instant come first
         // (metaroce-arrivals.h). Kicking this port from there does nothing: it is still busy.
         m_arrivals->DeliverDue();
-        p = m_pull();
+        p = m_owner->PullPort(m_port);
     }
     m_busy = p != nullptr;
     return p;

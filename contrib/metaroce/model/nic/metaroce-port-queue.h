@@ -16,7 +16,6 @@
 #ifndef METAROCE_PORT_QUEUE_H
 #define METAROCE_PORT_QUEUE_H
 
-#include "ns3/callback.h"
 #include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-net-device.h"
 #include "ns3/packet.h"
@@ -27,20 +26,32 @@ namespace ns3
 
 /**
  * \ingroup metaroce
+ * \brief What a port queue pulls from: a NIC, a switch. Called directly rather than through an
+ * ns3::Callback, which reaches its target through two more heap objects (two cache misses per
+ * packet-hop in a large fabric).
+ */
+class MetaRocePortOwner
+{
+  public:
+    virtual ~MetaRocePortOwner() = default;
+    /// The next packet for port `port` to transmit now, or null when none may go.
+    virtual Ptr<Packet> PullPort(uint32_t port) = 0;
+};
+
+/**
+ * \ingroup metaroce
  * \brief A Queue<Packet> that holds nothing of its own and pulls from its owner on Dequeue().
  */
 class MetaRocePortQueue : public Queue<Packet>
 {
   public:
-    /// Returns the next packet to transmit, or null when none may go.
-    using PullCallback = Callback<Ptr<Packet>>;
-
     static TypeId GetTypeId();
     MetaRocePortQueue();
     ~MetaRocePortQueue() override;
 
-    /// Sets the owner's pull function.
-    void SetPullCallback(PullCallback pull);
+    /// Pulls from owner's port `port` from now on (null: from nobody; the owner outlives the
+    /// queue or detaches it first).
+    void SetOwner(MetaRocePortOwner* owner, uint32_t port);
 
     /// Binds the queue to its device and installs it as the device's transmit queue.
     void Attach(Ptr<MetaRoceNetDevice> device);
@@ -60,7 +71,8 @@ class MetaRocePortQueue : public Queue<Packet>
     void DoDispose() override;
 
   private:
-    PullCallback m_pull;
+    MetaRocePortOwner* m_owner{nullptr};
+    uint32_t m_port{0};
     Ptr<MetaRoceNetDevice> m_device;
     Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's arrivals, delivered before a pull
     /// The device's broadcast address, kept: converting it to an Address per packet was 0.8% of

@@ -174,9 +174,8 @@ MetaRoceSwitch::DoDispose()
             pt.refresh[c].Cancel();
             pt.pauseExpiry[c].Cancel();
         }
-        pt.device->SetReceiveCallback(
-            MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>());
-        pt.queue->SetPullCallback(MetaRocePortQueue::PullCallback());
+        pt.device->SetFrameSink(nullptr, 0);
+        pt.queue->SetOwner(nullptr, 0);
     }
     m_ports.clear();
     m_rng = nullptr;
@@ -216,10 +215,10 @@ MetaRoceSwitch::AddPort(Ptr<MetaRoceNetDevice> device)
     Port& pt = m_ports.back();
     pt.device = device;
     pt.queue = CreateObject<MetaRocePortQueue>();
-    pt.queue->SetPullCallback(MakeCallback(&MetaRoceSwitch::Pull, this, idx));
+    pt.queue->SetOwner(this, idx);
     pt.queue->Attach(device);
     m_arrivals = MetaRoceArrivals::Of(device->GetNode());
-    device->SetReceiveCallback(MakeCallback(&MetaRoceSwitch::Receive, this, idx));
+    device->SetFrameSink(this, idx);
     m_fib.SetPortUp(idx, true);
     return idx;
 }
@@ -238,14 +237,10 @@ MetaRoceSwitch::GetNextHops(Ipv4Address dst) const
     return m_fib.GetNextHops(dst);
 }
 
-bool
-MetaRoceSwitch::Receive(uint32_t port,
-                        Ptr<NetDevice> device,
-                        Ptr<const Packet> packet,
-                        uint16_t protocol,
-                        const Address& from)
+void
+MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<const Packet> packet)
 {
-    NS_LOG_FUNCTION(this << port << packet << protocol);
+    NS_LOG_FUNCTION(this << port << packet);
     if (!m_configChecked)
     {
         CheckConfig();
@@ -254,7 +249,7 @@ MetaRoceSwitch::Receive(uint32_t port,
     // 1. Parse the IPv4/UDP bytes once. PFC frames are link-local MAC control: consumed here,
     //    never counted as traffic (and ignored unless PFC is enabled).
     MetaRocePacketInfo info;
-    const bool ipv4 = protocol == kIpv4EtherType && MetaRoceParseIpv4(packet, info);
+    const bool ipv4 = MetaRoceParseIpv4(packet, info); // the device carries IPv4 only
     if (ipv4 && info.key.protocol == kMetaRocePfcProtocol)
     {
         if (auto frame = ParsePfcFrame(packet))
@@ -263,7 +258,7 @@ MetaRoceSwitch::Receive(uint32_t port,
             {
                 HandlePfcFrame(port, *frame);
             }
-            return true;
+            return;
         }
     }
     in.counters.rxPackets++;
@@ -273,12 +268,12 @@ MetaRoceSwitch::Receive(uint32_t port,
     if (!in.up)
     {
         Drop(packet, port, MetaRoceDropReason::PORT_DOWN);
-        return true;
+        return;
     }
     if (!ipv4)
     {
         Drop(packet, port, MetaRoceDropReason::MALFORMED);
-        return true;
+        return;
     }
     const MetaRoceFib::Result route = m_fib.Lookup(info.key, m_ecmpSeed);
     if (route.status != MetaRoceFib::Status::OK)
@@ -287,7 +282,7 @@ MetaRoceSwitch::Receive(uint32_t port,
              port,
              route.status == MetaRoceFib::Status::NO_ROUTE ? MetaRoceDropReason::NO_ROUTE
                                                            : MetaRoceDropReason::PORT_DOWN);
-        return true;
+        return;
     }
     const uint32_t egress = route.port;
     const uint32_t cls = MetaRoceClassify(info.tos, info.l4Payload, m_controlMaxPayload);
@@ -301,14 +296,13 @@ MetaRoceSwitch::Receive(uint32_t port,
         {
             Drop(packet, egress, verdict);
         }
-        return true;
+        return;
     }
 
     // 4. ECN: the marker's policy on the DATA queue, ECT(0) and ECT(1) only.
     Ptr<Packet> p = packet->Copy();
     MaybeMarkCe(p, info, egress, cls);
     Enqueue(p, port, egress, cls);
-    return true;
 }
 
 bool
@@ -451,7 +445,7 @@ MetaRoceSwitch::Unbuffer(const Item& item, uint32_t egress, uint32_t cls)
 }
 
 Ptr<Packet>
-MetaRoceSwitch::Pull(uint32_t port)
+MetaRoceSwitch::PullPort(uint32_t port)
 {
     Port& pt = m_ports[port];
     if (!pt.up)

@@ -121,7 +121,7 @@ struct MetaRoceSwitchPortCounters
  *   sw->AddRoute(Ipv4Address("10.0.0.0"), Ipv4Mask("/24"), p0);
  * \endcode
  */
-class MetaRoceSwitch : public Object
+class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceFrameSink
 {
   public:
     /// The name of a drop reason (its kSwitchDropReasons row's).
@@ -230,14 +230,10 @@ class MetaRoceSwitch : public Object
         MetaRoceSwitchPortCounters counters;
     };
 
-    /// The device receive callback, with the port bound in front.
-    bool Receive(uint32_t port,
-                 Ptr<NetDevice> device,
-                 Ptr<const Packet> packet,
-                 uint16_t protocol,
-                 const Address& from);
-    /// The port queue's pull callback: the next packet for `port`, or null.
-    Ptr<Packet> Pull(uint32_t port);
+    /// A packet arrived on `port` (MetaRoceFrameSink).
+    void ReceiveFrame(uint32_t port, Ptr<const Packet> packet) override;
+    /// The port queue's pull (MetaRocePortOwner): the next packet for `port`, or null.
+    Ptr<Packet> PullPort(uint32_t port) override;
 
     /// Admission of `size` bytes into (port, cls): COUNT when admitted, else the reason.
     MetaRoceDropReason Admit(uint32_t port, uint32_t cls, uint32_t size) const;
