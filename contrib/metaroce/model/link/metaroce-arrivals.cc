@@ -56,6 +56,12 @@ MetaRoceArrivals::Stage(Time at,
     Wire& wire = m_wires[ifIndex];
     if (wire.device != device)
     {
+        // Checked once per wire: the caller keeps the index so that staging does not read the
+        // receiving device.
+        NS_ABORT_MSG_IF(device->GetIfIndex() != ifIndex,
+                        "MetaRoceArrivals: a packet staged for interface "
+                            << ifIndex << " of node " << m_nodeId << " whose device is interface "
+                            << device->GetIfIndex());
         wire.device = device;
     }
     ++m_nStaged;
@@ -116,8 +122,9 @@ MetaRoceArrivals::Deliver()
             m_due.push_back({wire.packets.front().at, ifIndex});
             std::push_heap(m_due.begin(), m_due.end(), Later);
         }
-        // Receive() applies the device's error model, fires its traces (pcap) and calls the
-        // owner's receive callback, which may stage more packets elsewhere but never here now.
+        // Receive() applies the device's error model, fires its traces (pcap) and hands the
+        // packet to its owner (frame sink or receive callback), which may stage more packets
+        // elsewhere but never here now.
         wire.device->Receive(std::move(packet));
     }
     m_delivering = false;

@@ -30,6 +30,11 @@ class MetaRoceFlaggedTrace : public TracedCallback<Ts...>
   public:
     using Base = TracedCallback<Ts...>;
 
+    MetaRoceFlaggedTrace() = default;
+    /// Not copyable: a copy would keep the original's mask.
+    MetaRoceFlaggedTrace(const MetaRoceFlaggedTrace&) = delete;
+    MetaRoceFlaggedTrace& operator=(const MetaRoceFlaggedTrace&) = delete;
+
     /// Mirrors this trace's state into bit of *mask (the owner's member, which outlives it).
     void Bind(uint32_t* mask, uint32_t bit)
     {

@@ -84,7 +84,8 @@ MetaRoceNetDevice::AddTraceSources(TypeId tid)
                         MakeTraceSourceAccessor(&MetaRoceNetDevice::m_macPromiscRxTrace),
                         "ns3::Packet::TracedCallback")
         .AddTraceSource("MacRx",
-                        "A frame has been received and goes to the receive callback",
+                        "A frame has been received and goes to the receive callback (or the "
+                        "frame sink)",
                         MakeTraceSourceAccessor(&MetaRoceNetDevice::m_macRxTrace),
                         "ns3::Packet::TracedCallback")
         .AddTraceSource("PhyTxBegin",
@@ -156,6 +157,7 @@ MetaRoceNetDevice::Attach(Ptr<MetaRoceChannel> channel)
     NS_ABORT_MSG_IF(channel == nullptr, "MetaRoceNetDevice::Attach: null channel");
     m_channel = channel;
     m_channel->Attach(this);
+    m_remoteKnown = false;
     m_linkUp = true;
     m_linkChanges();
     return true;
@@ -523,6 +525,12 @@ MetaRoceNetDevice::SetFrameSink(MetaRoceFrameSink* sink, uint32_t port)
 {
     m_sink = sink;
     m_sinkPort = port;
+}
+
+MetaRoceFrameSink*
+MetaRoceNetDevice::GetFrameSink() const
+{
+    return m_sink;
 }
 
 void

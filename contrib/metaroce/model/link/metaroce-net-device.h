@@ -109,6 +109,8 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /// SetReceiveCallback() is called again (null: back to the receive callback). The sink
     /// outlives the device or detaches first. Traces and the promiscuous callback are unchanged.
     void SetFrameSink(MetaRoceFrameSink* sink, uint32_t port);
+    /// The frame sink (null: arrivals go to the receive callback).
+    MetaRoceFrameSink* GetFrameSink() const;
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;

@@ -203,7 +203,10 @@ MetaRoceNic::DoDispose()
     for (Port& port : m_ports)
     {
         port.queue->Dispose();
-        port.device->SetFrameSink(nullptr, 0);
+        if (port.device->GetFrameSink() == this)
+        {
+            port.device->SetFrameSink(nullptr, 0); // unless given to another owner since
+        }
         port.device = nullptr;
     }
     m_ports.clear();

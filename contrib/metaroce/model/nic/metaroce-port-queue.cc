@@ -40,6 +40,12 @@ MetaRocePortQueue::SetOwner(MetaRocePortOwner* owner, uint32_t port)
     m_port = port;
 }
 
+MetaRocePortOwner*
+MetaRocePortQueue::GetOwner() const
+{
+    return m_owner;
+}
+
 void
 MetaRocePortQueue::Attach(Ptr<MetaRoceNetDevice> device)
 {

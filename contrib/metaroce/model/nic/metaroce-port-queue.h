@@ -52,6 +52,8 @@ class MetaRocePortQueue : public Queue<Packet>
     /// Pulls from owner's port `port` from now on (null: from nobody; the owner outlives the
     /// queue or detaches it first).
     void SetOwner(MetaRocePortOwner* owner, uint32_t port);
+    /// The owner pulled from (null: none).
+    MetaRocePortOwner* GetOwner() const;
 
     /// Binds the queue to its device and installs it as the device's transmit queue.
     void Attach(Ptr<MetaRoceNetDevice> device);

@@ -174,8 +174,15 @@ MetaRoceSwitch::DoDispose()
             pt.refresh[c].Cancel();
             pt.pauseExpiry[c].Cancel();
         }
-        pt.device->SetFrameSink(nullptr, 0);
-        pt.queue->SetOwner(nullptr, 0);
+        // Detach only what is still ours (a device may have been given to another owner).
+        if (pt.device->GetFrameSink() == this)
+        {
+            pt.device->SetFrameSink(nullptr, 0);
+        }
+        if (pt.queue->GetOwner() == this)
+        {
+            pt.queue->SetOwner(nullptr, 0);
+        }
     }
     m_ports.clear();
     m_rng = nullptr;

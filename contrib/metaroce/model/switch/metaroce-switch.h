@@ -142,7 +142,8 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
 
     /**
      * Makes `device` a port of this switch: installs a MetaRocePortQueue on it (replacing its
-     * queue) and the switch's receive callback. Returns the port index (0, 1, ...).
+     * queue) and the switch as its frame sink (replacing its receive callback). Returns the
+     * port index (0, 1, ...).
      */
     uint32_t AddPort(Ptr<MetaRoceNetDevice> device);
 
