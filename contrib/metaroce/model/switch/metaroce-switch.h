@@ -96,6 +96,7 @@ struct MetaRoceSwitchPortCounters
     uint64_t rxBytes{0};
     uint64_t txPackets{0}; ///< forwarded out of this port (PFC frames excluded)
     uint64_t txBytes{0};
+    uint64_t maxQueueBytes{0}; ///< high-water mark of this port's egress queues together
     std::array<uint64_t, size_t(MetaRoceDropReason::COUNT)> drops{}; ///< by reason
     uint64_t ecnMarked{0};      ///< packets marked CE on enqueue to this port
     uint64_t trimmed{0};        ///< packets trimmed on enqueue to this port
@@ -103,7 +104,6 @@ struct MetaRoceSwitchPortCounters
     uint64_t resumeSent{0};     ///< RESUME frames sent on this port
     uint64_t pauseReceived{0};  ///< PAUSE frames received on this port
     uint64_t resumeReceived{0}; ///< RESUME frames received on this port
-    uint64_t maxQueueBytes{0};  ///< high-water mark of this port's egress queues together
 
     /// All drops, whatever the reason.
     uint64_t Dropped() const;
@@ -209,26 +209,27 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
         uint32_t size;
     };
 
-    /// Everything the switch keeps per port.
-    struct Port
+    /// Everything the switch keeps per port: what a packet reads on its way in and out first,
+    /// in the first aligned cache lines (doc/benchmarks.md, "Cache lines per hop").
+    struct alignas(64) Port
     {
-        Ptr<MetaRoceNetDevice> device;
-        Ptr<MetaRocePortQueue> queue;
         bool up{true};
         bool inPull{false}; ///< inside this port's pull: do not Kick() it again
+        // PFC as the sender on this port (the neighbour pauses us)
+        std::array<bool, kMetaRoceNumClasses> paused{};
+        // PFC as the receiver of traffic on this port (we pause the neighbour)
+        std::array<bool, kMetaRoceNumClasses> pausing{};
+        std::array<uint64_t, kMetaRoceNumClasses> ingressBytes{};
+        std::array<uint64_t, kMetaRoceNumClasses> egressBytes{};
+        Ptr<MetaRocePortQueue> queue;
+        metaroce::Ring<Ptr<Packet>> pfcOut; ///< PFC frames waiting to go out, before all classes
         /// One contiguous ring per class: a deque's block and map cost a cache miss or two
         /// on every packet (doc/benchmarks.md).
         std::array<metaroce::Ring<Item>, kMetaRoceNumClasses> egress;
-        std::array<uint64_t, kMetaRoceNumClasses> egressBytes{};
-        metaroce::Ring<Ptr<Packet>> pfcOut; ///< PFC frames waiting to go out, before all classes
-        // PFC as the receiver of traffic on this port (we pause the neighbour)
-        std::array<uint64_t, kMetaRoceNumClasses> ingressBytes{};
-        std::array<bool, kMetaRoceNumClasses> pausing{};
+        MetaRoceSwitchPortCounters counters; ///< its per-packet fields first
+        Ptr<MetaRoceNetDevice> device;
         std::array<EventId, kMetaRoceNumClasses> refresh;
-        // PFC as the sender on this port (the neighbour pauses us)
-        std::array<bool, kMetaRoceNumClasses> paused{};
         std::array<EventId, kMetaRoceNumClasses> pauseExpiry;
-        MetaRoceSwitchPortCounters counters;
     };
 
     /// A packet arrived on `port` (MetaRoceFrameSink).
