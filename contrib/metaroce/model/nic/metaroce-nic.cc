@@ -97,7 +97,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     bool PortIdle(uint16_t port) const override
     {
         // A busy port pulls by itself when it is done (Kick() would do nothing).
-        return m_nic.m_ports[port].up && !m_nic.m_ports[port].queue->IsBusy();
+        return m_nic.m_ports[port].up && !m_nic.m_ports[port].busy;
     }
 
     void StartPort(uint16_t port) override
@@ -457,6 +457,12 @@ MetaRoceNic::PullPort(uint32_t index)
         m_txTrace(p, index);
     }
     return p;
+}
+
+void
+MetaRoceNic::PortBusyChanged(uint32_t port, bool busy)
+{
+    m_ports[port].busy = busy;
 }
 
 void

@@ -135,6 +135,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
         Ptr<MetaRocePortQueue> queue;
         Ipv4Address address;
         bool up{true};
+        bool busy{false}; ///< queue->IsBusy(), kept here by PortBusyChanged()
     };
 
     /// The attributes and trace sources that are not engine tunables.
@@ -155,6 +156,8 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
                                            uint32_t plane);
     /// The port scheduler's next packet for `port`, for its device (MetaRocePortOwner).
     Ptr<Packet> PullPort(uint32_t port) override;
+    /// Keeps Port::busy (MetaRocePortOwner).
+    void PortBusyChanged(uint32_t port, bool busy) override;
     /// A packet arrived on port `index` (MetaRoceFrameSink): PFC frames, then IPv4/UDP
     /// datagrams for the queue pairs.
     void ReceiveFrame(uint32_t index, Ptr<const Packet> packet) override;

@@ -99,7 +99,15 @@ MetaRocePortQueue::Dequeue()
         m_arrivals->DeliverDue();
         p = m_owner->PullPort(m_port);
     }
-    m_busy = p != nullptr;
+    const bool busy = p != nullptr;
+    if (busy != m_busy)
+    {
+        m_busy = busy;
+        if (m_owner != nullptr)
+        {
+            m_owner->PortBusyChanged(m_port, busy);
+        }
+    }
     return p;
 }
 

@@ -36,6 +36,13 @@ class MetaRocePortOwner
     virtual ~MetaRocePortOwner() = default;
     /// The next packet for port `port` to transmit now, or null when none may go.
     virtual Ptr<Packet> PullPort(uint32_t port) = 0;
+
+    /// Port `port`'s device has started (busy) or ended (not busy) a run of back-to-back
+    /// transmissions: what MetaRocePortQueue::IsBusy() answers from now on, told to an owner
+    /// that asks often (reading every port's queue costs a cache line each).
+    virtual void PortBusyChanged(uint32_t port, bool busy)
+    {
+    }
 };
 
 /**
