@@ -12,13 +12,13 @@ NS_LOG_COMPONENT_DEFINE("MetaRocePortScheduler");
 namespace
 {
 
-/// The first set bit of `words` in [from, end), or `end`.
+/// The first set bit in [from, end) of the bits whose word w is words[w * stride], or `end`.
 std::size_t
-FindMarked(const std::vector<uint64_t>& words, std::size_t from, std::size_t end)
+FindMarked(const uint64_t* words, std::size_t stride, std::size_t from, std::size_t end)
 {
     while (from < end)
     {
-        const uint64_t w = words[from / 64] >> (from % 64);
+        const uint64_t w = words[from / 64 * stride] >> (from % 64);
         if (w != 0)
         {
             return std::min(end, from + static_cast<std::size_t>(__builtin_ctzll(w)));
@@ -33,8 +33,19 @@ FindMarked(const std::vector<uint64_t>& words, std::size_t from, std::size_t end
 uint32_t
 MetaRocePortScheduler::AddPort()
 {
+    const std::size_t ports = m_ports.size();
     m_ports.emplace_back();
-    return static_cast<uint32_t>(m_ports.size() - 1);
+    // The layout interleaves the ports' words: lay the bits out again for one more port.
+    for (std::vector<uint64_t>& bits : m_maybe)
+    {
+        std::vector<uint64_t> wider(ports == 0 ? 0 : bits.size() / ports * (ports + 1), 0);
+        for (std::size_t i = 0; i < bits.size(); ++i)
+        {
+            wider[i / ports * (ports + 1) + i % ports] = bits[i];
+        }
+        bits = std::move(wider);
+    }
+    return static_cast<uint32_t>(ports);
 }
 
 MetaRocePortScheduler::Slot
@@ -44,8 +55,10 @@ MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
     Port& p = m_ports[port];
     const auto slot = static_cast<uint32_t>(p.senders.size());
     p.senders.push_back(sender);
-    p.any.maybe.resize(p.senders.size() / 64 + 1, 0);
-    p.control.maybe.resize(p.senders.size() / 64 + 1, 0);
+    for (std::vector<uint64_t>& bits : m_maybe)
+    {
+        bits.resize(std::max(bits.size(), (slot / 64 + 1) * m_ports.size()), 0);
+    }
     return {port, slot};
 }
 
@@ -55,10 +68,10 @@ MetaRocePortScheduler::MarkMaybeWork(const std::vector<Slot>& slots)
     for (const auto& [port, slot] : slots)
     {
         const uint64_t bit = uint64_t(1) << (slot % 64);
-        m_ports[port].any.maybe[slot / 64] |= bit;
+        Word(kAny, port, slot) |= bit;
         if (m_controlFirst)
         {
-            m_ports[port].control.maybe[slot / 64] |= bit;
+            Word(kControl, port, slot) |= bit;
         }
     }
 }
@@ -94,14 +107,16 @@ MetaRocePortScheduler::PullFromSlots(Port& port,
                                      std::size_t end,
                                      bool controlOnly)
 {
-    const bool controlTurn = &rr == &port.control;
-    for (std::size_t slot = FindMarked(rr.maybe, from, end); slot < end;
-         slot = FindMarked(rr.maybe, slot + 1, end))
+    const bool controlTurn = rr.kind == kControl;
+    const uint64_t* words = m_maybe[rr.kind].data() + index;
+    const std::size_t stride = m_ports.size();
+    for (std::size_t slot = FindMarked(words, stride, from, end); slot < end;
+         slot = FindMarked(words, stride, slot + 1, end))
     {
         Sender& sender = *port.senders[slot];
         if (controlTurn ? !sender.HasControlWork(index) : !sender.HasWork(index))
         {
-            rr.maybe[slot / 64] &= ~(uint64_t(1) << (slot % 64));
+            Word(rr.kind, index, slot) &= ~(uint64_t(1) << (slot % 64));
             continue;
         }
         Ptr<Packet> p = sender.Pull(index, controlOnly);
@@ -119,6 +134,10 @@ void
 MetaRocePortScheduler::Clear()
 {
     m_ports.clear();
+    for (std::vector<uint64_t>& bits : m_maybe)
+    {
+        bits.clear();
+    }
 }
 
 void
@@ -126,10 +145,7 @@ MetaRocePortScheduler::SetControlFirst(bool on)
 {
     m_controlFirst = on;
     // Marks made while it was off went to `any` only: every sender may have control now.
-    for (Port& port : m_ports)
-    {
-        std::fill(port.control.maybe.begin(), port.control.maybe.end(), ~uint64_t(0));
-    }
+    std::fill(m_maybe[kControl].begin(), m_maybe[kControl].end(), ~uint64_t(0));
 }
 
 bool

@@ -21,6 +21,7 @@
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -80,21 +81,23 @@ class MetaRocePortScheduler
     bool GetControlFirst() const;
 
   private:
+    /// The round-robin kinds, an index into m_maybe.
+    static constexpr std::size_t kAny = 0;
+    static constexpr std::size_t kControl = 1;
+
     /// One round-robin over the senders of a port: where it goes on, who may have work.
     struct RoundRobin
     {
         std::size_t cursor{0}; ///< the slot to try first
-        /// One bit per slot of the port's senders: that sender may have work of this
-        /// round-robin's kind; a clear bit means it certainly has none.
-        std::vector<uint64_t> maybe;
+        std::size_t kind{0};   ///< its bits: m_maybe[kind]
     };
 
     /// The senders of one port and its round-robins.
     struct Port
     {
-        std::vector<Sender*> senders; ///< in the order they were added
-        RoundRobin any;               ///< any packet
-        RoundRobin control;           ///< control packets (with control first only)
+        std::vector<Sender*> senders;    ///< in the order they were added
+        RoundRobin any{0, kAny};         ///< any packet
+        RoundRobin control{0, kControl}; ///< control packets (with control first only)
     };
 
     /// One turn of `rr` (the port's `any` or `control`) from its cursor; the packet, or null.
@@ -108,7 +111,19 @@ class MetaRocePortScheduler
                               std::size_t end,
                               bool controlOnly);
 
+    /// The bit word of `slot` of `port` in m_maybe[kind].
+    uint64_t& Word(std::size_t kind, uint32_t port, std::size_t slot)
+    {
+        return m_maybe[kind][slot / 64 * m_ports.size() + port];
+    }
+
     std::vector<Port> m_ports;
+    /// Per round-robin kind, one bit per slot of each port's senders: that sender may have work
+    /// of this kind; a clear bit means it certainly has none. Word w of port p is at
+    /// [w * ports + p], so that one sender's bits on all ports (usually the same slot) share a
+    /// cache line: marking a queue pair after every call into its engine read a separate array
+    /// per port and kind, two cache misses per port in large fabrics (doc/benchmarks.md).
+    std::array<std::vector<uint64_t>, 2> m_maybe;
     bool m_controlFirst{false};
 };
 
