@@ -255,6 +255,15 @@ class FramesTestCase : public TestCase
     }
 };
 
+/// Two nodes joined by a 10 Gb/s MetaRoceLinkHelper link.
+NetDeviceContainer
+TenGigLink()
+{
+    MetaRoceLinkHelper link;
+    link.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    return link.Install(CreateObject<Node>(), CreateObject<Node>());
+}
+
 /// Counts the frames a trace sink gets.
 void
 CountFrame(uint32_t* n, Ptr<const Packet>)
@@ -274,9 +283,7 @@ class TraceSinksTestCase : public TestCase
   private:
     void DoRun() override
     {
-        MetaRoceLinkHelper link;
-        link.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        NetDeviceContainer ends = link.Install(CreateObject<Node>(), CreateObject<Node>());
+        NetDeviceContainer ends = TenGigLink();
         Ptr<NetDevice> tx = ends.Get(0);
         Ptr<NetDevice> rx = ends.Get(1);
         std::vector<Mac48Address> from; // the promiscuous callback's source per frame
@@ -345,9 +352,7 @@ class FrameSinkTestCase : public TestCase
   private:
     void DoRun() override
     {
-        MetaRoceLinkHelper link;
-        link.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        NetDeviceContainer ends = link.Install(CreateObject<Node>(), CreateObject<Node>());
+        NetDeviceContainer ends = TenGigLink();
         Ptr<NetDevice> tx = ends.Get(0);
         Ptr<MetaRoceNetDevice> rx = DynamicCast<MetaRoceNetDevice>(ends.Get(1));
         Receiver receiver;
