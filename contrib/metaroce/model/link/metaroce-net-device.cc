@@ -527,10 +527,13 @@ MetaRoceNetDevice::SetFrameSink(MetaRoceFrameSink* sink, uint32_t port)
     m_sinkPort = port;
 }
 
-MetaRoceFrameSink*
-MetaRoceNetDevice::GetFrameSink() const
+void
+MetaRoceNetDevice::ReleaseFrameSink(const MetaRoceFrameSink* sink)
 {
-    return m_sink;
+    if (m_sink == sink)
+    {
+        m_sink = nullptr;
+    }
 }
 
 void

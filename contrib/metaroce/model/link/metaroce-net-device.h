@@ -109,8 +109,9 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /// SetReceiveCallback() is called again (null: back to the receive callback). The sink
     /// outlives the device or detaches first. Traces and the promiscuous callback are unchanged.
     void SetFrameSink(MetaRoceFrameSink* sink, uint32_t port);
-    /// The frame sink (null: arrivals go to the receive callback).
-    MetaRoceFrameSink* GetFrameSink() const;
+    /// Back to the receive callback if the frame sink is still `sink` (an owner leaving does
+    /// not detach a device since given to another).
+    void ReleaseFrameSink(const MetaRoceFrameSink* sink);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;

@@ -203,10 +203,7 @@ MetaRoceNic::DoDispose()
     for (Port& port : m_ports)
     {
         port.queue->Dispose();
-        if (port.device->GetFrameSink() == this)
-        {
-            port.device->SetFrameSink(nullptr, 0); // unless given to another owner since
-        }
+        port.device->ReleaseFrameSink(this);
         port.device = nullptr;
     }
     m_ports.clear();

@@ -40,10 +40,13 @@ MetaRocePortQueue::SetOwner(MetaRocePortOwner* owner, uint32_t port)
     m_port = port;
 }
 
-MetaRocePortOwner*
-MetaRocePortQueue::GetOwner() const
+void
+MetaRocePortQueue::ReleaseOwner(const MetaRocePortOwner* owner)
 {
-    return m_owner;
+    if (m_owner == owner)
+    {
+        m_owner = nullptr;
+    }
 }
 
 void

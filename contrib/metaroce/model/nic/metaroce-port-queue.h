@@ -59,8 +59,9 @@ class MetaRocePortQueue : public Queue<Packet>
     /// Pulls from owner's port `port` from now on (null: from nobody; the owner outlives the
     /// queue or detaches it first).
     void SetOwner(MetaRocePortOwner* owner, uint32_t port);
-    /// The owner pulled from (null: none).
-    MetaRocePortOwner* GetOwner() const;
+    /// Pulls from nobody if the owner is still `owner` (an owner leaving does not detach a
+    /// queue since given to another).
+    void ReleaseOwner(const MetaRocePortOwner* owner);
 
     /// Binds the queue to its device and installs it as the device's transmit queue.
     void Attach(Ptr<MetaRoceNetDevice> device);

@@ -25,7 +25,6 @@ NS_OBJECT_ENSURE_REGISTERED(MetaRoceSwitch);
 
 namespace
 {
-constexpr uint16_t kIpv4EtherType = 0x0800;
 constexpr uint8_t kUdp = 17;
 constexpr uint32_t kUdpHeaderSize = 8;
 constexpr MetaRoceDropReason kAdmitted = MetaRoceDropReason::COUNT;
@@ -174,15 +173,8 @@ MetaRoceSwitch::DoDispose()
             pt.refresh[c].Cancel();
             pt.pauseExpiry[c].Cancel();
         }
-        // Detach only what is still ours (a device may have been given to another owner).
-        if (pt.device->GetFrameSink() == this)
-        {
-            pt.device->SetFrameSink(nullptr, 0);
-        }
-        if (pt.queue->GetOwner() == this)
-        {
-            pt.queue->SetOwner(nullptr, 0);
-        }
+        pt.device->ReleaseFrameSink(this);
+        pt.queue->ReleaseOwner(this);
     }
     m_ports.clear();
     m_rng = nullptr;
