@@ -193,6 +193,8 @@ struct ImpairmentCase
     double loss;
     double duplicate;
     double reorder;
+    TimeNs reorderDelay{5'000}; ///< how long a held-back packet waits, at most
+    TimeNs rtoMin{0};           ///< the requester's rtoMinNs when non-zero
 };
 
 /// A mixed workload through an impaired channel: every message exactly once, in order, byte
@@ -203,6 +205,10 @@ RunImpaired(const ImpairmentCase& impairment, uint64_t seed, bool planeTimeRule)
     MetaRoceConfig config = TwoPlanes();
     config.seed = seed;
     config.planeTimeRule = planeTimeRule;
+    if (impairment.rtoMin > 0)
+    {
+        config.rtoMinNs = impairment.rtoMin;
+    }
     Pair p(config, 4 << 20);
     const Workload w = MakeWorkload(config.streams, 60, seed);
     for (const auto& r : w.recvs)
@@ -219,12 +225,19 @@ RunImpaired(const ImpairmentCase& impairment, uint64_t seed, bool planeTimeRule)
     ch.lossRate = impairment.loss;
     ch.duplicateRate = impairment.duplicate;
     ch.reorderRate = impairment.reorder;
+    ch.reorderDelayNs = impairment.reorderDelay;
     LoopbackHarness h(*p.a, *p.b, ch);
     ASSERT_TRUE(RunCheckingDeadlines(h, p, 10'000'000'000)) << "did not finish by t=10s";
     ExpectDelivered(p, h, w);
     if (impairment.loss > 0)
     {
         EXPECT_GT(p.a->GetCounters().retransmittedPackets, 0u);
+    }
+    if (impairment.reorderDelay > config.rtoMinNs)
+    {
+        // Packets held beyond the RTO while others arrive: timers deferred to the time rule or
+        // restarted by progress (spec 5.5), and the trees' deadlines still equal the scan's.
+        EXPECT_GT(p.a->GetCounters().rtoDeferrals, 0u);
     }
 }
 
@@ -256,6 +269,7 @@ const ImpairmentCase kImpairments[] = {
     {"reorder", 0, 0, 0.2},
     {"duplicate", 0, 0.2, 0},
     {"everything", 0.05, 0.05, 0.1},
+    {"heldBeyondRto", 0.01, 0, 0.2, 50'000, 5'000},
 };
 
 std::string

@@ -33,6 +33,7 @@ struct Counters
     uint64_t rxEcnMarked{0};
     uint64_t placedBytes{0};
     uint64_t timeouts{0};
+    uint64_t rtoDeferrals{0}; ///< RTOs that came due while better evidence was coming (5.5)
     uint64_t fastRetransmits{0};
     uint64_t tailProbes{0};     ///< tail-loss probes sent (also in retransmittedPackets)
     uint64_t spuriousLosses{0}; ///< packets declared lost whose original arrived after all
@@ -65,7 +66,7 @@ struct CounterField
 };
 
 /// Every scalar field of Counters, in declaration order; Counters::drops is the only other one.
-inline constexpr std::array<CounterField, 18> kCounterFields = {{
+inline constexpr std::array<CounterField, 19> kCounterFields = {{
     {"txPackets", &Counters::txPackets},
     {"txBytes", &Counters::txBytes},
     {"txDataPackets", &Counters::txDataPackets},
@@ -78,6 +79,7 @@ inline constexpr std::array<CounterField, 18> kCounterFields = {{
     {"rxEcnMarked", &Counters::rxEcnMarked},
     {"placedBytes", &Counters::placedBytes},
     {"timeouts", &Counters::timeouts},
+    {"rtoDeferrals", &Counters::rtoDeferrals},
     {"fastRetransmits", &Counters::fastRetransmits},
     {"tailProbes", &Counters::tailProbes},
     {"spuriousLosses", &Counters::spuriousLosses},

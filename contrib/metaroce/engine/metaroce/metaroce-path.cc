@@ -73,17 +73,17 @@ Path::HasRoom(uint32_t bytes, uint32_t maxPackets) const
     return inflightBytes == 0 || inflightBytes + bytes <= window.window;
 }
 
-TimeNs
+const SentPacket*
 Path::OldestInFlight() const
 {
     for (const SentPacket& p : outstanding)
     {
         if (p.state == SentPacket::State::InFlight)
         {
-            return p.sentAt;
+            return &p;
         }
     }
-    return kNever;
+    return nullptr;
 }
 
 void

@@ -112,8 +112,8 @@ struct Path
     /// True when a packet of `bytes` fits the path's window and its 256-PSN SACK span.
     bool HasRoom(uint32_t bytes, uint32_t maxPackets) const;
 
-    /// Oldest in-flight packet's send time, or kNever.
-    TimeNs OldestInFlight() const;
+    /// Oldest in-flight packet, or null.
+    const SentPacket* OldestInFlight() const;
 
     /// Drops resolved packets from the front, advancing the floor.
     void PopResolved();

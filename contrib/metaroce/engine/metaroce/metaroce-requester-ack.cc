@@ -89,6 +89,7 @@ MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress pr
         path.bytesAcked += sample.ackedBytes;
         m_tailProbe.OnProgress();
         m_deliveringPath = path.id;
+        m_lastProgressAt = now;
         m_recovery.OnProgress(path, progress.probeAcked);
     }
     sample.srtt = path.rtt.Smoothed();

@@ -16,7 +16,7 @@ namespace metaroce
 void
 MetaRoceRequester::Refresh(const Path& path)
 {
-    TimeNs oldest = kNever;
+    const SentPacket* oldest = nullptr;
     TimeNs firstData = kNever;
     uint64_t firstDataTxSeq = 0;
     for (const SentPacket& p : path.outstanding)
@@ -25,9 +25,9 @@ MetaRoceRequester::Refresh(const Path& path)
         {
             continue;
         }
-        if (oldest == kNever)
+        if (oldest == nullptr)
         {
-            oldest = p.sentAt;
+            oldest = &p;
         }
         if (p.message != kProbeMessage)
         {
@@ -37,7 +37,11 @@ MetaRoceRequester::Refresh(const Path& path)
         }
     }
     const bool down = path.health == PathHealth::Down;
-    m_rtoAt.Set(path.id, !down && oldest != kNever ? oldest + m_recovery.Rto(path) : kNever);
+    if (!m_rtoNotBefore.empty() && oldest == nullptr)
+    {
+        m_rtoNotBefore[path.id] = 0;
+    }
+    m_rtoAt.Set(path.id, RtoDeadline(path, oldest));
     m_firstDataOrder.Set(path.id, firstData == kNever ? kNever : firstDataTxSeq);
     m_firstDataAt[path.id] = firstData;
     if (!m_planes.empty())
@@ -128,6 +132,50 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
     std::sort(due.begin(), due.end());
     due.erase(std::unique(due.begin(), due.end()), due.end());
     return due;
+}
+
+// The retransmission timeout (spec 5.5)
+
+TimeNs
+MetaRoceRequester::RtoDeadline(const Path& path, const SentPacket* oldest) const
+{
+    if (path.health == PathHealth::Down || oldest == nullptr)
+    {
+        return kNever;
+    }
+    const TimeNs notBefore = m_rtoNotBefore.empty() ? 0 : m_rtoNotBefore[path.id];
+    return std::max(oldest->sentAt + m_recovery.Rto(path), notBefore);
+}
+
+bool
+MetaRoceRequester::DeferRto(const Path& path, TimeNs now, TimeNs ruleWindow)
+{
+    // The RTO is the last resort (spec 5.5): it stands back while better evidence is coming.
+    // A packet sent after the oldest one has been acknowledged: the time rule judges it, at
+    // its own deadline (later than now, or it would have just declared it lost). Nothing sent
+    // after it has come back, but the connection keeps acknowledging what was sent before:
+    // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3).
+    const SentPacket& oldest = *path.OldestInFlight();
+    TimeNs until = kNever;
+    if (m_rack.SentAfter(oldest))
+    {
+        until = LossCheckAt(path, ruleWindow);
+    }
+    else if (m_lastProgressAt > RtoDeadline(path, &oldest) - m_recovery.Rto(path))
+    {
+        until = m_lastProgressAt + m_recovery.Rto(path);
+    }
+    if (until == kNever || until <= now)
+    {
+        return false;
+    }
+    if (m_rtoNotBefore.empty())
+    {
+        m_rtoNotBefore.assign(m_paths.size(), 0);
+    }
+    m_rtoNotBefore[path.id] = until;
+    ++m_counters.rtoDeferrals;
+    return true;
 }
 
 // The time rule's windows (spec 5.3)

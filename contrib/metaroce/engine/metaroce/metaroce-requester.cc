@@ -328,9 +328,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         }
         if (!Failed())
         {
-            const TimeNs oldest = path.OldestInFlight();
-            if (path.health != PathHealth::Down && oldest != kNever &&
-                oldest + m_recovery.Rto(path) <= now)
+            if (RtoDeadline(path, path.OldestInFlight()) <= now && !DeferRto(path, now, ruleWindow))
             {
                 OnPathTimeout(path, now);
             }
@@ -353,6 +351,10 @@ MetaRoceRequester::OnTimeout(TimeNs now)
 void
 MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
 {
+    if (!m_rtoNotBefore.empty())
+    {
+        m_rtoNotBefore[path.id] = 0;
+    }
     ++m_counters.timeouts;
     ++path.consecutiveTimeouts;
     m_cc->OnTimeout(path.window, m_connectionWindow, now);
@@ -532,10 +534,10 @@ MetaRoceRequester::NextTimeoutByScan() const
             }
             continue;
         }
-        const TimeNs oldest = path.OldestInFlight();
-        if (oldest != kNever)
+        const TimeNs rtoAt = RtoDeadline(path, path.OldestInFlight());
+        if (rtoAt != kNever)
         {
-            consider(oldest + m_recovery.Rto(path));
+            consider(rtoAt);
         }
     }
     const TimeNs tailProbeAt = m_tailProbe.DueAt(MaySendMore(),

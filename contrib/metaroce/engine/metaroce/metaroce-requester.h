@@ -226,6 +226,13 @@ class MetaRoceRequester
     /// Moves a packet's bytes out of the in-flight counts of `path` and of the connection.
     void LeaveFlight(Path& path, const SentPacket& p);
     void OnPathTimeout(Path& path, TimeNs now);
+    /// When `path`, whose oldest in-flight packet is `oldest` (null: none), times out: that
+    /// packet's send time plus its RTO, or the later time its timer was deferred to; kNever
+    /// when Down or idle (spec 5.5).
+    TimeNs RtoDeadline(const Path& path, const SentPacket* oldest) const;
+    /// `path`'s RTO is due at `now`: defers it and returns true while better evidence is
+    /// coming (the time rule's deadline, or the connection's progress; spec 5.5).
+    bool DeferRto(const Path& path, TimeNs now, TimeNs ruleWindow);
     void TakeDown(Path& path, TimeNs now);
 
     const MetaRoceConfig& m_config; ///< the connection's, which outlives this requester
@@ -237,10 +244,14 @@ class MetaRoceRequester
 
     std::vector<Path> m_paths;
     std::vector<std::vector<uint16_t>> m_pathsByPort;
-    std::bitset<kMaxPorts> m_portUp;     ///< in the object: asked on every pull of every port
-    RttEstimator m_connectionRtt;        ///< all paths' samples: the RTO of paths without their own
-    RackState m_rack;                    ///< newest acknowledged transmission, all paths (5.3)
-    uint16_t m_deliveringPath{0};        ///< the path that last acknowledged new data (5.5)
+    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
+    RttEstimator m_connectionRtt;    ///< all paths' samples: the RTO of paths without their own
+    RackState m_rack;                ///< newest acknowledged transmission, all paths (5.3)
+    uint16_t m_deliveringPath{0};    ///< the path that last acknowledged new data (5.5)
+    TimeNs m_lastProgressAt{0};      ///< when an ACK last acknowledged data in flight (5.5)
+    /// Per path, the time its RTO was deferred to (0: none while this packet is in flight);
+    /// empty until the first deferral, as most connections never wait that long (5.5).
+    std::vector<TimeNs> m_rtoNotBefore;
     ReorderWindow m_reorder;             ///< reorder window of the time rule (5.3)
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
     uint64_t m_nextTxSeq{0};             ///< transmission order over all paths
