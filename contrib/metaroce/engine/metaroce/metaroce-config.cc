@@ -67,6 +67,10 @@ MetaRoceConfigFields()
                        "Floor of the per-path retransmission timeout (srtt + 4 rttvar)."),
         METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "5.5",
                        "Ceiling of the per-path retransmission timeout, backoff included."),
+        METAROCE_FIELD(C, deferRto, "DeferRto", Flag, 0, 1, "5.5",
+                       "Defer a path's retransmission timeout while the time rule or the "
+                       "connection's progress speaks for its oldest packet (false: it fires at "
+                       "that packet's send time plus the RTO, the behaviour before 2026-12-03)."),
         METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "5.5",
                        "RTT assumed before the first sample."),
         METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "5.5",

@@ -54,6 +54,7 @@ struct MetaRoceConfig
     bool planeTimeRule{false}; ///< judge the time rule per plane first (5.3, plane-time-rule.h)
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
+    bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 5.5)
     TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
                                      ///< in an incast queue for hundreds of microseconds

@@ -155,6 +155,10 @@ MetaRoceRequester::DeferRto(const Path& path, TimeNs now, TimeNs ruleWindow)
     // its own deadline (later than now, or it would have just declared it lost). Nothing sent
     // after it has come back, but the connection keeps acknowledging what was sent before:
     // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3).
+    if (!m_config.deferRto)
+    {
+        return false;
+    }
     const SentPacket& oldest = *path.OldestInFlight();
     TimeNs until = kNever;
     if (m_rack.SentAfter(oldest))
