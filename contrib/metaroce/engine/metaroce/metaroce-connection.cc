@@ -172,7 +172,12 @@ void
 MetaRoceConnection::OnTimeout(TimeNs now)
 {
     m_responder.OnTimeout(now);
-    m_requester.Mutate().OnTimeout(now);
+    // Most timer events are the responder's ACK delays: a requester with nothing due would
+    // only be recomputed afterwards (spec 2.3: OnTimeout acts on deadlines NextTimeout reports).
+    if (m_requester.NextTimeout() <= now)
+    {
+        m_requester.Mutate().OnTimeout(now);
+    }
 }
 
 void
