@@ -72,8 +72,15 @@ LoadSack(const uint8_t* in)
 std::bitset<kSackBits>
 SackFromWords(const SackWords& words)
 {
+    // Most SACKs are empty or short (no hole, or a few PSNs past one): start at the highest
+    // word in use instead of shifting all four.
+    std::size_t used = words.size();
+    while (used > 0 && words[used - 1] == 0)
+    {
+        --used;
+    }
     std::bitset<kSackBits> sack;
-    for (std::size_t k = words.size(); k-- > 0;)
+    for (std::size_t k = used; k-- > 0;)
     {
         sack <<= 64;
         sack |= std::bitset<kSackBits>(words[k]);
@@ -85,7 +92,11 @@ SackWords
 SackToWords(const std::bitset<kSackBits>& sack)
 {
     static const std::bitset<kSackBits> kLow64(~uint64_t{0});
-    SackWords words;
+    SackWords words{};
+    if (sack.none())
+    {
+        return words; // most ACKs: nothing above the cumulative point
+    }
     for (std::size_t k = 0; k < words.size(); ++k)
     {
         words[k] = ((sack >> (64 * k)) & kLow64).to_ullong();
