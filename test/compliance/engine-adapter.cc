@@ -143,7 +143,7 @@ EngineAdapter::StartPort(uint16_t port)
         w.port = out->port;
         w.udpSrcPort = out->udpSrcPort;
         w.udpDstPort = out->udpDstPort;
-        w.bytes = out->header;
+        w.bytes = out->header.ToVector();
         w.bytes.resize(out->WireSize(), 0); // virtual payload: zeros, as on the NIC's wire
         m_busyUntil[port] = m_now + FrameTimeNs(w.bytes.size(), m_setup.PortRateBps());
         m_emitted.push_back(std::move(w));

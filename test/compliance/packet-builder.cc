@@ -129,7 +129,7 @@ BuildRoceV2(const IbOpcodeInfo& info, const std::map<std::string, uint64_t>& v)
     IbAeth aeth;
     aeth.syndrome = Narrow<uint8_t>(v, "syndrome", IbAckSyndrome());
     aeth.msn = Narrow<uint32_t>(v, "msn", 0);
-    std::vector<uint8_t> out = IbSerializeHeader(bth, reth, aeth);
+    std::vector<uint8_t> out = IbSerializeHeader(bth, reth, aeth).ToVector();
     const uint32_t trailer =
         (info.mask & kIbHasPayload) ? IbTrailedSize(payload) : static_cast<uint32_t>(kIbIcrcSize);
     out.resize(out.size() + trailer, 0);

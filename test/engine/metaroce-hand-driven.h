@@ -16,7 +16,7 @@ namespace metaroce
 inline RxResult
 DeliverPacket(MetaRoceConnection& e, const OutPacket& p, TimeNs now, bool ce = false)
 {
-    std::vector<uint8_t> bytes = p.header;
+    std::vector<uint8_t> bytes = p.header.ToVector();
     RxPacket rx;
     rx.data = bytes.data();
     rx.size = bytes.size();

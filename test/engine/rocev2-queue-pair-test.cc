@@ -58,7 +58,7 @@ TEST(RoceV2QueuePair, MalformedPacketsAreRefusedAndChangeNothing)
     RoceV2Loop l;
     l.qpA.PostSend(Write(1, 4096), 0);
     const OutPacket first = *l.qpA.PullPacket(0, 0);
-    std::vector<uint8_t> good = first.header;
+    std::vector<uint8_t> good = first.header.ToVector();
     ASSERT_EQ(good.size(), 28u);
     const Counters before = l.qpB.GetCounters();
 
@@ -248,7 +248,7 @@ TEST(RoceV2QueuePair, PortDownStopsTransmissionAndTheTimeoutRecoversAfterUp)
     IbBth bth;
     bth.opcode = IbOpcode::RcAcknowledge;
     bth.destQpn = 0x11;
-    std::vector<uint8_t> ack = IbSerializeHeader(bth, IbReth{}, IbAeth{IbAckSyndrome(), 0});
+    const HeaderBytes ack = IbSerializeHeader(bth, IbReth{}, IbAeth{IbAckSyndrome(), 0});
     EXPECT_EQ(l.qpA.OnPacket(RxPacket{ack.data(), 16, 20, 0, false, 0}).reason,
               DropReason::PortDown);
 

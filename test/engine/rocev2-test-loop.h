@@ -93,7 +93,7 @@ class RoceV2Loop
     /// Delivers `p` to `to` as a real-payload packet when it carries bytes.
     RxResult Deliver(RoceV2QueuePair& to, const OutPacket& p, bool ce = false)
     {
-        std::vector<uint8_t> bytes = p.header;
+        std::vector<uint8_t> bytes = p.header.ToVector();
         bytes.insert(bytes.end(), p.payload.begin(), p.payload.end());
         return to.OnPacket(RxPacket{bytes.data(), bytes.size(), p.WireSize(), 0, ce, now});
     }

@@ -16,7 +16,7 @@ namespace
 std::vector<uint8_t>
 Datagram(const IbBth& bth, const IbReth& reth, const IbAeth& aeth, uint32_t payloadLength)
 {
-    std::vector<uint8_t> bytes = IbSerializeHeader(bth, reth, aeth);
+    std::vector<uint8_t> bytes = IbSerializeHeader(bth, reth, aeth).ToVector();
     const std::size_t header = bytes.size();
     bytes.resize(header + payloadLength + bth.padCount + kIbIcrcSize, 0);
     for (uint32_t i = 0; i < payloadLength; ++i)
@@ -43,7 +43,7 @@ TEST(RoceV2Wire, BthAndRethLayoutIsBigEndianInIbaOrder)
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,                         // RETH VA
         0x11, 0x22, 0x33, 0x44, 0x00, 0x01, 0x00, 0x00,                         // R_Key, DMA length
     };
-    EXPECT_EQ(IbSerializeHeader(bth, reth, IbAeth{}), expected);
+    EXPECT_EQ(IbSerializeHeader(bth, reth, IbAeth{}).ToVector(), expected);
 }
 
 TEST(RoceV2Wire, AethAndCnpLayout)
@@ -69,7 +69,7 @@ TEST(RoceV2Wire, AethAndCnpLayout)
                                       0x01,
                                       0x02,
                                       0x03};
-    EXPECT_EQ(IbSerializeHeader(bth, IbReth{}, aeth), ack);
+    EXPECT_EQ(IbSerializeHeader(bth, IbReth{}, aeth).ToVector(), ack);
 
     bth.opcode = IbOpcode::Cnp;
     bth.psn = 0;
@@ -78,7 +78,7 @@ TEST(RoceV2Wire, AethAndCnpLayout)
     cnp[2] = cnp[3] = 0xFF;
     cnp[6] = 0x01;
     cnp[7] = 0x02;
-    EXPECT_EQ(IbSerializeHeader(bth, IbReth{}, aeth), cnp);
+    EXPECT_EQ(IbSerializeHeader(bth, IbReth{}, aeth).ToVector(), cnp);
 }
 
 TEST(RoceV2Wire, OpcodeTableIsData)
@@ -263,7 +263,7 @@ TEST(RoceV2Wire, PeekDestQpn)
 {
     IbBth bth;
     bth.destQpn = 0x123456;
-    const std::vector<uint8_t> h = IbSerializeHeader(bth, IbReth{}, IbAeth{});
+    const std::vector<uint8_t> h = IbSerializeHeader(bth, IbReth{}, IbAeth{}).ToVector();
     EXPECT_EQ(IbPeekDestQpn(h.data(), h.size()), 0x123456u);
     EXPECT_EQ(IbPeekDestQpn(h.data(), 11), std::nullopt);
 }

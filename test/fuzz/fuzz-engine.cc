@@ -260,7 +260,7 @@ Pump(Pair& p, uint8_t fault, bool faults)
             }
             ++e.pulled;
             Remember(p, 1 - side, *pkt);
-            std::vector<uint8_t> bytes = pkt->header;
+            std::vector<uint8_t> bytes = pkt->header.ToVector();
             bytes.insert(bytes.end(), pkt->payload.begin(), pkt->payload.end());
             const uint8_t kind = faults ? fault % 8 : 0;
             if (kind == 1)
@@ -319,7 +319,7 @@ Inject(Pair& p, FuzzInput& in, bool fromHistory)
         const auto& [to, pkt] = p.history[(how >> 3) % p.history.size()];
         side = to;
         port = pkt.port;
-        bytes = pkt.header;
+        bytes = pkt.header.ToVector();
         bytes.insert(bytes.end(), pkt.payload.begin(), pkt.payload.end());
         wire = pkt.WireSize();
         for (int k = in.U8() % 4; k >= 0 && !bytes.empty(); --k)

@@ -32,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
         }
         const IbPacket& p = *r.packet;
         Check(p.info != nullptr, "accepted packet without opcode info");
-        const std::vector<uint8_t> header = IbSerializeHeader(p.bth, p.reth, p.aeth);
+        const std::vector<uint8_t> header = IbSerializeHeader(p.bth, p.reth, p.aeth).ToVector();
         Check(header.size() <= avail, "accepted headers longer than the bytes available");
         // The fields the spec leaves unchecked (BTH byte 4, the reserved bits 6-0 of byte 8,
         // a CNP's 16 reserved bytes) are written as 0: compare the rest.

@@ -9,6 +9,7 @@
 #ifndef METAROCE_ENGINE_TYPES_H
 #define METAROCE_ENGINE_TYPES_H
 
+#include "header-bytes.h"
 #include "ring.h"
 
 #include <algorithm>
@@ -87,7 +88,7 @@ struct Completion
  */
 struct OutPacket
 {
-    std::vector<uint8_t> header;
+    HeaderBytes header; ///< inline: no allocation per packet
     std::vector<uint8_t> payload;
     uint32_t payloadSize{0};
     uint16_t port{0};       ///< NIC port (= plane) to transmit on

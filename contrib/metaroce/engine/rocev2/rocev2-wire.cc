@@ -135,11 +135,11 @@ IbTrailedSize(uint32_t payloadLength)
     return payloadLength + IbPadCount(payloadLength) + kIbIcrcSize;
 }
 
-std::vector<uint8_t>
+HeaderBytes
 IbSerializeHeader(const IbBth& bth, const IbReth& reth, const IbAeth& aeth)
 {
     const IbOpcodeInfo* info = IbLookupOpcode(static_cast<uint8_t>(bth.opcode));
-    std::vector<uint8_t> out(info != nullptr ? info->headerSize : kIbBthSize, 0);
+    HeaderBytes out(info != nullptr ? info->headerSize : kIbBthSize);
     uint8_t* p = out.data();
     p[0] = static_cast<uint8_t>(bth.opcode);
     p[1] = static_cast<uint8_t>((bth.solicited ? 0x80 : 0) | (bth.migReq ? 0x40 : 0) |

@@ -176,7 +176,7 @@ uint32_t IbTrailedSize(uint32_t payloadLength);
  * Serializes the headers of `bth.opcode`: the BTH and, as the opcode table says, the RETH, the
  * AETH or the CNP reserved bytes. Extension headers the opcode does not carry are ignored.
  */
-std::vector<uint8_t> IbSerializeHeader(const IbBth& bth, const IbReth& reth, const IbAeth& aeth);
+HeaderBytes IbSerializeHeader(const IbBth& bth, const IbReth& reth, const IbAeth& aeth);
 
 /// A parsed packet. `payload` points at the message bytes in real-payload mode, else nullptr.
 struct IbPacket

@@ -28,7 +28,7 @@ MetaRoceFraming::Frame(metaroce::OutPacket& out, Ipv4Address source, Ipv4Address
     Ptr<Packet> p = out.payload.empty() ? Create<Packet>(out.payloadSize)
                                         : Create<Packet>(out.payload.data(),
                                                          static_cast<uint32_t>(out.payload.size()));
-    p->AddHeader(MetaRoceTransportHeader(std::move(out.header), out.udpDstPort));
+    p->AddHeader(MetaRoceTransportHeader(out.header, out.udpDstPort));
     UdpHeader udp;
     udp.SetSourcePort(out.udpSrcPort);
     udp.SetDestinationPort(out.udpDstPort);

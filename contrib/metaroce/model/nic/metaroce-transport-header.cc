@@ -3,6 +3,8 @@
 #include "ns3/metaroce-wire.h"
 #include "ns3/rocev2-wire.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -26,10 +28,19 @@ MetaRoceTransportHeader::GetInstanceTypeId() const
 
 MetaRoceTransportHeader::MetaRoceTransportHeader() = default;
 
-MetaRoceTransportHeader::MetaRoceTransportHeader(std::vector<uint8_t> bytes, uint16_t udpPort)
-    : m_bytes(std::move(bytes))
+MetaRoceTransportHeader::MetaRoceTransportHeader(const metaroce::HeaderBytes& bytes,
+                                                 uint16_t udpPort)
+    : m_bytes(bytes)
     , m_udpPort(udpPort)
 {
+}
+
+MetaRoceTransportHeader::MetaRoceTransportHeader(const std::vector<uint8_t>& bytes,
+                                                 uint16_t udpPort)
+    : m_bytes(bytes.size())
+    , m_udpPort(udpPort)
+{
+    std::copy(bytes.begin(), bytes.end(), m_bytes.begin());
 }
 
 void
@@ -44,10 +55,10 @@ MetaRoceTransportHeader::GetUdpPort() const
     return m_udpPort;
 }
 
-const std::vector<uint8_t>&
+std::vector<uint8_t>
 MetaRoceTransportHeader::GetBytes() const
 {
-    return m_bytes;
+    return m_bytes.ToVector();
 }
 
 uint32_t
@@ -88,7 +99,7 @@ MetaRoceTransportHeader::Deserialize(Buffer::Iterator start)
     const uint32_t size = remaining == 0 ? 0 : HeaderSize(m_udpPort, i.PeekU8());
     if (size > remaining)
     {
-        m_bytes.clear();
+        m_bytes.resize(0);
         return 0;
     }
     m_bytes.resize(size);

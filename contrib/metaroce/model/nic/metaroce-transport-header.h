@@ -10,6 +10,7 @@
 #ifndef METAROCE_TRANSPORT_HEADER_H
 #define METAROCE_TRANSPORT_HEADER_H
 
+#include "ns3/header-bytes.h"
 #include "ns3/header.h"
 
 #include <cstdint>
@@ -31,13 +32,18 @@ class MetaRoceTransportHeader : public Header
     MetaRoceTransportHeader();
 
     /// Wraps bytes produced by an engine, for a packet to `udpPort`.
-    MetaRoceTransportHeader(std::vector<uint8_t> bytes, uint16_t udpPort);
+    MetaRoceTransportHeader(const metaroce::HeaderBytes& bytes, uint16_t udpPort);
+
+    /// The same from a byte vector (at most metaroce::HeaderBytes::kCapacity bytes, else
+    /// std::length_error).
+    MetaRoceTransportHeader(const std::vector<uint8_t>& bytes, uint16_t udpPort);
 
     /// Sets the UDP destination port, which selects the layout to deserialize.
     void SetUdpPort(uint16_t port);
     uint16_t GetUdpPort() const;
 
-    const std::vector<uint8_t>& GetBytes() const;
+    /// The header's bytes, a copy.
+    std::vector<uint8_t> GetBytes() const;
 
     /**
      * Size of the header that starts with `first` for `udpPort`, or 0 when the port carries no
@@ -51,7 +57,7 @@ class MetaRoceTransportHeader : public Header
     void Print(std::ostream& os) const override;
 
   private:
-    std::vector<uint8_t> m_bytes;
+    metaroce::HeaderBytes m_bytes; ///< inline: no allocation per packet
     uint16_t m_udpPort{0};
 };
 

@@ -218,7 +218,7 @@ UdpDriver::Transmit(uint16_t port, const OutPacket& pkt)
             SendNow(port, pkt.udpSrcPort, iov, iovCount);
             continue;
         }
-        std::vector<uint8_t> bytes(pkt.header);
+        std::vector<uint8_t> bytes = pkt.header.ToVector();
         const auto* payload = static_cast<const uint8_t*>(iov[1].iov_base);
         bytes.insert(bytes.end(), payload, payload + iov[1].iov_len);
         m_faults.Hold(Now() + d.holdNs + c, port, pkt.udpSrcPort, std::move(bytes));

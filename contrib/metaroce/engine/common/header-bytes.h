@@ -1,0 +1,115 @@
+/*
+ * A packet's transport header bytes, kept inside the packet instead of on the heap: every packet
+ * an engine sends has one, and none is longer than kCapacity (a MetaRoCE WRITE or ACK header
+ * is 64 bytes, spec 3.8; a RoCEv2 BTH with RETH and AETH 32, spec 8.2), so a heap allocation
+ * and its release per packet bought nothing but their cost.
+ *
+ * The interface is the part of std::vector<uint8_t> that senders and drivers use: size, data,
+ * iteration, indexing, and resize, which zero-fills what it adds.
+ */
+#ifndef METAROCE_ENGINE_HEADER_BYTES_H
+#define METAROCE_ENGINE_HEADER_BYTES_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace metaroce
+{
+
+/// Up to kCapacity header bytes, inline.
+class HeaderBytes
+{
+  public:
+    static constexpr std::size_t kCapacity = 64;
+
+    HeaderBytes() = default;
+
+    /// `size` zero bytes.
+    explicit HeaderBytes(std::size_t size)
+    {
+        resize(size);
+    }
+
+    /// Grows with zero bytes or shrinks to `size`; std::length_error beyond kCapacity.
+    void resize(std::size_t size)
+    {
+        if (size > kCapacity)
+        {
+            throw std::length_error("header of " + std::to_string(size) + " bytes exceeds " +
+                                    std::to_string(kCapacity));
+        }
+        for (std::size_t i = m_size; i < size; ++i)
+        {
+            m_bytes[i] = 0;
+        }
+        m_size = static_cast<uint8_t>(size);
+    }
+
+    std::size_t size() const
+    {
+        return m_size;
+    }
+
+    bool empty() const
+    {
+        return m_size == 0;
+    }
+
+    uint8_t* data()
+    {
+        return m_bytes.data();
+    }
+
+    const uint8_t* data() const
+    {
+        return m_bytes.data();
+    }
+
+    uint8_t* begin()
+    {
+        return data();
+    }
+
+    uint8_t* end()
+    {
+        return data() + m_size;
+    }
+
+    const uint8_t* begin() const
+    {
+        return data();
+    }
+
+    const uint8_t* end() const
+    {
+        return data() + m_size;
+    }
+
+    uint8_t& operator[](std::size_t i)
+    {
+        return m_bytes[i];
+    }
+
+    uint8_t operator[](std::size_t i) const
+    {
+        return m_bytes[i];
+    }
+
+    /// The bytes as a vector (for callers that keep or extend them).
+    std::vector<uint8_t> ToVector() const
+    {
+        return std::vector<uint8_t>(begin(), end());
+    }
+
+  private:
+    std::array<uint8_t, kCapacity> m_bytes; ///< only the first m_size are meaningful
+    uint8_t m_size{0};
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_HEADER_BYTES_H
