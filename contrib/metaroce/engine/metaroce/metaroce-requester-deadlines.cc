@@ -193,10 +193,15 @@ MetaRoceRequester::ReorderWindowNs() const
 TimeNs
 MetaRoceRequester::TimeRuleWindowNs() const
 {
+    return TimeRuleWindowNs(ReorderWindowNs());
+}
+
+TimeNs
+MetaRoceRequester::TimeRuleWindowNs(TimeNs measured) const
+{
     // Another plane's last hop may queue deeper than the RACK packet's by as much as round
     // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (5.3,
     // A35).
-    const TimeNs measured = ReorderWindowNs();
     return m_planes.empty() ? measured
                             : std::max(measured, m_connectionRtt.Rto(0, m_config.rtoMaxNs));
 }

@@ -474,7 +474,7 @@ MetaRoceRequester::NextTimeout() const
     // What NextTimeoutByScan() computes, from the trees: the clamped deadlines first.
     const TimeNs reorderWindow = ReorderWindowNs();
     TimeNs next = std::min(
-        {EarliestLossCheck(TimeRuleWindowNs()),
+        {EarliestLossCheck(TimeRuleWindowNs(reorderWindow)),
          m_rtoAt.Min(),
          m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, TailToProbe())});
     if (next != kNever)
@@ -514,7 +514,7 @@ MetaRoceRequester::NextTimeoutByScan() const
     TimeNs next = kNever;
     auto consider = [&](TimeNs t) { next = std::min(next, std::max(t, m_now)); };
     const TimeNs reorderWindow = ReorderWindowNs();
-    const TimeNs ruleWindow = TimeRuleWindowNs();
+    const TimeNs ruleWindow = TimeRuleWindowNs(reorderWindow);
     for (const Path& path : m_paths)
     {
         if (path.outstanding.empty() && path.health != PathHealth::Down)

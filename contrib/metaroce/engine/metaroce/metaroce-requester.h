@@ -202,6 +202,8 @@ class MetaRoceRequester
     /// The connection-wide time rule's window: the measured one, or with the plane rule on at
     /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 5.3).
     TimeNs TimeRuleWindowNs() const;
+    /// The same, given the measured window ReorderWindowNs().
+    TimeNs TimeRuleWindowNs(TimeNs measured) const;
     /// The plane rule's window on `port`.
     TimeNs PlaneWindowNs(uint16_t port) const;
     /// The evidence `path`'s packets are judged by.
