@@ -28,6 +28,17 @@ def test_loss_seeds(tmp_path):
     assert "MetaRoCE kept, mean" in (tmp_path / "loss-seeds-quick.md").read_text()
 
 
+def test_lossless_grid(tmp_path):
+    out = run_experiment("lossless_grid.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "lossless-grid-quick.csv")
+    assert sorted(df["planes"].unique()) == [1, 8]
+    assert set(df["nic_attributes"].fillna("")) == {"", "DeferRto=false"}
+    assert df["complete"].all() and (df["drops"] == 0).all()
+    table = (tmp_path / "lossless-grid-quick.md").read_text()
+    assert "MetaRoCE, timers not deferred" in table and "RoCEv2 (DCQCN)" in table
+
+
 def incast_variants():
     """The variants incast.py promises, read from the script's source so the test follows it."""
     with open(os.path.join(ROOT, "examples", "experiments", "incast.py")) as f:
