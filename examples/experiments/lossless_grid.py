@@ -66,11 +66,13 @@ def main():
                      "complete": bool(g["complete"].all()),
                      "time": span(g["duration_us"], "{:.1f}"),
                      "timeouts": span(g["timeouts"], "{:,}"),
+                     "deferred": span(g["rto_deferrals"], "{:,}"),
                      "spurious": span(g["spurious_retransmissions"], "{:,}"),
                      "drops": span(g["drops"], "{:,}")})
     table = common.markdown(pd.DataFrame(rows), {
         "hosts": "hosts", "planes": "planes", "MiB": "MiB per rank", "variant": "variant",
         "complete": "completed", "time": "time (us)", "timeouts": "timeouts",
+        "deferred": "timeouts deferred",
         "spurious": "copies of packets that had arrived", "drops": "drops"})
     name = "lossless-grid" + ("-quick" if a.quick else "")
     df.to_csv(os.path.join(a.out, name + ".csv"), index=False)

@@ -49,7 +49,8 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
         {
             continue;
         }
-        if (p.state == SentPacket::State::InFlight)
+        const bool wasInFlight = p.state == SentPacket::State::InFlight;
+        if (wasInFlight)
         {
             LeaveFlight(path, p);
             progress.sample.ackedBytes += p.bytes;
@@ -57,6 +58,7 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
         }
         p.state = SentPacket::State::Acked;
         progress.probeAcked |= p.message == kProbeMessage;
+        progress.dataAcked |= p.message != kProbeMessage && wasInFlight;
         if (p.message != kProbeMessage)
         {
             SampleLateness(path, p, ack, before, now);
@@ -89,8 +91,11 @@ MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress pr
         path.bytesAcked += sample.ackedBytes;
         m_tailProbe.OnProgress();
         m_deliveringPath = path.id;
-        m_lastProgressAt = now;
         m_recovery.OnProgress(path, progress.probeAcked);
+    }
+    if (progress.dataAcked)
+    {
+        m_lastProgressAt = now;
     }
     sample.srtt = path.rtt.Smoothed();
     m_cc->OnAck(path.window, m_connectionWindow, sample, now);

@@ -1,6 +1,7 @@
 /*
- * The requester's deadlines (spec 2.3, 5.3): the per-path trees that NextTimeout() and
- * OnTimeout() read instead of scanning every path, kept up to date by Refresh(), and the time
+ * The requester's deadlines (spec 2.3, 5.3, 5.5): the per-path trees that NextTimeout() and
+ * OnTimeout() read instead of scanning every path, kept up to date by Refresh(); the
+ * retransmission timeout and its deferral while better evidence is coming; and the time
  * rule's windows and deadlines (connection-wide, and per plane when the plane rule is on).
  * NextTimeoutByScan() in metaroce-requester.cc is the definition they must agree with.
  */

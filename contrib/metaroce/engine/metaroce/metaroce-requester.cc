@@ -317,7 +317,8 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         return;
     }
     // Path by path, as a scan of all of them would; the trees name the paths that may be due.
-    const TimeNs ruleWindow = TimeRuleWindowNs();
+    const TimeNs reorderWindow = ReorderWindowNs();
+    const TimeNs ruleWindow = TimeRuleWindowNs(reorderWindow);
     for (uint16_t id : PathsDueBy(now, ruleWindow))
     {
         Path& path = m_paths[id];
@@ -342,7 +343,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
     m_tailProbe.ArmIfDue(now,
                          MaySendMore(),
                          m_rack,
-                         ReorderWindowNs(),
+                         reorderWindow,
                          m_connectionRtt,
                          TailToProbe(),
                          m_rack.valid ? &m_paths[m_deliveringPath] : nullptr);

@@ -25,8 +25,9 @@
  *
  * Its deadlines are kept per path in DeadlineTrees (deadline-tree.h), brought up to date for
  * the paths a call changed (Refresh()), so that NextTimeout() and OnTimeout() do not walk every
- * path's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3). The trees and
- * the time rule's windows are in metaroce-requester-deadlines.cc.
+ * path's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3). The trees, the
+ * retransmission timeout and its deferral, and the time rule's windows are in
+ * metaroce-requester-deadlines.cc.
  */
 #ifndef METAROCE_ENGINE_METAROCE_REQUESTER_H
 #define METAROCE_ENGINE_METAROCE_REQUESTER_H
@@ -130,6 +131,7 @@ class MetaRoceRequester
     {
         AckSample sample;
         bool probeAcked{false};
+        bool dataAcked{false}; ///< DATA in flight acknowledged (a PROBE alone is not: 5.5)
     };
 
     /// The RACK of the connection and of the ACK's plane, as they were before the ACK.
@@ -251,8 +253,9 @@ class MetaRoceRequester
     RackState m_rack;                ///< newest acknowledged transmission, all paths (5.3)
     uint16_t m_deliveringPath{0};    ///< the path that last acknowledged new data (5.5)
     TimeNs m_lastProgressAt{0};      ///< when an ACK last acknowledged data in flight (5.5)
-    /// Per path, the time its RTO was deferred to (0: none while this packet is in flight);
-    /// empty until the first deferral, as most connections never wait that long (5.5).
+    /// Per path, the time its RTO was deferred to (0: none), cleared by a timeout and when
+    /// nothing is in flight on the path; empty until the first deferral, as most connections
+    /// never wait that long (5.5).
     std::vector<TimeNs> m_rtoNotBefore;
     ReorderWindow m_reorder;             ///< reorder window of the time rule (5.3)
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
@@ -270,7 +273,7 @@ class MetaRoceRequester
     TimeNs m_now{0}; ///< latest time the requester was given
 
     // Per path, as of its last Refresh() (every call that changes a path ends with one):
-    DeadlineTree m_rtoAt; ///< oldest in-flight send time + RTO; kNever when Down or idle
+    DeadlineTree m_rtoAt; ///< RtoDeadline(): kNever when Down or idle
     /// Transmission order of the oldest in-flight DATA packet, or kNever. Packets leave in
     /// that order, so its minimum is also the earliest sent (the first of a nanosecond's ties).
     DeadlineTree m_firstDataOrder;

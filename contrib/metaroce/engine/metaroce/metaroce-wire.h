@@ -33,6 +33,7 @@
 #define METAROCE_ENGINE_METAROCE_WIRE_H
 
 #include "../common/engine-counters.h"
+#include "../common/header-bytes.h"
 
 #include <array>
 #include <bitset>
@@ -100,6 +101,7 @@ constexpr std::size_t kMrProbeHeaderSize = 24;
 constexpr std::size_t kMrAckHeaderSize = 64;
 constexpr std::size_t kMrNakHeaderSize = 16;
 constexpr std::size_t kMrMaxHeaderSize = 64;
+static_assert(kMrMaxHeaderSize <= HeaderBytes::kCapacity, "a packet's header bytes are inline");
 
 /// A parsed or to-be-serialized MetaRoCE header. Which fields matter depends on the opcode.
 struct MrHeader

@@ -53,6 +53,7 @@ MetaRoceExperimentResults::SetEngineTotals(const metaroce::Counters& all, Time d
     goodputGbps = bytesDelivered * 8.0 / duration.GetNanoSeconds();
     retransmitted = all.retransmittedPackets;
     timeouts = all.timeouts;
+    rtoDeferrals = all.rtoDeferrals;
     ecnMarked = all.rxEcnMarked;
     dataPackets = all.txDataPackets;
     fastRetransmits = all.fastRetransmits;

@@ -131,6 +131,7 @@ MetaRoceExperimentResults::ToJson() const
                     {"slowdown_p99", slowdownP99},
                     {"retransmitted", retransmitted},
                     {"timeouts", timeouts},
+                    {"rto_deferrals", rtoDeferrals},
                     {"data_packets", dataPackets},
                     {"fast_retransmits", fastRetransmits},
                     {"tail_probes", tailProbes},

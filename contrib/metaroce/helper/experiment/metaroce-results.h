@@ -120,6 +120,7 @@ struct MetaRoceExperimentResults
     double slowdownP99{0};
     uint64_t retransmitted{0};
     uint64_t timeouts{0};
+    uint64_t rtoDeferrals{0};    ///< MetaRoCE: timeouts deferred while evidence was coming
     uint64_t dataPackets{0};     ///< data packets the queue pairs sent, retransmissions included
     uint64_t fastRetransmits{0}; ///< MetaRoCE: packets declared lost by loss detection
     uint64_t tailProbes{0};      ///< MetaRoCE: tail-loss probes
