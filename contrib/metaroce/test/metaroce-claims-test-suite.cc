@@ -371,47 +371,6 @@ class AdmissionIncastTestCase : public TestCase
     }
 };
 
-/// 32 hosts, 8 per leaf, one plane with 4 spines of 100 Gb/s (2:1 at the leaves): a lossless
-/// all-to-all of 2 MiB per rank, with the NIC attributes `nicAttributes`.
-MetaRoceExperimentResults
-OversubscribedAllToAll(const std::string& nicAttributes)
-{
-    MetaRoceExperimentConfig c = LeafSpine(32, 8, "100Gbps", 1);
-    c.workload = "alltoall";
-    c.messageBytes = 2 << 20;
-    c.stopTime = "3ms";
-    c.nicAttributes = nicAttributes;
-    return MetaRoceExperiment(c).Run();
-}
-
-class OversubscribedTimeoutTestCase : public TestCase
-{
-  public:
-    OversubscribedTimeoutTestCase()
-        : TestCase("fidelity: a lossless all-to-all through a 2:1 oversubscribed plane never "
-                   "times out, as its timers wait for the time rule or the connection's "
-                   "progress; without that they fired on queued packets")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        // Queues of a few hundred kB hold packets longer than the 60 us RTO floor (spec 5.5,
-        // doc/results.md section 9).
-        const MetaRoceExperimentResults deferred = OversubscribedAllToAll("");
-        NS_TEST_ASSERT_MSG_EQ(deferred.complete, true, "the all-to-all finishes");
-        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(deferred), true, "lossless");
-        NS_TEST_EXPECT_MSG_EQ(deferred.timeouts, 0, "timeouts with the timers deferred");
-        const MetaRoceExperimentResults eager = OversubscribedAllToAll("DeferRto=false");
-        NS_TEST_EXPECT_MSG_GT(eager.timeouts, 100, "timeouts on queued packets without");
-        NS_TEST_EXPECT_MSG_LT(deferred.SpuriousRetransmissions() * 2,
-                              eager.SpuriousRetransmissions(),
-                              "fewer than half the needless copies");
-        NS_TEST_EXPECT_MSG_LT(deferred.durationUs, eager.durationUs, "and sooner done");
-    }
-};
-
 /// The 64-host fabric of doc/results.md: 4 leaves of 16 hosts, 4 spines with 400 Gb/s uplinks.
 MetaRoceExperimentConfig
 SixtyFourHosts(uint32_t planes)
@@ -421,12 +380,11 @@ SixtyFourHosts(uint32_t planes)
     return c;
 }
 
-/// 16 hosts, 8 per leaf, 8 planes, lossless all-to-all of 2 MiB per rank, with the NIC
-/// attributes `nicAttributes` on top of the defaults.
+/// A lossless all-to-all of 2 MiB per rank on the fabric of `c`, with the NIC attributes
+/// `nicAttributes` on top of the defaults.
 MetaRoceExperimentResults
-LosslessAllToAll(const std::string& nicAttributes)
+LosslessAllToAll(MetaRoceExperimentConfig c, const std::string& nicAttributes)
 {
-    MetaRoceExperimentConfig c = LeafSpine(16, 8, "400Gbps", 8);
     c.workload = "alltoall";
     c.messageBytes = 2 << 20;
     c.stopTime = "3ms";
@@ -449,13 +407,14 @@ class LosslessFidelityTestCase : public TestCase
         // ACKs wait behind the other queue pairs' data without ControlFirst (spec A38): their
         // late RTT samples and the connection-wide time rule judge packets behind other
         // planes' shallower queues lost. Either fix removes those copies.
-        const MetaRoceExperimentResults defaults = LosslessAllToAll("");
+        const MetaRoceExperimentConfig nonBlocking = LeafSpine(16, 8, "400Gbps", 8);
+        const MetaRoceExperimentResults defaults = LosslessAllToAll(nonBlocking, "");
         NS_TEST_ASSERT_MSG_EQ(defaults.complete, true, "the all-to-all finishes");
         NS_TEST_EXPECT_MSG_EQ(defaults.retransmitted, 0, "retransmissions, defaults");
-        const MetaRoceExperimentResults late = LosslessAllToAll("ControlFirst=false");
+        const MetaRoceExperimentResults late = LosslessAllToAll(nonBlocking, "ControlFirst=false");
         NS_TEST_EXPECT_MSG_GT(late.SpuriousRetransmissions(), 0, "needless copies, ACKs late");
         const MetaRoceExperimentResults rule =
-            LosslessAllToAll("ControlFirst=false;PlaneTimeRule=true");
+            LosslessAllToAll(nonBlocking, "ControlFirst=false;PlaneTimeRule=true");
         NS_TEST_EXPECT_MSG_EQ(rule.SpuriousRetransmissions(), 0, "needless copies, time rule");
         NS_TEST_EXPECT_MSG_EQ(rule.retransmitted, 0, "retransmissions, time rule");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(defaults.durationUs,
@@ -464,6 +423,35 @@ class LosslessFidelityTestCase : public TestCase
         NS_TEST_EXPECT_MSG_LT_OR_EQ(rule.durationUs,
                                     late.durationUs * 1.01,
                                     "the rule does not slow a lossless run");
+    }
+};
+
+class OversubscribedTimeoutTestCase : public TestCase
+{
+  public:
+    OversubscribedTimeoutTestCase()
+        : TestCase("fidelity: a lossless all-to-all through a 2:1 oversubscribed plane never "
+                   "times out, as its timers wait for the time rule or the connection's "
+                   "progress; without that they fired on queued packets")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Queues of a few hundred kB hold packets longer than the 60 us RTO floor (spec 5.5,
+        // doc/results.md section 9).
+        const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
+        const MetaRoceExperimentResults deferred = LosslessAllToAll(twoToOne, "");
+        NS_TEST_ASSERT_MSG_EQ(deferred.complete, true, "the all-to-all finishes");
+        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(deferred), true, "lossless");
+        NS_TEST_EXPECT_MSG_EQ(deferred.timeouts, 0, "timeouts with the timers deferred");
+        const MetaRoceExperimentResults eager = LosslessAllToAll(twoToOne, "DeferRto=false");
+        NS_TEST_EXPECT_MSG_GT(eager.timeouts, 100, "timeouts on queued packets without");
+        NS_TEST_EXPECT_MSG_LT(deferred.SpuriousRetransmissions() * 2,
+                              eager.SpuriousRetransmissions(),
+                              "fewer than half the needless copies");
+        NS_TEST_EXPECT_MSG_LT(deferred.durationUs, eager.durationUs, "and sooner done");
     }
 };
 
