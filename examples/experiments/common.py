@@ -91,3 +91,13 @@ def gbps(text):
         if text.endswith(unit):
             return float(text[: -len(unit)]) * scale
     raise ValueError(f"not a rate: {text!r}")
+
+
+def write_table(out, name, df, table, note):
+    """Writes every run's figures to <out>/<name>.csv and the table with its note to
+    <name>.md, and prints the table."""
+    df.to_csv(os.path.join(out, name + ".csv"), index=False)
+    with open(os.path.join(out, name + ".md"), "w") as f:
+        f.write(table + "\n" + note + "\n")
+    print(table)
+    print(f"wrote {os.path.join(out, name)}.csv, .md")

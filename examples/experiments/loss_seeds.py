@@ -7,8 +7,6 @@ routes), each against the lossless run of the same seed. The announcement: about
     scripts/python.sh examples/experiments/loss_seeds.py [--quick] [--seeds 5]
 """
 
-import os
-
 import common
 import pandas as pd
 from metaroce import experiment as mx
@@ -38,14 +36,10 @@ def main():
         "workload": "workload", "seeds": "seeds", "mean": "MetaRoCE kept, mean (%)",
         "min": "min (%)", "max": "max (%)", "per_seed": "per seed (%)"})
     name = "loss-seeds" + ("-quick" if a.quick else "")
-    df.to_csv(os.path.join(a.out, name + ".csv"), index=False)
     note = (f"{fabric['hosts']} hosts, {a.planes} planes, {a.message_bytes} B per rank, "
             f"{100 * a.loss_per_link_end:g}% loss per link end on every plane (about "
             f"{400 * a.loss_per_link_end:g}% per path); each seed against its own lossless run.")
-    with open(os.path.join(a.out, name + ".md"), "w") as f:
-        f.write(table + "\n" + note + "\n")
-    print(table)
-    print(f"wrote {os.path.join(a.out, name)}.csv, .md")
+    common.write_table(a.out, name, df, table, note)
     return 0
 
 

@@ -9,8 +9,6 @@ counts: timeouts and copies of packets that had arrived, on a fabric that drops 
     scripts/python.sh examples/experiments/lossless_grid.py [--quick] [--processes 2]
 """
 
-import os
-
 import common
 import pandas as pd
 from metaroce import experiment as mx
@@ -75,14 +73,10 @@ def main():
         "deferred": "timeouts deferred",
         "spurious": "copies of packets that had arrived", "drops": "drops"})
     name = "lossless-grid" + ("-quick" if a.quick else "")
-    df.to_csv(os.path.join(a.out, name + ".csv"), index=False)
     note = ("Lossless all-to-all, 8 hosts per leaf and 4 spines per plane at 100 Gb/s (2:1 at the "
             "leaves); MetaRoCE ranges over 1, 8 and 64 channels, RoCEv2 has one queue pair per "
             "pair and plane.")
-    with open(os.path.join(a.out, name + ".md"), "w") as f:
-        f.write(table + "\n" + note + "\n")
-    print(table)
-    print(f"wrote {os.path.join(a.out, name)}.csv, .md")
+    common.write_table(a.out, name, df, table, note)
     return 0
 
 
