@@ -149,7 +149,10 @@ MetaRoceRequester::RtoDeadline(const Path& path, const SentPacket* oldest) const
 }
 
 bool
-MetaRoceRequester::DeferRto(const Path& path, TimeNs now, TimeNs ruleWindow)
+MetaRoceRequester::DeferRto(const Path& path,
+                            const SentPacket& oldest,
+                            TimeNs now,
+                            TimeNs ruleWindow)
 {
     // The RTO is the last resort (spec 5.5): it stands back while better evidence is coming.
     // A packet sent after the oldest one has been acknowledged: the time rule judges it, at
@@ -160,15 +163,15 @@ MetaRoceRequester::DeferRto(const Path& path, TimeNs now, TimeNs ruleWindow)
     {
         return false;
     }
-    const SentPacket& oldest = *path.OldestInFlight();
+    const TimeNs rto = m_recovery.Rto(path);
     TimeNs until = kNever;
     if (m_rack.SentAfter(oldest))
     {
         until = LossCheckAt(path, ruleWindow);
     }
-    else if (m_lastProgressAt > RtoDeadline(path, &oldest) - m_recovery.Rto(path))
+    else if (m_lastProgressAt > RtoDeadline(path, &oldest) - rto) // progress since it started
     {
-        until = m_lastProgressAt + m_recovery.Rto(path);
+        until = m_lastProgressAt + rto;
     }
     if (until == kNever || until <= now)
     {

@@ -329,7 +329,8 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         }
         if (!Failed())
         {
-            if (RtoDeadline(path, path.OldestInFlight()) <= now && !DeferRto(path, now, ruleWindow))
+            const SentPacket* oldest = path.OldestInFlight();
+            if (RtoDeadline(path, oldest) <= now && !DeferRto(path, *oldest, now, ruleWindow))
             {
                 OnPathTimeout(path, now);
             }
@@ -352,10 +353,6 @@ MetaRoceRequester::OnTimeout(TimeNs now)
 void
 MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
 {
-    if (!m_rtoNotBefore.empty())
-    {
-        m_rtoNotBefore[path.id] = 0;
-    }
     ++m_counters.timeouts;
     ++path.consecutiveTimeouts;
     m_cc->OnTimeout(path.window, m_connectionWindow, now);

@@ -234,9 +234,10 @@ class MetaRoceRequester
     /// packet's send time plus its RTO, or the later time its timer was deferred to; kNever
     /// when Down or idle (spec 5.5).
     TimeNs RtoDeadline(const Path& path, const SentPacket* oldest) const;
-    /// `path`'s RTO is due at `now`: defers it and returns true while better evidence is
-    /// coming (the time rule's deadline, or the connection's progress; spec 5.5).
-    bool DeferRto(const Path& path, TimeNs now, TimeNs ruleWindow);
+    /// `path`'s RTO, for its oldest in-flight packet `oldest`, is due at `now`: defers it and
+    /// returns true while better evidence is coming (the time rule's deadline, or the
+    /// connection's progress; spec 5.5).
+    bool DeferRto(const Path& path, const SentPacket& oldest, TimeNs now, TimeNs ruleWindow);
     void TakeDown(Path& path, TimeNs now);
 
     const MetaRoceConfig& m_config; ///< the connection's, which outlives this requester
@@ -253,9 +254,9 @@ class MetaRoceRequester
     RackState m_rack;                ///< newest acknowledged transmission, all paths (5.3)
     uint16_t m_deliveringPath{0};    ///< the path that last acknowledged new data (5.5)
     TimeNs m_lastProgressAt{0};      ///< when an ACK last acknowledged data in flight (5.5)
-    /// Per path, the time its RTO was deferred to (0: none), cleared by a timeout and when
-    /// nothing is in flight on the path; empty until the first deferral, as most connections
-    /// never wait that long (5.5).
+    /// Per path, the time its RTO was deferred to (0: none), cleared by Refresh() when nothing
+    /// is in flight on the path (a timeout leaves nothing); empty until the first deferral, as
+    /// most connections never wait that long (5.5).
     std::vector<TimeNs> m_rtoNotBefore;
     ReorderWindow m_reorder;             ///< reorder window of the time rule (5.3)
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
