@@ -12,6 +12,12 @@ REQUIREMENTS="$ROOT/bindings/python/requirements.txt"
 PYTHON="${METAROCE_PYTHON:-/usr/bin/python3}"
 stamp="$METAROCE_VENV/.metaroce-requirements"
 
+# Two clones building at once (a CI clone beside a working tree) share the venv: one makes it
+# while the other waits, instead of deleting it under the other's pip.
+mkdir -p "$(dirname "$METAROCE_VENV")"
+exec 9>"$METAROCE_VENV.lock"
+flock 9
+
 if [ ! -x "$METAROCE_VENV/bin/python" ] || ! cmp -s "$REQUIREMENTS" "$stamp"; then
   step "python virtualenv ($METAROCE_VENV)" >&2
   start=$(date +%s)

@@ -13,7 +13,7 @@ namespace
 {
 
 constexpr uint32_t kMtu = 1024;
-constexpr uint64_t kPacket = kMtu + kMrMaxHeaderSize; // M of spec 7.1
+constexpr uint64_t kPacket = kMtu + kMrMaxDataHeaderSize; // M of spec 7.1
 
 TEST(AdmissionCredit, RampsOnePacketPerArrivalAndFallsAtOnce)
 {

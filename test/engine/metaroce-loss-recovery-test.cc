@@ -131,10 +131,11 @@ TEST(ReorderWindow, FollowsMeasuredLatenessUpToTheSmoothedRtt)
 /// Two connection ends with `ports` planes of one path each, driven by hand.
 struct Pair
 {
-    explicit Pair(uint16_t ports, uint32_t retransmitCopies = 1)
+    explicit Pair(uint16_t ports, uint32_t retransmitCopies = 1, uint32_t ackRepeats = 0)
     {
         MetaRoceConfig c;
         c.retransmitCopies = retransmitCopies;
+        c.ackRepeats = ackRepeats;
         c.ports = ports;
         c.pathsPerPort = 1;
         c.mtu = 1024;
@@ -272,6 +273,33 @@ TEST(MetaRoceLossRecovery, ARetransmissionGoesInCopiesOfWhichOneSuffices)
     m.a->OnTimeout(deadline + 1'000'000);
     EXPECT_FALSE(Pair::Pull(*m.a, 0, deadline + 1'000'000)) << "the lost copy is not resent";
     EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 2u);
+}
+
+TEST(MetaRoceLossRecovery, ALostAckIsRepeatedByTheNextAckOfAnotherPath)
+{
+    for (uint32_t repeats : {0u, 1u})
+    {
+        Pair m(2, 1, repeats);
+        m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
+        auto first = Pair::Pull(*m.a, 0, 1'000);  // plane 0: its ACK is lost
+        auto second = Pair::Pull(*m.a, 1, 1'100); // plane 1
+        ASSERT_TRUE(first && second);
+        Pair::Deliver(*m.b, *first, 3'000);
+        auto lostAck = m.b->PullPacket(0, 3'000);
+        ASSERT_TRUE(lostAck);
+        EXPECT_EQ(Pair::Parse(*lostAck).repeatCount, 0) << "no ACK before it to repeat";
+        m.RoundTrip(*second, 3'100, 5'100);
+        m.a->OnTimeout(1'000'000);
+        const Counters& c = m.a->GetCounters();
+        if (repeats == 0)
+        {
+            EXPECT_EQ(c.fastRetransmits, 1u) << "the packet whose ACK was lost goes again";
+            continue;
+        }
+        EXPECT_EQ(c.ackRepeatHits, 1u) << "plane 1's ACK repeated plane 0's";
+        EXPECT_EQ(c.retransmittedPackets, 0u);
+        EXPECT_EQ(m.a->TakeCompletions().size(), 1u) << "both packets acknowledged";
+    }
 }
 
 } // namespace

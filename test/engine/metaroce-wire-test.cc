@@ -196,6 +196,58 @@ TEST(MetaRoceWire, AckWithPayloadIsRefused)
     EXPECT_EQ(MrParse(b.data(), b.size(), b.size() + 1).reason, DropReason::BadField);
 }
 
+MrHeader
+AckWithRepeats()
+{
+    MrHeader h;
+    h.opcode = MrOpcode::Ack;
+    h.pathId = 3;
+    h.cumulativePsn = 100;
+    h.repeatCount = 2;
+    h.repeats[0] = MrAckRepeat{7, 0x8001, 0xfffffffe};
+    h.repeats[1] = MrAckRepeat{1, 0, 42};
+    return h;
+}
+
+TEST(MetaRoceWire, AckRepeatsFollowTheSack)
+{
+    const MrHeader h = AckWithRepeats();
+    EXPECT_EQ(h.Size(), kMrAckHeaderSize + 2 * kMrAckRepeatSize);
+    const auto b = Bytes(h);
+    // Spec 3.4: path id, 16 SACK bits, cumulative PSN, big-endian, 8 bytes per repeat.
+    const std::vector<uint8_t> first = {0x00, 0x07, 0x80, 0x01, 0xff, 0xff, 0xff, 0xfe};
+    EXPECT_EQ(std::vector<uint8_t>(b.begin() + 64, b.begin() + 72), first);
+    const MrParseResult r = MrParse(b.data(), b.size(), b.size());
+    ASSERT_TRUE(r.header);
+    ASSERT_EQ(r.header->repeatCount, 2);
+    EXPECT_EQ(r.header->repeats[0].pathId, 7);
+    EXPECT_EQ(r.header->repeats[0].sack, 0x8001);
+    EXPECT_EQ(r.header->repeats[0].cumulativePsn, 0xfffffffeu);
+    EXPECT_EQ(r.header->repeats[1].pathId, 1);
+    EXPECT_EQ(r.header->repeats[1].cumulativePsn, 42u);
+    EXPECT_EQ(r.header->Size(), b.size());
+}
+
+TEST(MetaRoceWire, MalformedAckRepeatsAreRefused)
+{
+    MrHeader own = AckWithRepeats();
+    own.repeats[1].pathId = own.pathId;
+    auto b = Bytes(own);
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "own path";
+
+    MrHeader twice = AckWithRepeats();
+    twice.repeats[1].pathId = twice.repeats[0].pathId;
+    b = Bytes(twice);
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "twice";
+
+    b = Bytes(AckWithRepeats());
+    EXPECT_EQ(MrParse(b.data(), b.size() - 8, b.size()).reason, DropReason::Truncated);
+    b.resize(kMrAckHeaderSize + (kMrMaxAckRepeats + 1) * kMrAckRepeatSize);
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "five";
+    b.resize(kMrAckHeaderSize + 12);
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "12 bytes";
+}
+
 TEST(MetaRoceWire, PsnUnwrapPicksTheNearestValue)
 {
     EXPECT_EQ(MrUnwrapPsn(5, 0), 5u);

@@ -49,6 +49,9 @@ struct AckCoverage
  */
 std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextPsn);
 
+/// The same for one of an ACK's repeats (spec 3.4): its cumulative PSN and 16 SACK bits.
+std::optional<AckCoverage> ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn);
+
 } // namespace metaroce
 
 #endif // METAROCE_ENGINE_ACK_COVERAGE_H

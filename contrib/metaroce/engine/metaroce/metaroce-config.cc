@@ -102,6 +102,9 @@ MetaRoceConfigFields()
                        "Packets per path coalesced into one ACK."),
         METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "6.4",
                        "Longest an ACK waits for coalescing."),
+        METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "6.4",
+                       "Latest ACKs of the connection's other paths that every ACK repeats "
+                       "(8 bytes each): a lost ACK then costs nothing while a later one arrives."),
         METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",
                        "Receive window of a stream, in messages."),
     };
@@ -125,7 +128,7 @@ MetaRoceConfig::Validate() const
             "initialPathWindowPackets",
             "must be in [1, maxPathWindowPackets]");
     // The connection window never goes below one full packet per port (spec 7.1).
-    const uint64_t minWindow = uint64_t{ports} * (mtu + kMrMaxHeaderSize);
+    const uint64_t minWindow = uint64_t{ports} * (mtu + kMrMaxDataHeaderSize);
     Require(initialConnectionWindowBytes >= minWindow,
             "initialConnectionWindowBytes",
             "must hold at least one packet (MTU + 64 bytes of header) per port");

@@ -32,6 +32,19 @@ DefaultSelector(std::unique_ptr<PathSelector> selector)
     return selector ? std::move(selector) : std::make_unique<SprayPathSelector>();
 }
 
+/// True when the ACK's path and every path it repeats is one of the connection's (spec 3.9).
+bool
+KnowsPaths(const MrHeader& ack, const MetaRoceConfig& c)
+{
+    const std::size_t paths = std::size_t{c.ports} * c.pathsPerPort;
+    bool known = ack.pathId < paths;
+    for (std::size_t k = 0; k < ack.repeatCount; ++k)
+    {
+        known &= ack.repeats[k].pathId < paths;
+    }
+    return known;
+}
+
 } // namespace
 
 MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
@@ -147,7 +160,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
         break;
     case MrOpcode::Ack:
         ++m_counters.rxControlPackets;
-        if (h.pathId >= size_t{m_config.ports} * m_config.pathsPerPort)
+        if (!KnowsPaths(h, m_config))
         {
             result = RxResult{false, DropReason::BadField};
         }

@@ -1,9 +1,10 @@
 /*
- * The requester's ACK processing (spec 5.2), the steps in order: what the ACK newly covers on
- * its path (ack-coverage.h) is acknowledged, packet by packet and message by message; the
- * path's recent losses are settled against it (5.7, spurious-loss.h); then the RTT sample, the
- * rate hint, the admission credit, health, congestion control and ECN marks; last, loss
- * detection on the path.
+ * The requester's ACK processing (spec 5.2), the steps in order: the ACK's repeats of earlier
+ * ACKs of other paths, each as that ACK would have been; then what the ACK newly covers on its
+ * path (ack-coverage.h) is acknowledged, packet by packet and message by message; the path's
+ * recent losses are settled against it (5.7, spurious-loss.h); then the RTT sample, the rate
+ * hint, the admission credit, health, congestion control and ECN marks; last, loss detection
+ * on the path.
  */
 #include "metaroce-requester.h"
 #include "spurious-loss.h"
@@ -20,14 +21,21 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     MakePaths();
     Path& path = m_paths[ack.pathId];
     const std::optional<AckCoverage> coverage = ReadAck(ack, path.nextPsn);
-    if (!coverage)
+    std::array<AckCoverage, kMrMaxAckRepeats> repeats;
+    if (!coverage || !ReadRepeats(ack, repeats))
     {
         return false;
     }
+    // Oldest first, in the order the ACKs they repeat were sent.
+    for (std::size_t k = ack.repeatCount; k-- > 0;)
+    {
+        OnAckRepeat(m_paths[ack.repeats[k].pathId], repeats[k], now);
+    }
     const RacksBefore before = RacksBeforeAck(path);
-    const AckProgress progress = AcknowledgeCovered(path, ack, *coverage, before, now);
+    AckProgress progress = AcknowledgeCovered(path, ack, *coverage, before, now);
     SettleLosses(path, ack, *coverage, before, now);
-    OnAckProgress(path, ack, progress, now);
+    OnAckFeedback(path, ack, progress.sample, now);
+    OnAckProgress(path, ack.ceCount, progress, now);
     RunLossDetection(path, now);
     path.PopResolved();
     Refresh(path);
@@ -57,6 +65,7 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
             ++progress.sample.ackedPackets;
         }
         p.state = SentPacket::State::Acked;
+        ++progress.newlyAcked;
         progress.probeAcked |= p.message == kProbeMessage;
         progress.dataAcked |= p.message != kProbeMessage && wasInFlight;
         if (p.message != kProbeMessage)
@@ -70,10 +79,50 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
     return progress;
 }
 
-void
-MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now)
+bool
+MetaRoceRequester::ReadRepeats(const MrHeader& ack,
+                               std::array<AckCoverage, kMrMaxAckRepeats>& out) const
 {
-    AckSample& sample = progress.sample;
+    for (std::size_t k = 0; k < ack.repeatCount; ++k)
+    {
+        const std::optional<AckCoverage> coverage =
+            ReadAckRepeat(ack.repeats[k], m_paths[ack.repeats[k].pathId].nextPsn);
+        if (!coverage)
+        {
+            return false;
+        }
+        out[k] = *coverage;
+    }
+    return true;
+}
+
+void
+MetaRoceRequester::OnAckRepeat(Path& path, const AckCoverage& coverage, TimeNs now)
+{
+    // A repeat echoes no timestamp: no packet's send time matches this one, so it times none.
+    MrHeader repeated;
+    repeated.pathId = path.id;
+    repeated.echoTimestamp = UINT64_MAX;
+    const RacksBefore before = RacksBeforeAck(path);
+    const AckProgress progress = AcknowledgeCovered(path, repeated, coverage, before, now);
+    if (progress.newlyAcked == 0)
+    {
+        return; // the ACK it repeats arrived: nothing is left to do
+    }
+    ++m_counters.ackRepeatHits;
+    SettleLosses(path, repeated, coverage, before, now);
+    if (progress.sample.ackedPackets > 0)
+    {
+        OnAckProgress(path, 0, progress, now);
+    }
+    RunLossDetection(path, now);
+    path.PopResolved();
+    Refresh(path);
+}
+
+void
+MetaRoceRequester::OnAckFeedback(Path& path, const MrHeader& ack, AckSample& sample, TimeNs now)
+{
     if (ack.echoTimestamp != 0 && ack.echoTimestamp <= now)
     {
         path.rtt.Sample(now - ack.echoTimestamp);
@@ -86,6 +135,12 @@ MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress pr
     }
     // The receiver's admission (6.7): its latest credit, or no limit from a receiver without.
     m_admissionLimit = ack.creditBytes > 0 ? ack.creditBytes : kNoAdmissionLimit;
+}
+
+void
+MetaRoceRequester::OnAckProgress(Path& path, uint16_t ceCount, AckProgress progress, TimeNs now)
+{
+    AckSample& sample = progress.sample;
     if (sample.ackedPackets > 0)
     {
         path.bytesAcked += sample.ackedBytes;
@@ -99,7 +154,7 @@ MetaRoceRequester::OnAckProgress(Path& path, const MrHeader& ack, AckProgress pr
     }
     sample.srtt = path.rtt.Smoothed();
     m_cc->OnAck(path.window, m_connectionWindow, sample, now);
-    m_recovery.OnMarks(path, ack.ceCount, sample.ackedPackets, now);
+    m_recovery.OnMarks(path, ceCount, sample.ackedPackets, now);
 }
 
 void

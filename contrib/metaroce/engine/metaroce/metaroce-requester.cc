@@ -119,7 +119,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     }
     const SendQueue::Message& m = m_queue.At(next->message);
     const uint32_t bytes =
-        m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxHeaderSize);
+        m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxDataHeaderSize);
     // An extra copy is redundancy, not more data: neither window nor credit holds it (5.4).
     const bool windowFull =
         m_inflightBytes > 0 && m_inflightBytes + bytes > m_connectionWindow.window;
@@ -438,7 +438,7 @@ MetaRoceRequester::MaySendMore() const
 {
     // Data held back by the receiver's admission waits for an ACK as a tail does: only the
     // probe can bring one if what is in flight was lost (spec 5.5, 6.7).
-    return m_queue.HasQueued() && AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxHeaderSize);
+    return m_queue.HasQueued() && AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxDataHeaderSize);
 }
 
 bool

@@ -131,7 +131,8 @@ class MetaRoceRequester
     {
         AckSample sample;
         bool probeAcked{false};
-        bool dataAcked{false}; ///< DATA in flight acknowledged (a PROBE alone is not: 5.5)
+        bool dataAcked{false};  ///< DATA in flight acknowledged (a PROBE alone is not: 5.5)
+        uint32_t newlyAcked{0}; ///< packets the ACK acknowledged first, lost ones included
     };
 
     /// The RACK of the connection and of the ACK's plane, as they were before the ACK.
@@ -165,9 +166,15 @@ class MetaRoceRequester
                                    const AckCoverage& coverage,
                                    const RacksBefore& before,
                                    TimeNs now);
-    /// Steps 2-6 of ACK processing (5.2): RTT, rate hint and credit, health, congestion
-    /// control, marks.
-    void OnAckProgress(Path& path, const MrHeader& ack, AckProgress progress, TimeNs now);
+    /// Reads every repeat of `ack` into `out`; false when one names PSNs never sent (5.2).
+    bool ReadRepeats(const MrHeader& ack, std::array<AckCoverage, kMrMaxAckRepeats>& out) const;
+    /// Step 0 of ACK processing (5.2): what one repeat newly covers on `path`, acknowledged as
+    /// the ACK it repeats would have been, without its echo, marks, hint or credit.
+    void OnAckRepeat(Path& path, const AckCoverage& coverage, TimeNs now);
+    /// Steps 2-3 of ACK processing (5.2): RTT sample (into `sample`), rate hint and credit.
+    void OnAckFeedback(Path& path, const MrHeader& ack, AckSample& sample, TimeNs now);
+    /// Steps 4-6 of ACK processing (5.2): health, congestion control, marks.
+    void OnAckProgress(Path& path, uint16_t ceCount, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     /// Snapshot of the RACK states an ACK on `path` may move, for its lateness samples.
     RacksBefore RacksBeforeAck(const Path& path) const;

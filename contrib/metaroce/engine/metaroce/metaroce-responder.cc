@@ -50,7 +50,7 @@ MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
     , m_memory(memory)
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
-    , m_credit(uint64_t{config.mtu} + kMrMaxHeaderSize, config.unscheduledBytes)
+    , m_credit(uint64_t{config.mtu} + kMrMaxDataHeaderSize, config.unscheduledBytes)
     , m_ackDue(0)
 {
 }
@@ -437,6 +437,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.newCount = rx.fresh;
         h.creditBytes = m_credit.Next(rx.fresh);
         h.sack = rx.window.Sack();
+        AddRepeats(h, rx.window.SackLow());
         rx.unacked = 0;
         rx.ce = 0;
         rx.fresh = 0;
@@ -459,6 +460,37 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
     out.isControl = true;
     ++m_counters.txControlPackets;
     return out;
+}
+
+void
+MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
+{
+    if (m_config.ackRepeats == 0)
+    {
+        return;
+    }
+    for (const MrAckRepeat& latest : m_latestAcks)
+    {
+        if (latest.pathId != ack.pathId && ack.repeatCount < m_config.ackRepeats)
+        {
+            ack.repeats[ack.repeatCount++] = latest;
+        }
+    }
+    // This ACK replaces the one its path had among the latest, or the oldest.
+    auto same = std::find_if(m_latestAcks.begin(), m_latestAcks.end(), [&](const MrAckRepeat& r) {
+        return r.pathId == ack.pathId;
+    });
+    if (same != m_latestAcks.end())
+    {
+        m_latestAcks.erase(same);
+    }
+    else if (m_latestAcks.size() == m_config.ackRepeats + std::size_t{1})
+    {
+        m_latestAcks.pop_back();
+    }
+    m_latestAcks.insert(
+        m_latestAcks.begin(),
+        MrAckRepeat{ack.pathId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativePsn});
 }
 
 bool

@@ -12,7 +12,8 @@
  * the arrival plane: coalesced (every ackEveryPackets packets or after ackDelay), immediately on
  * a gap, an ECN mark, a duplicate or a request. Every ACK carries the receiver's fair-share rate
  * hint: its inbound line rate divided among its active senders (the driver supplies the share),
- * and, under receiver admission, the sender's credit (admission-credit.h).
+ * and, under receiver admission, the sender's credit (admission-credit.h). With ackRepeats, it
+ * also repeats the latest ACKs of other paths, so that a lost ACK is rarely the last word.
  *
  * The per-path state is made when the connection first receives (a RECV posted, a DATA or
  * PROBE arriving), and a stream's when it is first used: an end that only sends never pays for
@@ -30,6 +31,7 @@
 #include "metaroce-wire.h"
 #include "path-receive-window.h"
 
+#include <boost/container/static_vector.hpp>
 #include <boost/dynamic_bitset.hpp>
 #include <map>
 #include <optional>
@@ -146,6 +148,9 @@ class MetaRoceResponder
     void DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now);
     void NoteArrival(PathRx& rx, uint16_t pathId, const RxPacket& pkt, TimeNs echo, bool urgent);
     void QueueAck(uint16_t pathId);
+    /// Copies the latest ACKs of other paths into `ack` (ackRepeats of them at most), then
+    /// remembers `ack` itself among them (spec 6.4).
+    void AddRepeats(MrHeader& ack, uint64_t sackLow);
     /// Queues a NAK on `port`.
     void QueueNak(uint16_t port, const Nak& nak);
     /// Brings m_feedbackPorts up to date for `port` after its queues changed.
@@ -169,6 +174,9 @@ class MetaRoceResponder
     /// and reads this word instead of two queues in memory of their own.
     std::bitset<kMaxPorts> m_feedbackPorts;
     std::vector<Completion> m_completions;
+    /// The latest ACK sent for each of up to ackRepeats + 1 paths, the latest first: whichever
+    /// path the next ACK is for, ackRepeats others are among them.
+    boost::container::static_vector<MrAckRepeat, kMrMaxAckRepeats + 1> m_latestAcks;
 };
 
 } // namespace metaroce

@@ -121,6 +121,10 @@ std::size_t
 MrHeader::Size() const
 {
     const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(opcode));
+    if (opcode == MrOpcode::Ack)
+    {
+        return kMrAckHeaderSize + std::size_t{repeatCount} * kMrAckRepeatSize;
+    }
     return info ? info->headerSize : 0;
 }
 
@@ -163,6 +167,13 @@ MrSerialize(const MrHeader& h, uint8_t* out)
         store_big_u16(out + 26, h.newCount);
         store_big_u32(out + 28, h.creditBytes);
         StoreSack(h.sack, out + 32);
+        for (std::size_t k = 0; k < h.repeatCount; ++k)
+        {
+            uint8_t* at = out + kMrAckHeaderSize + k * kMrAckRepeatSize;
+            store_big_u16(at, h.repeats[k].pathId);
+            store_big_u16(at + 2, h.repeats[k].sack);
+            store_big_u32(at + 4, h.repeats[k].cumulativePsn);
+        }
         break;
     case MrOpcode::Nak:
         store_big_u16(out + 8, h.stream);
@@ -220,10 +231,28 @@ ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
     return kWellFormed;
 }
 
-/// ACK: cumulative PSN, rate hint, echo, counts, admission credit and the SACK (spec 3.4).
+/// ACK: cumulative PSN, rate hint, echo, counts, admission credit, the SACK and the repeats
+/// (spec 3.4), each of another path than the ACK's and of a path no other repeat names.
 DropReason
 ParseAckBody(const uint8_t* data, MrHeader& h)
 {
+    for (std::size_t k = 0; k < h.repeatCount; ++k)
+    {
+        const uint8_t* at = data + kMrAckHeaderSize + k * kMrAckRepeatSize;
+        MrAckRepeat& r = h.repeats[k];
+        r.pathId = load_big_u16(at);
+        r.sack = load_big_u16(at + 2);
+        r.cumulativePsn = load_big_u32(at + 4);
+        bool seen = r.pathId == h.pathId;
+        for (std::size_t j = 0; j < k; ++j)
+        {
+            seen |= h.repeats[j].pathId == r.pathId;
+        }
+        if (seen)
+        {
+            return DropReason::BadField;
+        }
+    }
     h.cumulativePsn = load_big_u32(data + 8);
     h.rateHintMbps = load_big_u32(data + 12);
     h.echoTimestamp = load_big_u64(data + 16);
@@ -298,12 +327,24 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     {
         return refuse(DropReason::BadOpcode);
     }
-    if (size < info->headerSize)
+    MrHeader h;
+    h.opcode = info->opcode;
+    std::size_t headerSize = info->headerSize;
+    if (h.opcode == MrOpcode::Ack && wireSize > kMrAckHeaderSize)
+    {
+        // An ACK's repeats follow its SACK: the datagram's length says how many (spec 3.4).
+        const std::size_t extra = wireSize - kMrAckHeaderSize;
+        if (extra % kMrAckRepeatSize != 0 || extra / kMrAckRepeatSize > kMrMaxAckRepeats)
+        {
+            return refuse(DropReason::BadField);
+        }
+        h.repeatCount = static_cast<uint8_t>(extra / kMrAckRepeatSize);
+        headerSize = wireSize;
+    }
+    if (size < headerSize)
     {
         return refuse(DropReason::Truncated);
     }
-    MrHeader h;
-    h.opcode = info->opcode;
     h.flags = data[1];
     if ((h.flags & ~AllowedFlags(h.opcode)) != 0)
     {
@@ -311,7 +352,7 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     }
     h.pathId = load_big_u16(data + 2);
     h.connection = load_big_u32(data + 4);
-    const std::size_t payload = wireSize - info->headerSize;
+    const std::size_t payload = wireSize - headerSize;
     if (!(info->mask & kMrOpData) && payload != 0)
     {
         return refuse(DropReason::BadField);

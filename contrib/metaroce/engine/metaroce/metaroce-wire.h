@@ -98,10 +98,27 @@ constexpr std::size_t kMrCommonSize = 16;
 constexpr std::size_t kMrSendHeaderSize = 48;
 constexpr std::size_t kMrWriteHeaderSize = 64;
 constexpr std::size_t kMrProbeHeaderSize = 24;
-constexpr std::size_t kMrAckHeaderSize = 64;
+constexpr std::size_t kMrAckHeaderSize = 64; ///< without repeats; 8 bytes more per repeat
 constexpr std::size_t kMrNakHeaderSize = 16;
-constexpr std::size_t kMrMaxHeaderSize = 64;
+/// Largest DATA header: what windows and credit count per packet beside its payload (7.1).
+constexpr std::size_t kMrMaxDataHeaderSize = 64;
+
+/// ACK repeats (spec 3.4, 6.4): earlier ACKs of other paths, carried again behind the SACK.
+constexpr std::size_t kMrMaxAckRepeats = 4;
+constexpr std::size_t kMrAckRepeatSize = 8;
+/// SACK bits a repeat carries: PSNs cumulative+1 .. cumulative+16.
+constexpr std::size_t kMrAckRepeatSackBits = 16;
+
+constexpr std::size_t kMrMaxHeaderSize = kMrAckHeaderSize + kMrMaxAckRepeats * kMrAckRepeatSize;
 static_assert(kMrMaxHeaderSize <= HeaderBytes::kCapacity, "a packet's header bytes are inline");
+
+/// One repeated ACK: a path's cumulative PSN and its first SACK bits, as an earlier ACK sent them.
+struct MrAckRepeat
+{
+    uint16_t pathId{0};
+    uint16_t sack{0}; ///< bit i: PSN cumulativePsn + 1 + i was received (i < 16)
+    uint32_t cumulativePsn{0};
+};
 
 /// A parsed or to-be-serialized MetaRoCE header. Which fields matter depends on the opcode.
 struct MrHeader
@@ -130,6 +147,8 @@ struct MrHeader
     uint16_t newCount{0};
     uint32_t creditBytes{0}; ///< receiver admission (spec 6.7); 0 = no limit
     std::bitset<kSackBits> sack;
+    uint8_t repeatCount{0}; ///< repeats[0 .. repeatCount) are on the wire, latest first
+    std::array<MrAckRepeat, kMrMaxAckRepeats> repeats{};
     // NAK (stream and msn above)
     MrNakSyndrome syndrome{MrNakSyndrome::RemoteAccess};
 

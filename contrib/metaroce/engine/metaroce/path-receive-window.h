@@ -57,6 +57,12 @@ class PathReceiveWindow
     /// The SACK bitvector: bit i set when PSN Cumulative()+1+i has been received.
     std::bitset<kSackBits> Sack() const;
 
+    /// Its first 64 bits (bit i: PSN Cumulative()+1+i), without building the whole vector.
+    uint64_t SackLow() const
+    {
+        return m_bits[0];
+    }
+
   private:
     void Advance(uint64_t to);
     /// Whether PSN m_cumulative + `offset` (1 to kSackBits) has arrived.

@@ -27,8 +27,8 @@ class MetaRoceFraming
 {
   public:
     /// Bytes of a transport header copied out of an arriving packet for the engine (both
-    /// formats: the largest MetaRoCE header is 64 bytes, spec 3.1).
-    static constexpr uint32_t kMaxTransportHeader = 64;
+    /// formats: the largest MetaRoCE header, an ACK with four repeats, is 96 bytes, spec 3.4).
+    static constexpr uint32_t kMaxTransportHeader = 96;
 
     /// An arriving datagram, unwrapped.
     struct Arrival

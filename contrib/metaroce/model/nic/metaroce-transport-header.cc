@@ -96,7 +96,12 @@ MetaRoceTransportHeader::Deserialize(Buffer::Iterator start)
     // The size comes from the first byte: a packet shorter than that (or empty) yields an
     // empty header instead of a read past its end (found by test/fuzz, fuzz-transport-header).
     const uint32_t remaining = i.GetRemainingSize();
-    const uint32_t size = remaining == 0 ? 0 : HeaderSize(m_udpPort, i.PeekU8());
+    uint32_t size = remaining == 0 ? 0 : HeaderSize(m_udpPort, i.PeekU8());
+    if (m_udpPort == metaroce::kMetaRoceUdpPort && size == metaroce::kMrAckHeaderSize &&
+        remaining <= metaroce::kMrMaxHeaderSize)
+    {
+        size = remaining; // an ACK has no payload: what follows its SACK are repeats (spec 3.4)
+    }
     if (size > remaining)
     {
         m_bytes.resize(0);

@@ -47,7 +47,8 @@ class MetaRoceTransportHeader : public Header
 
     /**
      * Size of the header that starts with `first` for `udpPort`, or 0 when the port carries no
-     * metaroce transport or the opcode is unknown.
+     * metaroce transport or the opcode is unknown. For a MetaRoCE ACK, the size without repeats
+     * (Deserialize() takes the repeats from the packet's length).
      */
     static uint32_t HeaderSize(uint16_t udpPort, uint8_t first);
 
