@@ -14,7 +14,7 @@ namespace
 
 /// Bytes of a packet the engine is handed: a NIC copies the transport header and leaves the
 /// payload virtual (MetaRoceNic does the same), so both adapters exercise the same engine path.
-constexpr std::size_t kHeaderBytesHanded = 64;
+constexpr std::size_t kHeaderBytesHanded = kMrMaxHeaderSize;
 
 /// The timer equals the deadline at every step; offer only ports the engine has work for.
 constexpr DriverOptions kAdapterDriving{RearmPolicy::Track, false, true, 10'000};

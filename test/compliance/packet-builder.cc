@@ -90,6 +90,20 @@ BuildMetaRoce(const DutSetup& setup,
         h.creditBytes = Narrow<uint32_t>(v, "credit", 0);
         h.sack = sack.value_or(std::bitset<kSackBits>());
         h.flags = h.ceCount > 0 ? kMrFlagEce : 0;
+        h.repeatCount = Narrow<uint8_t>(v, "repeats", 0);
+        if (h.repeatCount > kMrMaxAckRepeats)
+        {
+            throw std::invalid_argument("repeats=" + std::to_string(h.repeatCount) +
+                                        ": an ACK carries at most " +
+                                        std::to_string(kMrMaxAckRepeats));
+        }
+        for (std::size_t k = 0; k < h.repeatCount; ++k)
+        {
+            const std::string name = "repeat" + std::to_string(k);
+            h.repeats[k] = MrAckRepeat{Narrow<uint16_t>(v, name + "Path", 0),
+                                       Narrow<uint16_t>(v, name + "Sack", 0),
+                                       Narrow<uint32_t>(v, name + "Psn", 0)};
+        }
         break;
     case MrOpcode::Nak:
         h.stream = Narrow<uint16_t>(v, "stream", 0);

@@ -39,15 +39,11 @@ MetaRoceFields()
         {"WRITE", join(join(common, data), {"remoteAddr", "remoteKey"})},
         {"SEND", join(common, data)},
         {"PROBE", join(common, {"psn", "ackFloor", "timestamp"})},
-        {"ACK",
-         join(common,
-              {"cumulativePsn",
-               "rateHint",
-               "echoTimestamp",
-               "ceCount",
-               "newCount",
-               "credit",
-               "sack"})},
+        {"ACK", join(common, {"cumulativePsn", "rateHint",    "echoTimestamp", "ceCount",
+                              "newCount",      "credit",      "sack",          "repeats",
+                              "repeat0Path",   "repeat0Sack", "repeat0Psn",    "repeat1Path",
+                              "repeat1Sack",   "repeat1Psn",  "repeat2Path",   "repeat2Sack",
+                              "repeat2Psn",    "repeat3Path", "repeat3Sack",   "repeat3Psn"})},
         {"NAK", join(common, {"stream", "syndrome", "msn"})},
     };
     return fields;
@@ -171,6 +167,14 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
         add("newCount", h.newCount);
         add("credit", h.creditBytes);
         d.sack = h.sack;
+        add("repeats", h.repeatCount);
+        for (std::size_t k = 0; k < h.repeatCount; ++k)
+        {
+            const std::string name = "repeat" + std::to_string(k);
+            d.fields.emplace_back(name + "Path", h.repeats[k].pathId);
+            d.fields.emplace_back(name + "Sack", h.repeats[k].sack);
+            d.fields.emplace_back(name + "Psn", h.repeats[k].cumulativePsn);
+        }
         break;
     case MrOpcode::Nak:
         add("stream", h.stream);

@@ -36,9 +36,9 @@ FIELDS = ["version", "opcode", "flags", "flags.first", "flags.last", "flags.retx
           "cum_psn", "rate_hint", "stream", "data.reserved", "msn", "msg_len", "offset",
           "payload_len", "recv_index", "timestamp", "remote_addr", "rkey", "write.reserved",
           "echo_ts", "ce_count", "new_count", "credit", "sack", "sack.count", "sack.psns",
-          "syndrome", "payload"]
+          "repeat.path", "repeat.sack", "repeat.cum_psn", "syndrome", "payload"]
 EXPERTS = ["truncated", "bad_version", "bad_opcode", "bad_flags", "reserved_nonzero",
-           "bad_length", "bad_placement", "bad_syndrome", "sender_rule", "trimmed",
+           "bad_length", "bad_placement", "bad_repeat", "bad_syndrome", "sender_rule", "trimmed",
            "retransmission", "nak"]
 FAILURES = []
 
@@ -132,12 +132,14 @@ def data(op, flags, psn=7, length=8192, offset=0, payload=4096, recv=0, res16=0,
     return body + bytes(range(256)) * (payload // 256) + bytes(payload % 256 + extra)
 
 
-def ack(flags=0, cum=4294967290, bits=(0, 8, 9, 10, 255), ce=0, credit=0, extra=0):
+def ack(flags=0, cum=4294967290, bits=(0, 8, 9, 10, 255), ce=0, credit=0, extra=0, repeats=()):
     sack = bytearray(32)
     for i in bits:
         sack[i // 8] |= 1 << (i % 8)  # spec 3.4: byte 32 + i/8, bit i%8 from the LSB
+    # spec 3.4: each repeat is path, 16 SACK bits, cumulative PSN, after the SACK
+    tail = b"".join(struct.pack(">HHI", path, bits16, rcum) for path, bits16, rcum in repeats)
     return (common(3, flags, 6, 77, cum, 25000) +
-            struct.pack(">QHHI", 987654321, ce, 4, credit) + bytes(sack) + bytes(extra))
+            struct.pack(">QHHI", 987654321, ce, 4, credit) + bytes(sack) + tail + bytes(extra))
 
 
 def probe(flags=0x08):
@@ -183,6 +185,11 @@ CASES = [
     ("WRITE receive index", data(1, 0x01, recv=3), {}, {"reserved_nonzero"}),
     ("ACK credit", ack(credit=70000), {"credit": 70000}, set()),
     ("ACK too long", ack(extra=4), {}, {"bad_length"}),
+    ("ACK repeat", ack(repeats=[(7, 0x8001, 42)]),
+     {"path": 6, "cum_psn": 4294967290, "repeat.path": 7, "repeat.sack": 0x8001,
+      "repeat.cum_psn": 42}, set()),
+    ("ACK repeats its own path", ack(repeats=[(6, 0, 1)]), {}, {"bad_repeat"}),
+    ("ACK five repeats", ack(repeats=[(k, 0, 0) for k in range(7, 12)]), {}, {"bad_length"}),
     ("PROBE too long", probe() + bytes(1), {}, {"bad_length"}),
     ("DATA longer than payload", data(2, 0x01, extra=8), {}, {"bad_length"}),
     ("DATA shorter than payload", data(2, 0x01)[:-100], {}, {"truncated"}),

@@ -4,7 +4,8 @@
 --   tshark -X lua_script:contrib/metaroce/tools/wireshark/metaroce.lua -r capture.pcap
 --   scripts/install-dissector.sh    # once: into ~/.local/lib/wireshark/plugins, no -X needed
 --
--- It decodes every field of every opcode (WRITE, SEND, ACK with its 256-bit SACK, PROBE, NAK)
+-- It decodes every field of every opcode (WRITE, SEND, ACK with its 256-bit SACK and repeats,
+-- PROBE, NAK)
 -- on UDP destination port 4792 (kMetaRoceUdpPort, engine/metaroce/metaroce-wire.h), and flags
 -- with expert info, in the order of the spec's validation table (3.9, checks 2-13), everything
 -- the engine's parser refuses: a short datagram, an unknown version or opcode, a flag the
@@ -98,6 +99,10 @@ local f = {
     sack_count = ProtoField.uint16("metaroce.sack.count", "PSNs selectively acknowledged",
                                    base.DEC),
     sack_psns = ProtoField.string("metaroce.sack.psns", "Selectively acknowledged PSNs"),
+    repeat_ack = ProtoField.bytes("metaroce.repeat", "Repeated ACK"),
+    repeat_path = ProtoField.uint16("metaroce.repeat.path", "Path", base.DEC),
+    repeat_sack = ProtoField.uint16("metaroce.repeat.sack", "SACK (first 16 bits)", base.HEX),
+    repeat_cum = ProtoField.uint32("metaroce.repeat.cum_psn", "Cumulative PSN", base.DEC),
     syndrome = ProtoField.uint16("metaroce.syndrome", "Syndrome", base.DEC, SYNDROMES),
     payload = ProtoField.bytes("metaroce.payload", "Payload"),
 }
@@ -118,6 +123,9 @@ local e = {
                                  expert.group.MALFORMED, expert.severity.ERROR),
     bad_placement = ProtoExpert.new("metaroce.bad_placement", "Inconsistent placement fields",
                                     expert.group.MALFORMED, expert.severity.ERROR),
+    bad_repeat = ProtoExpert.new("metaroce.bad_repeat",
+                                 "ACK repeat of its own path or of a path named twice",
+                                 expert.group.MALFORMED, expert.severity.ERROR),
     bad_syndrome = ProtoExpert.new("metaroce.bad_syndrome", "Unknown NAK syndrome",
                                    expert.group.MALFORMED, expert.severity.ERROR),
     sender_rule = ProtoExpert.new("metaroce.sender_rule", "Sender rule of spec 3.7 not followed",
@@ -246,6 +254,32 @@ local function dissect_ack(tvb, pinfo, tree, flags)
     pinfo.cols.info:append(string.format(" cum=%d sacked=%d CE=%d", cum, count, ce))
 end
 
+-- ACK repeats (spec 3.4): 8 bytes each after the SACK, as many as the datagram holds (<= 4).
+local function dissect_repeats(tvb, pinfo, tree, wire)
+    local extra = wire - 64
+    if extra % 8 ~= 0 or extra > 32 then
+        tree:add_proto_expert_info(e.bad_length, string.format(
+            "ACK is %d bytes: not 64 plus 8 per repeat, at most 4 repeats", wire))
+        return
+    end
+    local paths = {}
+    for k = 0, extra / 8 - 1 do
+        local off = 64 + 8 * k
+        local item = add(tree, f.repeat_ack, tvb, off, 8)
+        if item == nil then return end
+        local path, cum = tvb(off, 2):uint(), tvb(off + 4, 4):uint()
+        item:add(f.repeat_path, tvb(off, 2))
+        item:add(f.repeat_sack, tvb(off + 2, 2))
+        item:add(f.repeat_cum, tvb(off + 4, 4))
+        item:append_text(string.format(" (path %d, cum %d)", path, cum))
+        if path == tvb(2, 2):uint() or paths[path] then
+            item:add_proto_expert_info(e.bad_repeat, "Path " .. path .. " may not be repeated here")
+        end
+        paths[path] = true
+        pinfo.cols.info:append(string.format(" +path%d:%d", path, cum))
+    end
+end
+
 -- PROBE (spec 3.5).
 local function dissect_probe(tvb, pinfo, tree, flags)
     local _, psn = add(tree, f.psn, tvb, 8, 4, u32)
@@ -275,7 +309,7 @@ end
 function mr.dissector(tvb, pinfo, tree)
     local wire = tvb:reported_len()
     pinfo.cols.protocol = "MetaRoCE"
-    local root = tree:add(mr, tvb(0, math.min(tvb:len(), 64)))
+    local root = tree:add(mr, tvb(0, math.min(tvb:len(), 96)))
     if wire < 16 or tvb:len() < 16 then
         root:add_proto_expert_info(e.truncated, "Shorter than the 16-byte common header")
         pinfo.cols.info = "MetaRoCE [truncated]"
@@ -316,7 +350,7 @@ function mr.dissector(tvb, pinfo, tree)
     root:add(f.conn, tvb(4, 4))
     pinfo.cols.info = string.format("%s conn=%d path=%d [%s]", op.name, tvb(4, 4):uint(),
                                     tvb(2, 2):uint(), flag_list(flags))
-    if not op.data and wire > op.header then
+    if not op.data and wire > op.header and op.name ~= "ACK" then
         root:add_proto_expert_info(e.bad_length, string.format(
             "%s is %d bytes, not %d (it carries no payload)", op.name, wire, op.header))
     end
@@ -324,6 +358,7 @@ function mr.dissector(tvb, pinfo, tree)
         dissect_data(tvb, pinfo, root, op, flags, wire)
     elseif op.name == "ACK" then
         dissect_ack(tvb, pinfo, root, flags)
+        if wire > op.header then dissect_repeats(tvb, pinfo, root, wire) end
     elseif op.name == "PROBE" then
         dissect_probe(tvb, pinfo, root, flags)
     else
