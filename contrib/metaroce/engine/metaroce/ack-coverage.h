@@ -49,8 +49,16 @@ struct AckCoverage
  */
 std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextPsn);
 
-/// The same for one of an ACK's repeats (spec 3.4): its cumulative PSN and 16 SACK bits.
-std::optional<AckCoverage> ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn);
+/// The same checks for one of an ACK's repeats (spec 3.4): its unwrapped cumulative PSN, or
+/// nullopt when it or one of its 16 SACK bits names a PSN never sent. The coverage itself is
+/// made only for the rare repeat that brings news (AckRepeatCoverage()).
+std::optional<uint64_t> ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn);
+
+inline AckCoverage
+AckRepeatCoverage(uint64_t cumulative, const MrAckRepeat& repeat)
+{
+    return AckCoverage{cumulative, std::bitset<kSackBits>(repeat.sack)};
+}
 
 } // namespace metaroce
 

@@ -21,15 +21,15 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     MakePaths();
     Path& path = m_paths[ack.pathId];
     const std::optional<AckCoverage> coverage = ReadAck(ack, path.nextPsn);
-    std::array<AckCoverage, kMrMaxAckRepeats> repeats;
-    if (!coverage || !ReadRepeats(ack, repeats))
+    std::array<uint64_t, kMrMaxAckRepeats> repeated;
+    if (!coverage || !ReadRepeats(ack, repeated))
     {
         return false;
     }
     // Oldest first, in the order the ACKs they repeat were sent.
     for (std::size_t k = ack.repeatCount; k-- > 0;)
     {
-        OnAckRepeat(m_paths[ack.repeats[k].pathId], repeats[k], now);
+        OnAckRepeat(ack.repeats[k], repeated[k], now);
     }
     const RacksBefore before = RacksBeforeAck(path);
     AckProgress progress = AcknowledgeCovered(path, ack, *coverage, before, now);
@@ -81,36 +81,44 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
 
 bool
 MetaRoceRequester::ReadRepeats(const MrHeader& ack,
-                               std::array<AckCoverage, kMrMaxAckRepeats>& out) const
+                               std::array<uint64_t, kMrMaxAckRepeats>& cumulative) const
 {
     for (std::size_t k = 0; k < ack.repeatCount; ++k)
     {
-        const std::optional<AckCoverage> coverage =
+        const std::optional<uint64_t> read =
             ReadAckRepeat(ack.repeats[k], m_paths[ack.repeats[k].pathId].nextPsn);
-        if (!coverage)
+        if (!read)
         {
             return false;
         }
-        out[k] = *coverage;
+        cumulative[k] = *read;
     }
     return true;
 }
 
 void
-MetaRoceRequester::OnAckRepeat(Path& path, const AckCoverage& coverage, TimeNs now)
+MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, TimeNs now)
 {
+    Path& path = m_paths[repeat.pathId];
+    const bool lossesOpen = path.recentLosses && !path.recentLosses->empty();
+    if (!lossesOpen && cumulative <= path.Floor() && repeat.sack == 0)
+    {
+        return; // covers nothing still outstanding: the usual case, the ACK it repeats arrived
+    }
+    const AckCoverage coverage = AckRepeatCoverage(cumulative, repeat);
     // A repeat echoes no timestamp: no packet's send time matches this one, so it times none.
     MrHeader repeated;
     repeated.pathId = path.id;
     repeated.echoTimestamp = UINT64_MAX;
     const RacksBefore before = RacksBeforeAck(path);
     const AckProgress progress = AcknowledgeCovered(path, repeated, coverage, before, now);
-    if (progress.newlyAcked == 0)
+    const uint64_t spuriousBefore = m_counters.spuriousLosses;
+    SettleLosses(path, repeated, coverage, before, now);
+    if (progress.newlyAcked == 0 && m_counters.spuriousLosses == spuriousBefore)
     {
         return; // the ACK it repeats arrived: nothing is left to do
     }
     ++m_counters.ackRepeatHits;
-    SettleLosses(path, repeated, coverage, before, now);
     if (progress.sample.ackedPackets > 0)
     {
         OnAckProgress(path, 0, progress, now);

@@ -167,10 +167,11 @@ class MetaRoceRequester
                                    const RacksBefore& before,
                                    TimeNs now);
     /// Reads every repeat of `ack` into `out`; false when one names PSNs never sent (5.2).
-    bool ReadRepeats(const MrHeader& ack, std::array<AckCoverage, kMrMaxAckRepeats>& out) const;
-    /// Step 0 of ACK processing (5.2): what one repeat newly covers on `path`, acknowledged as
-    /// the ACK it repeats would have been, without its echo, marks, hint or credit.
-    void OnAckRepeat(Path& path, const AckCoverage& coverage, TimeNs now);
+    bool ReadRepeats(const MrHeader& ack, std::array<uint64_t, kMrMaxAckRepeats>& cumulative) const;
+    /// Step 0 of ACK processing (5.2): what `repeat` (its cumulative PSN unwrapped) newly covers
+    /// on its path, acknowledged as the ACK it repeats would have been, without its echo, marks,
+    /// hint or credit.
+    void OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, TimeNs now);
     /// Steps 2-3 of ACK processing (5.2): RTT sample (into `sample`), rate hint and credit.
     void OnAckFeedback(Path& path, const MrHeader& ack, AckSample& sample, TimeNs now);
     /// Steps 4-6 of ACK processing (5.2): health, congestion control, marks.

@@ -469,28 +469,30 @@ MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
     {
         return;
     }
-    for (const MrAckRepeat& latest : m_latestAcks)
+    std::size_t same = m_latestCount;
+    for (std::size_t k = 0; k < m_latestCount; ++k)
     {
-        if (latest.pathId != ack.pathId && ack.repeatCount < m_config.ackRepeats)
+        if (m_latestAcks[k].pathId == ack.pathId)
         {
-            ack.repeats[ack.repeatCount++] = latest;
+            same = k;
+        }
+        else if (ack.repeatCount < m_config.ackRepeats)
+        {
+            ack.repeats[ack.repeatCount++] = m_latestAcks[k];
         }
     }
-    // This ACK replaces the one its path had among the latest, or the oldest.
-    auto same = std::find_if(m_latestAcks.begin(), m_latestAcks.end(), [&](const MrAckRepeat& r) {
-        return r.pathId == ack.pathId;
-    });
-    if (same != m_latestAcks.end())
+    // This ACK goes to the front, in place of its path's earlier one or, the list full, of
+    // the oldest.
+    if (same == m_latestCount && m_latestCount <= m_config.ackRepeats)
     {
-        m_latestAcks.erase(same);
+        ++m_latestCount;
     }
-    else if (m_latestAcks.size() == m_config.ackRepeats + std::size_t{1})
+    for (std::size_t k = std::min(same, m_latestCount - 1); k > 0; --k)
     {
-        m_latestAcks.pop_back();
+        m_latestAcks[k] = m_latestAcks[k - 1];
     }
-    m_latestAcks.insert(
-        m_latestAcks.begin(),
-        MrAckRepeat{ack.pathId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativePsn});
+    m_latestAcks[0] =
+        MrAckRepeat{ack.pathId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativePsn};
 }
 
 bool

@@ -31,7 +31,6 @@
 #include "metaroce-wire.h"
 #include "path-receive-window.h"
 
-#include <boost/container/static_vector.hpp>
 #include <boost/dynamic_bitset.hpp>
 #include <map>
 #include <optional>
@@ -176,7 +175,8 @@ class MetaRoceResponder
     std::vector<Completion> m_completions;
     /// The latest ACK sent for each of up to ackRepeats + 1 paths, the latest first: whichever
     /// path the next ACK is for, ackRepeats others are among them.
-    boost::container::static_vector<MrAckRepeat, kMrMaxAckRepeats + 1> m_latestAcks;
+    std::array<MrAckRepeat, kMrMaxAckRepeats + 1> m_latestAcks{};
+    std::size_t m_latestCount{0};
 };
 
 } // namespace metaroce

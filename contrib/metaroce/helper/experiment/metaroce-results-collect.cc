@@ -54,6 +54,7 @@ MetaRoceExperimentResults::SetEngineTotals(const metaroce::Counters& all, Time d
     retransmitted = all.retransmittedPackets;
     timeouts = all.timeouts;
     rtoDeferrals = all.rtoDeferrals;
+    ackRepeatHits = all.ackRepeatHits;
     ecnMarked = all.rxEcnMarked;
     dataPackets = all.txDataPackets;
     fastRetransmits = all.fastRetransmits;

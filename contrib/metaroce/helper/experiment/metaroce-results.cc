@@ -137,6 +137,7 @@ MetaRoceExperimentResults::ToJson() const
                     {"tail_probes", tailProbes},
                     {"spurious_losses", spuriousLosses},
                     {"spurious_retransmissions", SpuriousRetransmissions()},
+                    {"ack_repeat_hits", ackRepeatHits},
                     {"pfc_pauses", pfcPauses},
                     {"ecn_marked", ecnMarked},
                     {"max_queue_bytes", maxQueueBytes}};
