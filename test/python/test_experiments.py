@@ -39,6 +39,17 @@ def test_lossless_grid(tmp_path):
     assert "MetaRoCE, timers not deferred" in table and "RoCEv2 (DCQCN)" in table
 
 
+def test_ack_repeats(tmp_path):
+    out = run_experiment("ack_repeats.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "ack-repeats-quick.csv")
+    assert df["complete"].all()
+    off = df["nic_attributes"] == "AckRepeats=0"
+    assert (df[off]["ack_repeat_hits"] == 0).all()
+    # At 1% per path some ACK is lost in every run; with repeats, some repeat stands in for it.
+    assert (df[~off & (df["loss"] > 0)]["ack_repeat_hits"] > 0).all()
+
+
 def incast_variants():
     """The variants incast.py promises, read from the script's source so the test follows it."""
     with open(os.path.join(ROOT, "examples", "experiments", "incast.py")) as f:
