@@ -302,5 +302,59 @@ TEST(MetaRoceLossRecovery, ALostAckIsRepeatedByTheNextAckOfAnotherPath)
     }
 }
 
+TEST(MetaRoceLossRecovery, ARepeatProvesNoDeliveryWithSackBitsItCannotCarry)
+{
+    MetaRoceConfig c;
+    c.pathsPerPort = 2;
+    c.mtu = 1024;
+    c.ackEveryPackets = 1;
+    c.initialPathWindowPackets = 64;
+    c.maxTailProbes = 0;
+    auto [a, b] = ConnectedEnds(c);
+    a->PostSend(WorkRequest{1, Opcode::Write, 0, 64 * 1024}, 0);
+    std::vector<OutPacket> path0;
+    std::optional<OutPacket> onPath1;
+    for (TimeNs t = 1'000; path0.size() < 26; t += 10)
+    {
+        auto p = a->PullPacket(0, t);
+        ASSERT_TRUE(p);
+        (Pair::Parse(*p).pathId == 0 ? path0.push_back(*p) : (void)(onPath1 = *p));
+    }
+    // PSNs 1-3 of path 0 arrive, PSN 0 does not: its gap declares it lost (L = next PSN, 26).
+    for (int psn = 1; psn <= 3; ++psn)
+    {
+        Pair::Deliver(*b, path0[psn], 2'000);
+    }
+    auto sack = b->PullPacket(0, 2'000);
+    ASSERT_TRUE(sack);
+    Pair::Deliver(*a, *sack, 3'000);
+    ASSERT_EQ(a->GetCounters().fastRetransmits, 1u);
+    // A new packet of path 0 (PSN >= 26) carries the floor past PSN 0: the receiver's cumulative
+    // point jumps to 4 and the new PSN sits 22 above it - beyond a repeat's 16 SACK bits.
+    std::optional<OutPacket> later;
+    for (TimeNs t = 3'000; !later; t += 10)
+    {
+        auto p = a->PullPacket(0, t);
+        ASSERT_TRUE(p);
+        const MrHeader h = Pair::Parse(*p);
+        if (h.pathId == 0 && !(h.flags & kMrFlagRetx))
+        {
+            later = *p;
+        }
+    }
+    Pair::Deliver(*b, *later, 4'000);
+    ASSERT_TRUE(b->PullPacket(0, 4'000)) << "path 0's ACK (cumulative 4, SACK bit 21): lost";
+    Pair::Deliver(*b, *onPath1, 4'100);
+    auto ack1 = b->PullPacket(0, 4'100);
+    ASSERT_TRUE(ack1);
+    const MrHeader h1 = Pair::Parse(*ack1);
+    ASSERT_EQ(h1.repeatCount, 1);
+    EXPECT_EQ(h1.repeats[0].cumulativePsn, 4u);
+    EXPECT_EQ(h1.repeats[0].sack, 0) << "PSN 26's bit does not fit";
+    Pair::Deliver(*a, *ack1, 5'000);
+    // By the full SACK PSN 0 is not proven delivered; the repeat must not guess otherwise.
+    EXPECT_EQ(a->GetCounters().spuriousLosses, 0u);
+}
+
 } // namespace
 } // namespace metaroce

@@ -100,8 +100,11 @@ void
 MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, TimeNs now)
 {
     Path& path = m_paths[repeat.pathId];
-    const bool lossesOpen = path.recentLosses && !path.recentLosses->empty();
-    if (!lossesOpen && cumulative <= path.Floor() && repeat.sack == 0)
+    // Settling a loss may rest on a SACK bit's absence (5.7): only a repeat whose 16 bits span
+    // every PSN sent above its cumulative point can say a bit is absent.
+    const bool settles = path.recentLosses && !path.recentLosses->empty() &&
+                         path.nextPsn <= cumulative + 1 + kMrAckRepeatSackBits;
+    if (!settles && cumulative <= path.Floor() && repeat.sack == 0)
     {
         return; // covers nothing still outstanding: the usual case, the ACK it repeats arrived
     }
@@ -113,7 +116,10 @@ MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, T
     const RacksBefore before = RacksBeforeAck(path);
     const AckProgress progress = AcknowledgeCovered(path, repeated, coverage, before, now);
     const uint64_t spuriousBefore = m_counters.spuriousLosses;
-    SettleLosses(path, repeated, coverage, before, now);
+    if (settles)
+    {
+        SettleLosses(path, repeated, coverage, before, now);
+    }
     if (progress.newlyAcked == 0 && m_counters.spuriousLosses == spuriousBefore)
     {
         return; // the ACK it repeats arrived: nothing is left to do
