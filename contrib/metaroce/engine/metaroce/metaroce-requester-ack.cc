@@ -32,8 +32,8 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
         OnAckRepeat(ack.repeats[k], repeated[k], now);
     }
     const RacksBefore before = RacksBeforeAck(path);
-    AckProgress progress = AcknowledgeCovered(path, ack, *coverage, before, now);
-    SettleLosses(path, ack, *coverage, before, now);
+    AckProgress progress = AcknowledgeCovered(path, &ack, *coverage, before, now);
+    SettleLosses(path, &ack, *coverage, before, now);
     OnAckFeedback(path, ack, progress.sample, now);
     OnAckProgress(path, ack.ceCount, progress, now);
     RunLossDetection(path, now);
@@ -44,13 +44,13 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
 
 MetaRoceRequester::AckProgress
 MetaRoceRequester::AcknowledgeCovered(Path& path,
-                                      const MrHeader& ack,
+                                      const MrHeader* ack,
                                       const AckCoverage& coverage,
                                       const RacksBefore& before,
                                       TimeNs now)
 {
     AckProgress progress;
-    progress.sample.ceCount = ack.ceCount;
+    progress.sample.ceCount = ack ? ack->ceCount : 0;
     for (SentPacket& p : path.outstanding)
     {
         if (p.state == SentPacket::State::Acked || !coverage.Covers(p.psn))
@@ -68,9 +68,11 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
         ++progress.newlyAcked;
         progress.probeAcked |= p.message == kProbeMessage;
         progress.dataAcked |= p.message != kProbeMessage && wasInFlight;
-        if (p.message != kProbeMessage)
+        // Only an ACK times a packet: a repeat comes an unknown while after the delivery it
+        // reports, so it moves neither a reorder window nor the RACK (5.2 step 0).
+        if (p.message != kProbeMessage && ack)
         {
-            SampleLateness(path, p, ack, before, now);
+            SampleLateness(path, p, *ack, before, now);
             OnDataAcked(path, p, now);
         }
         // A late original already declared lost counts for its message too (5.2).
@@ -109,16 +111,12 @@ MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, T
         return; // covers nothing still outstanding: the usual case, the ACK it repeats arrived
     }
     const AckCoverage coverage = AckRepeatCoverage(cumulative, repeat);
-    // A repeat echoes no timestamp: no packet's send time matches this one, so it times none.
-    MrHeader repeated;
-    repeated.pathId = path.id;
-    repeated.echoTimestamp = UINT64_MAX;
     const RacksBefore before = RacksBeforeAck(path);
-    const AckProgress progress = AcknowledgeCovered(path, repeated, coverage, before, now);
+    const AckProgress progress = AcknowledgeCovered(path, nullptr, coverage, before, now);
     const uint64_t spuriousBefore = m_counters.spuriousLosses;
     if (settles)
     {
-        SettleLosses(path, repeated, coverage, before, now);
+        SettleLosses(path, nullptr, coverage, before, now);
     }
     if (progress.newlyAcked == 0 && m_counters.spuriousLosses == spuriousBefore)
     {
@@ -225,7 +223,7 @@ MetaRoceRequester::SampleLateness(const Path& path,
 
 void
 MetaRoceRequester::SettleLosses(Path& path,
-                                const MrHeader& ack,
+                                const MrHeader* ack,
                                 const AckCoverage& coverage,
                                 const RacksBefore& before,
                                 TimeNs now)
@@ -246,7 +244,10 @@ MetaRoceRequester::SettleLosses(Path& path,
         if (settlement == LossSettlement::Spurious)
         {
             ++m_counters.spuriousLosses;
-            SampleLateness(path, it->packet, ack, before, now);
+            if (ack)
+            {
+                SampleLateness(path, it->packet, *ack, before, now);
+            }
             AckData(it->packet, now);
             if (it->byRule)
             {

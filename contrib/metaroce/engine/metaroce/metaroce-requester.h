@@ -160,9 +160,10 @@ class MetaRoceRequester
     /// that packet has been delivered meanwhile (5.5).
     std::optional<OutPacket> SendTailProbe(Path& path, TimeNs now);
 
-    /// Step 1 of ACK processing (5.2): acknowledges what `ack` newly covers on `path`.
+    /// Step 1 of ACK processing (5.2): acknowledges what `coverage` newly covers on `path`;
+    /// `ack` is the ACK it came in, or null for a repeat (which times nothing).
     AckProgress AcknowledgeCovered(Path& path,
-                                   const MrHeader& ack,
+                                   const MrHeader* ack,
                                    const AckCoverage& coverage,
                                    const RacksBefore& before,
                                    TimeNs now);
@@ -188,9 +189,10 @@ class MetaRoceRequester
                         TimeNs now);
     /// Takes `p`, sent on `path` and acknowledged at `now`, into the RACK states (5.3).
     void OnDataAcked(const Path& path, const SentPacket& p, TimeNs now);
-    /// Settles the path's recently lost packets against an ACK: spurious or not (spec 5.7).
+    /// Settles the path's recently lost packets against an ACK (null: a repeat): spurious or
+    /// not (spec 5.7).
     void SettleLosses(Path& path,
-                      const MrHeader& ack,
+                      const MrHeader* ack,
                       const AckCoverage& coverage,
                       const RacksBefore& before,
                       TimeNs now);
