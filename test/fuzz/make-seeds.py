@@ -24,10 +24,12 @@ def mr_packets():
             struct.pack(">HHIIIIIQ", 1, 0, 4, 512, 0, 512, 7, 5000))
     ack = (common(3, 0x10, 1, 10, 5, 800) + struct.pack(">QHHI", 5000, 1, 2, 0) +
            bytes([0x05] + [0] * 30 + [0x80]))
+    # spec 3.4: repeats of two other paths' ACKs (path, 16 SACK bits, cumulative PSN)
+    ack_repeats = ack + struct.pack(">HHIHHI", 0, 0x0001, 4, 7, 0, 2)
     probe = common(4, 0x08, 2, 20, 9, 9) + struct.pack(">Q", 777)
     nak = struct.pack(">BBHIHHI", 0x15, 0, 0, 10, 1, 1, 4)
-    return [("write", write, 100), ("send", send, 512), ("ack", ack, 0), ("probe", probe, 0),
-            ("nak", nak, 0)]
+    return [("write", write, 100), ("send", send, 512), ("ack", ack, 0),
+            ("ack-repeats", ack_repeats, 0), ("probe", probe, 0), ("nak", nak, 0)]
 
 
 def ib_packets():
@@ -66,7 +68,7 @@ def main():
         write("rocev2-parse", name, bytes([0, 0]) + packet)
         write("transport-header", "ib-" + name, bytes([1]) + packet)
     for mrs in ["retx-exact-missing", "send-before-earlier", "malformed-header",
-                "plane-down-requeue", "rocev2-go-back-n", "ack-coalescing"]:
+                "plane-down-requeue", "rocev2-go-back-n", "ack-coalescing", "ack-repeat-built"]:
         src = ROOT / "test" / "compliance" / "scenarios" / (mrs + ".mrs")
         write("scenario", mrs, src.read_bytes())
     write("flow-cdf", "ai-mixed",
