@@ -10,17 +10,13 @@
  *  - incast: 7-to-1 with the receiver's rate hints honoured finishes close to the receiver's
  *    drain time without a drop, and its senders share fairly; 15-to-1 with receiver admission
  *    (spec 6.7) is fair from its first interval with a far shallower queue;
- *  - fidelity (issue 16): with the plane time rule a lossless 16-host, 8-plane all-to-all
- *    retransmits nothing.
+ *  - fidelity (issue 16): metaroce-claims-fidelity.cc.
  *
  * EXTENSIVE adds the same checks at the full scale of doc/results.md (64 hosts), with
  * tolerances around the numbers published there, and the fidelity targets of issue 16 at that
- * scale: a lossless 2 MiB all-to-all with the plane time rule retransmits nothing, and 64 MiB
- * per rank keeps at least 92% (ring) and 90% (all-to-all) at 1% loss per path and 50% at 10%
- * (14 minutes on this machine).
+ * scale (14 minutes on this machine).
  */
-#include "ns3/metaroce-experiment.h"
-#include "ns3/test.h"
+#include "metaroce-claims-fabrics.h"
 
 #include <algorithm>
 #include <limits>
@@ -28,23 +24,10 @@
 #include <string>
 
 using namespace ns3;
+using namespace ns3::claims;
 
 namespace
 {
-
-/// A non-blocking leaf-spine of `hosts` hosts, `hostsPerLeaf` per leaf, 4 spines per plane whose
-/// uplinks carry `fabricRate` (4 x fabricRate >= hostsPerLeaf x 100 Gb/s).
-MetaRoceExperimentConfig
-LeafSpine(uint32_t hosts, uint32_t hostsPerLeaf, const std::string& fabricRate, uint32_t planes)
-{
-    MetaRoceExperimentConfig c;
-    c.hosts = hosts;
-    c.planes = planes;
-    c.hostsPerLeaf = hostsPerLeaf;
-    c.spines = 4;
-    c.fabricRate = fabricRate;
-    return c;
-}
 
 /// 8 hosts, 4 per leaf, 100 Gb/s uplinks: ring all-reduce of 4 MiB.
 MetaRoceExperimentConfig
@@ -259,20 +242,6 @@ LoadedRttUs(const MetaRoceExperimentResults& r)
     return 8.0 + static_cast<double>(r.maxQueueBytes) * 8 / 100e3;
 }
 
-/// True when no fabric switch dropped anything (the NICs' own refusals aside).
-bool
-NoFabricDrop(const MetaRoceExperimentResults& r)
-{
-    for (const auto& [reason, count] : r.drops)
-    {
-        if (reason.rfind("nic-", 0) != 0 && count > 0)
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
 /// Receiver admission with a budget of two base round trips and one unscheduled packet (A36).
 const char* const kAdmission = "AdmissionRtt=16us;UnscheduledBytes=4160";
 
@@ -371,90 +340,6 @@ class AdmissionIncastTestCase : public TestCase
     }
 };
 
-/// The 64-host fabric of doc/results.md: 4 leaves of 16 hosts, 4 spines with 400 Gb/s uplinks.
-MetaRoceExperimentConfig
-SixtyFourHosts(uint32_t planes)
-{
-    MetaRoceExperimentConfig c = LeafSpine(64, 16, "400Gbps", planes);
-    c.stopTime = "3ms";
-    return c;
-}
-
-/// A lossless all-to-all of 2 MiB per rank on the fabric of `c`, with the NIC attributes
-/// `nicAttributes` on top of the defaults.
-MetaRoceExperimentResults
-LosslessAllToAll(MetaRoceExperimentConfig c, const std::string& nicAttributes)
-{
-    c.workload = "alltoall";
-    c.messageBytes = 2 << 20;
-    c.stopTime = "3ms";
-    c.nicAttributes = nicAttributes;
-    return MetaRoceExperiment(c).Run();
-}
-
-class LosslessFidelityTestCase : public TestCase
-{
-  public:
-    LosslessFidelityTestCase()
-        : TestCase("fidelity: a lossless all-to-all retransmits nothing with ACKs ahead of data "
-                   "(the default) or with the plane time rule; it did without either")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        // ACKs wait behind the other queue pairs' data without ControlFirst (spec A38): their
-        // late RTT samples and the connection-wide time rule judge packets behind other
-        // planes' shallower queues lost. Either fix removes those copies.
-        const MetaRoceExperimentConfig nonBlocking = LeafSpine(16, 8, "400Gbps", 8);
-        const MetaRoceExperimentResults defaults = LosslessAllToAll(nonBlocking, "");
-        NS_TEST_ASSERT_MSG_EQ(defaults.complete, true, "the all-to-all finishes");
-        NS_TEST_EXPECT_MSG_EQ(defaults.retransmitted, 0, "retransmissions, defaults");
-        const MetaRoceExperimentResults late = LosslessAllToAll(nonBlocking, "ControlFirst=false");
-        NS_TEST_EXPECT_MSG_GT(late.SpuriousRetransmissions(), 0, "needless copies, ACKs late");
-        const MetaRoceExperimentResults rule =
-            LosslessAllToAll(nonBlocking, "ControlFirst=false;PlaneTimeRule=true");
-        NS_TEST_EXPECT_MSG_EQ(rule.SpuriousRetransmissions(), 0, "needless copies, time rule");
-        NS_TEST_EXPECT_MSG_EQ(rule.retransmitted, 0, "retransmissions, time rule");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(defaults.durationUs,
-                                    late.durationUs * 1.01,
-                                    "prompt ACKs do not slow a lossless run");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(rule.durationUs,
-                                    late.durationUs * 1.01,
-                                    "the rule does not slow a lossless run");
-    }
-};
-
-class OversubscribedTimeoutTestCase : public TestCase
-{
-  public:
-    OversubscribedTimeoutTestCase()
-        : TestCase("fidelity: a lossless all-to-all through a 2:1 oversubscribed plane never "
-                   "times out, as its timers wait for the time rule or the connection's "
-                   "progress; without that they fired on queued packets")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        // Queues of a few hundred kB hold packets longer than the 60 us RTO floor (spec 5.5,
-        // doc/results.md section 9).
-        const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
-        const MetaRoceExperimentResults deferred = LosslessAllToAll(twoToOne, "");
-        NS_TEST_ASSERT_MSG_EQ(deferred.complete, true, "the all-to-all finishes");
-        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(deferred), true, "lossless");
-        NS_TEST_EXPECT_MSG_EQ(deferred.timeouts, 0, "timeouts with the timers deferred");
-        const MetaRoceExperimentResults eager = LosslessAllToAll(twoToOne, "DeferRto=false");
-        NS_TEST_EXPECT_MSG_GT(eager.timeouts, 100, "timeouts on queued packets without");
-        NS_TEST_EXPECT_MSG_LT(deferred.SpuriousRetransmissions() * 2,
-                              eager.SpuriousRetransmissions(),
-                              "fewer than half the needless copies");
-        NS_TEST_EXPECT_MSG_LT(deferred.durationUs, eager.durationUs, "and sooner done");
-    }
-};
-
 class FullScaleTestCase : public TestCase
 {
   public:
@@ -519,62 +404,6 @@ class FullScaleTestCase : public TestCase
     }
 };
 
-class FidelityFullScaleTestCase : public TestCase
-{
-  public:
-    FidelityFullScaleTestCase()
-        : TestCase("fidelity at 64 hosts: no copy on a lossless all-to-all with the plane time "
-                   "rule; 64 MiB collectives keep >= 92% (ring) and 90% at 1% loss per path, >= "
-                   "50% at 10%")
-    {
-    }
-
-  private:
-    /// Bus bandwidth kept at `lossPerLinkEnd` against the lossless run, 64 MiB per rank.
-    double Kept(const std::string& workload, double lossPerLinkEnd, double lossless)
-    {
-        MetaRoceExperimentConfig c = SixtyFourHosts(8);
-        c.workload = workload;
-        c.messageBytes = uint64_t{64} << 20;
-        c.stopTime = "100ms";
-        c.loss = lossPerLinkEnd;
-        const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
-        return r.complete ? r.collective.busBwGBps / lossless : 0.0;
-    }
-
-    void DoRun() override
-    {
-        // Published (doc/results.md section 7): 0 retransmissions in seeds 1-5.
-        MetaRoceExperimentConfig a2a = SixtyFourHosts(8);
-        a2a.workload = "alltoall";
-        a2a.messageBytes = 2 << 20;
-        a2a.nicAttributes = "PlaneTimeRule=true";
-        const MetaRoceExperimentResults ruled = MetaRoceExperiment(a2a).Run();
-        NS_TEST_ASSERT_MSG_EQ(ruled.complete, true, "the all-to-all finishes");
-        NS_TEST_EXPECT_MSG_EQ(ruled.retransmitted, 0, "retransmissions, plane rule on");
-
-        // Published (section 6): ring 96.7% and 74.4%, all-to-all 92.8% and 73.6% at 1% and
-        // 10% per path (0.25% and 2.6% per link end).
-        const std::map<std::string, std::pair<double, double>> targets = {
-            {"allreduce-ring", {0.92, 0.50}},
-            {"alltoall", {0.90, 0.50}}};
-        for (const auto& [workload, target] : targets)
-        {
-            MetaRoceExperimentConfig c = SixtyFourHosts(8);
-            c.workload = workload;
-            c.messageBytes = uint64_t{64} << 20;
-            c.stopTime = "100ms";
-            const double lossless = MetaRoceExperiment(c).Run().collective.busBwGBps;
-            NS_TEST_EXPECT_MSG_GT_OR_EQ(Kept(workload, 0.0025, lossless),
-                                        target.first,
-                                        workload << " at 1% loss per path");
-            NS_TEST_EXPECT_MSG_GT_OR_EQ(Kept(workload, 0.026, lossless),
-                                        target.second,
-                                        workload << " at 10% loss per path");
-        }
-    }
-};
-
 class ClaimsTestSuite : public TestSuite
 {
   public:
@@ -586,10 +415,11 @@ class ClaimsTestSuite : public TestSuite
         AddTestCase(new PlaneFailureTestCase, TestCase::QUICK);
         AddTestCase(new IncastTestCase, TestCase::QUICK);
         AddTestCase(new AdmissionIncastTestCase, TestCase::QUICK);
-        AddTestCase(new LosslessFidelityTestCase, TestCase::QUICK);
-        AddTestCase(new OversubscribedTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new FullScaleTestCase, TestCase::EXTENSIVE);
-        AddTestCase(new FidelityFullScaleTestCase, TestCase::EXTENSIVE);
+        for (const auto& [testCase, duration] : FidelityTestCases())
+        {
+            AddTestCase(testCase, duration);
+        }
     }
 };
 
