@@ -43,7 +43,7 @@ ReadAck(const MrHeader& ack, uint64_t nextPsn)
 std::optional<uint64_t>
 ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn)
 {
-    // Read()'s checks on 16 bits: two ACKs in three carry repeats, most of them no news.
+    // Read()'s checks on 16 bits: every ACK carries two repeats, most of them no news.
     const uint64_t cumulative = MrUnwrapPsn(repeat.cumulativePsn, nextPsn);
     const uint64_t firstUnsent = cumulative <= nextPsn ? nextPsn - cumulative : 0;
     if (cumulative > nextPsn || (firstUnsent == 0 ? repeat.sack != 0
