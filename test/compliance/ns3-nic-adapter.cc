@@ -23,7 +23,8 @@ namespace metaroce::compliance
 namespace
 {
 
-/// Copies of the engine's header bytes the NIC looks at (MetaRoceNic reads at most 64).
+/// Bytes of a packet the runner reads to find its destination (the 16-byte common header and
+/// the RoCEv2 BTH lie well within them).
 constexpr uint32_t kPeekBytes = 64;
 
 /// The runner never needs more rounds than this for one injection to arrive.

@@ -15,6 +15,8 @@
 #include "ns3/error-model.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/metaroce-transport-header.h"
+#include "ns3/metaroce-wire.h"
 #include "ns3/nstime.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/simulator.h"
@@ -492,6 +494,47 @@ class ControlFirstTestCase : public TestCase
     }
 };
 
+/// The transport header takes an ACK's repeats from the packet's length (spec 3.4), and a
+/// WRITE's header alone, however short its payload.
+class TransportHeaderSizeTestCase : public TestCase
+{
+  public:
+    TransportHeaderSizeTestCase()
+        : TestCase("transport header: an ACK with repeats whole, a short WRITE without payload")
+    {
+    }
+
+  private:
+    uint32_t Removed(const metaroce::MrHeader& h, uint32_t payload)
+    {
+        metaroce::HeaderBytes bytes(h.Size());
+        metaroce::MrSerialize(h, bytes.data());
+        Ptr<Packet> p = Create<Packet>(payload);
+        p->AddHeader(MetaRoceTransportHeader(bytes, metaroce::kMetaRoceUdpPort));
+        MetaRoceTransportHeader read;
+        read.SetUdpPort(metaroce::kMetaRoceUdpPort);
+        const uint32_t size = p->RemoveHeader(read);
+        NS_TEST_EXPECT_MSG_EQ(p->GetSize(), payload, "the payload is left");
+        return size;
+    }
+
+    void DoRun() override
+    {
+        metaroce::MrHeader ack;
+        ack.opcode = metaroce::MrOpcode::Ack;
+        ack.repeatCount = 2;
+        ack.repeats[0].pathId = 1;
+        ack.repeats[1].pathId = 2;
+        NS_TEST_EXPECT_MSG_EQ(Removed(ack, 0), 80, "an ACK with two repeats");
+        metaroce::MrHeader write;
+        write.opcode = metaroce::MrOpcode::Write;
+        write.flags = metaroce::kMrFlagFirst | metaroce::kMrFlagLast;
+        write.messageLength = 20;
+        write.payloadLength = 20;
+        NS_TEST_EXPECT_MSG_EQ(Removed(write, 20), 64, "a WRITE of 20 bytes");
+    }
+};
+
 class MetaRoceNicTestSuite : public TestSuite
 {
   public:
@@ -509,6 +552,7 @@ class MetaRoceNicTestSuite : public TestSuite
         AddTestCase(new PcapDecodesTestCase, QUICK);
         AddTestCase(new AdmissionCreditTestCase, QUICK);
         AddTestCase(new ControlFirstTestCase, QUICK);
+        AddTestCase(new TransportHeaderSizeTestCase, QUICK);
     }
 };
 

@@ -327,24 +327,12 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     {
         return refuse(DropReason::BadOpcode);
     }
-    MrHeader h;
-    h.opcode = info->opcode;
-    std::size_t headerSize = info->headerSize;
-    if (h.opcode == MrOpcode::Ack && wireSize > kMrAckHeaderSize)
-    {
-        // An ACK's repeats follow its SACK: the datagram's length says how many (spec 3.4).
-        const std::size_t extra = wireSize - kMrAckHeaderSize;
-        if (extra % kMrAckRepeatSize != 0 || extra / kMrAckRepeatSize > kMrMaxAckRepeats)
-        {
-            return refuse(DropReason::BadField);
-        }
-        h.repeatCount = static_cast<uint8_t>(extra / kMrAckRepeatSize);
-        headerSize = wireSize;
-    }
-    if (size < headerSize)
+    if (size < info->headerSize)
     {
         return refuse(DropReason::Truncated);
     }
+    MrHeader h;
+    h.opcode = info->opcode;
     h.flags = data[1];
     if ((h.flags & ~AllowedFlags(h.opcode)) != 0)
     {
@@ -352,6 +340,23 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     }
     h.pathId = load_big_u16(data + 2);
     h.connection = load_big_u32(data + 4);
+    std::size_t headerSize = info->headerSize;
+    if (h.opcode == MrOpcode::Ack && wireSize > kMrAckHeaderSize)
+    {
+        // An ACK's repeats follow its SACK: the datagram's length says how many (spec 3.4,
+        // 3.9 check 7).
+        const std::size_t extra = wireSize - kMrAckHeaderSize;
+        if (extra % kMrAckRepeatSize != 0 || extra / kMrAckRepeatSize > kMrMaxAckRepeats)
+        {
+            return refuse(DropReason::BadField);
+        }
+        h.repeatCount = static_cast<uint8_t>(extra / kMrAckRepeatSize);
+        headerSize = wireSize;
+        if (size < headerSize)
+        {
+            return refuse(DropReason::Truncated);
+        }
+    }
     const std::size_t payload = wireSize - headerSize;
     if (!(info->mask & kMrOpData) && payload != 0)
     {

@@ -22,12 +22,14 @@
  *  48  u64  WRITE only: remote virtual address of this packet's first byte
  *  56  u32  WRITE only: remote key            60 u32 reserved (0)
  * PROBE continues with 40 u64 timestamp at offset 16 (24 bytes in all).
- * ACK continues with (64 bytes in all):
+ * ACK continues with (64 bytes, then 8 per repeat):
  *  16  u64  echoed timestamp    24 u16 CE-marked packets since the last ACK
  *  26  u16  packets newly received since the last ACK
  *  28  u32  admission credit: bytes the receiver lets this sender have in flight (0 = none)
  *  32  256-bit SACK bitvector: bit i (byte i/8, bit i%8 from the least significant) set when
  *       PSN cumulative+1+i has been received.
+ *  64  repeats, as many as the datagram holds (at most 4): u16 path, u16 its first 16 SACK
+ *       bits, u32 its cumulative PSN, as the latest ACK of that path said them.
  */
 #ifndef METAROCE_ENGINE_METAROCE_WIRE_H
 #define METAROCE_ENGINE_METAROCE_WIRE_H

@@ -97,8 +97,9 @@ MetaRoceTransportHeader::Deserialize(Buffer::Iterator start)
     // empty header instead of a read past its end (found by test/fuzz, fuzz-transport-header).
     const uint32_t remaining = i.GetRemainingSize();
     uint32_t size = remaining == 0 ? 0 : HeaderSize(m_udpPort, i.PeekU8());
-    if (m_udpPort == metaroce::kMetaRoceUdpPort && size == metaroce::kMrAckHeaderSize &&
-        remaining <= metaroce::kMrMaxHeaderSize)
+    const bool ack = m_udpPort == metaroce::kMetaRoceUdpPort && remaining > 0 &&
+                     (i.PeekU8() & 0x0f) == static_cast<uint8_t>(metaroce::MrOpcode::Ack);
+    if (ack && remaining >= metaroce::kMrAckHeaderSize && remaining <= metaroce::kMrMaxHeaderSize)
     {
         size = remaining; // an ACK has no payload: what follows its SACK are repeats (spec 3.4)
     }
