@@ -40,19 +40,4 @@ ReadAck(const MrHeader& ack, uint64_t nextPsn)
     return Read(ack.cumulativePsn, ack.sack, nextPsn);
 }
 
-std::optional<uint64_t>
-ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn)
-{
-    // Read()'s checks on 16 bits: every ACK carries two repeats, most of them no news.
-    const uint64_t cumulative = MrUnwrapPsn(repeat.cumulativePsn, nextPsn);
-    const uint64_t firstUnsent = cumulative <= nextPsn ? nextPsn - cumulative : 0;
-    if (cumulative > nextPsn || (firstUnsent == 0 ? repeat.sack != 0
-                                                  : firstUnsent - 1 < kMrAckRepeatSackBits &&
-                                                        (repeat.sack >> (firstUnsent - 1)) != 0))
-    {
-        return std::nullopt;
-    }
-    return cumulative;
-}
-
 } // namespace metaroce

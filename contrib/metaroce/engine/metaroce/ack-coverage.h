@@ -51,8 +51,21 @@ std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextPsn);
 
 /// The same checks for one of an ACK's repeats (spec 3.4): its unwrapped cumulative PSN, or
 /// nullopt when it or one of its 16 SACK bits names a PSN never sent. The coverage itself is
-/// made only for the rare repeat that brings news (AckRepeatCoverage()).
-std::optional<uint64_t> ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn);
+/// made only for the rare repeat that brings news (AckRepeatCoverage()). Inline, on 16 bits:
+/// every ACK carries two repeats, most of them no news.
+inline std::optional<uint64_t>
+ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn)
+{
+    const uint64_t cumulative = MrUnwrapPsn(repeat.cumulativePsn, nextPsn);
+    const uint64_t firstUnsent = cumulative <= nextPsn ? nextPsn - cumulative : 0;
+    if (cumulative > nextPsn || (firstUnsent == 0 ? repeat.sack != 0
+                                                  : firstUnsent - 1 < kMrAckRepeatSackBits &&
+                                                        (repeat.sack >> (firstUnsent - 1)) != 0))
+    {
+        return std::nullopt;
+    }
+    return cumulative;
+}
 
 inline AckCoverage
 AckRepeatCoverage(uint64_t cumulative, const MrAckRepeat& repeat)

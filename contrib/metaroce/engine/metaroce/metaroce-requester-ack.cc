@@ -26,10 +26,16 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     {
         return false;
     }
-    // Oldest first, in the order the ACKs they repeat were sent.
+    // Oldest first, in the order the ACKs they repeat were sent. Most bring no news: the ACK
+    // they repeat arrived.
     for (std::size_t k = ack.repeatCount; k-- > 0;)
     {
-        OnAckRepeat(ack.repeats[k], repeated[k], now);
+        const MrAckRepeat& repeat = ack.repeats[k];
+        const Path& of = m_paths[repeat.pathId];
+        if (RepeatSettles(of, repeated[k]) || repeated[k] > of.Floor() || repeat.sack != 0)
+        {
+            OnAckRepeat(repeat, repeated[k], now);
+        }
     }
     const RacksBefore before = RacksBeforeAck(path);
     AckProgress progress = AcknowledgeCovered(path, &ack, *coverage, before, now);
@@ -102,14 +108,7 @@ void
 MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, TimeNs now)
 {
     Path& path = m_paths[repeat.pathId];
-    // Settling a loss may rest on a SACK bit's absence (5.7): only a repeat whose 16 bits span
-    // every PSN sent above its cumulative point can say a bit is absent.
-    const bool settles = path.recentLosses && !path.recentLosses->empty() &&
-                         path.nextPsn <= cumulative + 1 + kMrAckRepeatSackBits;
-    if (!settles && cumulative <= path.Floor() && repeat.sack == 0)
-    {
-        return; // covers nothing still outstanding: the usual case, the ACK it repeats arrived
-    }
+    const bool settles = RepeatSettles(path, cumulative);
     const AckCoverage coverage = AckRepeatCoverage(cumulative, repeat);
     const RacksBefore before = RacksBeforeAck(path);
     const AckProgress progress = AcknowledgeCovered(path, nullptr, coverage, before, now);

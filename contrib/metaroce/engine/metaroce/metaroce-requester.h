@@ -171,8 +171,19 @@ class MetaRoceRequester
     bool ReadRepeats(const MrHeader& ack, std::array<uint64_t, kMrMaxAckRepeats>& cumulative) const;
     /// Step 0 of ACK processing (5.2): what `repeat` (its cumulative PSN unwrapped) newly covers
     /// on its path, acknowledged as the ACK it repeats would have been, without its echo, marks,
-    /// hint or credit.
+    /// hint or credit. Called for a repeat that may bring news: one that reaches past its path's
+    /// floor or SACKs something, or may settle a loss.
     void OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, TimeNs now);
+
+    /// True when a repeat of `path` with this cumulative PSN may settle the path's open losses:
+    /// settling may rest on a SACK bit's absence (5.7), which only a repeat whose 16 bits span
+    /// every PSN sent above its cumulative point can show.
+    static bool RepeatSettles(const Path& path, uint64_t cumulative)
+    {
+        return path.recentLosses && !path.recentLosses->empty() &&
+               path.nextPsn <= cumulative + 1 + kMrAckRepeatSackBits;
+    }
+
     /// Steps 2-3 of ACK processing (5.2): RTT sample (into `sample`), rate hint and credit.
     void OnAckFeedback(Path& path, const MrHeader& ack, AckSample& sample, TimeNs now);
     /// Steps 4-6 of ACK processing (5.2): health, congestion control, marks.

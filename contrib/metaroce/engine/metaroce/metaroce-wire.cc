@@ -370,22 +370,4 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     return MrParseResult{h, kWellFormed};
 }
 
-uint64_t
-MrUnwrapPsn(uint32_t wire, uint64_t reference)
-{
-    // The candidate with the same low 32 bits as `wire` nearest to `reference`.
-    const uint64_t base = reference & ~uint64_t{0xffffffff};
-    uint64_t candidate = base | wire;
-    constexpr uint64_t kHalf = uint64_t{1} << 31;
-    if (candidate > reference + kHalf && candidate >= (uint64_t{1} << 32))
-    {
-        candidate -= uint64_t{1} << 32;
-    }
-    else if (candidate + kHalf < reference)
-    {
-        candidate += uint64_t{1} << 32;
-    }
-    return candidate;
-}
-
 } // namespace metaroce

@@ -185,9 +185,26 @@ SackWords SackToWords(const std::bitset<kSackBits>& sack);
 
 /**
  * Widens a 32-bit wire PSN to the 64-bit value closest to `reference` (spec 3.2: sequence numbers
- * are 64-bit inside the engine and never wrap; the wire carries their low 32 bits).
+ * are 64-bit inside the engine and never wrap; the wire carries their low 32 bits). Inline: every
+ * packet unwraps two or three.
  */
-uint64_t MrUnwrapPsn(uint32_t wire, uint64_t reference);
+inline uint64_t
+MrUnwrapPsn(uint32_t wire, uint64_t reference)
+{
+    // The candidate with the same low 32 bits as `wire` nearest to `reference`.
+    const uint64_t base = reference & ~uint64_t{0xffffffff};
+    uint64_t candidate = base | wire;
+    constexpr uint64_t kHalf = uint64_t{1} << 31;
+    if (candidate > reference + kHalf && candidate >= (uint64_t{1} << 32))
+    {
+        candidate -= uint64_t{1} << 32;
+    }
+    else if (candidate + kHalf < reference)
+    {
+        candidate += uint64_t{1} << 32;
+    }
+    return candidate;
+}
 
 } // namespace metaroce
 
