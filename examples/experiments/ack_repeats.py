@@ -39,10 +39,10 @@ def summary(df):
     key = ["workload", "message_bytes", "repeats", "seed"]
     lossless = df[df["loss"] == 0].set_index(key)
     rows = []
-    for (workload, size, repeats), g in df[df["loss"] > 0].groupby(key[:3], sort=False):
+    for (workload, size, repeats), g in common.kept_against_lossless(df, key).groupby(
+            key[:3], sort=False):
         free = lossless.loc[[(workload, size, repeats, s) for s in g["seed"]]]
-        kept = [100 * r.collective_busbw_GBps / f if r.complete else float("nan")
-                for r, f in zip(g.itertuples(), free["collective_busbw_GBps"])]
+        kept = list(g["kept_percent"])
         rows.append({"workload": workload, "size_mib": size / (1 << 20), "repeats": repeats,
                      "seeds": len(g),
                      "lossless_us": free["collective_time_us"].mean(),

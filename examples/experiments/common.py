@@ -58,6 +58,17 @@ def markdown(df, columns, floats="{:.1f}"):
     return head + "\n".join(rows) + "\n"
 
 
+def kept_against_lossless(df, keys):
+    """The lossy runs of `df`, each with `kept_percent`: its bus bandwidth over that of the
+    lossless run with the same `keys` (NaN when it did not finish)."""
+    lossless = df[df["loss"] == 0].set_index(keys)["collective_busbw_GBps"]
+    lossy = df[df["loss"] > 0].copy()
+    lossy["kept_percent"] = [
+        100 * r.collective_busbw_GBps / lossless[tuple(getattr(r, k) for k in keys)]
+        if r.complete else float("nan") for r in lossy.itertuples()]
+    return lossy
+
+
 def save(out, name, df, table, fig, note=""):
     """Writes <name>.csv (every column), <name>.md (the table) and <name>.png."""
     df.to_csv(os.path.join(out, name + ".csv"), index=False)

@@ -22,10 +22,7 @@ def main():
                for w in a.workloads.split(",") for seed in range(1, a.seeds + 1)
                for loss in (0.0, a.loss_per_link_end)]
     df = mx.sweep(configs, processes=a.processes)
-    lossless = df[df["loss"] == 0].set_index(["workload", "seed"])["collective_busbw_GBps"]
-    lossy = df[df["loss"] > 0].copy()
-    lossy["kept_percent"] = [100 * r.collective_busbw_GBps / lossless[(r.workload, r.seed)]
-                             if r.complete else float("nan") for r in lossy.itertuples()]
+    lossy = common.kept_against_lossless(df, ["workload", "seed"])
     rows = []
     for workload, g in lossy.groupby("workload", sort=False):
         kept = g["kept_percent"]

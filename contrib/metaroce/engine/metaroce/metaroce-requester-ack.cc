@@ -32,9 +32,10 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     {
         const MrAckRepeat& repeat = ack.repeats[k];
         const Path& of = m_paths[repeat.pathId];
-        if (RepeatSettles(of, repeated[k]) || repeated[k] > of.Floor() || repeat.sack != 0)
+        const bool settles = RepeatSettles(of, repeated[k]);
+        if (settles || repeated[k] > of.Floor() || repeat.sack != 0)
         {
-            OnAckRepeat(repeat, repeated[k], now);
+            OnAckRepeat(repeat, repeated[k], settles, now);
         }
     }
     const RacksBefore before = RacksBeforeAck(path);
@@ -105,12 +106,14 @@ MetaRoceRequester::ReadRepeats(const MrHeader& ack,
 }
 
 void
-MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, TimeNs now)
+MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat,
+                               uint64_t cumulative,
+                               bool settles,
+                               TimeNs now)
 {
     Path& path = m_paths[repeat.pathId];
-    const bool settles = RepeatSettles(path, cumulative);
     const AckCoverage coverage = AckRepeatCoverage(cumulative, repeat);
-    const RacksBefore before = RacksBeforeAck(path);
+    const RacksBefore before{}; // read only for lateness samples, which a repeat does not take
     const AckProgress progress = AcknowledgeCovered(path, nullptr, coverage, before, now);
     const uint64_t spuriousBefore = m_counters.spuriousLosses;
     if (settles)

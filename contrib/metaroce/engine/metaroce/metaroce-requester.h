@@ -171,9 +171,9 @@ class MetaRoceRequester
     bool ReadRepeats(const MrHeader& ack, std::array<uint64_t, kMrMaxAckRepeats>& cumulative) const;
     /// Step 0 of ACK processing (5.2): what `repeat` (its cumulative PSN unwrapped) newly covers
     /// on its path, acknowledged as the ACK it repeats would have been, without its echo, marks,
-    /// hint or credit. Called for a repeat that may bring news: one that reaches past its path's
-    /// floor or SACKs something, or may settle a loss.
-    void OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, TimeNs now);
+    /// hint or credit; `settles`: RepeatSettles(). Called for a repeat that may bring news: one
+    /// that reaches past its path's floor or SACKs something, or may settle a loss.
+    void OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, bool settles, TimeNs now);
 
     /// True when a repeat of `path` with this cumulative PSN may settle the path's open losses:
     /// settling may rest on a SACK bit's absence (5.7), which only a repeat whose 16 bits span

@@ -120,11 +120,11 @@ MrLookupOpcode(uint8_t opcode)
 std::size_t
 MrHeader::Size() const
 {
-    const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(opcode));
     if (opcode == MrOpcode::Ack)
     {
         return kMrAckHeaderSize + std::size_t{repeatCount} * kMrAckRepeatSize;
     }
+    const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(opcode));
     return info ? info->headerSize : 0;
 }
 
