@@ -23,6 +23,7 @@
 
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -66,6 +67,31 @@ class TypesAreRegisteredTestCase : public TestCase
                 TypeId::AttributeInformation info;
                 NS_TEST_EXPECT_MSG_EQ(tid.LookupAttributeByName(a, &info), true, name << "::" << a);
             }
+        }
+        // Every algorithm attribute's default names its registered type (a default built from a
+        // type name during static initialisation held an invalid TypeId whenever the linker
+        // put the owner's registration first, as link-time optimisation did).
+        const std::vector<std::tuple<std::string, std::string, std::string>> defaults = {
+            {"ns3::MetaRoceNic", "CongestionControl", "ns3::MetaRoceAimd"},
+            {"ns3::MetaRoceNic", "PathSelection", "ns3::MetaRoceSprayPathSelection"},
+            {"ns3::MetaRoceNic", "RoceRateControl", "ns3::MetaRoceDcqcn"},
+            {"ns3::MetaRoceSwitch", "EcnMarker", "ns3::MetaRoceRedEcnMarker"},
+            {"ns3::MetaRoceSwitch", "BufferAdmission", "ns3::MetaRoceDynamicThresholdAdmission"},
+        };
+        for (const auto& [owner, attribute, type] : defaults)
+        {
+            TypeId::AttributeInformation info;
+            NS_TEST_ASSERT_MSG_EQ(
+                TypeId::LookupByName(owner).LookupAttributeByName(attribute, &info),
+                true,
+                owner << "::" << attribute);
+            const auto* value =
+                dynamic_cast<const ObjectFactoryValue*>(PeekPointer(info.initialValue));
+            NS_TEST_ASSERT_MSG_NE(value, nullptr, owner << "::" << attribute);
+            NS_TEST_EXPECT_MSG_EQ(value->Get().GetTypeId().GetName(),
+                                  type,
+                                  owner << "::" << attribute);
+            NS_TEST_EXPECT_MSG_EQ(info.checker->Check(*value), true, owner << "::" << attribute);
         }
         NS_TEST_EXPECT_MSG_EQ(CreateObject<MetaRoceAimd>()->GetName(), "aimd", "AIMD's name");
         NS_TEST_EXPECT_MSG_EQ(CreateObject<MetaRoceSwift>()->GetName(), "swift", "Swift's name");

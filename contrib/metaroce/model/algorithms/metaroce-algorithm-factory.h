@@ -32,6 +32,22 @@ std::string AlgorithmFactoryProblem(const ObjectFactory& factory,
 Ptr<const AttributeChecker> MakeAlgorithmFactoryChecker(TypeId base);
 
 /**
+ * A factory of T, for an algorithm attribute's default value. Not ObjectFactory("ns3::T"): a
+ * GetTypeId() runs during static initialisation (NS_OBJECT_ENSURE_REGISTERED), when T may not
+ * be registered yet - the order of translation units is the linker's, and link-time
+ * optimisation changes it - and a release ns-3 then keeps an invalid type without a word.
+ * T::GetTypeId() registers T first.
+ */
+template<typename T>
+ObjectFactory
+DefaultAlgorithmFactory()
+{
+    ObjectFactory factory;
+    factory.SetTypeId(T::GetTypeId());
+    return factory;
+}
+
+/**
  * The object `factory` makes, as a T; a fatal error naming `attribute` when the factory holds
  * an unknown type or one that is not a T.
  */

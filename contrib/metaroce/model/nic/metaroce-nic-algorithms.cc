@@ -8,7 +8,9 @@
 #include "metaroce-nic.h"
 
 #include "ns3/abort.h"
+#include "ns3/metaroce-aimd.h"
 #include "ns3/metaroce-algorithm-factory.h"
+#include "ns3/metaroce-spray-path-selection.h"
 
 namespace ns3
 {
@@ -20,21 +22,21 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
         .AddAttribute("CongestionControl",
                       "Congestion control of MetaRoCE connections: a MetaRoceCongestionOps "
                       "type and its attributes (spec 7).",
-                      ObjectFactoryValue(ObjectFactory("ns3::MetaRoceAimd")),
+                      ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceAimd>()),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetCongestionControlFactory,
                                                 &MetaRoceNic::GetCongestionControlFactory),
                       MakeAlgorithmFactoryChecker(MetaRoceCongestionOps::GetTypeId()))
         .AddAttribute("PathSelection",
                       "Path selection of MetaRoCE connections: a MetaRocePathSelection type "
                       "and its attributes (spec 4.2).",
-                      ObjectFactoryValue(ObjectFactory("ns3::MetaRoceSprayPathSelection")),
+                      ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceSprayPathSelection>()),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetPathSelectionFactory,
                                                 &MetaRoceNic::GetPathSelectionFactory),
                       MakeAlgorithmFactoryChecker(MetaRocePathSelection::GetTypeId()))
         .AddAttribute("RoceRateControl",
                       "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 8.5); "
                       "ns3::MetaRoceDcqcn[Enabled=false] sends at line rate without CNPs.",
-                      ObjectFactoryValue(ObjectFactory("ns3::MetaRoceDcqcn")),
+                      ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceDcqcn>()),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetRoceRateControlFactory,
                                                 &MetaRoceNic::GetRoceRateControlFactory),
                       MakeAlgorithmFactoryChecker(MetaRoceDcqcn::GetTypeId()));

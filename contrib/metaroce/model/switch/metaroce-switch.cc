@@ -12,6 +12,8 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-algorithm-factory.h"
+#include "ns3/metaroce-dynamic-threshold-admission.h"
+#include "ns3/metaroce-red-ecn-marker.h"
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
@@ -53,7 +55,7 @@ MetaRoceSwitch::GetTypeId()
                 "BufferAdmission",
                 "Lossy mode: which policy admits packets to egress queues of the "
                 "shared buffer (a MetaRoceBufferAdmission and its attributes).",
-                ObjectFactoryValue(ObjectFactory("ns3::MetaRoceDynamicThresholdAdmission")),
+                ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceDynamicThresholdAdmission>()),
                 MakeObjectFactoryAccessor(&MetaRoceSwitch::SetBufferAdmissionFactory,
                                           &MetaRoceSwitch::GetBufferAdmissionFactory),
                 MakeAlgorithmFactoryChecker(MetaRoceBufferAdmission::GetTypeId()))
@@ -71,7 +73,7 @@ MetaRoceSwitch::GetTypeId()
             .AddAttribute("EcnMarker",
                           "Which policy marks ECN-capable DATA packets CE (a MetaRoceEcnMarker "
                           "and its attributes).",
-                          ObjectFactoryValue(ObjectFactory("ns3::MetaRoceRedEcnMarker")),
+                          ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceRedEcnMarker>()),
                           MakeObjectFactoryAccessor(&MetaRoceSwitch::SetEcnMarkerFactory,
                                                     &MetaRoceSwitch::GetEcnMarkerFactory),
                           MakeAlgorithmFactoryChecker(MetaRoceEcnMarker::GetTypeId()))
