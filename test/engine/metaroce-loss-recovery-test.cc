@@ -131,7 +131,11 @@ TEST(ReorderWindow, FollowsMeasuredLatenessUpToTheSmoothedRtt)
 /// Two connection ends with `ports` planes of one path each, driven by hand.
 struct Pair
 {
-    explicit Pair(uint16_t ports, uint32_t retransmitCopies = 1, uint32_t ackRepeats = 0)
+    /// Tail markers off by default: most tests here follow other rules packet by packet.
+    explicit Pair(uint16_t ports,
+                  uint32_t retransmitCopies = 1,
+                  uint32_t ackRepeats = 0,
+                  bool tailMarkers = false)
     {
         MetaRoceConfig c;
         c.retransmitCopies = retransmitCopies;
@@ -141,6 +145,7 @@ struct Pair
         c.mtu = 1024;
         c.ackEveryPackets = 1;
         c.ackDelayNs = 2'000;
+        c.tailMarkers = tailMarkers;
         std::tie(a, b) = ConnectedEnds(c);
     }
 

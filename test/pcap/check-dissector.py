@@ -51,8 +51,8 @@ def check(ok, message):
 
 def tshark(pcap, extra_fields=()):
     """One dict per frame: every MetaRoCE field and expert, plus `extra_fields`."""
-    names = (["frame.number", "frame.time_epoch", "ip.src", "udp.dstport", "udp.length",
-              "_ws.malformed", "_ws.expert.group", "_ws.expert.severity"] +
+    names = (["frame.number", "frame.time_epoch", "ip.src", "ip.dsfield.dscp", "udp.dstport",
+              "udp.length", "_ws.malformed", "_ws.expert.group", "_ws.expert.severity"] +
              ["metaroce." + f for f in FIELDS] +
              ["metaroce." + x for x in EXPERTS] + list(extra_fields))
     cmd = ["tshark", "-n", "-X", f"lua_script:{LUA}", "-r", str(pcap), "-T", "fields",
@@ -270,6 +270,7 @@ def check_metaroce_host(label, plane_rows, host):
     stamps = collections.defaultdict(set)  # (conn, path) -> timestamps sent
     paths = {}
     acks = []
+    markers = []
     for plane, rows in plane_rows.items():
         check_no_malformed(f"{label} plane {plane}", rows)
         paths[plane] = set()
@@ -299,6 +300,16 @@ def check_metaroce_host(label, plane_rows, host):
                       f"{label}: remote address {r['metaroce.remote_addr']} at offset {off}")
                 check(0 <= ns(r) - num(r, "timestamp") < 100_000,
                       f"{label}: timestamp {r['metaroce.timestamp']} at {ns(r)} ns")
+            elif r["metaroce.opcode"] == "4" and r["ip.src"] == host_ip:
+                # The tail marker behind the message's last packet (spec 5.5): a PROBE in the
+                # data class (DSCP 0) that takes a PSN of its path and is acknowledged like data.
+                key = (num(r, "conn"), num(r, "path"))
+                psns[key].add(num(r, "psn"))
+                stamps[key].add(num(r, "timestamp"))
+                markers.append(r)
+                check(int(r["ip.dsfield.dscp"], 0) == 0 and
+                      num(r, "flags.ackreq") == 1 and int(r["udp.length"]) == 8 + 24,
+                      f"{label}: tail marker fields {brief(r)}")
             elif r["metaroce.opcode"] == "3" and r["ip.src"] != host_ip:
                 acks.append(r)
     conns = {c for c, _ in sent}
@@ -308,6 +319,7 @@ def check_metaroce_host(label, plane_rows, host):
     check(all(ordered) and all(max(a) < min(b) for a, b in zip(ordered, ordered[1:])),
           f"{label}: each plane has its own paths: {ordered}")
     check(acks, f"{label}: no ACK decoded")
+    check(len(markers) == 1, f"{label}: one tail marker, behind the last packet: {len(markers)}")
     final = {}
     for r in acks:
         key = (next(iter(conns)), num(r, "path"))

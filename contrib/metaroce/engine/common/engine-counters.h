@@ -36,6 +36,7 @@ struct Counters
     uint64_t rtoDeferrals{0}; ///< RTOs that came due while better evidence was coming (5.5)
     uint64_t fastRetransmits{0};
     uint64_t tailProbes{0};     ///< tail-loss probes sent (also in retransmittedPackets)
+    uint64_t tailMarkers{0};    ///< tail markers sent (5.5; also in txControlPackets)
     uint64_t spuriousLosses{0}; ///< packets declared lost whose original arrived after all
     uint64_t ackRepeatHits{0};  ///< ACK repeats that acknowledged something (5.2, 6.4)
     uint64_t entropyRedraws{0};
@@ -67,7 +68,7 @@ struct CounterField
 };
 
 /// Every scalar field of Counters, in declaration order; Counters::drops is the only other one.
-inline constexpr std::array<CounterField, 20> kCounterFields = {{
+inline constexpr std::array<CounterField, 21> kCounterFields = {{
     {"txPackets", &Counters::txPackets},
     {"txBytes", &Counters::txBytes},
     {"txDataPackets", &Counters::txDataPackets},
@@ -83,6 +84,7 @@ inline constexpr std::array<CounterField, 20> kCounterFields = {{
     {"rtoDeferrals", &Counters::rtoDeferrals},
     {"fastRetransmits", &Counters::fastRetransmits},
     {"tailProbes", &Counters::tailProbes},
+    {"tailMarkers", &Counters::tailMarkers},
     {"spuriousLosses", &Counters::spuriousLosses},
     {"ackRepeatHits", &Counters::ackRepeatHits},
     {"entropyRedraws", &Counters::entropyRedraws},

@@ -90,6 +90,10 @@ MetaRoceConfigFields()
         METAROCE_FIELD(C, maxTailProbes, "MaxTailProbes", Count, 0, 64, "5.5",
                        "Tail-loss probes without progress: the first two one probe wait apart, "
                        "each further one twice the wait of the one before; 0: none."),
+        METAROCE_FIELD(C, tailMarkers, "TailMarkers", Flag, 0, 1, "5.5",
+                       "Send a small PROBE in the data class right behind every DATA packet after "
+                       "which nothing is left to send, on its path: the PROBE's ACK exposes that "
+                       "packet's loss one round trip after it left."),
         METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "4.3",
                        "How often a down path is probed."),
         METAROCE_FIELD(C, entropyRedrawMarks, "EntropyRedrawMarks", Count, 1, 1e6, "4.4",

@@ -65,6 +65,7 @@ struct MetaRoceConfig
     TimeNs tailProbeMinNs{5'000};    ///< floor of the tail-loss probe timeout (spec 5.5)
     uint32_t maxTailProbes{6};       ///< tail-loss probes without progress; the first two
                                      ///< one wait apart, then doubling (0: none)
+    bool tailMarkers{true};          ///< a data-class PROBE behind the last packet (5.5)
     TimeNs probeIntervalNs{100'000}; ///< how often a down path is probed
     uint32_t entropyRedrawMarks{3};  ///< consecutive CE-echo ACK rounds that move a path
     uint16_t entropyBase{49152};     ///< UDP source ports are drawn from

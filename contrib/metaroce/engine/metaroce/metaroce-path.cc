@@ -86,6 +86,19 @@ Path::OldestInFlight() const
     return nullptr;
 }
 
+const SentPacket*
+Path::OldestDataInFlight() const
+{
+    for (const SentPacket& p : outstanding)
+    {
+        if (p.state == SentPacket::State::InFlight && p.message != kProbeMessage)
+        {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
 void
 Path::PopResolved()
 {

@@ -114,6 +114,8 @@ struct Path
 
     /// Oldest in-flight packet, or null.
     const SentPacket* OldestInFlight() const;
+    /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (5.5).
+    const SentPacket* OldestDataInFlight() const;
 
     /// Drops resolved packets from the front, advancing the floor.
     void PopResolved();

@@ -18,8 +18,7 @@ void
 MetaRoceRequester::Refresh(const Path& path)
 {
     const SentPacket* oldest = nullptr;
-    TimeNs firstData = kNever;
-    uint64_t firstDataTxSeq = 0;
+    const SentPacket* oldestData = nullptr;
     for (const SentPacket& p : path.outstanding)
     {
         if (p.state != SentPacket::State::InFlight)
@@ -32,17 +31,19 @@ MetaRoceRequester::Refresh(const Path& path)
         }
         if (p.message != kProbeMessage)
         {
-            firstData = p.sentAt;
-            firstDataTxSeq = p.txSeq;
+            oldestData = &p;
             break;
         }
     }
+    const TimeNs firstData = oldestData == nullptr ? kNever : oldestData->sentAt;
+    const uint64_t firstDataTxSeq = oldestData == nullptr ? 0 : oldestData->txSeq;
     const bool down = path.health == PathHealth::Down;
     if (!m_rtoNotBefore.empty() && oldest == nullptr)
     {
         m_rtoNotBefore[path.id] = 0;
     }
-    m_rtoAt.Set(path.id, RtoDeadline(path, oldest));
+    // The RTO times data only: a tail marker (5.5) left in flight alone is no reason to time out.
+    m_rtoAt.Set(path.id, RtoDeadline(path, oldestData));
     m_firstDataOrder.Set(path.id, firstData == kNever ? kNever : firstDataTxSeq);
     m_firstDataAt[path.id] = firstData;
     if (!m_planes.empty())

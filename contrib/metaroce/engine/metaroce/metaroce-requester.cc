@@ -87,6 +87,14 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
     {
         return std::nullopt;
     }
+    // A tail marker follows its tail at once, so that nothing else can come between them.
+    if (!m_markersDue.empty())
+    {
+        if (auto marker = SendTailMarker(port, now))
+        {
+            return marker;
+        }
+    }
     // Probes first; most of the time there are none, and no path needs looking at.
     if (m_downPaths > 0 || m_tailProbe.DuePath())
     {
@@ -141,6 +149,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     OutPacket out = SendData(m_paths[chosen], *next, retx, now);
     m_pacer.OnSent(out.WireSize(), now);
     ++m_counters.txDataPackets;
+    NoteSentData(m_paths[chosen]);
     return out;
 }
 
@@ -177,7 +186,53 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
     ++m_counters.tailProbes;
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;
-    return SendData(path, p, true, now);
+    OutPacket out = SendData(path, p, true, now);
+    NoteSentData(path);
+    return out;
+}
+
+void
+MetaRoceRequester::NoteSentData(const Path& path)
+{
+    if (!m_config.tailMarkers)
+    {
+        return;
+    }
+    // Next(), not HasQueued(): the queue forgets a fully sent message only when asked.
+    const bool more = m_queue.Next().has_value() &&
+                      AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxDataHeaderSize);
+    if (!more && std::find(m_markersDue.begin(), m_markersDue.end(), path.id) == m_markersDue.end())
+    {
+        m_markersDue.push_back(path.id);
+    }
+}
+
+std::optional<OutPacket>
+MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
+{
+    for (auto it = m_markersDue.begin(); it != m_markersDue.end();)
+    {
+        Path& path = m_paths[*it];
+        if (path.port != port)
+        {
+            ++it;
+            continue;
+        }
+        it = m_markersDue.erase(it);
+        if (path.health == PathHealth::Down)
+        {
+            continue; // its tail was given up with the path, which probes on its own
+        }
+        // The same route and traffic class as the tail, so it cannot overtake it: its ACK
+        // shows the tail's PSN missing (rule 1) or covers it (spec 5.5).
+        OutPacket out = MakeProbePacket(m_config, path, now);
+        out.isControl = false;
+        RecordSent(path, out, kProbeMessage, 0, now);
+        ++m_counters.txControlPackets;
+        ++m_counters.tailMarkers;
+        return out;
+    }
+    return std::nullopt;
 }
 
 OutPacket
@@ -329,7 +384,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         }
         if (!Failed())
         {
-            const SentPacket* oldest = path.OldestInFlight();
+            const SentPacket* oldest = path.OldestDataInFlight();
             if (RtoDeadline(path, oldest) <= now && !DeferRto(path, *oldest, now, ruleWindow))
             {
                 OnPathTimeout(path, now);
@@ -418,6 +473,13 @@ MetaRoceRequester::HasWork(uint16_t port) const
     if (m_queue.HasQueued() || (tailProbe && m_paths[*tailProbe].port == port))
     {
         return true;
+    }
+    for (uint16_t id : m_markersDue)
+    {
+        if (m_paths[id].port == port)
+        {
+            return true;
+        }
     }
     if (m_downPaths == 0)
     {
@@ -532,7 +594,7 @@ MetaRoceRequester::NextTimeoutByScan() const
             }
             continue;
         }
-        const TimeNs rtoAt = RtoDeadline(path, path.OldestInFlight());
+        const TimeNs rtoAt = RtoDeadline(path, path.OldestDataInFlight());
         if (rtoAt != kNever)
         {
             consider(rtoAt);

@@ -159,6 +159,12 @@ class MetaRoceRequester
     /// The due tail-loss probe, on `path`: the tail packet it names, again, or nullopt when
     /// that packet has been delivered meanwhile (5.5).
     std::optional<OutPacket> SendTailProbe(Path& path, TimeNs now);
+    /// After a DATA packet on `path`: when nothing is left to send, a tail marker is due on
+    /// `path` (5.5).
+    void NoteSentData(const Path& path);
+    /// The first due tail marker of `port`: a PROBE in the data class, or nullopt when none is
+    /// due there (markers of paths taken down meanwhile are dropped).
+    std::optional<OutPacket> SendTailMarker(uint16_t port, TimeNs now);
 
     /// Step 1 of ACK processing (5.2): acknowledges what `coverage` newly covers on `path`;
     /// `ack` is the ACK it came in, or null for a repeat (which times nothing).
@@ -289,6 +295,8 @@ class MetaRoceRequester
     SendQueue m_queue;
     Pacer m_pacer;
     TailLossProbe m_tailProbe;
+    /// Paths owed a tail marker, in the order their tails left (few: one per tail).
+    std::vector<uint16_t> m_markersDue;
     /// DATA transmissions in order, where TailToProbe() finds the tail; mutable as looking
     /// prunes entries that can never be the tail again, which changes no answer.
     mutable TailIndex m_tails;

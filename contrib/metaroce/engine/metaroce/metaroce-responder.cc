@@ -358,10 +358,8 @@ MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
     {
         return RxResult{false, DropReason::PsnOutOfWindow};
     }
-    if (verdict == PathReceiveWindow::Verdict::New)
-    {
-        ++rx.fresh;
-    }
+    // Not a fresh arrival: the new count is of DATA, and the admission credit grows by the
+    // data that arrives, not by a tail marker's 24 bytes (spec 6.4, 6.7).
     NoteArrival(rx, h.pathId, pkt, h.timestamp, true);
     return RxResult{};
 }

@@ -55,6 +55,7 @@ MetaRoceExperimentResults::SetEngineTotals(const metaroce::Counters& all, Time d
     timeouts = all.timeouts;
     rtoDeferrals = all.rtoDeferrals;
     ackRepeatHits = all.ackRepeatHits;
+    tailMarkers = all.tailMarkers;
     ecnMarked = all.rxEcnMarked;
     dataPackets = all.txDataPackets;
     fastRetransmits = all.fastRetransmits;

@@ -138,6 +138,7 @@ MetaRoceExperimentResults::ToJson() const
                     {"spurious_losses", spuriousLosses},
                     {"spurious_retransmissions", SpuriousRetransmissions()},
                     {"ack_repeat_hits", ackRepeatHits},
+                    {"tail_markers", tailMarkers},
                     {"pfc_pauses", pfcPauses},
                     {"ecn_marked", ecnMarked},
                     {"max_queue_bytes", maxQueueBytes}};

@@ -126,6 +126,7 @@ struct MetaRoceExperimentResults
     uint64_t tailProbes{0};      ///< MetaRoCE: tail-loss probes
     uint64_t spuriousLosses{0};  ///< MetaRoCE: declared lost, yet the original arrived
     uint64_t ackRepeatHits{0};   ///< MetaRoCE: ACK repeats that stood in for a lost ACK
+    uint64_t tailMarkers{0};     ///< MetaRoCE: PROBEs sent behind a connection's last packet
     uint64_t pfcPauses{0};
     uint64_t ecnMarked{0};
     uint64_t maxQueueBytes{0}; ///< deepest switch egress queue (both classes) seen anywhere

@@ -1,0 +1,128 @@
+// Tail markers (doc/spec.md 5.5): a data-class PROBE behind every DATA packet after which the
+// connection has nothing left to send, whose ACK exposes that packet's loss by rule 1.
+#include "metaroce-hand-driven.h"
+#include "metaroce-wire.h"
+
+#include <gtest/gtest.h>
+
+namespace metaroce
+{
+namespace
+{
+
+/// Two ends with one plane of one path, ACKs at once, driven by hand.
+struct Ends
+{
+    explicit Ends(bool tailMarkers = true)
+    {
+        MetaRoceConfig c;
+        c.pathsPerPort = 1;
+        c.mtu = 1024;
+        c.ackEveryPackets = 1;
+        c.tailMarkers = tailMarkers;
+        std::tie(a, b) = ConnectedEnds(c);
+    }
+
+    static MrHeader Parse(const OutPacket& p)
+    {
+        return *MrParse(p.header.data(), p.header.size(), p.WireSize()).header;
+    }
+
+    /// Delivers `packets` to b at `arrive`; b's ACKs go back to a at `ackBack`.
+    void Deliver(const std::vector<OutPacket>& packets, TimeNs arrive, TimeNs ackBack)
+    {
+        for (const OutPacket& p : packets)
+        {
+            ASSERT_TRUE(DeliverPacket(*b, p, arrive).accepted);
+        }
+        while (auto ack = b->PullPacket(0, arrive))
+        {
+            ASSERT_TRUE(DeliverPacket(*a, *ack, ackBack).accepted);
+        }
+    }
+
+    std::unique_ptr<MetaRoceConnection> a;
+    std::unique_ptr<MetaRoceConnection> b;
+};
+
+TEST(TailMarker, FollowsTheLastPacketOnItsPathInTheDataClass)
+{
+    Ends e;
+    e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
+    auto first = e.a->PullPacket(0, 1'000);
+    ASSERT_TRUE(first);
+    EXPECT_EQ(Ends::Parse(*first).opcode, MrOpcode::Write);
+    EXPECT_EQ(e.a->GetCounters().tailMarkers, 0u) << "more data queued: no tail yet";
+    auto tail = e.a->PullPacket(0, 1'100);
+    auto marker = e.a->PullPacket(0, 1'100);
+    ASSERT_TRUE(tail && marker);
+    const MrHeader m = Ends::Parse(*marker);
+    EXPECT_EQ(m.opcode, MrOpcode::Probe);
+    EXPECT_FALSE(marker->isControl) << "behind the tail in its queue, not ahead of it";
+    EXPECT_EQ(m.pathId, Ends::Parse(*tail).pathId);
+    EXPECT_EQ(m.psn, Ends::Parse(*tail).psn + 1);
+    EXPECT_TRUE(m.flags & kMrFlagAckReq);
+    EXPECT_FALSE(e.a->PullPacket(0, 1'200)) << "one marker per tail";
+    EXPECT_EQ(e.a->GetCounters().tailMarkers, 1u);
+    e.Deliver({*first, *tail, *marker}, 3'000, 5'000);
+    EXPECT_EQ(e.a->TakeCompletions().size(), 1u);
+    EXPECT_EQ(e.a->GetCounters().retransmittedPackets, 0u);
+}
+
+TEST(TailMarker, ItsAckExposesALostTailOneRoundTripAfterIt)
+{
+    for (bool markers : {false, true})
+    {
+        Ends e(markers);
+        e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
+        auto first = e.a->PullPacket(0, 1'000);
+        auto tail = e.a->PullPacket(0, 1'100); // lost
+        ASSERT_TRUE(first && tail);
+        std::vector<OutPacket> arriving{*first};
+        if (markers)
+        {
+            auto marker = e.a->PullPacket(0, 1'100);
+            ASSERT_TRUE(marker);
+            arriving.push_back(*marker);
+        }
+        e.Deliver(arriving, 3'000, 5'000);
+        auto retx = e.a->PullPacket(0, 5'000);
+        if (!markers)
+        {
+            // Only the tail-loss probe can find it, srtt + 4 rttvar after the tail left.
+            EXPECT_FALSE(retx);
+            EXPECT_GT(e.a->NextTimeout(), 5'000u);
+            continue;
+        }
+        ASSERT_TRUE(retx) << "the marker's ACK shows the tail's PSN missing (rule 1)";
+        const MrHeader h = Ends::Parse(*retx);
+        EXPECT_EQ(h.offset, 1024u);
+        EXPECT_TRUE(h.flags & kMrFlagRetx);
+        EXPECT_EQ(e.a->GetCounters().tailProbes, 0u) << "found by rule 1, not by the probe";
+        auto again = e.a->PullPacket(0, 5'000);
+        ASSERT_TRUE(again) << "the retransmission is a tail too";
+        EXPECT_EQ(Ends::Parse(*again).opcode, MrOpcode::Probe);
+        e.Deliver({*retx, *again}, 7'000, 9'000);
+        EXPECT_EQ(e.a->TakeCompletions().size(), 1u);
+        EXPECT_EQ(e.a->GetCounters().tailMarkers, 2u);
+    }
+}
+
+TEST(TailMarker, ALostMarkerStartsNoTimer)
+{
+    Ends e;
+    e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 1024}, 0);
+    auto tail = e.a->PullPacket(0, 1'000);
+    auto marker = e.a->PullPacket(0, 1'000); // lost
+    ASSERT_TRUE(tail && marker);
+    e.Deliver({*tail}, 3'000, 5'000);
+    EXPECT_EQ(e.a->TakeCompletions().size(), 1u);
+    // Only the marker is in flight: no retransmission timeout waits on it.
+    EXPECT_EQ(e.a->NextTimeout(), kNever);
+    e.a->OnTimeout(10'000'000);
+    EXPECT_EQ(e.a->GetCounters().timeouts, 0u);
+    EXPECT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Up);
+}
+
+} // namespace
+} // namespace metaroce
