@@ -27,13 +27,18 @@ Require(bool ok, const char* field, const std::string& why)
 
 } // namespace
 
-const ConfigFields<MetaRoceConfig>&
-MetaRoceConfigFields()
+namespace
+{
+
+// One table row per field reads better than one argument per line.
+// clang-format off
+
+/// The shape of a connection and its sender's tunables (spec 4, 5, 7).
+ConfigFields<MetaRoceConfig>
+SenderFields()
 {
     using C = MetaRoceConfig;
-    // One table row per field reads better than one argument per line.
-    // clang-format off
-    static const ConfigFields<MetaRoceConfig> fields = {
+    return {
         METAROCE_FIELD(C, pathsPerPort, "PathsPerPort", Count, 1, 1024, "4.1",
                        "Logical paths per plane, each with its own PSN sequence and entropy."),
         METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
@@ -102,6 +107,15 @@ MetaRoceConfigFields()
                        "Lowest UDP source port drawn as path entropy."),
         METAROCE_FIELD(C, entropyCount, "EntropyCount", Count, 1, 65535, "4.1",
                        "Number of UDP source ports entropy is drawn from, from EntropyBase on."),
+    };
+}
+
+/// The receiver's tunables (spec 6).
+ConfigFields<MetaRoceConfig>
+ReceiverFields()
+{
+    using C = MetaRoceConfig;
+    return {
         METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, kSackBits, "6.4",
                        "Packets per path coalesced into one ACK."),
         METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "6.4",
@@ -112,7 +126,21 @@ MetaRoceConfigFields()
         METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",
                        "Receive window of a stream, in messages."),
     };
-    // clang-format on
+}
+
+// clang-format on
+
+} // namespace
+
+const ConfigFields<MetaRoceConfig>&
+MetaRoceConfigFields()
+{
+    static const ConfigFields<MetaRoceConfig> fields = [] {
+        ConfigFields<MetaRoceConfig> all = SenderFields();
+        const ConfigFields<MetaRoceConfig> receiver = ReceiverFields();
+        all.insert(all.end(), receiver.begin(), receiver.end());
+        return all;
+    }();
     return fields;
 }
 

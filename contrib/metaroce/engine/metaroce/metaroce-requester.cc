@@ -191,50 +191,6 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
     return out;
 }
 
-void
-MetaRoceRequester::NoteSentData(const Path& path)
-{
-    if (!m_config.tailMarkers)
-    {
-        return;
-    }
-    // Next(), not HasQueued(): the queue forgets a fully sent message only when asked.
-    const bool more = m_queue.Next().has_value() &&
-                      AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxDataHeaderSize);
-    if (!more && std::find(m_markersDue.begin(), m_markersDue.end(), path.id) == m_markersDue.end())
-    {
-        m_markersDue.push_back(path.id);
-    }
-}
-
-std::optional<OutPacket>
-MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
-{
-    for (auto it = m_markersDue.begin(); it != m_markersDue.end();)
-    {
-        Path& path = m_paths[*it];
-        if (path.port != port)
-        {
-            ++it;
-            continue;
-        }
-        it = m_markersDue.erase(it);
-        if (path.health == PathHealth::Down)
-        {
-            continue; // its tail was given up with the path, which probes on its own
-        }
-        // The same route and traffic class as the tail, so it cannot overtake it: its ACK
-        // shows the tail's PSN missing (rule 1) or covers it (spec 5.5).
-        OutPacket out = MakeProbePacket(m_config, path, now);
-        out.isControl = false;
-        RecordSent(path, out, kProbeMessage, 0, now);
-        ++m_counters.txControlPackets;
-        ++m_counters.tailMarkers;
-        return out;
-    }
-    return std::nullopt;
-}
-
 OutPacket
 MetaRoceRequester::SendProbe(Path& path, TimeNs now)
 {

@@ -12,6 +12,7 @@
  *   plane-time-rule.h   the time rule's evidence per plane (5.3, rule 2a)
  *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (5.7)
  *   tail-loss-probe.h   the connection's tail-loss probe (5.5)
+ *   metaroce-requester-markers.cc  tail markers behind a connection's last packets (5.5)
  *   path-recovery.h     RTO, suspect/down, probes back, entropy re-draws (4.3, 4.4, 5.5)
  *
  * This class keeps the paths and what is in flight on them and runs the steps: it sprays DATA
