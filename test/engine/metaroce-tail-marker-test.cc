@@ -108,7 +108,7 @@ TEST(TailMarker, ItsAckExposesALostTailOneRoundTripAfterIt)
     }
 }
 
-TEST(TailMarker, ALostMarkerStartsNoTimer)
+TEST(TailMarker, ALostMarkerStartsNoTimerAndHoldsNoWindow)
 {
     Ends e;
     e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 1024}, 0);
@@ -117,7 +117,9 @@ TEST(TailMarker, ALostMarkerStartsNoTimer)
     ASSERT_TRUE(tail && marker);
     e.Deliver({*tail}, 3'000, 5'000);
     EXPECT_EQ(e.a->TakeCompletions().size(), 1u);
-    // Only the marker is in flight: no retransmission timeout waits on it.
+    // Only the marker is in flight: no retransmission timeout waits on it, and it holds no
+    // window (on a Suspect path, one packet at a time, it would otherwise block the path).
+    EXPECT_EQ(e.a->Requester().Paths()[0].inflightBytes, 0u);
     EXPECT_EQ(e.a->NextTimeout(), kNever);
     e.a->OnTimeout(10'000'000);
     EXPECT_EQ(e.a->GetCounters().timeouts, 0u);

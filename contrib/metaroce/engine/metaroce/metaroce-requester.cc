@@ -235,18 +235,20 @@ MetaRoceRequester::RecordSent(Path& path,
     {
         m_tails.OnSent(path.id, sent.psn, m_paths, m_rack);
     }
-    path.inflightBytes += sent.bytes;
-    m_inflightBytes += sent.bytes;
-    m_inflightDataBytes += message == kProbeMessage ? 0 : sent.bytes;
+    // PROBEs carry no data: no window holds them (a lost tail marker would otherwise block its
+    // path for good, as nothing times it out; spec 5.5, 7.1), nor does the receiver's admission.
+    const uint32_t held = message == kProbeMessage ? 0 : sent.bytes;
+    path.inflightBytes += held;
+    m_inflightBytes += held;
     Refresh(path);
 }
 
 void
 MetaRoceRequester::LeaveFlight(Path& path, const SentPacket& p)
 {
-    path.inflightBytes -= p.bytes;
-    m_inflightBytes -= p.bytes;
-    m_inflightDataBytes -= p.message == kProbeMessage ? 0 : p.bytes;
+    const uint32_t held = p.message == kProbeMessage ? 0 : p.bytes;
+    path.inflightBytes -= held;
+    m_inflightBytes -= held;
 }
 
 // Losses (spec 5.3, 5.4)
@@ -464,8 +466,8 @@ MetaRoceRequester::AdmissionAdmits(uint64_t bytes) const
 {
     // Probes are not admitted data (spec 6.7): one unanswered on a dead plane must not hold
     // the data back, so only DATA in flight counts.
-    return m_admissionLimit == kNoAdmissionLimit || m_inflightDataBytes == 0 ||
-           m_inflightDataBytes + bytes <= m_admissionLimit;
+    return m_admissionLimit == kNoAdmissionLimit || m_inflightBytes == 0 ||
+           m_inflightBytes + bytes <= m_admissionLimit;
 }
 
 std::optional<Tail>

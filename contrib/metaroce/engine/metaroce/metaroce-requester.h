@@ -290,9 +290,8 @@ class MetaRoceRequester
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
     uint64_t m_nextTxSeq{0};             ///< transmission order over all paths
     WindowState m_connectionWindow;
-    uint64_t m_admissionLimit; ///< AdmissionLimit()
-    uint64_t m_inflightBytes{0};
-    uint64_t m_inflightDataBytes{0}; ///< of it DATA (PROBEs are not admitted data, 6.7)
+    uint64_t m_admissionLimit;   ///< AdmissionLimit()
+    uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 7.1)
     SendQueue m_queue;
     Pacer m_pacer;
     TailLossProbe m_tailProbe;
