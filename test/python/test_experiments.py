@@ -50,6 +50,20 @@ def test_ack_repeats(tmp_path):
     assert (df[~off & (df["loss"] > 0)]["ack_repeat_hits"] > 0).all()
 
 
+def test_tail_markers(tmp_path):
+    out = run_experiment("tail_markers.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "tail-markers-quick.csv")
+    assert df["complete"].all()
+    off = df["nic_attributes"] == "TailMarkers=false"
+    assert (df[off]["tail_markers"] == 0).all()
+    # Every collective ends its connections with a tail, each with a marker behind it.
+    assert (df[~off]["tail_markers"] > 0).all()
+    assert (df[df["loss"] == 0]["retransmitted"] == 0).all()
+    table = (tmp_path / "tail-markers-quick.md").read_text()
+    assert "tail markers" in table
+
+
 def incast_variants():
     """The variants incast.py promises, read from the script's source so the test follows it."""
     with open(os.path.join(ROOT, "examples", "experiments", "incast.py")) as f:
