@@ -10,7 +10,6 @@ before), 1, 2 (the default) and 4.
 """
 
 import common
-import pandas as pd
 from metaroce import experiment as mx
 
 REPEATS = [0, 1, 2, 4]
@@ -36,24 +35,10 @@ def summary(df):
     lossless run, and the mean time and packet counts of the lossy runs."""
     df = df.copy()
     df["repeats"] = [int(n.split("=")[1]) for n in df["nic_attributes"]]
-    key = ["workload", "message_bytes", "repeats", "seed"]
-    lossless = df[df["loss"] == 0].set_index(key)
-    rows = []
-    for (workload, size, repeats), g in common.kept_against_lossless(df, key).groupby(
-            key[:3], sort=False):
-        free = lossless.loc[[(workload, size, repeats, s) for s in g["seed"]]]
-        kept = list(g["kept_percent"])
-        rows.append({"workload": workload, "size_mib": size / (1 << 20), "repeats": repeats,
-                     "seeds": len(g),
-                     "lossless_us": free["collective_time_us"].mean(),
-                     "lossless_spurious": free["spurious_retransmissions"].mean(),
-                     "lossy_us": g["collective_time_us"].mean(),
-                     "kept": sum(kept) / len(kept),
-                     "per_seed": " / ".join(f"{k:.1f}" for k in kept),
-                     "retransmitted": g["retransmitted"].mean(),
-                     "spurious": g["spurious_retransmissions"].mean(),
-                     "hits": g["ack_repeat_hits"].mean()})
-    return pd.DataFrame(rows)
+    return common.kept_by_variant(
+        df, "repeats", {"lossless_spurious": "spurious_retransmissions"},
+        {"retransmitted": "retransmitted", "spurious": "spurious_retransmissions",
+         "hits": "ack_repeat_hits"})
 
 
 def main():

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RESULTS = os.path.join(ROOT, "doc", "results")
@@ -67,6 +68,28 @@ def kept_against_lossless(df, keys):
         100 * r.collective_busbw_GBps / lossless[tuple(getattr(r, k) for k in keys)]
         if r.complete else float("nan") for r in lossy.itertuples()]
     return lossy
+
+
+def kept_by_variant(df, variant, lossless_means, lossy_means):
+    """One row per (workload, message size, `variant` column) of a grid run lossless and lossy
+    over seeds: the kept share of each seed against its own lossless run (mean and per seed),
+    the mean collective times, and the mean of each column named in `lossless_means` over the
+    lossless runs and in `lossy_means` over the lossy ones ({row name: column})."""
+    key = ["workload", "message_bytes", variant, "seed"]
+    lossless = df[df["loss"] == 0].set_index(key)
+    rows = []
+    for (workload, size, value), g in kept_against_lossless(df, key).groupby(key[:3],
+                                                                              sort=False):
+        free = lossless.loc[[(workload, size, value, s) for s in g["seed"]]]
+        kept = list(g["kept_percent"])
+        row = {"workload": workload, "size_mib": size / (1 << 20), variant: value,
+               "seeds": len(g), "lossless_us": free["collective_time_us"].mean()}
+        row.update({name: free[column].mean() for name, column in lossless_means.items()})
+        row.update({"lossy_us": g["collective_time_us"].mean(), "kept": sum(kept) / len(kept),
+                    "per_seed": " / ".join(f"{k:.1f}" for k in kept)})
+        row.update({name: g[column].mean() for name, column in lossy_means.items()})
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def save(out, name, df, table, fig, note=""):

@@ -11,7 +11,6 @@ lossless, ring all-reduce and all-to-all of 2 MiB per rank over several seeds an
 """
 
 import common
-import pandas as pd
 from metaroce import experiment as mx
 
 VARIANTS = {"on": "TailMarkers=true", "off": "TailMarkers=false"}
@@ -30,30 +29,15 @@ def configs(a, fabric):
 
 
 def summary(df):
-    """One row per (workload, size, markers): kept share per seed against the same seed's
-    lossless run, and the mean time and packet counts of the lossy runs."""
+    """One row per (workload, size, markers on or off): kept share per seed against the same
+    seed's lossless run, and the mean time and packet counts of the lossy runs."""
     df = df.copy()
     names = {v: k for k, v in VARIANTS.items()}
     df["markers"] = [names[n] for n in df["nic_attributes"]]
-    key = ["workload", "message_bytes", "markers", "seed"]
-    lossless = df[df["loss"] == 0].set_index(key)
-    rows = []
-    for (workload, size, markers), g in common.kept_against_lossless(df, key).groupby(
-            key[:3], sort=False):
-        free = lossless.loc[[(workload, size, markers, s) for s in g["seed"]]]
-        kept = list(g["kept_percent"])
-        rows.append({"workload": workload, "size_mib": size / (1 << 20), "markers": markers,
-                     "seeds": len(g),
-                     "lossless_us": free["collective_time_us"].mean(),
-                     "lossless_retx": free["retransmitted"].mean(),
-                     "lossy_us": g["collective_time_us"].mean(),
-                     "kept": sum(kept) / len(kept),
-                     "per_seed": " / ".join(f"{k:.1f}" for k in kept),
-                     "retransmitted": g["retransmitted"].mean(),
-                     "spurious": g["spurious_retransmissions"].mean(),
-                     "tail_probes": g["tail_probes"].mean(),
-                     "tail_markers": g["tail_markers"].mean()})
-    return pd.DataFrame(rows)
+    return common.kept_by_variant(
+        df, "markers", {"lossless_retx": "retransmitted"},
+        {"retransmitted": "retransmitted", "spurious": "spurious_retransmissions",
+         "tail_probes": "tail_probes", "tail_markers": "tail_markers"})
 
 
 def main():
