@@ -27,7 +27,7 @@ struct Manual
         c.ackEveryPackets = 4;
         c.initialPathWindowPackets = 64;
         // These tests hand over exactly the packets they expect; the PROBE a tail marker adds
-        // behind each tail has tests of its own (metaroce-loss-recovery-test.cc).
+        // behind each tail has tests of its own (metaroce-tail-marker-test.cc).
         c.tailMarkers = false;
         if (tweak)
         {

@@ -3,6 +3,8 @@
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
 
+#include <algorithm>
+#include <functional>
 #include <gtest/gtest.h>
 
 namespace metaroce
@@ -13,14 +15,37 @@ namespace
 /// Two ends with one plane of one path, ACKs at once, driven by hand.
 struct Ends
 {
-    explicit Ends(bool tailMarkers = true)
+    explicit Ends(bool tailMarkers = true, const std::function<void(MetaRoceConfig&)>& tweak = {})
     {
         MetaRoceConfig c;
         c.pathsPerPort = 1;
         c.mtu = 1024;
         c.ackEveryPackets = 1;
         c.tailMarkers = tailMarkers;
+        if (tweak)
+        {
+            tweak(c);
+        }
         std::tie(a, b) = ConnectedEnds(c);
+    }
+
+    /// Every packet `from` has for port 0 at `now`.
+    static std::vector<OutPacket> PullAll(MetaRoceConnection& from, TimeNs now)
+    {
+        std::vector<OutPacket> out;
+        while (auto p = from.PullPacket(0, now))
+        {
+            out.push_back(std::move(*p));
+        }
+        return out;
+    }
+
+    static std::size_t Probes(const std::vector<OutPacket>& packets)
+    {
+        return static_cast<std::size_t>(
+            std::count_if(packets.begin(), packets.end(), [](const OutPacket& p) {
+                return Parse(p).opcode == MrOpcode::Probe;
+            }));
     }
 
     static MrHeader Parse(const OutPacket& p)
@@ -124,6 +149,57 @@ TEST(TailMarker, ALostMarkerStartsNoTimerAndHoldsNoWindow)
     e.a->OnTimeout(10'000'000);
     EXPECT_EQ(e.a->GetCounters().timeouts, 0u);
     EXPECT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Up);
+}
+
+TEST(TailMarker, NoneWhereItCouldNotExposeAnything)
+{
+    // A full PSN span: the receiver would refuse a PSN 4 above the floor.
+    Ends full(true, [](MetaRoceConfig& c) {
+        c.maxPathWindowPackets = 4;
+        c.initialPathWindowPackets = 4;
+    });
+    full.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
+    EXPECT_EQ(Ends::Probes(Ends::PullAll(*full.a, 1'000)), 0u) << "the tail took the last PSN";
+    // A reorder tolerance: rule 1 needs a hole wider than one PSN.
+    Ends tolerant(true, [](MetaRoceConfig& c) { c.reorderTolerancePackets = 1; });
+    tolerant.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
+    EXPECT_EQ(Ends::Probes(Ends::PullAll(*tolerant.a, 1'000)), 0u);
+    // Data held back by the receiver's admission is not a tail: the credit releases it.
+    Ends admitted(true, [](MetaRoceConfig& c) { c.unscheduledBytes = 1024 + 64; });
+    admitted.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
+    const auto first = Ends::PullAll(*admitted.a, 1'000);
+    EXPECT_EQ(first.size(), 1u) << "one packet of unscheduled window, and no marker";
+    EXPECT_EQ(admitted.a->GetCounters().tailMarkers, 0u);
+}
+
+TEST(TailMarker, ARefusedSendIsMarkedTwiceThenBacksOff)
+{
+    // No RECV is posted: the receiver refuses the SEND every time (spec 11) but acknowledges
+    // the markers, which would otherwise bring it back every round trip.
+    Ends e;
+    e.a->PostSend(WorkRequest{1, Opcode::Send, 0, 1024}, 0);
+    TimeNs now = 1'000;
+    std::vector<std::size_t> probes;
+    for (int round = 0; round < 3; ++round)
+    {
+        auto sent = Ends::PullAll(*e.a, now);
+        ASSERT_EQ(sent.size() - Ends::Probes(sent), 1u) << "the SEND, round " << round;
+        probes.push_back(Ends::Probes(sent));
+        for (const OutPacket& p : sent)
+        {
+            DeliverPacket(*e.b, p, now + 2'000);
+        }
+        while (auto ack = e.b->PullPacket(0, now + 2'000))
+        {
+            DeliverPacket(*e.a, *ack, now + 4'000);
+        }
+        now += 4'000;
+    }
+    ASSERT_EQ(probes.size(), 3u);
+    EXPECT_EQ(probes[0], 1u) << "the first transmission";
+    EXPECT_EQ(probes[1], 1u) << "its first retransmission";
+    EXPECT_EQ(probes[2], 0u) << "not the second: it waits for the probe or the RTO";
+    EXPECT_EQ(e.a->GetCounters().tailMarkers, 2u);
 }
 
 } // namespace

@@ -17,28 +17,11 @@ namespace metaroce
 void
 MetaRoceRequester::Refresh(const Path& path)
 {
-    const SentPacket* oldest = nullptr;
-    const SentPacket* oldestData = nullptr;
-    for (const SentPacket& p : path.outstanding)
-    {
-        if (p.state != SentPacket::State::InFlight)
-        {
-            continue;
-        }
-        if (oldest == nullptr)
-        {
-            oldest = &p;
-        }
-        if (p.message != kProbeMessage)
-        {
-            oldestData = &p;
-            break;
-        }
-    }
+    const SentPacket* oldestData = path.OldestDataInFlight();
     const TimeNs firstData = oldestData == nullptr ? kNever : oldestData->sentAt;
     const uint64_t firstDataTxSeq = oldestData == nullptr ? 0 : oldestData->txSeq;
     const bool down = path.health == PathHealth::Down;
-    if (!m_rtoNotBefore.empty() && oldest == nullptr)
+    if (!m_rtoNotBefore.empty() && oldestData == nullptr)
     {
         m_rtoNotBefore[path.id] = 0;
     }

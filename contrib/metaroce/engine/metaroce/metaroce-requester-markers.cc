@@ -16,16 +16,21 @@ namespace metaroce
 {
 
 void
-MetaRoceRequester::NoteSentData(const Path& path)
+MetaRoceRequester::NoteSentData(const Path& path, const QueuedPacket& sent)
 {
-    if (!m_config.tailMarkers)
+    // Rule 1 takes a hole as a loss only with no reorder tolerance; a packet sent a third time
+    // (a SEND its receiver keeps refusing, spec 11) must back off on the probe and the RTO
+    // instead of coming back every round trip.
+    if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 ||
+        m_queue.At(sent.message).transmissions[sent.index] > kMarkedTransmissions)
     {
         return;
     }
-    // Next(), not HasQueued(): the queue forgets a fully sent message only when asked.
-    const bool more = m_queue.Next().has_value() &&
-                      AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxDataHeaderSize);
-    if (!more && std::find(m_markersDue.begin(), m_markersDue.end(), path.id) == m_markersDue.end())
+    // Next(), not HasQueued(): the queue forgets a fully sent message only when asked. Data
+    // held back by the receiver's admission is still data to send: the next credit releases
+    // it, and a marker per credit would follow nearly every packet of a credit-bound sender.
+    if (!m_queue.Next().has_value() &&
+        std::find(m_markersDue.begin(), m_markersDue.end(), path.id) == m_markersDue.end())
     {
         m_markersDue.push_back(path.id);
     }
@@ -43,9 +48,13 @@ MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
             continue;
         }
         it = m_markersDue.erase(it);
-        if (path.health == PathHealth::Down)
+        // None for a path taken down (its tail was given up with it; it probes on its own), a
+        // tail already acknowledged, or a path whose PSN span is full (the receiver would refuse
+        // a PSN 256 or more above the floor, 5.1).
+        if (path.health == PathHealth::Down || path.OldestDataInFlight() == nullptr ||
+            path.nextPsn - path.Floor() >= m_config.maxPathWindowPackets)
         {
-            continue; // its tail was given up with the path, which probes on its own
+            continue;
         }
         // The same route and traffic class as the tail, so it cannot overtake it: its ACK
         // shows the tail's PSN missing (rule 1) or covers it (spec 5.5).

@@ -149,7 +149,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     OutPacket out = SendData(m_paths[chosen], *next, retx, now);
     m_pacer.OnSent(out.WireSize(), now);
     ++m_counters.txDataPackets;
-    NoteSentData(m_paths[chosen]);
+    NoteSentData(m_paths[chosen], *next);
     return out;
 }
 
@@ -187,7 +187,7 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;
     OutPacket out = SendData(path, p, true, now);
-    NoteSentData(path);
+    NoteSentData(path, p);
     return out;
 }
 

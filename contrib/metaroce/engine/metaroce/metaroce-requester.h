@@ -160,9 +160,11 @@ class MetaRoceRequester
     /// The due tail-loss probe, on `path`: the tail packet it names, again, or nullopt when
     /// that packet has been delivered meanwhile (5.5).
     std::optional<OutPacket> SendTailProbe(Path& path, TimeNs now);
-    /// After a DATA packet on `path`: when nothing is left to send, a tail marker is due on
-    /// `path` (5.5).
-    void NoteSentData(const Path& path);
+    /// After DATA packet `sent` went on `path`: when nothing is left to send, a tail marker is
+    /// due on `path` (5.5).
+    void NoteSentData(const Path& path, const QueuedPacket& sent);
+    /// Transmissions of a packet that a tail marker follows: the first and one retransmission.
+    static constexpr uint32_t kMarkedTransmissions = 2;
     /// The first due tail marker of `port`: a PROBE in the data class, or nullopt when none is
     /// due there (markers of paths taken down meanwhile are dropped).
     std::optional<OutPacket> SendTailMarker(uint16_t port, TimeNs now);
