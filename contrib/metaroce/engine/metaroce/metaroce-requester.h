@@ -163,8 +163,10 @@ class MetaRoceRequester
     /// After DATA packet `sent` went on `path`: when nothing is left to send, a tail marker is
     /// due on `path` (5.5).
     void NoteSentData(const Path& path, const QueuedPacket& sent);
-    /// Transmissions of a packet that a tail marker follows: the first and one retransmission.
-    static constexpr uint32_t kMarkedTransmissions = 2;
+    /// Transmissions of a packet that a tail marker follows: enough for the losses of a lossy
+    /// fabric (at 20% per path, 2 of them kept a 64-host all-to-all at a third of what 4 do),
+    /// few enough that a SEND its receiver keeps refusing soon backs off (5.5, 11).
+    static constexpr uint32_t kMarkedTransmissions = 4;
     /// The first due tail marker of `port`: a PROBE in the data class, or nullopt when none is
     /// due there (markers of paths taken down meanwhile are dropped).
     std::optional<OutPacket> SendTailMarker(uint16_t port, TimeNs now);
