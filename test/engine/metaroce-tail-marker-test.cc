@@ -151,6 +151,30 @@ TEST(TailMarker, ALostMarkerStartsNoTimerAndHoldsNoWindow)
     EXPECT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Up);
 }
 
+TEST(TailMarker, ItsAckAloneIsNoProgress)
+{
+    Ends e;
+    e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 1024}, 0);
+    auto tail = e.a->PullPacket(0, 1'000);
+    auto marker = e.a->PullPacket(0, 1'000);
+    ASSERT_TRUE(tail && marker);
+    // Both lost, and no RTT sample for a probe: the RTO fires and makes the path Suspect.
+    const TimeNs rto = e.a->NextTimeout();
+    e.a->OnTimeout(rto);
+    ASSERT_EQ(e.a->GetCounters().timeouts, 1u);
+    ASSERT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Suspect);
+    auto retx = e.a->PullPacket(0, rto);
+    auto again = e.a->PullPacket(0, rto);
+    ASSERT_TRUE(retx && again);
+    ASSERT_EQ(Ends::Parse(*again).opcode, MrOpcode::Probe);
+    // Only the marker gets through: the retransmission is lost (rule 1), and the path, which
+    // delivered no data, stays Suspect with its timeout count.
+    e.Deliver({*again}, rto + 2'000, rto + 4'000);
+    EXPECT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Suspect);
+    EXPECT_EQ(e.a->Requester().Paths()[0].consecutiveTimeouts, 1u);
+    EXPECT_GE(e.a->GetCounters().fastRetransmits, 1u);
+}
+
 TEST(TailMarker, NoneWhereItCouldNotExposeAnything)
 {
     // A full PSN span: the receiver would refuse a PSN 4 above the floor.

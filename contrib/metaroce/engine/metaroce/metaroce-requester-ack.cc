@@ -68,8 +68,14 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
         if (wasInFlight)
         {
             LeaveFlight(path, p);
-            progress.sample.ackedBytes += p.bytes;
-            ++progress.sample.ackedPackets;
+            // A tail marker (a PROBE on a path that is not Down, 5.5) only acknowledges: it is
+            // no progress for the congestion control, the tail-loss probe or the path's health,
+            // or a path that loses most of its data would look healthy on its markers alone.
+            if (p.message != kProbeMessage || path.health == PathHealth::Down)
+            {
+                progress.sample.ackedBytes += p.bytes;
+                ++progress.sample.ackedPackets;
+            }
         }
         p.state = SentPacket::State::Acked;
         ++progress.newlyAcked;
