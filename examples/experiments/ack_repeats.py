@@ -41,26 +41,17 @@ def summary(df):
          "hits": "ack_repeat_hits"})
 
 
+COLUMNS = {
+    "workload": "workload", "size_mib": "size (MiB)", "repeats": "AckRepeats",
+    "seeds": "seeds", "lossless_us": "lossless time (us)",
+    "lossless_spurious": "lossless spurious", "lossy_us": "1% per path: time (us)",
+    "kept": "kept, mean (%)", "per_seed": "kept per seed (%)",
+    "retransmitted": "retransmissions", "spurious": "spurious",
+    "hits": "repeats that counted"}
+
+
 def main():
-    a = common.arguments(__doc__, seeds=5, message_bytes=2 << 20, large_bytes=64 << 20,
-                         loss_per_link_end=0.0025)
-    if a.quick:
-        a.seeds, a.message_bytes = 1, 256 << 10
-    fabric = common.fabric(a.quick)
-    df = mx.sweep(configs(a, fabric), processes=a.processes)
-    table = common.markdown(summary(df), {
-        "workload": "workload", "size_mib": "size (MiB)", "repeats": "AckRepeats",
-        "seeds": "seeds", "lossless_us": "lossless time (us)",
-        "lossless_spurious": "lossless spurious", "lossy_us": "1% per path: time (us)",
-        "kept": "kept, mean (%)", "per_seed": "kept per seed (%)",
-        "retransmitted": "retransmissions", "spurious": "spurious",
-        "hits": "repeats that counted"})
-    name = "ack-repeats" + ("-quick" if a.quick else "")
-    note = (f"{fabric['hosts']} hosts, 8 planes, MetaRoCE; {100 * a.loss_per_link_end:g}% loss "
-            f"per link end (about {400 * a.loss_per_link_end:g}% per path); kept: each seed's "
-            "bus bandwidth over its own lossless run's, averaged; counts are means per run.")
-    common.write_table(a.out, name, df, table, note)
-    return 0
+    return common.settings_experiment(__doc__, "ack-repeats", configs, summary, COLUMNS, mx.sweep)
 
 
 if __name__ == "__main__":

@@ -40,26 +40,17 @@ def summary(df):
          "tail_probes": "tail_probes", "tail_markers": "tail_markers"})
 
 
+COLUMNS = {
+    "workload": "workload", "size_mib": "size (MiB)", "markers": "tail markers",
+    "seeds": "seeds", "lossless_us": "lossless time (us)",
+    "lossless_retx": "lossless retransmissions", "lossy_us": "1% per path: time (us)",
+    "kept": "kept, mean (%)", "per_seed": "kept per seed (%)",
+    "retransmitted": "retransmissions", "spurious": "spurious",
+    "tail_probes": "tail probes", "tail_markers": "markers sent"}
+
+
 def main():
-    a = common.arguments(__doc__, seeds=5, message_bytes=2 << 20, large_bytes=64 << 20,
-                         loss_per_link_end=0.0025)
-    if a.quick:
-        a.seeds, a.message_bytes = 1, 256 << 10
-    fabric = common.fabric(a.quick)
-    df = mx.sweep(configs(a, fabric), processes=a.processes)
-    table = common.markdown(summary(df), {
-        "workload": "workload", "size_mib": "size (MiB)", "markers": "tail markers",
-        "seeds": "seeds", "lossless_us": "lossless time (us)",
-        "lossless_retx": "lossless retransmissions", "lossy_us": "1% per path: time (us)",
-        "kept": "kept, mean (%)", "per_seed": "kept per seed (%)",
-        "retransmitted": "retransmissions", "spurious": "spurious",
-        "tail_probes": "tail probes", "tail_markers": "markers sent"})
-    name = "tail-markers" + ("-quick" if a.quick else "")
-    note = (f"{fabric['hosts']} hosts, 8 planes, MetaRoCE; {100 * a.loss_per_link_end:g}% loss "
-            f"per link end (about {400 * a.loss_per_link_end:g}% per path); kept: each seed's "
-            "bus bandwidth over its own lossless run's, averaged; counts are means per run.")
-    common.write_table(a.out, name, df, table, note)
-    return 0
+    return common.settings_experiment(__doc__, "tail-markers", configs, summary, COLUMNS, mx.sweep)
 
 
 if __name__ == "__main__":

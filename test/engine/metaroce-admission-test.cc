@@ -49,12 +49,7 @@ struct Ends
     /// Every packet `from` has for port 0 at `now`.
     static std::vector<OutPacket> Pull(MetaRoceConnection& from, TimeNs now)
     {
-        std::vector<OutPacket> out;
-        while (auto p = from.PullPacket(0, now))
-        {
-            out.push_back(std::move(*p));
-        }
-        return out;
+        return PullAllPackets(from, 0, now);
     }
 
     /// Delivers `data` to b at `now`, lets its ACK fall due (coalesced or delayed) and hands

@@ -38,12 +38,7 @@ struct Manual
 
     static std::vector<OutPacket> PullAll(MetaRoceConnection& e, uint16_t port, TimeNs now)
     {
-        std::vector<OutPacket> out;
-        while (auto p = e.PullPacket(port, now))
-        {
-            out.push_back(std::move(*p));
-        }
-        return out;
+        return PullAllPackets(e, port, now);
     }
 
     static RxResult Deliver(MetaRoceConnection& e, const OutPacket& p, TimeNs now, bool ce = false)

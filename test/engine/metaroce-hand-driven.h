@@ -27,6 +27,18 @@ DeliverPacket(MetaRoceConnection& e, const OutPacket& p, TimeNs now, bool ce = f
     return e.OnPacket(rx);
 }
 
+/// Every packet `e` has for `port` at `now`, pulled until it has no more.
+inline std::vector<OutPacket>
+PullAllPackets(MetaRoceConnection& e, uint16_t port, TimeNs now)
+{
+    std::vector<OutPacket> out;
+    while (auto p = e.PullPacket(port, now))
+    {
+        out.push_back(std::move(*p));
+    }
+    return out;
+}
+
 /// The two ends of one connection configured by `c`: connection ids 7 (first) and 9 (second).
 inline std::pair<std::unique_ptr<MetaRoceConnection>, std::unique_ptr<MetaRoceConnection>>
 ConnectedEnds(MetaRoceConfig c)

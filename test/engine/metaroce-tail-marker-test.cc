@@ -32,12 +32,7 @@ struct Ends
     /// Every packet `from` has for port 0 at `now`.
     static std::vector<OutPacket> PullAll(MetaRoceConnection& from, TimeNs now)
     {
-        std::vector<OutPacket> out;
-        while (auto p = from.PullPacket(0, now))
-        {
-            out.push_back(std::move(*p));
-        }
-        return out;
+        return PullAllPackets(from, 0, now);
     }
 
     static std::size_t Probes(const std::vector<OutPacket>& packets)
