@@ -16,13 +16,13 @@ namespace metaroce
 {
 
 void
-MetaRoceRequester::NoteSentData(const Path& path, const QueuedPacket& sent)
+MetaRoceRequester::NoteSentData(const Path& path, uint32_t transmissions, bool moreInMessage)
 {
     // Rule 1 takes a hole as a loss only with no reorder tolerance; a packet sent a fifth time
     // (a SEND its receiver keeps refusing, spec 11) must back off on the probe and the RTO
     // instead of coming back every round trip.
     if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 ||
-        m_queue.At(sent.message).transmissions[sent.index] > kMarkedTransmissions)
+        transmissions > kMarkedTransmissions || moreInMessage)
     {
         return;
     }

@@ -149,7 +149,8 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now)
     OutPacket out = SendData(m_paths[chosen], *next, retx, now);
     m_pacer.OnSent(out.WireSize(), now);
     ++m_counters.txDataPackets;
-    NoteSentData(m_paths[chosen], *next);
+    // New data with packets of its message still to go is no tail, and needs no look-up.
+    NoteSentData(m_paths[chosen], m.transmissions[next->index], !retx && m.nextPacket < m.packets);
     return out;
 }
 
@@ -187,7 +188,7 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;
     OutPacket out = SendData(path, p, true, now);
-    NoteSentData(path, p);
+    NoteSentData(path, m_queue.At(p.message).transmissions[p.index], false);
     return out;
 }
 

@@ -160,9 +160,10 @@ class MetaRoceRequester
     /// The due tail-loss probe, on `path`: the tail packet it names, again, or nullopt when
     /// that packet has been delivered meanwhile (5.5).
     std::optional<OutPacket> SendTailProbe(Path& path, TimeNs now);
-    /// After DATA packet `sent` went on `path`: when nothing is left to send, a tail marker is
-    /// due on `path` (5.5).
-    void NoteSentData(const Path& path, const QueuedPacket& sent);
+    /// After a DATA packet went on `path`, its `transmissions`-th: when nothing is left to
+    /// send, a tail marker is due on `path` (5.5). `moreInMessage`: its message has packets
+    /// still unsent, which spares asking the send queue.
+    void NoteSentData(const Path& path, uint32_t transmissions, bool moreInMessage);
     /// Transmissions of a packet that a tail marker follows: enough for the losses of a lossy
     /// fabric (at 20% per path, 2 of them kept a 64-host all-to-all at a third of what 4 do),
     /// few enough that a SEND its receiver keeps refusing soon backs off (5.5, 11).
