@@ -74,19 +74,6 @@ Path::HasRoom(uint32_t bytes, uint32_t maxPackets) const
 }
 
 const SentPacket*
-Path::OldestInFlight() const
-{
-    for (const SentPacket& p : outstanding)
-    {
-        if (p.state == SentPacket::State::InFlight)
-        {
-            return &p;
-        }
-    }
-    return nullptr;
-}
-
-const SentPacket*
 Path::OldestDataInFlight() const
 {
     for (const SentPacket& p : outstanding)

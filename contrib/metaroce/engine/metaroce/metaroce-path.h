@@ -112,8 +112,6 @@ struct Path
     /// True when a packet of `bytes` fits the path's window and its 256-PSN SACK span.
     bool HasRoom(uint32_t bytes, uint32_t maxPackets) const;
 
-    /// Oldest in-flight packet, or null.
-    const SentPacket* OldestInFlight() const;
     /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (5.5).
     const SentPacket* OldestDataInFlight() const;
 
