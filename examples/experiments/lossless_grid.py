@@ -5,8 +5,12 @@ with its retransmission timers deferred while better evidence is coming (spec 5.
 default) and without (`DeferRto=false`, the timers of before), and RoCEv2 with DCQCN, over
 16, 32 and 64 hosts, 1 and 8 planes, 2 and 16 MiB per rank and 1, 8 and 64 channels. What
 counts: timeouts and copies of packets that had arrived, on a fabric that drops nothing.
+With `--fabric nonblocking` the same grid runs on non-blocking planes of four leaves (hosts/4
+per leaf, 4 spines whose links carry a leaf's hosts: 100, 200 and 400 Gb/s at 16, 32 and 64
+hosts; at 64 hosts the fabric of the other experiments), where issue 16 asks for no copy at all.
 
     scripts/python.sh examples/experiments/lossless_grid.py [--quick] [--processes 2]
+        [--fabric nonblocking]
 """
 
 import common
@@ -17,6 +21,15 @@ from metaroce import experiment as mx
 # 100 Gb/s everywhere.
 OVERSUBSCRIBED = dict(hosts_per_leaf=8, spines=4, host_rate="100Gbps", fabric_rate="100Gbps",
                       host_delay="1us", fabric_delay="1us")
+
+
+def nonblocking(hosts):
+    """Four leaves per plane and 4 spines whose links carry what a leaf's hosts send: no
+    oversubscription (64 hosts: the other experiments' fabric, common.FABRIC_64)."""
+    per_leaf = max(hosts // 4, 1)
+    return dict(hosts_per_leaf=per_leaf, spines=4, host_rate="100Gbps",
+                fabric_rate=f"{per_leaf * 100 // 4}Gbps", host_delay="1us", fabric_delay="1us")
+
 
 VARIANTS = [("metaroce", "", "MetaRoCE"),
             ("metaroce", "DeferRto=false", "MetaRoCE, timers not deferred"),
@@ -31,7 +44,9 @@ def configs(a):
                 for transport, nic, _ in VARIANTS:
                     # RoCEv2 keeps one queue pair per pair and plane: channels do not apply.
                     for channels in ([1, 8, 64] if transport == "metaroce" else [0]):
-                        out.append(dict(OVERSUBSCRIBED, hosts=hosts, planes=planes,
+                        shape = OVERSUBSCRIBED if a.fabric == "oversubscribed" else \
+                            nonblocking(hosts)
+                        out.append(dict(shape, hosts=hosts, planes=planes,
                                         workload="alltoall", transport=transport, loss=0.0,
                                         message_bytes=size, channels=channels,
                                         nic_attributes=nic, stop_time="20ms"))
@@ -51,7 +66,10 @@ def span(values, fmt):
 
 
 def main():
-    a = common.arguments(__doc__, hosts="16,32,64", sizes=f"{2 << 20},{16 << 20}")
+    a = common.arguments(__doc__, hosts="16,32,64", sizes=f"{2 << 20},{16 << 20}",
+                         fabric="oversubscribed")
+    if a.fabric not in ("oversubscribed", "nonblocking"):
+        raise SystemExit(f"--fabric: 'oversubscribed' or 'nonblocking', not '{a.fabric}'")
     if a.quick:
         a.hosts, a.sizes = "16", str(256 << 10)
     df = mx.sweep(configs(a), processes=a.processes)
@@ -72,10 +90,12 @@ def main():
         "complete": "completed", "time": "time (us)", "timeouts": "timeouts",
         "deferred": "timeouts deferred",
         "spurious": "copies of packets that had arrived", "drops": "drops"})
-    name = "lossless-grid" + ("-quick" if a.quick else "")
-    note = ("Lossless all-to-all, 8 hosts per leaf and 4 spines per plane at 100 Gb/s (2:1 at the "
-            "leaves); MetaRoCE ranges over 1, 8 and 64 channels, RoCEv2 has one queue pair per "
-            "pair and plane.")
+    blocking = a.fabric == "oversubscribed"
+    name = "lossless-grid" + ("" if blocking else "-nonblocking") + ("-quick" if a.quick else "")
+    shape = ("8 hosts per leaf and 4 spines per plane at 100 Gb/s (2:1 at the leaves)" if blocking
+             else "non-blocking planes: 4 leaves of hosts/4, 4 spines at hosts/16 x 100 Gb/s")
+    note = (f"Lossless all-to-all, {shape}; MetaRoCE ranges over 1, 8 and 64 channels, RoCEv2 has "
+            "one queue pair per pair and plane.")
     common.write_table(a.out, name, df, table, note)
     return 0
 

@@ -10,3 +10,5 @@ for experiment in loss_sweep loss_seeds plane_failure incast plane_scaling messa
   echo "== $experiment"
   bash "$py" "$experiment.py" "$@"
 done
+echo "== lossless_grid --fabric nonblocking"
+bash "$py" lossless_grid.py --fabric nonblocking "$@"

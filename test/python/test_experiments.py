@@ -39,6 +39,18 @@ def test_lossless_grid(tmp_path):
     assert "MetaRoCE, timers not deferred" in table and "RoCEv2 (DCQCN)" in table
 
 
+def test_lossless_grid_nonblocking(tmp_path):
+    out = run_experiment("lossless_grid.py", tmp_path, "--fabric", "nonblocking")
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "lossless-grid-nonblocking-quick.csv")
+    # 16 hosts on four leaves of 4, with 4 spines of 100 Gb/s: nothing oversubscribed.
+    assert set(df["hosts_per_leaf"]) == {4} and set(df["fabric_rate"]) == {"100Gbps"}
+    assert df["complete"].all() and (df["drops"] == 0).all()
+    assert "non-blocking" in (tmp_path / "lossless-grid-nonblocking-quick.md").read_text()
+    bad = run_experiment("lossless_grid.py", tmp_path, "--fabric", "flat")
+    assert bad.returncode != 0 and "--fabric" in bad.stderr
+
+
 def test_ack_repeats(tmp_path):
     out = run_experiment("ack_repeats.py", tmp_path)
     assert out.returncode == 0, out.stderr
