@@ -10,6 +10,8 @@ The announcement's figure: MetaRoCE keeps about 86% at 1% loss, and useful bandw
 
     scripts/python.sh examples/experiments/loss_sweep.py           # full scale, doc/results/
     scripts/python.sh examples/experiments/loss_sweep.py --quick   # 16 hosts, a minute
+    scripts/python.sh examples/experiments/loss_sweep.py --message-bytes 67108864 \
+        --stop-time 6ms --transports metaroce,rocev2            # 64 MiB: loss-sweep-64mib
 """
 
 import common
@@ -23,11 +25,16 @@ ONE_PLANE_LOSSES = [0.001, 0.01, 0.1]
 
 def main():
     a = common.arguments(__doc__, planes=8, message_bytes=2 << 20, stop_time="3ms",
-                         workloads="allreduce-ring,alltoall")
+                         workloads="allreduce-ring,alltoall", transports=",".join(common.TRANSPORTS))
+    transports = a.transports.split(",")
+    unknown = [t for t in transports if t not in common.TRANSPORTS]
+    if unknown:
+        raise SystemExit(f"--transports: unknown {', '.join(unknown)} "
+                         f"(one or more of {', '.join(common.TRANSPORTS)})")
     fabric = common.fabric(a.quick)
     configs = []
     for workload in a.workloads.split(","):
-        for transport in common.TRANSPORTS:
+        for transport in transports:
             for loss_plane in (-1, 0):
                 for loss in LOSSES:
                     if loss_plane == 0 and loss not in ONE_PLANE_LOSSES:
@@ -59,7 +66,7 @@ def main():
     for (workload, where), g in df.groupby(["workload", "where"], sort=False):
         for loss in LOSSES if where == "every plane" else ONE_PLANE_LOSSES:
             row = {"workload": workload, "where": where, "loss_percent": 100 * loss}
-            for t in common.TRANSPORTS:
+            for t in transports:
                 hit = g[(g["transport"] == t) & (g["loss"] == loss)]
                 if hit.empty:
                     hit = df[(df["workload"] == workload) & (df["transport"] == t) &
@@ -69,16 +76,16 @@ def main():
             rows.append(row)
     import pandas as pd
     table_df = pd.DataFrame(rows)
+    headers = {"metaroce": "MetaRoCE kept (%)", "rocev2": "RoCEv2 kept (%)",
+               "rocev2-pfc": "RoCEv2+PFC kept (%)"}
     table = common.markdown(table_df, {"workload": "workload", "where": "loss on",
                                        "loss_percent": "loss per link end (%)",
-                                       "metaroce": "MetaRoCE kept (%)",
-                                       "rocev2": "RoCEv2 kept (%)",
-                                       "rocev2-pfc": "RoCEv2+PFC kept (%)"})
+                                       **{t: headers[t] for t in transports}})
 
     workloads = a.workloads.split(",")
     fig, axes = plt.subplots(1, len(workloads), figsize=(6 * len(workloads), 4.2), squeeze=False)
     for ax, workload in zip(axes[0], workloads):
-        for t in common.TRANSPORTS:
+        for t in transports:
             for where, style in (("every plane", "-"), ("plane 0 only", ":")):
                 g = df[(df["workload"] == workload) & (df["transport"] == t) &
                        ((df["where"] == where) | (df["loss"] == 0)) & df["complete"]]
@@ -98,7 +105,8 @@ def main():
     fig.tight_layout()
     note = (f"{fabric['hosts']} hosts, {a.planes} planes, {a.message_bytes} B per rank, "
             f"stop time {a.stop_time}; '< x' = not finished by then.")
-    common.save(a.out, "loss-sweep" + ("-quick" if a.quick else ""), df, table, fig, note)
+    size = "" if a.message_bytes == 2 << 20 else f"-{a.message_bytes / (1 << 20):g}mib"
+    common.save(a.out, "loss-sweep" + size + ("-quick" if a.quick else ""), df, table, fig, note)
     return 0
 
 

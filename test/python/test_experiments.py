@@ -95,3 +95,15 @@ def test_incast(tmp_path):
     assert df["complete"].all()
     assert (df["jain"] > 0).all() and (df["jain"] <= 1).all()
     assert os.path.getsize(tmp_path / "incast-quick.png") > 0
+
+
+def test_loss_sweep_sizes_and_transports(tmp_path):
+    out = run_experiment("loss_sweep.py", tmp_path, "--transports", "metaroce",
+                         "--workloads", "alltoall", "--message-bytes", "262144")
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "loss-sweep-0.25mib-quick.csv")
+    assert set(df["transport"]) == {"metaroce"} and df["complete"].all()
+    table = (tmp_path / "loss-sweep-0.25mib-quick.md").read_text()
+    assert "MetaRoCE kept" in table and "RoCEv2 kept" not in table
+    bad = run_experiment("loss_sweep.py", tmp_path, "--transports", "metaroce,iwarp")
+    assert bad.returncode != 0 and "unknown iwarp" in bad.stderr
