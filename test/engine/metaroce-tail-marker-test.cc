@@ -219,5 +219,56 @@ TEST(TailMarker, ARefusedSendIsMarkedFourTimesThenBacksOff)
     EXPECT_EQ(e.a->GetCounters().tailMarkers, 4u);
 }
 
+/// A path whose floor is a tail marker sent in epoch 0, with data of a later epoch behind it.
+Path PathWithMarkerAtFloor()
+{
+    Path path(0, 0, 4000, 10'000);
+    auto send = [&path](uint64_t message) {
+        SentPacket p;
+        p.psn = path.nextPsn++;
+        p.epoch = path.epoch;
+        p.message = message;
+        path.outstanding.push_back(p);
+    };
+    send(kProbeMessage); // the marker, lost
+    path.Redraw(4001);   // a loss elsewhere on the path moved it: the sequence rule cannot reach
+    send(7);
+    send(7);
+    return path;
+}
+
+TEST(TailMarker, AMarkerIsGivenUpOnceALaterPacketOfItsPathIsAcknowledged)
+{
+    Path path = PathWithMarkerAtFloor();
+    path.PopResolved();
+    EXPECT_EQ(path.Floor(), 0u) << "nothing later acknowledged: the marker may still be answered";
+    path.outstanding[2].state = SentPacket::State::Acked;
+    path.PopResolved();
+    EXPECT_EQ(path.Floor(), 1u) << "given up, while the data before the acknowledged packet waits";
+    path.outstanding[0].state = SentPacket::State::Acked;
+    path.PopResolved();
+    EXPECT_EQ(path.Floor(), path.nextPsn);
+}
+
+TEST(TailMarker, ALostMarkerDoesNotCloseItsPath)
+{
+    // Before markers were given up, lost ones held their paths' floors until each path's
+    // 256-PSN span was full and it sent nothing more (spec 5.5, 4.2).
+    Path path = PathWithMarkerAtFloor();
+    path.outstanding[1].state = SentPacket::State::Acked;
+    path.outstanding[2].state = SentPacket::State::Acked;
+    for (int i = 0; i < 300; ++i)
+    {
+        SentPacket p;
+        p.psn = path.nextPsn++;
+        p.epoch = path.epoch;
+        p.message = 8;
+        p.state = SentPacket::State::Acked;
+        path.outstanding.push_back(p);
+        path.PopResolved();
+        ASSERT_TRUE(path.HasRoom(1024, kSackBits)) << "after " << i << " packets";
+    }
+}
+
 } // namespace
 } // namespace metaroce

@@ -89,10 +89,33 @@ Path::OldestDataInFlight() const
 void
 Path::PopResolved()
 {
-    while (!outstanding.empty() && outstanding.front().state != SentPacket::State::InFlight)
+    while (!outstanding.empty() && (outstanding.front().state != SentPacket::State::InFlight ||
+                                    UnansweredProbeAtFloor()))
     {
         outstanding.pop_front();
     }
+}
+
+bool
+Path::UnansweredProbeAtFloor() const
+{
+    // A PROBE is given up once a later PSN of its path is acknowledged (spec 5.5): its ACK
+    // would have come with or before that one unless it was lost, and no rule times a PROBE,
+    // so a lost tail marker would otherwise hold the floor for good - after a re-draw even the
+    // sequence rule no longer reaches it - until the path's 256-PSN span is full and the path
+    // sends nothing more (a 64 MiB ring all-reduce at 10% loss per link end stalled so).
+    if (outstanding.front().message != kProbeMessage)
+    {
+        return false;
+    }
+    for (std::size_t i = 1; i < outstanding.size(); ++i)
+    {
+        if (outstanding[i].state == SentPacket::State::Acked)
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 void

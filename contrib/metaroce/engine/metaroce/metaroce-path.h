@@ -115,8 +115,12 @@ struct Path
     /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (5.5).
     const SentPacket* OldestDataInFlight() const;
 
-    /// Drops resolved packets from the front, advancing the floor.
+    /// Drops resolved packets from the front, advancing the floor: acknowledged or lost ones,
+    /// and a PROBE there once a later PSN of the path is acknowledged (spec 5.5).
     void PopResolved();
+
+    /// True when the front packet is a PROBE and a later one of the path has been acknowledged.
+    bool UnansweredProbeAtFloor() const;
 
     /// Changes health; asserts the transition is one the state machine allows.
     void SetHealth(PathHealth next);
