@@ -220,7 +220,8 @@ TEST(TailMarker, ARefusedSendIsMarkedFourTimesThenBacksOff)
 }
 
 /// A path whose floor is a tail marker sent in epoch 0, with data of a later epoch behind it.
-Path PathWithMarkerAtFloor()
+Path
+PathWithMarkerAtFloor()
 {
     Path path(0, 0, 4000, 10'000);
     auto send = [&path](uint64_t message) {

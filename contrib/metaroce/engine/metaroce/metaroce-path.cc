@@ -89,8 +89,8 @@ Path::OldestDataInFlight() const
 void
 Path::PopResolved()
 {
-    while (!outstanding.empty() && (outstanding.front().state != SentPacket::State::InFlight ||
-                                    UnansweredProbeAtFloor()))
+    while (!outstanding.empty() &&
+           (outstanding.front().state != SentPacket::State::InFlight || UnansweredProbeAtFloor()))
     {
         outstanding.pop_front();
     }
