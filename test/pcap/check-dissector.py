@@ -302,13 +302,14 @@ def check_metaroce_host(label, plane_rows, host):
                       f"{label}: timestamp {r['metaroce.timestamp']} at {ns(r)} ns")
             elif r["metaroce.opcode"] == "4" and r["ip.src"] == host_ip:
                 # The tail marker behind the message's last packet (spec 5.5): a PROBE in the
-                # data class (DSCP 0) that takes a PSN of its path and is acknowledged like data.
+                # data class (DSCP 0) and without ACKREQ that takes a PSN of its path and is
+                # acknowledged like data.
                 key = (num(r, "conn"), num(r, "path"))
                 psns[key].add(num(r, "psn"))
                 stamps[key].add(num(r, "timestamp"))
                 markers.append(r)
                 check(int(r["ip.dsfield.dscp"], 0) == 0 and
-                      num(r, "flags.ackreq") == 1 and int(r["udp.length"]) == 8 + 24,
+                      num(r, "flags.ackreq") == 0 and int(r["udp.length"]) == 8 + 24,
                       f"{label}: tail marker fields {brief(r)}")
             elif r["metaroce.opcode"] == "3" and r["ip.src"] != host_ip:
                 acks.append(r)

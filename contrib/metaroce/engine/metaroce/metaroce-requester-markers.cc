@@ -57,8 +57,10 @@ MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
             continue;
         }
         // The same route and traffic class as the tail, so it cannot overtake it: its ACK
-        // shows the tail's PSN missing (rule 1) or covers it (spec 5.5).
-        OutPacket out = MakeProbePacket(m_config, path, now);
+        // shows the tail's PSN missing (rule 1) or covers it (spec 5.5). No ACKREQ: the
+        // receiver answers at once only when it arrives above a gap, the case it is for; an
+        // arrived tail has had its own ACK (6.4).
+        OutPacket out = MakeProbePacket(m_config, path, now, false);
         out.isControl = false;
         RecordSent(path, out, kProbeMessage, 0, now);
         ++m_counters.txControlPackets;

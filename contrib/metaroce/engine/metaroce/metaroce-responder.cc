@@ -359,8 +359,12 @@ MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
         return RxResult{false, DropReason::PsnOutOfWindow};
     }
     // Not a fresh arrival: the new count is of DATA, and the admission credit grows by the
-    // data that arrives, not by a tail marker's 24 bytes (spec 6.4, 6.7).
-    NoteArrival(rx, h.pathId, pkt, h.timestamp, true);
+    // data that arrives, not by a tail marker's 24 bytes (spec 6.4, 6.7). A Down path's probe
+    // asks for its ACK at once (ACKREQ); a tail marker is acknowledged as data is, at once
+    // only above a gap - the lost tail it is there to expose - or as a duplicate.
+    const bool urgent =
+        (h.flags & kMrFlagAckReq) != 0 || verdict == PathReceiveWindow::Verdict::Duplicate;
+    NoteArrival(rx, h.pathId, pkt, h.timestamp, urgent);
     return RxResult{};
 }
 

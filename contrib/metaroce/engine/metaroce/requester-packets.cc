@@ -68,11 +68,11 @@ MakeDataPacket(const MetaRoceConfig& config,
 }
 
 OutPacket
-MakeProbePacket(const MetaRoceConfig& config, const Path& path, TimeNs now)
+MakeProbePacket(const MetaRoceConfig& config, const Path& path, TimeNs now, bool ackRequest)
 {
     MrHeader h;
     h.opcode = MrOpcode::Probe;
-    h.flags = kMrFlagAckReq;
+    h.flags = ackRequest ? kMrFlagAckReq : 0;
     h.pathId = path.id;
     h.connection = config.remoteConnection;
     h.psn = static_cast<uint32_t>(path.nextPsn);

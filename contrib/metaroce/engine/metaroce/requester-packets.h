@@ -29,8 +29,12 @@ OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          bool retx,
                          TimeNs now);
 
-/// A PROBE on `path` under its next PSN, asking for an immediate ACK (control class).
-OutPacket MakeProbePacket(const MetaRoceConfig& config, const Path& path, TimeNs now);
+/// A PROBE on `path` under its next PSN (control class). `ackRequest`: ACKREQ, asking for an
+/// immediate ACK, as a Down path's probe does; a tail marker does not (spec 5.5, 6.4).
+OutPacket MakeProbePacket(const MetaRoceConfig& config,
+                          const Path& path,
+                          TimeNs now,
+                          bool ackRequest = true);
 
 } // namespace metaroce
 
