@@ -201,7 +201,7 @@ CASES = [
     ("NAK syndrome 3", nak(syndrome=3), {"syndrome": 3}, {"bad_syndrome"}),
     ("LAST without ACKREQ", data(2, 0x02, offset=4096), {}, {"sender_rule"}),
     ("ECE without CE", ack(flags=0x10), {}, {"sender_rule"}),
-    ("PROBE without ACKREQ", probe(flags=0), {}, {"sender_rule"}),
+    ("tail marker: PROBE without ACKREQ", probe(flags=0), {"flags.ackreq": 0}, set()),
 ]
 SACK_PSNS = "4294967291,3-5,250"  # cum 2^32-6: bits 0, 8-10, 255 -> cum+1, cum+9..11, cum+256
 
@@ -308,8 +308,8 @@ def check_metaroce_host(label, plane_rows, host):
                 psns[key].add(num(r, "psn"))
                 stamps[key].add(num(r, "timestamp"))
                 markers.append(r)
-                check(int(r["ip.dsfield.dscp"], 0) == 0 and
-                      num(r, "flags.ackreq") == 0 and int(r["udp.length"]) == 8 + 24,
+                check(int(r["ip.dsfield.dscp"], 0) == 0 and num(r, "flags.ackreq") == 0 and
+                      not r.get("metaroce.sender_rule") and int(r["udp.length"]) == 8 + 24,
                       f"{label}: tail marker fields {brief(r)}")
             elif r["metaroce.opcode"] == "3" and r["ip.src"] != host_ip:
                 acks.append(r)

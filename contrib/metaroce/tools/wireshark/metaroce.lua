@@ -12,9 +12,10 @@
 -- opcode may not carry, a non-zero reserved field, a length that disagrees with the datagram,
 -- placement fields that contradict each other, an unknown NAK syndrome. Those are in the
 -- "malformed" expert group, so `tshark -Y _ws.expert.group==malformed` lists them. Rules only
--- the sender follows (ACKREQ on the last packet of a message and on every retransmission and
--- PROBE, ECE exactly when the CE count is non-zero) are warnings: the receiver does not check
--- them. Checks that need connection state (windows, MTU, registered memory) are not made.
+-- the sender follows (ACKREQ on the last packet of a message and on every retransmission, ECE
+-- exactly when the CE count is non-zero) are warnings: the receiver does not check them. A
+-- PROBE with ACKREQ is a Down path's probe, one without a tail marker (spec 5.5); the info
+-- column says which. Checks that need connection state (windows, MTU, registered memory) are not made.
 --
 -- The same file decodes the fabric's PFC frames (IPv4 protocol 253, magic "MP";
 -- model/switch/metaroce-switch-pfc.h). RoCEv2 (UDP 4791) is left to Wireshark's own InfiniBand
@@ -286,9 +287,7 @@ local function dissect_probe(tvb, pinfo, tree, flags)
     add(tree, f.ack_floor, tvb, 12, 4)
     add(tree, f.timestamp, tvb, 16, 8)
     if psn then pinfo.cols.info:append(string.format(" PSN=%d", psn)) end
-    if not has(flags, ACKREQ) then
-        tree:add_proto_expert_info(e.sender_rule, "PROBE without ACKREQ")
-    end
+    pinfo.cols.info:append(has(flags, ACKREQ) and " (path probe)" or " (tail marker)")
 end
 
 -- NAK (spec 3.6, validation check 13).
