@@ -39,13 +39,12 @@ VARIANTS = [("metaroce", "", "MetaRoCE"),
 def configs(a):
     out = []
     for hosts in [int(h) for h in a.hosts.split(",")]:
+        shape = OVERSUBSCRIBED if a.fabric == "oversubscribed" else nonblocking(hosts)
         for planes in (1, 8):
             for size in [int(s) for s in a.sizes.split(",")]:
                 for transport, nic, _ in VARIANTS:
                     # RoCEv2 keeps one queue pair per pair and plane: channels do not apply.
                     for channels in ([1, 8, 64] if transport == "metaroce" else [0]):
-                        shape = OVERSUBSCRIBED if a.fabric == "oversubscribed" else \
-                            nonblocking(hosts)
                         out.append(dict(shape, hosts=hosts, planes=planes,
                                         workload="alltoall", transport=transport, loss=0.0,
                                         message_bytes=size, channels=channels,

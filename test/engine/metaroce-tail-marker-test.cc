@@ -219,22 +219,27 @@ TEST(TailMarker, ARefusedSendIsMarkedFourTimesThenBacksOff)
     EXPECT_EQ(e.a->GetCounters().tailMarkers, 4u);
 }
 
+/// Records a packet of `message` as sent on `path` under its next PSN and current epoch.
+void
+RecordOn(Path& path, uint64_t message, SentPacket::State state = SentPacket::State::InFlight)
+{
+    SentPacket p;
+    p.psn = path.nextPsn++;
+    p.epoch = path.epoch;
+    p.message = message;
+    p.state = state;
+    path.outstanding.push_back(p);
+}
+
 /// A path whose floor is a tail marker sent in epoch 0, with data of a later epoch behind it.
 Path
 PathWithMarkerAtFloor()
 {
     Path path(0, 0, 4000, 10'000);
-    auto send = [&path](uint64_t message) {
-        SentPacket p;
-        p.psn = path.nextPsn++;
-        p.epoch = path.epoch;
-        p.message = message;
-        path.outstanding.push_back(p);
-    };
-    send(kProbeMessage); // the marker, lost
-    path.Redraw(4001);   // a loss elsewhere on the path moved it: the sequence rule cannot reach
-    send(7);
-    send(7);
+    RecordOn(path, kProbeMessage); // the marker, lost
+    path.Redraw(4001); // a loss elsewhere on the path moved it: the sequence rule cannot reach
+    RecordOn(path, 7);
+    RecordOn(path, 7);
     return path;
 }
 
@@ -260,12 +265,7 @@ TEST(TailMarker, ALostMarkerDoesNotCloseItsPath)
     path.outstanding[2].state = SentPacket::State::Acked;
     for (int i = 0; i < 300; ++i)
     {
-        SentPacket p;
-        p.psn = path.nextPsn++;
-        p.epoch = path.epoch;
-        p.message = 8;
-        p.state = SentPacket::State::Acked;
-        path.outstanding.push_back(p);
+        RecordOn(path, 8, SentPacket::State::Acked);
         path.PopResolved();
         ASSERT_TRUE(path.HasRoom(1024, kSackBits)) << "after " << i << " packets";
     }
