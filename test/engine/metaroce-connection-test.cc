@@ -197,15 +197,22 @@ TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshPsn)
     {
         Manual::Deliver(*m.a, ack, 20);
     }
+    // Nothing new is left to send, so the retransmission is a tail and goes in two copies
+    // (TailRetransmitCopies, spec 5.4), each under a fresh PSN (no markers in these tests).
     auto retx = Manual::PullAll(*m.a, 0, 20);
-    ASSERT_EQ(retx.size(), 1u);
-    const MrHeader h = Manual::Parse(retx[0]);
+    ASSERT_EQ(retx.size(), 2u);
     const MrHeader lost = Manual::Parse(data[2]);
-    EXPECT_TRUE(h.flags & kMrFlagRetx);
-    EXPECT_EQ(h.offset, lost.offset);
+    const MrHeader h = Manual::Parse(retx[0]);
+    const MrHeader copy = Manual::Parse(retx[1]);
+    for (const MrHeader& r : {h, copy})
+    {
+        EXPECT_TRUE(r.flags & kMrFlagRetx);
+        EXPECT_EQ(r.offset, lost.offset);
+    }
     EXPECT_EQ(h.psn, 6u) << "a retransmission never reuses a PSN";
+    EXPECT_EQ(copy.psn, 7u) << "nor does its copy";
     EXPECT_EQ(h.ackFloor, 6u) << "the floor moved past the abandoned PSN 2";
-    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 1u);
+    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 2u);
     Manual::Deliver(*m.b, retx[0], 30);
     for (const auto& ack : Manual::PullAll(*m.b, 0, 30))
     {
@@ -386,10 +393,13 @@ TEST(MetaRoceConnection, TailLossIsRepairedByAProbeBeforeTheTimeout)
     EXPECT_EQ(probeAt, 1u + 2999 + 4 * 1499) << "the tail's ACK overdue by srtt + 4 rttvar (5.5)";
     m.a->OnTimeout(probeAt);
     auto probe = Manual::PullAll(*m.a, 0, probeAt);
-    ASSERT_EQ(probe.size(), 1u);
-    const MrHeader h = Manual::Parse(probe[0]);
-    EXPECT_EQ(h.offset, 3u * 1024) << "the tail goes again";
-    EXPECT_TRUE(h.flags & kMrFlagRetx);
+    ASSERT_EQ(probe.size(), 2u) << "the tail and a copy of it (a tail retransmission)";
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        const MrHeader h = Manual::Parse(probe[i]);
+        EXPECT_EQ(h.offset, 3u * 1024) << "the tail goes again";
+        EXPECT_TRUE(h.flags & kMrFlagRetx);
+    }
     Manual::Deliver(*m.b, probe[0], probeAt + 10);
     for (const auto& ack : Manual::PullAll(*m.b, 0, probeAt + 10))
     {

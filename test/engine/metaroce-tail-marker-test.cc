@@ -12,7 +12,8 @@ namespace metaroce
 namespace
 {
 
-/// Two ends with one plane of one path, ACKs at once, driven by hand.
+/// Two ends with one plane of one path, ACKs at once, driven by hand; one copy of each
+/// retransmission, so that every packet these tests pull is the one they name.
 struct Ends
 {
     explicit Ends(bool tailMarkers = true, const std::function<void(MetaRoceConfig&)>& tweak = {})
@@ -22,6 +23,7 @@ struct Ends
         c.mtu = 1024;
         c.ackEveryPackets = 1;
         c.tailMarkers = tailMarkers;
+        c.tailRetransmitCopies = 1;
         if (tweak)
         {
             tweak(c);

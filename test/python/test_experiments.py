@@ -76,6 +76,20 @@ def test_tail_markers(tmp_path):
     assert "tail markers" in table
 
 
+def test_tail_recovery(tmp_path):
+    out = run_experiment("tail_recovery.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "tail-recovery-quick.csv")
+    assert df["complete"].all()
+    assert len(df["nic_attributes"].fillna("").unique()) == 5
+    # Lossless, no variant copies a packet; markers follow every path's tail by default.
+    assert (df[df["loss"] == 0]["retransmitted"] == 0).all()
+    defaults = df[df["nic_attributes"].fillna("") == ""]
+    last_only = df[df["nic_attributes"] == "TailMarkersEveryPath=false"]
+    assert defaults["tail_markers"].sum() > last_only["tail_markers"].sum()
+    assert "one copy at the tail" in (tmp_path / "tail-recovery-quick.md").read_text()
+
+
 def incast_variants():
     """The variants incast.py promises, read from the script's source so the test follows it."""
     with open(os.path.join(ROOT, "examples", "experiments", "incast.py")) as f:

@@ -2,7 +2,7 @@
  * metaroce-port-scheduler: the NIC's port scheduler pulls exactly what a round-robin scan of
  * every sender would (model/nic/metaroce-port-scheduler.h), with more than 64 senders on a port
  * (several bit words), ports of different sizes, a port added after senders (the bits laid out
- * again), and control first on and off.
+ * again), and control first and recovery first each on and off.
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -17,20 +17,28 @@ using namespace ns3;
 namespace
 {
 
-/// A sender with a number of control and data packets per port; a packet's size names it.
+/// A sender with a number of control, recovery and new data packets per port, pulled in that
+/// order (as an engine pulls them); a packet's size names its sender and kind.
 class FakeSender : public MetaRocePortScheduler::Sender
 {
   public:
     FakeSender(uint32_t id, uint32_t ports)
         : m_id(id)
         , control(ports, 0)
+        , recovery(ports, 0)
         , data(ports, 0)
     {
     }
 
+    /// The sender of a packet of `size`.
+    static uint32_t SenderOf(uint32_t size)
+    {
+        return (size - 1) / 3;
+    }
+
     bool HasWork(uint32_t port) const override
     {
-        return control[port] > 0 || data[port] > 0;
+        return control[port] > 0 || recovery[port] > 0 || data[port] > 0;
     }
 
     bool HasControlWork(uint32_t port) const override
@@ -38,23 +46,34 @@ class FakeSender : public MetaRocePortScheduler::Sender
         return control[port] > 0;
     }
 
-    Ptr<Packet> Pull(uint32_t port, bool controlOnly) override
+    bool HasRecoveryWork(uint32_t port) const override
+    {
+        return recovery[port] > 0;
+    }
+
+    Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) override
     {
         if (control[port] > 0)
         {
             --control[port];
-            return Create<Packet>(2 * m_id + 1);
+            return Create<Packet>(3 * m_id + 1);
         }
-        if (!controlOnly && data[port] > 0)
+        if (kind != metaroce::PullKind::Control && recovery[port] > 0)
+        {
+            --recovery[port];
+            return Create<Packet>(3 * m_id + 2);
+        }
+        if (kind == metaroce::PullKind::Any && data[port] > 0)
         {
             --data[port];
-            return Create<Packet>(2 * m_id + 2);
+            return Create<Packet>(3 * m_id + 3);
         }
         return nullptr;
     }
 
     uint32_t m_id;
     std::vector<uint32_t> control;
+    std::vector<uint32_t> recovery;
     std::vector<uint32_t> data;
 };
 
@@ -64,7 +83,7 @@ class Reference
   public:
     explicit Reference(uint32_t ports)
         : m_senders(ports)
-        , m_cursor(ports, {0, 0})
+        , m_cursor(ports, {0, 0, 0})
     {
     }
 
@@ -73,30 +92,38 @@ class Reference
         m_senders[port].push_back(sender);
     }
 
-    uint32_t Pull(uint32_t port, bool controlFirst)
+    uint32_t Pull(uint32_t port, bool controlFirst, bool recoveryFirst)
     {
         if (controlFirst)
         {
-            if (const uint32_t size = Turn(port, 1, true))
+            if (const uint32_t size = Turn(port, 1, metaroce::PullKind::Control))
             {
                 return size;
             }
         }
-        return Turn(port, 0, false);
+        if (recoveryFirst)
+        {
+            if (const uint32_t size = Turn(port, 2, metaroce::PullKind::Recovery))
+            {
+                return size;
+            }
+        }
+        return Turn(port, 0, metaroce::PullKind::Any);
     }
 
   private:
-    uint32_t Turn(uint32_t port, int kind, bool controlOnly)
+    uint32_t Turn(uint32_t port, int kind, metaroce::PullKind pull)
     {
         const std::vector<FakeSender*>& senders = m_senders[port];
         for (std::size_t k = 0; k < senders.size(); ++k)
         {
             const std::size_t i = (m_cursor[port][kind] + k) % senders.size();
-            const bool has =
-                kind == 1 ? senders[i]->HasControlWork(port) : senders[i]->HasWork(port);
+            const bool has = kind == 1   ? senders[i]->HasControlWork(port)
+                             : kind == 2 ? senders[i]->HasRecoveryWork(port)
+                                         : senders[i]->HasWork(port);
             if (has)
             {
-                Ptr<Packet> p = senders[i]->Pull(port, controlOnly);
+                Ptr<Packet> p = senders[i]->Pull(port, pull);
                 m_cursor[port][kind] = (i + 1) % senders.size();
                 return p->GetSize();
             }
@@ -105,7 +132,7 @@ class Reference
     }
 
     std::vector<std::vector<FakeSender*>> m_senders;
-    std::vector<std::array<std::size_t, 2>> m_cursor;
+    std::vector<std::array<std::size_t, 3>> m_cursor; ///< any, control, recovery
 };
 
 class RoundRobinTestCase : public TestCase
@@ -122,16 +149,20 @@ class RoundRobinTestCase : public TestCase
     {
         for (const bool controlFirst : {false, true})
         {
-            Run(controlFirst);
+            for (const bool recoveryFirst : {false, true})
+            {
+                Run(controlFirst, recoveryFirst);
+            }
         }
     }
 
-    void Run(bool controlFirst)
+    void Run(bool controlFirst, bool recoveryFirst)
     {
         constexpr uint32_t kPorts = 3;
         const std::vector<uint32_t> perPort{70, 5, 130};
         MetaRocePortScheduler scheduler;
         scheduler.SetControlFirst(controlFirst);
+        scheduler.SetRecoveryFirst(recoveryFirst);
         Reference reference(kPorts);
         // Each sender twice: one copy for the scheduler, one for the reference.
         std::vector<std::unique_ptr<FakeSender>> mine;
@@ -168,12 +199,14 @@ class RoundRobinTestCase : public TestCase
             {
                 Ptr<Packet> p = scheduler.Pull(port, false);
                 const uint32_t got = p == nullptr ? 0 : p->GetSize();
-                NS_TEST_ASSERT_MSG_EQ(got, reference.Pull(port, controlFirst), "drain " << port);
+                NS_TEST_ASSERT_MSG_EQ(got,
+                                      reference.Pull(port, controlFirst, recoveryFirst),
+                                      "drain " << port);
                 if (got == 0)
                 {
                     break;
                 }
-                scheduler.MarkMaybeWork(slots[(got - 1) / 2]);
+                scheduler.MarkMaybeWork(slots[FakeSender::SenderOf(got)]);
             }
         }
         uint64_t state = 12345;
@@ -188,22 +221,26 @@ class RoundRobinTestCase : public TestCase
             {
                 const uint32_t id = next() % mine.size();
                 const uint32_t port = slots[id][0].first;
-                const bool control = next() % 3 == 0;
-                (control ? mine[id]->control : mine[id]->data)[port] += 1;
-                (control ? theirs[id]->control : theirs[id]->data)[port] += 1;
+                const uint32_t kind = next() % 4; // control, recovery, data twice as often
+                auto pick = [kind](FakeSender& s) -> std::vector<uint32_t>& {
+                    return kind == 0 ? s.control : kind == 1 ? s.recovery : s.data;
+                };
+                pick(*mine[id])[port] += 1;
+                pick(*theirs[id])[port] += 1;
                 scheduler.MarkMaybeWork(slots[id]);
             }
             const uint32_t port = next() % kPorts;
             Ptr<Packet> p = scheduler.Pull(port, false);
             const uint32_t got = p == nullptr ? 0 : p->GetSize();
-            const uint32_t want = reference.Pull(port, controlFirst);
+            const uint32_t want = reference.Pull(port, controlFirst, recoveryFirst);
             NS_TEST_ASSERT_MSG_EQ(got,
                                   want,
                                   "round " << round << " port " << port << " control first "
-                                           << controlFirst);
+                                           << controlFirst << " recovery first " << recoveryFirst);
             if (got != 0)
             {
-                scheduler.MarkMaybeWork(slots[(got - 1) / 2]); // as the NIC does after a pull
+                // As the NIC does after a pull.
+                scheduler.MarkMaybeWork(slots[FakeSender::SenderOf(got)]);
             }
         }
     }

@@ -54,6 +54,14 @@ struct RxResult
     bool carriedData{false};
 };
 
+/// What a driver pulls from an engine (EngineDriver::Pull).
+enum class PullKind : uint8_t
+{
+    Any,      ///< the next packet of any kind (PullPacket)
+    Control,  ///< only ACK, NAK or CNP (PullControlPacket)
+    Recovery, ///< control first, else only recovery (PullRecoveryPacket)
+};
+
 /// Common interface of the MetaRoCE and RoCEv2 engines.
 class TransportEngine
 {
@@ -96,6 +104,15 @@ class TransportEngine
     /// True when PullControlPacket(port) would return a packet now: what a driver that sends
     /// control packets before any engine's data asks of each engine.
     virtual bool HasControlWork(uint16_t port) const = 0;
+
+    /// True when the engine has recovery to send on `port`: a retransmission or a packet that
+    /// finds a lost tail (a tail marker, a tail-loss probe). What a driver that serves recovery
+    /// before other engines' new data asks of each engine; PullPacket() returns it first too.
+    virtual bool HasRecoveryWork(uint16_t port) const = 0;
+
+    /// The next control packet for `port`, else the next recovery packet (as HasRecoveryWork),
+    /// else nothing - never new data: what such a driver pulls in its recovery turn.
+    virtual std::optional<OutPacket> PullRecoveryPacket(uint16_t port, TimeNs now) = 0;
 
     /// Earliest time the engine wants OnTimeout(), or kNever.
     virtual TimeNs NextTimeout() const = 0;

@@ -75,10 +75,12 @@ EngineDriver::Rearm(TimeNs now)
 }
 
 std::optional<OutPacket>
-EngineDriver::Pull(uint16_t port, TimeNs now, bool controlOnly)
+EngineDriver::Pull(uint16_t port, TimeNs now, PullKind kind)
 {
-    std::optional<OutPacket> out =
-        controlOnly ? m_engine.PullControlPacket(port, now) : m_engine.PullPacket(port, now);
+    std::optional<OutPacket> out = kind == PullKind::Control ? m_engine.PullControlPacket(port, now)
+                                   : kind == PullKind::Recovery
+                                       ? m_engine.PullRecoveryPacket(port, now)
+                                       : m_engine.PullPacket(port, now);
     if (out && out->port != port)
     {
         throw std::logic_error(std::string(m_engine.Name()) +

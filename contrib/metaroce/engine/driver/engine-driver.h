@@ -89,8 +89,8 @@ class EngineDriver
     /// Moves the host timer to the engine's deadline when the policy says so.
     void Rearm(TimeNs now);
 
-    /// The engine's next packet for `port` (only ACK/NAK/CNP with `controlOnly`), if any.
-    std::optional<OutPacket> Pull(uint16_t port, TimeNs now, bool controlOnly = false);
+    /// The engine's next packet of `kind` for `port`, if any.
+    std::optional<OutPacket> Pull(uint16_t port, TimeNs now, PullKind kind = PullKind::Any);
 
     /// The host timer fired at `now`: the engine acts on its deadlines.
     void OnTimer(TimeNs now);

@@ -79,6 +79,7 @@ DetectLosses(const Ring<SentPacket>& outstanding,
         if (sequenceGap || now >= deadline)
         {
             verdict.lost.push_back(index);
+            verdict.proven.push_back(sequenceGap);
         }
         else
         {
@@ -86,6 +87,7 @@ DetectLosses(const Ring<SentPacket>& outstanding,
         }
     }
     std::reverse(verdict.lost.begin(), verdict.lost.end());
+    std::reverse(verdict.proven.begin(), verdict.proven.end());
     return verdict;
 }
 

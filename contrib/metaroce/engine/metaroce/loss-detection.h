@@ -111,7 +111,10 @@ struct TimeRule
 struct LossVerdict
 {
     std::vector<std::size_t> lost; ///< indices into the outstanding list, oldest first
-    TimeNs nextCheck{kNever};      ///< when rule 2 may declare more losses
+    /// Per entry of `lost`: proven by rule 1 (a later packet of its route was acknowledged),
+    /// not judged late by the time rule, which may yet be wrong (spec 5.3).
+    std::vector<bool> proven;
+    TimeNs nextCheck{kNever}; ///< when rule 2 may declare more losses
 };
 
 /**

@@ -85,6 +85,10 @@ SenderFields()
         METAROCE_FIELD(C, retransmitCopies, "RetransmitCopies", Count, 1, 4, "5.4",
                        "Copies sent of each retransmission, each on the path the next pull "
                        "picks: a lost retransmission then rarely costs a second recovery."),
+        METAROCE_FIELD(C, tailRetransmitCopies, "TailRetransmitCopies", Count, 1, 4, "5.4",
+                       "Copies sent of a retransmission (at least RetransmitCopies) when the "
+                       "connection has no new data left to send: a lost retransmission is then a "
+                       "tail, and the collective waits for its second recovery."),
         METAROCE_FIELD(C, pathSuspectTimeouts, "PathSuspectTimeouts", Count, 1, 1e6, "4.3",
                        "Consecutive timeouts before a path is suspect."),
         METAROCE_FIELD(C, pathDownTimeouts, "PathDownTimeouts", Count, 1, 1e6, "4.3",
@@ -99,6 +103,10 @@ SenderFields()
                        "Send a small PROBE in the data class right behind every DATA packet after "
                        "which nothing is left to send, on its path: the PROBE's ACK exposes that "
                        "packet's loss one round trip after it left."),
+        METAROCE_FIELD(C, tailMarkersEveryPath, "TailMarkersEveryPath", Flag, 0, 1, "5.5",
+                       "With TailMarkers, when nothing is left to send, also send a marker on "
+                       "every other path whose newest packet is DATA still in flight: a "
+                       "connection sprays its last packets over many paths, and each is a tail."),
         METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "4.3",
                        "How often a down path is probed."),
         METAROCE_FIELD(C, entropyRedrawMarks, "EntropyRedrawMarks", Count, 1, 1e6, "4.4",

@@ -60,16 +60,18 @@ struct MetaRoceConfig
                                      ///< in an incast queue for hundreds of microseconds
     uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
     uint32_t retransmitCopies{1};    ///< copies of each retransmission (5.4); 1: no extra
-    uint32_t pathSuspectTimeouts{1}; ///< consecutive RTOs before a path is suspect
-    uint32_t pathDownTimeouts{3};    ///< consecutive RTOs before a path is taken down
-    TimeNs tailProbeMinNs{5'000};    ///< floor of the tail-loss probe timeout (spec 5.5)
-    uint32_t maxTailProbes{6};       ///< tail-loss probes without progress; the first two
-                                     ///< one wait apart, then doubling (0: none)
-    bool tailMarkers{true};          ///< a data-class PROBE behind the last packet (5.5)
-    TimeNs probeIntervalNs{100'000}; ///< how often a down path is probed
-    uint32_t entropyRedrawMarks{3};  ///< consecutive CE-echo ACK rounds that move a path
-    uint16_t entropyBase{49152};     ///< UDP source ports are drawn from
-    uint16_t entropyCount{16384};    ///<   [entropyBase, entropyBase + entropyCount)
+    uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (5.4)
+    uint32_t pathSuspectTimeouts{1};  ///< consecutive RTOs before a path is suspect
+    uint32_t pathDownTimeouts{3};     ///< consecutive RTOs before a path is taken down
+    TimeNs tailProbeMinNs{5'000};     ///< floor of the tail-loss probe timeout (spec 5.5)
+    uint32_t maxTailProbes{6};        ///< tail-loss probes without progress; the first two
+                                      ///< one wait apart, then doubling (0: none)
+    bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (5.5)
+    bool tailMarkersEveryPath{true};  ///< and behind every other path's unanswered tail (5.5)
+    TimeNs probeIntervalNs{100'000};  ///< how often a down path is probed
+    uint32_t entropyRedrawMarks{3};   ///< consecutive CE-echo ACK rounds that move a path
+    uint16_t entropyBase{49152};      ///< UDP source ports are drawn from
+    uint16_t entropyCount{16384};     ///<   [entropyBase, entropyBase + entropyCount)
 
     // Receiver (spec 6).
     uint32_t ackEveryPackets{2};        ///< coalesce this many packets per path into one ACK

@@ -209,28 +209,34 @@ MetaRoceConnection::OnPortState(uint16_t port, bool up, TimeNs now)
 std::optional<OutPacket>
 MetaRoceConnection::PullPacket(uint16_t port, TimeNs now)
 {
-    return Pull(port, now, false);
+    return Pull(port, now, PullKind::Any);
 }
 
 std::optional<OutPacket>
 MetaRoceConnection::PullControlPacket(uint16_t port, TimeNs now)
 {
-    return Pull(port, now, true);
+    return Pull(port, now, PullKind::Control);
 }
 
 std::optional<OutPacket>
-MetaRoceConnection::Pull(uint16_t port, TimeNs now, bool controlOnly)
+MetaRoceConnection::PullRecoveryPacket(uint16_t port, TimeNs now)
+{
+    return Pull(port, now, PullKind::Recovery);
+}
+
+std::optional<OutPacket>
+MetaRoceConnection::Pull(uint16_t port, TimeNs now, PullKind kind)
 {
     if (port >= m_config.ports || !m_portUp[port])
     {
         return std::nullopt;
     }
-    // The responder's ACKs and NAKs first; with controlOnly the requester's PROBEs wait with
+    // The responder's ACKs and NAKs first; for control only the requester's PROBEs wait with
     // its data (spec 2.3).
     std::optional<OutPacket> out = m_responder.Pull(port, now);
-    if (!out && !controlOnly)
+    if (!out && kind != PullKind::Control)
     {
-        out = m_requester.Mutate().Pull(port, now);
+        out = m_requester.Mutate().Pull(port, now, kind == PullKind::Recovery);
     }
     if (out)
     {
@@ -251,6 +257,12 @@ bool
 MetaRoceConnection::HasControlWork(uint16_t port) const
 {
     return port < m_config.ports && m_portUp[port] && m_responder.HasWork(port);
+}
+
+bool
+MetaRoceConnection::HasRecoveryWork(uint16_t port) const
+{
+    return port < m_config.ports && m_portUp[port] && m_requester.Get().HasRecoveryWork(port);
 }
 
 TimeNs

@@ -51,8 +51,10 @@ class MetaRoceConnection : public TransportEngine
     void OnPortState(uint16_t port, bool up, TimeNs now) override;
     std::optional<OutPacket> PullPacket(uint16_t port, TimeNs now) override;
     std::optional<OutPacket> PullControlPacket(uint16_t port, TimeNs now) override;
+    std::optional<OutPacket> PullRecoveryPacket(uint16_t port, TimeNs now) override;
     bool HasWork(uint16_t port) const override;
     bool HasControlWork(uint16_t port) const override;
+    bool HasRecoveryWork(uint16_t port) const override;
     TimeNs NextTimeout() const override;
     std::vector<Completion> TakeCompletions() override;
     bool Idle() const override;
@@ -81,8 +83,8 @@ class MetaRoceConnection : public TransportEngine
     }
 
   private:
-    /// PullPacket, or with `controlOnly` PullControlPacket.
-    std::optional<OutPacket> Pull(uint16_t port, TimeNs now, bool controlOnly);
+    /// PullPacket, PullControlPacket or PullRecoveryPacket, by `kind`.
+    std::optional<OutPacket> Pull(uint16_t port, TimeNs now, PullKind kind);
     void ValidateWorkRequest(const WorkRequest& wr, bool recv) const;
     RxResult Refuse(DropReason reason);
 

@@ -29,10 +29,40 @@ MetaRoceRequester::NoteSentData(const Path& path, uint32_t transmissions, bool m
     // Next(), not HasQueued(): the queue forgets a fully sent message only when asked. Data
     // held back by the receiver's admission is still data to send: the next credit releases
     // it, and a marker per credit would follow nearly every packet of a credit-bound sender.
-    if (!m_queue.Next().has_value() &&
-        std::find(m_markersDue.begin(), m_markersDue.end(), path.id) == m_markersDue.end())
+    if (m_queue.Next().has_value())
     {
-        m_markersDue.push_back(path.id);
+        return;
+    }
+    OweMarker(path.id);
+    if (!m_config.tailMarkersEveryPath)
+    {
+        return;
+    }
+    // The packets before this one went over other paths, and each is the last of its path for
+    // now: a tail of its own, lost unseen unless a marker follows it too. Once per emptied
+    // queue, so a scan of the paths is no per-packet cost.
+    for (const Path& other : m_paths)
+    {
+        if (other.id == path.id || other.health == PathHealth::Down || other.outstanding.empty())
+        {
+            continue;
+        }
+        const SentPacket& tail = other.outstanding.back();
+        if (tail.state == SentPacket::State::InFlight && tail.message != kProbeMessage &&
+            m_queue.Needs(tail.message, tail.packetIndex) &&
+            m_queue.At(tail.message).transmissions[tail.packetIndex] <= kMarkedTransmissions)
+        {
+            OweMarker(other.id);
+        }
+    }
+}
+
+void
+MetaRoceRequester::OweMarker(uint16_t path)
+{
+    if (std::find(m_markersDue.begin(), m_markersDue.end(), path) == m_markersDue.end())
+    {
+        m_markersDue.push_back(path);
     }
 }
 

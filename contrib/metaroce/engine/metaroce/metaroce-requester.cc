@@ -80,7 +80,7 @@ MetaRoceRequester::Post(const WorkRequest& wr, TimeNs now)
 // Sending (spec 5.1, 5.4, 5.5)
 
 std::optional<OutPacket>
-MetaRoceRequester::Pull(uint16_t port, TimeNs now)
+MetaRoceRequester::Pull(uint16_t port, TimeNs now, bool recoveryOnly)
 {
     m_now = std::max(m_now, now);
     if (port >= m_config.ports || !m_portUp[port] || Failed())
@@ -114,14 +114,15 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now)
             }
         }
     }
-    return PullData(port, now);
+    return PullData(port, now, recoveryOnly);
 }
 
 std::optional<OutPacket>
-MetaRoceRequester::PullData(uint16_t port, TimeNs now)
+MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
 {
     const std::optional<QueuedPacket> next = m_queue.Next();
-    if (!next || !m_pacer.MayRelease(now))
+    // Next() has dropped retransmissions no longer needed: the FIFO's front is what it returned.
+    if (!next || !m_pacer.MayRelease(now) || (recoveryOnly && !m_queue.UrgentRetransmissionFirst()))
     {
         return std::nullopt;
     }
@@ -183,7 +184,7 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
         return std::nullopt; // delivered since the probe became due
     }
     m_tailProbe.OnProbeSent(now);
-    m_queue.QueueExtraCopies(p.message, p.index, m_config.retransmitCopies - 1);
+    m_queue.QueueExtraCopies(p.message, p.index, m_queue.RetransmitCopies() - 1);
     ++m_counters.tailProbes;
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;
@@ -266,9 +267,9 @@ MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
         return;
     }
     m_counters.fastRetransmits += verdict.lost.size();
-    for (std::size_t index : verdict.lost)
+    for (std::size_t k = 0; k < verdict.lost.size(); ++k)
     {
-        MarkLost(path, index, now, true);
+        MarkLost(path, verdict.lost[k], now, true, verdict.proven[k]);
         if (Failed())
         {
             return;
@@ -285,13 +286,13 @@ MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
 }
 
 void
-MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule)
+MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule, bool proven)
 {
     SentPacket& p = path.outstanding[index];
     assert(p.state == SentPacket::State::InFlight);
     p.state = SentPacket::State::Lost;
     LeaveFlight(path, p);
-    if (p.message == kProbeMessage || !m_queue.Requeue(p.message, p.packetIndex, now))
+    if (p.message == kProbeMessage || !m_queue.Requeue(p.message, p.packetIndex, now, proven))
     {
         return;
     }
@@ -314,7 +315,7 @@ MetaRoceRequester::LoseInFlight(Path& path, TimeNs now)
     {
         if (path.outstanding[i].state == SentPacket::State::InFlight)
         {
-            MarkLost(path, i, now, false);
+            MarkLost(path, i, now, false, true);
         }
     }
     path.PopResolved();
@@ -419,6 +420,23 @@ MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
 }
 
 // What the driver asks (spec 2.3)
+
+bool
+MetaRoceRequester::HasRecoveryWork(uint16_t port) const
+{
+    if (port >= m_config.ports || !m_portUp[port] || Failed())
+    {
+        return false;
+    }
+    const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath();
+    if (m_queue.UrgentRetransmissionFirst() || (tailProbe && m_paths[*tailProbe].port == port))
+    {
+        return true;
+    }
+    return std::any_of(m_markersDue.begin(), m_markersDue.end(), [&](uint16_t id) {
+        return m_paths[id].port == port;
+    });
+}
 
 bool
 MetaRoceRequester::HasWork(uint16_t port) const

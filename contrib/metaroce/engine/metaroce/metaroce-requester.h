@@ -84,10 +84,16 @@ class MetaRoceRequester
     void OnTimeout(TimeNs now);
     void OnPortState(uint16_t port, bool up, TimeNs now);
 
-    /// Next data or probe packet for `port`, if one may go now.
-    std::optional<OutPacket> Pull(uint16_t port, TimeNs now);
+    /// Next data or probe packet for `port`, if one may go now; with `recoveryOnly` only a
+    /// tail marker, a probe or a retransmission (HasRecoveryWork), never new data.
+    std::optional<OutPacket> Pull(uint16_t port, TimeNs now, bool recoveryOnly = false);
 
     bool HasWork(uint16_t port) const;
+
+    /// True when a tail marker or tail-loss probe is due on `port`, or a lost packet is queued
+    /// for retransmission (which goes on whichever port pulls first): Pull() returns these
+    /// before new data.
+    bool HasRecoveryWork(uint16_t port) const;
 
     /// The earliest deadline (spec 2.3, NextTimeout contract), from the per-path trees.
     TimeNs NextTimeout() const;
@@ -151,7 +157,7 @@ class MetaRoceRequester
     /// Makes the paths and their deadline slots on the first call (spec 4.1).
     void MakePaths();
     /// New or retransmitted DATA for `port`, if the queue, the pacer and a window allow.
-    std::optional<OutPacket> PullData(uint16_t port, TimeNs now);
+    std::optional<OutPacket> PullData(uint16_t port, TimeNs now, bool recoveryOnly);
     /// Addresses `out` to `path` and records it there as sent (a fresh PSN, in flight).
     void RecordSent(Path& path, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
     OutPacket SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs now);
@@ -164,6 +170,8 @@ class MetaRoceRequester
     /// send, a tail marker is due on `path` (5.5). `moreInMessage`: its message has packets
     /// still unsent, which spares asking the send queue.
     void NoteSentData(const Path& path, uint32_t transmissions, bool moreInMessage);
+    /// A tail marker is due on `path` (once: a path owes at most one).
+    void OweMarker(uint16_t path);
     /// Transmissions of a packet that a tail marker follows: enough for the losses of a lossy
     /// fabric (at 20% per path, 2 of them kept a 64-host all-to-all at a third of what 4 do),
     /// few enough that a SEND its receiver keeps refusing soon backs off (5.5, 11).
@@ -256,8 +264,10 @@ class MetaRoceRequester
     /// When the time rule may next declare a packet of `path` lost, or kNever.
     TimeNs LossCheckAt(const Path& path, TimeNs ruleWindow) const;
     void RunLossDetection(Path& path, TimeNs now);
-    /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down.
-    void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule);
+    /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down;
+    /// `proven`: by rule 1 or a timeout, not by the time rule, so that its retransmission is
+    /// recovery a NIC may send ahead of other queue pairs' data (HasRecoveryWork).
+    void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule, bool proven);
     /// Marks everything in flight on `path` lost and releases the front.
     void LoseInFlight(Path& path, TimeNs now);
     /// Moves a packet's bytes out of the in-flight counts of `path` and of the connection.

@@ -141,7 +141,7 @@ SendQueue::Acknowledge(uint64_t message, uint32_t index, TimeNs now)
 }
 
 bool
-SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now)
+SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent)
 {
     const Message* m = Undelivered(message, index);
     if (m == nullptr)
@@ -153,11 +153,29 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now)
         Fail(CompletionStatus::RetryExceeded, message, now);
         return false;
     }
-    for (uint32_t copy = 0; copy < m_config.retransmitCopies; ++copy)
+    const uint32_t copies = RetransmitCopies();
+    for (uint32_t copy = 0; copy < copies; ++copy)
     {
-        m_retransmit.push_back(QueuedPacket{message, index, copy > 0});
+        m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent});
     }
     return true;
+}
+
+uint32_t
+SendQueue::RetransmitCopies()
+{
+    // Fully sent messages leave the unsent FIFO lazily (Next()): drop them first.
+    while (!m_unsent.empty())
+    {
+        auto it = m_messages.find(m_unsent.front());
+        if (it != m_messages.end() && !it->second.finished &&
+            it->second.nextPacket < it->second.packets)
+        {
+            return m_config.retransmitCopies;
+        }
+        m_unsent.pop_front();
+    }
+    return std::max(m_config.retransmitCopies, m_config.tailRetransmitCopies);
 }
 
 void
@@ -165,7 +183,7 @@ SendQueue::QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies)
 {
     for (uint32_t copy = 0; copy < copies; ++copy)
     {
-        m_retransmit.push_front(QueuedPacket{message, index, true});
+        m_retransmit.push_front(QueuedPacket{message, index, true, true});
     }
 }
 

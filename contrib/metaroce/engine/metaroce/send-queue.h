@@ -36,6 +36,9 @@ struct QueuedPacket
     /// A retransmission's extra copy (MetaRoceConfig::retransmitCopies): redundancy that the
     /// windows do not hold back.
     bool extraCopy{false};
+    /// A retransmission of a packet proven lost (not judged late by the time rule): recovery
+    /// that a NIC may send ahead of other queue pairs' data.
+    bool urgent{false};
 };
 
 /// Messages of a requester, from posting to completion.
@@ -92,14 +95,19 @@ class SendQueue
     void Acknowledge(uint64_t message, uint32_t index, TimeNs now);
 
     /**
-     * Packet `index` of `message` was declared lost: queues it again and returns true, or
-     * returns false when it needs no retransmission (delivered, or its message finished) or
-     * has used up its retransmissions (then the queue fails, spec 5.6).
+     * Packet `index` of `message` was declared lost (`urgent`: proven lost): queues it again
+     * and returns true, or returns false when it needs no retransmission (delivered, or its
+     * message finished) or has used up its retransmissions (then the queue fails, spec 5.6).
      */
-    bool Requeue(uint64_t message, uint32_t index, TimeNs now);
+    bool Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent);
+
+    /// Copies to send of a retransmission now: the configured copies, at least the tail copies
+    /// once no new data is left to send (spec 5.4).
+    uint32_t RetransmitCopies();
 
     /// Queues `copies` extra copies of a packet sent again outside the queue (a tail-loss
-    /// probe), which go before other retransmissions and the windows do not hold back.
+    /// probe), which go before other retransmissions, urgent (its timer is evidence enough), and
+    /// the windows do not hold back.
     void QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies);
 
     /// The responder refused message `msn` of `stream` (a NAK): the queue fails.
@@ -117,6 +125,13 @@ class SendQueue
     bool HasQueued() const
     {
         return !m_unsent.empty() || !m_retransmit.empty();
+    }
+
+    /// True when the first retransmission queued is urgent (QueuedPacket::urgent); it may have
+    /// been delivered since, until Next() drops it.
+    bool UrgentRetransmissionFirst() const
+    {
+        return !m_retransmit.empty() && m_retransmit.front().urgent;
     }
 
     State GetState() const

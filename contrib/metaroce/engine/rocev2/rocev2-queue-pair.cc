@@ -231,6 +231,20 @@ RoceV2QueuePair::HasControlWork(uint16_t port) const
     return port == m_config.port && m_portUp && (m_responder.HasResponse() || m_cnpPending);
 }
 
+bool
+RoceV2QueuePair::HasRecoveryWork(uint16_t /* port */) const
+{
+    // Go-back-N resends everything from the lost packet on: a window of it ahead of other queue
+    // pairs' data would be no small favour, so it takes its turn like new data (spec 8.3).
+    return false;
+}
+
+std::optional<OutPacket>
+RoceV2QueuePair::PullRecoveryPacket(uint16_t port, TimeNs now)
+{
+    return PullControlPacket(port, now);
+}
+
 TimeNs
 RoceV2QueuePair::NextTimeout() const
 {

@@ -59,6 +59,8 @@ class RoceV2QueuePair : public TransportEngine
     std::optional<OutPacket> PullControlPacket(uint16_t port, TimeNs now) override;
     bool HasWork(uint16_t port) const override;
     bool HasControlWork(uint16_t port) const override;
+    bool HasRecoveryWork(uint16_t port) const override;
+    std::optional<OutPacket> PullRecoveryPacket(uint16_t port, TimeNs now) override;
     TimeNs NextTimeout() const override;
     std::vector<Completion> TakeCompletions() override;
     bool Idle() const override;

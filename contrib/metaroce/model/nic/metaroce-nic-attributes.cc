@@ -74,6 +74,15 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
             BooleanValue(true),
             MakeBooleanAccessor(&MetaRoceNic::SetControlFirst, &MetaRoceNic::GetControlFirst),
             MakeBooleanChecker())
+        .AddAttribute(
+            "RecoveryFirst",
+            "Send every queue pair's recovery (tail markers, tail-loss probes and the "
+            "retransmissions of packets proven lost) before any queue pair's new data on a "
+            "port, after control (spec A42). False: recovery waits for its queue pair's turn "
+            "in the port's round-robin, behind one packet of every other queue pair with data.",
+            BooleanValue(true),
+            MakeBooleanAccessor(&MetaRoceNic::SetRecoveryFirst, &MetaRoceNic::GetRecoveryFirst),
+            MakeBooleanChecker())
         .AddTraceSource("Tx",
                         "A packet left on a port (IPv4 and below not yet added by the "
                         "device: starts with IPv4).",
@@ -113,6 +122,32 @@ MetaRoceNic::RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane)
     c.lineRateBps = LineRateBps(plane);
     c.dcqcn = GetRoceRateControl()->GetConfig();
     return c;
+}
+
+// The scheduler keeps ControlFirst and RecoveryFirst: the attributes read and write it.
+
+void
+MetaRoceNic::SetControlFirst(bool on)
+{
+    m_scheduler.SetControlFirst(on);
+}
+
+bool
+MetaRoceNic::GetControlFirst() const
+{
+    return m_scheduler.GetControlFirst();
+}
+
+void
+MetaRoceNic::SetRecoveryFirst(bool on)
+{
+    m_scheduler.SetRecoveryFirst(on);
+}
+
+bool
+MetaRoceNic::GetRecoveryFirst() const
+{
+    return m_scheduler.GetRecoveryFirst();
 }
 
 } // namespace ns3

@@ -120,12 +120,17 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         return m_qp->GetEngine().HasControlWork(static_cast<uint16_t>(port));
     }
 
-    Ptr<Packet> Pull(uint32_t port, bool controlOnly) override
+    bool HasRecoveryWork(uint32_t port) const override
+    {
+        return m_qp->GetEngine().HasRecoveryWork(static_cast<uint16_t>(port));
+    }
+
+    Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) override
     {
         // The driver re-arms after the pull (kNicDriving). No Service() here: this runs inside
         // the device's Dequeue, where kicking a port would re-enter it.
         std::optional<metaroce::OutPacket> out =
-            m_driver.Pull(static_cast<uint16_t>(port), EngineNow(), controlOnly);
+            m_driver.Pull(static_cast<uint16_t>(port), EngineNow(), kind);
         MarkMaybeWork();
         if (!out)
         {
@@ -425,18 +430,6 @@ MetaRoceNic::IsPortUp(uint32_t port) const
 {
     NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceNic::IsPortUp: no port " << port);
     return m_ports[port].up;
-}
-
-void
-MetaRoceNic::SetControlFirst(bool on)
-{
-    m_scheduler.SetControlFirst(on);
-}
-
-bool
-MetaRoceNic::GetControlFirst() const
-{
-    return m_scheduler.GetControlFirst();
 }
 
 Ptr<Packet>

@@ -176,6 +176,9 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     /// The ControlFirst attribute, kept by the scheduler alone.
     void SetControlFirst(bool on);
     bool GetControlFirst() const;
+    /// The RecoveryFirst attribute, kept by the scheduler alone.
+    void SetRecoveryFirst(bool on);
+    bool GetRecoveryFirst() const;
 
     std::vector<Port> m_ports;
     MetaRocePortScheduler m_scheduler;

@@ -73,6 +73,10 @@ MetaRocePortScheduler::MarkMaybeWork(const std::vector<Slot>& slots)
         {
             Word(kControl, port, slot) |= bit;
         }
+        if (m_recoveryFirst)
+        {
+            Word(kRecovery, port, slot) |= bit;
+        }
     }
 }
 
@@ -82,21 +86,31 @@ MetaRocePortScheduler::Pull(uint32_t port, bool controlOnly)
     Port& p = m_ports[port];
     if (m_controlFirst)
     {
-        Ptr<Packet> control = Turn(p, port, p.control, true);
+        Ptr<Packet> control = Turn(p, port, p.control, metaroce::PullKind::Control);
         if (control != nullptr || controlOnly)
         {
             return control;
         }
     }
-    return Turn(p, port, p.any, controlOnly);
+    if (m_recoveryFirst && !controlOnly)
+    {
+        if (Ptr<Packet> recovery = Turn(p, port, p.recovery, metaroce::PullKind::Recovery))
+        {
+            return recovery;
+        }
+    }
+    return Turn(p,
+                port,
+                p.any,
+                controlOnly ? metaroce::PullKind::Control : metaroce::PullKind::Any);
 }
 
 Ptr<Packet>
-MetaRocePortScheduler::Turn(Port& port, uint32_t index, RoundRobin& rr, bool controlOnly)
+MetaRocePortScheduler::Turn(Port& port, uint32_t index, RoundRobin& rr, metaroce::PullKind kind)
 {
     const std::size_t start = rr.cursor;
-    Ptr<Packet> p = PullFromSlots(port, index, rr, start, port.senders.size(), controlOnly);
-    return p != nullptr ? p : PullFromSlots(port, index, rr, 0, start, controlOnly);
+    Ptr<Packet> p = PullFromSlots(port, index, rr, start, port.senders.size(), kind);
+    return p != nullptr ? p : PullFromSlots(port, index, rr, 0, start, kind);
 }
 
 Ptr<Packet>
@@ -105,21 +119,23 @@ MetaRocePortScheduler::PullFromSlots(Port& port,
                                      RoundRobin& rr,
                                      std::size_t from,
                                      std::size_t end,
-                                     bool controlOnly)
+                                     metaroce::PullKind kind)
 {
-    const bool controlTurn = rr.kind == kControl;
     const uint64_t* words = m_maybe[rr.kind].data() + index;
     const std::size_t stride = m_ports.size();
     for (std::size_t slot = FindMarked(words, stride, from, end); slot < end;
          slot = FindMarked(words, stride, slot + 1, end))
     {
         Sender& sender = *port.senders[slot];
-        if (controlTurn ? !sender.HasControlWork(index) : !sender.HasWork(index))
+        const bool work = rr.kind == kControl    ? sender.HasControlWork(index)
+                          : rr.kind == kRecovery ? sender.HasRecoveryWork(index)
+                                                 : sender.HasWork(index);
+        if (!work)
         {
             Word(rr.kind, index, slot) &= ~(uint64_t(1) << (slot % 64));
             continue;
         }
-        Ptr<Packet> p = sender.Pull(index, controlOnly);
+        Ptr<Packet> p = sender.Pull(index, kind);
         if (p == nullptr)
         {
             continue;
@@ -152,6 +168,19 @@ bool
 MetaRocePortScheduler::GetControlFirst() const
 {
     return m_controlFirst;
+}
+
+void
+MetaRocePortScheduler::SetRecoveryFirst(bool on)
+{
+    m_recoveryFirst = on;
+    std::fill(m_maybe[kRecovery].begin(), m_maybe[kRecovery].end(), ~uint64_t(0));
+}
+
+bool
+MetaRocePortScheduler::GetRecoveryFirst() const
+{
+    return m_recoveryFirst;
 }
 
 } // namespace ns3

@@ -20,6 +20,7 @@
 
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
+#include "ns3/transport-engine.h"
 
 #include <array>
 #include <cstddef>
@@ -47,12 +48,15 @@ class MetaRocePortScheduler
         virtual bool HasWork(uint32_t port) const = 0;
         /// True only when the sender has an ACK, NAK or CNP ready for `port` now.
         virtual bool HasControlWork(uint32_t port) const = 0;
+        /// True only when the sender has recovery ready for `port` now (a retransmission, a
+        /// tail marker or probe), which its Pull() returns before new data.
+        virtual bool HasRecoveryWork(uint32_t port) const = 0;
         /**
          * The sender's next packet for `port`, framed, or null (only ACK/NAK/CNP with
-         * `controlOnly`). The sender marks itself again (MarkMaybeWork): a pull changes its
-         * engine.
+         * of the `kind` asked for). The sender marks itself again (MarkMaybeWork): a pull changes
+         * its engine.
          */
-        virtual Ptr<Packet> Pull(uint32_t port, bool controlOnly) = 0;
+        virtual Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) = 0;
     };
 
     /// (port, slot in that port's round-robin): where a sender is registered.
@@ -80,10 +84,16 @@ class MetaRocePortScheduler
     void SetControlFirst(bool on);
     bool GetControlFirst() const;
 
+    /// Pulls every sender's recovery before any sender's new data (after control, with control
+    /// first); off by default.
+    void SetRecoveryFirst(bool on);
+    bool GetRecoveryFirst() const;
+
   private:
     /// The round-robin kinds, an index into m_maybe.
     static constexpr std::size_t kAny = 0;
     static constexpr std::size_t kControl = 1;
+    static constexpr std::size_t kRecovery = 2;
 
     /// One round-robin over the senders of a port: where it goes on, who may have work.
     struct RoundRobin
@@ -95,13 +105,14 @@ class MetaRocePortScheduler
     /// The senders of one port and its round-robins.
     struct Port
     {
-        std::vector<Sender*> senders;    ///< in the order they were added
-        RoundRobin any{0, kAny};         ///< any packet
-        RoundRobin control{0, kControl}; ///< control packets (with control first only)
+        std::vector<Sender*> senders;      ///< in the order they were added
+        RoundRobin any{0, kAny};           ///< any packet
+        RoundRobin control{0, kControl};   ///< control packets (with control first only)
+        RoundRobin recovery{0, kRecovery}; ///< recovery (with recovery first only)
     };
 
     /// One turn of `rr` (the port's `any` or `control`) from its cursor; the packet, or null.
-    Ptr<Packet> Turn(Port& port, uint32_t index, RoundRobin& rr, bool controlOnly);
+    Ptr<Packet> Turn(Port& port, uint32_t index, RoundRobin& rr, metaroce::PullKind kind);
 
     /// Round-robin over the marked slots of `rr` in [from, end); the packet, or null.
     Ptr<Packet> PullFromSlots(Port& port,
@@ -109,7 +120,7 @@ class MetaRocePortScheduler
                               RoundRobin& rr,
                               std::size_t from,
                               std::size_t end,
-                              bool controlOnly);
+                              metaroce::PullKind kind);
 
     /// The bit word of `slot` of `port` in m_maybe[kind].
     uint64_t& Word(std::size_t kind, uint32_t port, std::size_t slot)
@@ -123,8 +134,9 @@ class MetaRocePortScheduler
     /// [w * ports + p], so that one sender's bits on all ports (usually the same slot) share a
     /// cache line: marking a queue pair after every call into its engine read a separate array
     /// per port and kind, two cache misses per port in large fabrics (doc/benchmarks.md).
-    std::array<std::vector<uint64_t>, 2> m_maybe;
+    std::array<std::vector<uint64_t>, 3> m_maybe;
     bool m_controlFirst{false};
+    bool m_recoveryFirst{false};
 };
 
 } // namespace ns3
