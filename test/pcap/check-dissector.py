@@ -301,9 +301,9 @@ def check_metaroce_host(label, plane_rows, host):
                 check(0 <= ns(r) - num(r, "timestamp") < 100_000,
                       f"{label}: timestamp {r['metaroce.timestamp']} at {ns(r)} ns")
             elif r["metaroce.opcode"] == "4" and r["ip.src"] == host_ip:
-                # The tail marker behind the message's last packet (spec 5.5): a PROBE in the
-                # data class (DSCP 0) and without ACKREQ that takes a PSN of its path and is
-                # acknowledged like data.
+                # Tail markers behind the message's last packet and every other path's newest
+                # one still in flight (spec 5.5): PROBEs in the data class (DSCP 0) and without
+                # ACKREQ that take a PSN of their path and are acknowledged like data.
                 key = (num(r, "conn"), num(r, "path"))
                 psns[key].add(num(r, "psn"))
                 stamps[key].add(num(r, "timestamp"))
@@ -320,7 +320,14 @@ def check_metaroce_host(label, plane_rows, host):
     check(all(ordered) and all(max(a) < min(b) for a, b in zip(ordered, ordered[1:])),
           f"{label}: each plane has its own paths: {ordered}")
     check(acks, f"{label}: no ACK decoded")
-    check(len(markers) == 1, f"{label}: one tail marker, behind the last packet: {len(markers)}")
+    marked = collections.Counter((num(r, "conn"), num(r, "path")) for r in markers)
+    check(markers and max(marked.values()) == 1 and len(marked) <= len(psns),
+          f"{label}: one tail marker at most per path that sent data: {dict(marked)}")
+    for r in markers:
+        key = (num(r, "conn"), num(r, "path"))
+        data = psns[key] - {num(r, "psn")}
+        check(data and num(r, "psn") == max(data) + 1,
+              f"{label}: a tail marker right behind its path's last packet: {brief(r)}")
     final = {}
     for r in acks:
         key = (next(iter(conns)), num(r, "path"))
