@@ -137,6 +137,20 @@ def write_table(out, name, df, table, note):
     print(f"wrote {os.path.join(out, name)}.csv, .md")
 
 
+def variant_runs(a, fabric, attribute_sets, workloads):
+    """The runs of a settings experiment: MetaRoCE on 8 planes of `fabric`, each NIC attribute
+    string of `attribute_sets` x each of `workloads` x a.message_bytes over a.seeds seeds (and,
+    at full scale, a.large_bytes over seed 1), lossless and at a.loss_per_link_end."""
+    def run(workload, size, seed, loss, attributes):
+        return dict(fabric, planes=8, workload=workload, transport="metaroce", loss=loss,
+                    message_bytes=size, seed=seed, stop_time="20ms", nic_attributes=attributes)
+
+    sizes = [(a.message_bytes, a.seeds)] + ([] if a.quick else [(a.large_bytes, 1)])
+    return [run(w, size, seed, loss, attributes) for attributes in attribute_sets
+            for size, seeds in sizes for w in workloads for seed in range(1, seeds + 1)
+            for loss in (0.0, a.loss_per_link_end)]
+
+
 def settings_experiment(doc, name, configs, summary, columns, sweep):
     """The main() of an experiment that compares NIC settings at the announced point: 64 hosts
     (16 with --quick), 2 MiB per rank over --seeds seeds (256 KiB over one with --quick) and,

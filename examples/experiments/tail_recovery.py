@@ -26,14 +26,7 @@ WORKLOADS = ["alltoall", "allreduce-ring"]
 
 
 def configs(a, fabric):
-    def run(workload, size, seed, loss, attributes):
-        return dict(fabric, planes=8, workload=workload, transport="metaroce", loss=loss,
-                    message_bytes=size, seed=seed, stop_time="20ms", nic_attributes=attributes)
-
-    sizes = [(a.message_bytes, a.seeds)] + ([] if a.quick else [(a.large_bytes, 1)])
-    return [run(w, size, seed, loss, attributes) for attributes in VARIANTS.values()
-            for size, seeds in sizes for w in WORKLOADS for seed in range(1, seeds + 1)
-            for loss in (0.0, a.loss_per_link_end)]
+    return common.variant_runs(a, fabric, VARIANTS.values(), WORKLOADS)
 
 
 def summary(df):

@@ -4,6 +4,7 @@
 
 #include "metaroce-connection.h"
 
+#include <gtest/gtest.h>
 #include <memory>
 #include <tuple> // std::tie, for callers unpacking ConnectedEnds()
 #include <utility>
@@ -49,6 +50,31 @@ ConnectedEnds(MetaRoceConfig c)
     std::swap(c.localConnection, c.remoteConnection);
     return {std::move(a), std::make_unique<MetaRoceConnection>(c)};
 }
+
+/// Both ends of a connection configured by `c`, driven by hand on port 0.
+struct HandDrivenPair
+{
+    explicit HandDrivenPair(const MetaRoceConfig& c)
+    {
+        std::tie(a, b) = ConnectedEnds(c);
+    }
+
+    /// Delivers `packets` to b at `arrive`; b's ACKs go back to a at `ackBack`.
+    void Deliver(const std::vector<OutPacket>& packets, TimeNs arrive, TimeNs ackBack)
+    {
+        for (const OutPacket& p : packets)
+        {
+            ASSERT_TRUE(DeliverPacket(*b, p, arrive).accepted);
+        }
+        while (auto ack = b->PullPacket(0, arrive))
+        {
+            ASSERT_TRUE(DeliverPacket(*a, *ack, ackBack).accepted);
+        }
+    }
+
+    std::unique_ptr<MetaRoceConnection> a;
+    std::unique_ptr<MetaRoceConnection> b;
+};
 
 } // namespace metaroce
 

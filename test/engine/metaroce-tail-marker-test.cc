@@ -12,23 +12,30 @@ namespace metaroce
 namespace
 {
 
-/// Two ends with one plane of one path, ACKs at once, driven by hand; one copy of each
-/// retransmission, so that every packet these tests pull is the one they name.
-struct Ends
+/// One plane of one path, ACKs at once; one copy of each retransmission, so that every packet
+/// these tests pull is the one they name.
+MetaRoceConfig
+OnePathConfig(bool tailMarkers, const std::function<void(MetaRoceConfig&)>& tweak)
+{
+    MetaRoceConfig c;
+    c.pathsPerPort = 1;
+    c.mtu = 1024;
+    c.ackEveryPackets = 1;
+    c.tailMarkers = tailMarkers;
+    c.tailRetransmitCopies = 1;
+    if (tweak)
+    {
+        tweak(c);
+    }
+    return c;
+}
+
+/// Two ends of such a connection, driven by hand.
+struct Ends : HandDrivenPair
 {
     explicit Ends(bool tailMarkers = true, const std::function<void(MetaRoceConfig&)>& tweak = {})
+        : HandDrivenPair(OnePathConfig(tailMarkers, tweak))
     {
-        MetaRoceConfig c;
-        c.pathsPerPort = 1;
-        c.mtu = 1024;
-        c.ackEveryPackets = 1;
-        c.tailMarkers = tailMarkers;
-        c.tailRetransmitCopies = 1;
-        if (tweak)
-        {
-            tweak(c);
-        }
-        std::tie(a, b) = ConnectedEnds(c);
     }
 
     /// Every packet `from` has for port 0 at `now`.
@@ -49,22 +56,6 @@ struct Ends
     {
         return *MrParse(p.header.data(), p.header.size(), p.WireSize()).header;
     }
-
-    /// Delivers `packets` to b at `arrive`; b's ACKs go back to a at `ackBack`.
-    void Deliver(const std::vector<OutPacket>& packets, TimeNs arrive, TimeNs ackBack)
-    {
-        for (const OutPacket& p : packets)
-        {
-            ASSERT_TRUE(DeliverPacket(*b, p, arrive).accepted);
-        }
-        while (auto ack = b->PullPacket(0, arrive))
-        {
-            ASSERT_TRUE(DeliverPacket(*a, *ack, ackBack).accepted);
-        }
-    }
-
-    std::unique_ptr<MetaRoceConnection> a;
-    std::unique_ptr<MetaRoceConnection> b;
 };
 
 TEST(TailMarker, FollowsTheLastPacketOnItsPathInTheDataClass)

@@ -19,37 +19,28 @@ Parse(const OutPacket& p)
     return *MrParse(p.header.data(), p.header.size(), p.WireSize()).header;
 }
 
+/// One plane of four paths, ACKs at once, with `tweak` applied.
+MetaRoceConfig
+SprayedConfig(const std::function<void(MetaRoceConfig&)>& tweak)
+{
+    MetaRoceConfig c;
+    c.pathsPerPort = 4;
+    c.mtu = 1024;
+    c.ackEveryPackets = 1;
+    if (tweak)
+    {
+        tweak(c);
+    }
+    return c;
+}
+
 /// Two ends with one plane of four paths, ACKs at once, driven by hand.
-struct Sprayed
+struct Sprayed : HandDrivenPair
 {
     explicit Sprayed(const std::function<void(MetaRoceConfig&)>& tweak = {})
+        : HandDrivenPair(SprayedConfig(tweak))
     {
-        MetaRoceConfig c;
-        c.pathsPerPort = 4;
-        c.mtu = 1024;
-        c.ackEveryPackets = 1;
-        if (tweak)
-        {
-            tweak(c);
-        }
-        std::tie(a, b) = ConnectedEnds(c);
     }
-
-    /// Delivers `packets` to b at `arrive`; b's ACKs go back to a at `ackBack`.
-    void Deliver(const std::vector<OutPacket>& packets, TimeNs arrive, TimeNs ackBack)
-    {
-        for (const OutPacket& p : packets)
-        {
-            ASSERT_TRUE(DeliverPacket(*b, p, arrive).accepted);
-        }
-        while (auto ack = b->PullPacket(0, arrive))
-        {
-            ASSERT_TRUE(DeliverPacket(*a, *ack, ackBack).accepted);
-        }
-    }
-
-    std::unique_ptr<MetaRoceConnection> a;
-    std::unique_ptr<MetaRoceConnection> b;
 };
 
 /// Per path: the highest PSN of a DATA packet in `packets`, and how many there were.

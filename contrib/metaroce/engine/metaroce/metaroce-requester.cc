@@ -422,41 +422,38 @@ MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
 // What the driver asks (spec 2.3)
 
 bool
+MetaRoceRequester::MaySendOn(uint16_t port) const
+{
+    return port < m_config.ports && m_portUp[port] && !Failed();
+}
+
+bool
+MetaRoceRequester::TailDueOn(uint16_t port) const
+{
+    const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath();
+    return (tailProbe && m_paths[*tailProbe].port == port) ||
+           std::any_of(m_markersDue.begin(), m_markersDue.end(), [&](uint16_t id) {
+               return m_paths[id].port == port;
+           });
+}
+
+bool
 MetaRoceRequester::HasRecoveryWork(uint16_t port) const
 {
-    if (port >= m_config.ports || !m_portUp[port] || Failed())
-    {
-        return false;
-    }
-    const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath();
-    if (m_queue.UrgentRetransmissionFirst() || (tailProbe && m_paths[*tailProbe].port == port))
-    {
-        return true;
-    }
-    return std::any_of(m_markersDue.begin(), m_markersDue.end(), [&](uint16_t id) {
-        return m_paths[id].port == port;
-    });
+    return MaySendOn(port) && (m_queue.UrgentRetransmissionFirst() || TailDueOn(port));
 }
 
 bool
 MetaRoceRequester::HasWork(uint16_t port) const
 {
-    if (port >= m_config.ports || !m_portUp[port] || Failed())
+    if (!MaySendOn(port))
     {
         return false;
     }
     // Cheapest first: the NIC asks on every pull of every port.
-    const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath();
-    if (m_queue.HasQueued() || (tailProbe && m_paths[*tailProbe].port == port))
+    if (m_queue.HasQueued() || TailDueOn(port))
     {
         return true;
-    }
-    for (uint16_t id : m_markersDue)
-    {
-        if (m_paths[id].port == port)
-        {
-            return true;
-        }
     }
     if (m_downPaths == 0)
     {

@@ -172,6 +172,10 @@ class MetaRoceRequester
     void NoteSentData(const Path& path, uint32_t transmissions, bool moreInMessage);
     /// A tail marker is due on `path` (once: a path owes at most one).
     void OweMarker(uint16_t path);
+    /// True when `port` exists and is up and the connection has not failed.
+    bool MaySendOn(uint16_t port) const;
+    /// True when a tail marker or the tail-loss probe is due on `port`.
+    bool TailDueOn(uint16_t port) const;
     /// Transmissions of a packet that a tail marker follows: enough for the losses of a lossy
     /// fabric (at 20% per path, 2 of them kept a 64-host all-to-all at a third of what 4 do),
     /// few enough that a SEND its receiver keeps refusing soon backs off (5.5, 11).
