@@ -39,7 +39,8 @@ def main():
                           transport=a.transports.split(","), loss=losses),
                   processes=a.processes)
     base = df[df["loss"] == 0].set_index("transport")["collective_busbw_GBps"]
-    df["kept_percent"] = [100 * r.collective_busbw_GBps / base[r.transport]
+    # The ratio first: x / x is exactly 1, where 100 * x / x may round below 100.
+    df["kept_percent"] = [100 * (r.collective_busbw_GBps / base[r.transport])
                           if r.transport in base.index else float("nan")
                           for r in df.itertuples()]
     table = df.pivot_table(index="loss", columns="transport", values="kept_percent", sort=False)

@@ -44,7 +44,7 @@ def main():
     # The lossless bus bandwidth of each (workload, transport), as the C++ table's "kept".
     lossless = df[df["loss"] == 0].set_index(["workload", "transport"])["collective_busbw_GBps"]
     df["kept_percent"] = [
-        100 * row.collective_busbw_GBps / lossless[(row.workload, row.transport)]
+        100 * (row.collective_busbw_GBps / lossless[(row.workload, row.transport)])
         if (row.workload, row.transport) in lossless.index else float("nan")
         for row in df.itertuples()]
     columns = ["workload", "transport", "loss", "duration_us", "collective_algbw_GBps",
