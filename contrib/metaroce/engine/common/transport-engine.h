@@ -105,9 +105,10 @@ class TransportEngine
     /// control packets before any engine's data asks of each engine.
     virtual bool HasControlWork(uint16_t port) const = 0;
 
-    /// True when the engine has recovery to send on `port`: a retransmission or a packet that
-    /// finds a lost tail (a tail marker, a tail-loss probe). What a driver that serves recovery
-    /// before other engines' new data asks of each engine; PullPacket() returns it first too.
+    /// True when the engine may have recovery to send on `port`: the retransmission of a packet
+    /// proven lost, or a packet that finds a lost tail (a tail marker, a tail-loss probe); a
+    /// hint, as HasWork is. What a driver that serves recovery before other engines' new data
+    /// asks of each engine; PullPacket() returns it first too.
     virtual bool HasRecoveryWork(uint16_t port) const = 0;
 
     /// The next control packet for `port`, else the next recovery packet (as HasRecoveryWork),

@@ -101,7 +101,8 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now, bool recoveryOnly)
         for (uint16_t id : m_pathsByPort[port])
         {
             Path& path = m_paths[id];
-            if (path.health == PathHealth::Down && path.probeDue <= now)
+            // A Down path's probe is no recovery of data (HasRecoveryWork): it takes its turn.
+            if (!recoveryOnly && path.health == PathHealth::Down && path.probeDue <= now)
             {
                 return SendProbe(path, now);
             }
@@ -184,7 +185,11 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
         return std::nullopt; // delivered since the probe became due
     }
     m_tailProbe.OnProbeSent(now);
-    m_queue.QueueExtraCopies(p.message, p.index, m_queue.RetransmitCopies() - 1);
+    // A probe finds a tail, which is what tail copies are for, whatever credit holds back.
+    m_queue.QueueExtraCopies(
+        p.message,
+        p.index,
+        std::max(m_config.retransmitCopies, m_config.tailRetransmitCopies) - 1);
     ++m_counters.tailProbes;
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;

@@ -84,15 +84,17 @@ class MetaRoceRequester
     void OnTimeout(TimeNs now);
     void OnPortState(uint16_t port, bool up, TimeNs now);
 
-    /// Next data or probe packet for `port`, if one may go now; with `recoveryOnly` only a
-    /// tail marker, a probe or a retransmission (HasRecoveryWork), never new data.
+    /// Next data or probe packet for `port`, if one may go now; with `recoveryOnly` only what
+    /// HasRecoveryWork announces (a tail marker, the tail-loss probe, the retransmission of a
+    /// proven loss at the front of the queue), never new data nor a Down path's probe.
     std::optional<OutPacket> Pull(uint16_t port, TimeNs now, bool recoveryOnly = false);
 
     bool HasWork(uint16_t port) const;
 
-    /// True when a tail marker or tail-loss probe is due on `port`, or a lost packet is queued
-    /// for retransmission (which goes on whichever port pulls first): Pull() returns these
-    /// before new data.
+    /// True when a tail marker or the tail-loss probe is due on `port`, or the retransmission
+    /// first in the queue is of a proven loss (rule 1, a timeout or a take-down; it goes on
+    /// whichever port pulls first): Pull() returns these before new data. A hint: windows and
+    /// pacing are not checked, and the front may have been delivered since.
     bool HasRecoveryWork(uint16_t port) const;
 
     /// The earliest deadline (spec 2.3, NextTimeout contract), from the per-path trees.
@@ -269,7 +271,7 @@ class MetaRoceRequester
     TimeNs LossCheckAt(const Path& path, TimeNs ruleWindow) const;
     void RunLossDetection(Path& path, TimeNs now);
     /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down;
-    /// `proven`: by rule 1 or a timeout, not by the time rule, so that its retransmission is
+    /// `proven`: by rule 1, a timeout or a take-down, not by the time rule, so that its retransmission is
     /// recovery a NIC may send ahead of other queue pairs' data (HasRecoveryWork).
     void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule, bool proven);
     /// Marks everything in flight on `path` lost and releases the front.

@@ -153,7 +153,9 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent)
         Fail(CompletionStatus::RetryExceeded, message, now);
         return false;
     }
-    const uint32_t copies = RetransmitCopies();
+    // Copies of a packet's first retransmission only: a lost copy or a lost retransmission goes
+    // again once, so copies never multiply when every one of them is lost (a dead route).
+    const uint32_t copies = m->transmissions[index] <= 1 ? RetransmitCopies() : 1;
     for (uint32_t copy = 0; copy < copies; ++copy)
     {
         m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent});

@@ -95,14 +95,15 @@ class SendQueue
     void Acknowledge(uint64_t message, uint32_t index, TimeNs now);
 
     /**
-     * Packet `index` of `message` was declared lost (`urgent`: proven lost): queues it again
-     * and returns true, or returns false when it needs no retransmission (delivered, or its
-     * message finished) or has used up its retransmissions (then the queue fails, spec 5.6).
+     * Packet `index` of `message` was declared lost (`urgent`: proven lost): queues it again,
+     * in RetransmitCopies() copies if it had been sent once, else once, and returns true; or
+     * returns false when it needs no retransmission (delivered, or its message finished) or has
+     * used up its retransmissions (then the queue fails, spec 5.6).
      */
     bool Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent);
 
-    /// Copies to send of a retransmission now: the configured copies, at least the tail copies
-    /// once no new data is left to send (spec 5.4).
+    /// Copies to send of a first retransmission now: the configured copies, at least the tail
+    /// copies once no new data is left to send (spec 5.4).
     uint32_t RetransmitCopies();
 
     /// Queues `copies` extra copies of a packet sent again outside the queue (a tail-loss

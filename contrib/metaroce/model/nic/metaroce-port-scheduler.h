@@ -14,6 +14,11 @@
  * runs before the data round-robin: control leaves as soon as the port is free, as from a NIC
  * whose responder builds acknowledgements apart from the send queues' scheduling. Without it a
  * queue pair's ACK waits for that queue pair's turn, behind the data of every other one.
+ *
+ * With recovery first (the NIC's RecoveryFirst), a third round-robin, over the queue pairs that
+ * may have recovery (a tail marker, a tail-loss probe, the retransmission of a proven loss),
+ * runs after control and before the data round-robin, and pulls recovery only (spec 2.3, A42).
+ * A pull in a PFC pause (control only) skips it: recovery is data.
  */
 #ifndef METAROCE_PORT_SCHEDULER_H
 #define METAROCE_PORT_SCHEDULER_H
@@ -48,8 +53,9 @@ class MetaRocePortScheduler
         virtual bool HasWork(uint32_t port) const = 0;
         /// True only when the sender has an ACK, NAK or CNP ready for `port` now.
         virtual bool HasControlWork(uint32_t port) const = 0;
-        /// True only when the sender has recovery ready for `port` now (a retransmission, a
-        /// tail marker or probe), which its Pull() returns before new data.
+        /// False only when the sender certainly has no recovery for `port` now (a
+        /// retransmission of a proven loss, a tail marker or probe), which its Pull() returns
+        /// before new data.
         virtual bool HasRecoveryWork(uint32_t port) const = 0;
         /**
          * The sender's next packet for `port`, framed, or null (only ACK/NAK/CNP with
@@ -85,7 +91,7 @@ class MetaRocePortScheduler
     bool GetControlFirst() const;
 
     /// Pulls every sender's recovery before any sender's new data (after control, with control
-    /// first); off by default.
+    /// first; before other senders' control without); off here, on by the NIC's default.
     void SetRecoveryFirst(bool on);
     bool GetRecoveryFirst() const;
 
@@ -111,7 +117,8 @@ class MetaRocePortScheduler
         RoundRobin recovery{0, kRecovery}; ///< recovery (with recovery first only)
     };
 
-    /// One turn of `rr` (the port's `any` or `control`) from its cursor; the packet, or null.
+    /// One turn of `rr` (the port's `any`, `control` or `recovery`) from its cursor, pulling
+    /// `kind`; the packet, or null.
     Ptr<Packet> Turn(Port& port, uint32_t index, RoundRobin& rr, metaroce::PullKind kind);
 
     /// Round-robin over the marked slots of `rr` in [from, end); the packet, or null.
