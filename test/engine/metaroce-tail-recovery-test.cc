@@ -1,6 +1,7 @@
 // Recovery at a connection's tail (doc/spec.md 5.4, 5.5): a marker behind the newest packet of
 // every path once nothing is left to send, and retransmissions in copies from then on.
 #include "metaroce-hand-driven.h"
+#include "send-queue.h"
 #include "metaroce-wire.h"
 
 #include <algorithm>
@@ -222,6 +223,72 @@ TEST(TailRecovery, ALossJudgedByTheTimeRuleWaitsItsTurn)
     ASSERT_TRUE(retx);
     EXPECT_EQ(Parse(*retx).offset, 0u);
     EXPECT_TRUE(Parse(*retx).flags & kMrFlagRetx);
+}
+
+/// Transmits everything `queue` has to send now, as the requester would; returns how many.
+int
+SendAll(SendQueue& queue)
+{
+    int sent = 0;
+    while (auto next = queue.Next())
+    {
+        queue.Take(*next);
+        ++sent;
+    }
+    return sent;
+}
+
+TEST(TailRecovery, OnlyAFirstRetransmissionGoesInCopies)
+{
+    MetaRoceConfig c;
+    Counters counters;
+    std::vector<Completion> completions;
+    SendQueue queue(c, counters, completions);
+    queue.Post(WorkRequest{1, Opcode::Write, 0, 4096}, 0);
+    ASSERT_EQ(SendAll(queue), 1);
+    ASSERT_TRUE(queue.Requeue(0, 0, 10, true));
+    EXPECT_TRUE(queue.UrgentRetransmissionFirst());
+    EXPECT_EQ(SendAll(queue), 2) << "the tail's first retransmission, twice";
+    // Both copies lost (a dead route): each goes again once, so the copies do not multiply.
+    ASSERT_TRUE(queue.Requeue(0, 0, 20, true));
+    ASSERT_TRUE(queue.Requeue(0, 0, 20, true));
+    EXPECT_EQ(SendAll(queue), 2);
+    ASSERT_TRUE(queue.Requeue(0, 0, 30, false));
+    EXPECT_FALSE(queue.UrgentRetransmissionFirst()) << "judged by the time rule: not urgent";
+    EXPECT_EQ(SendAll(queue), 1);
+    queue.Acknowledge(0, 0, 40);
+    EXPECT_FALSE(queue.Requeue(0, 0, 50, true)) << "delivered: nothing to send again";
+    EXPECT_EQ(completions.size(), 1u);
+}
+
+TEST(TailRecovery, RuleOneProvesALossTheTimeRuleOnlyJudges)
+{
+    // Path PSNs 0-2 in flight, 3 acknowledged: 0-2 lost by rule 1 (proven). With a later
+    // transmission acknowledged on another path and the window passed, 4 is lost by the time
+    // rule (judged).
+    Ring<SentPacket> out;
+    for (uint64_t psn = 0; psn < 5; ++psn)
+    {
+        SentPacket p;
+        p.psn = psn;
+        p.txSeq = psn;
+        p.sentAt = 100 * psn;
+        p.bytes = 1000;
+        p.state = psn == 3 ? SentPacket::State::Acked : SentPacket::State::InFlight;
+        out.push_back(p);
+    }
+    RackState rack;
+    SentPacket later;
+    later.txSeq = 9;
+    later.sentAt = 900;
+    rack.OnAcked(later, 1'900);
+    const LossVerdict v = DetectLosses(out, 0, TimeRule{rack, 1'000}, 1'000'000);
+    ASSERT_EQ(v.lost.size(), 4u);
+    ASSERT_EQ(v.proven.size(), v.lost.size());
+    for (std::size_t k = 0; k < v.lost.size(); ++k)
+    {
+        EXPECT_EQ(v.proven[k], v.lost[k] < 3) << "index " << v.lost[k];
+    }
 }
 
 } // namespace

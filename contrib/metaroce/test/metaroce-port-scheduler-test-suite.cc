@@ -2,7 +2,8 @@
  * metaroce-port-scheduler: the NIC's port scheduler pulls exactly what a round-robin scan of
  * every sender would (model/nic/metaroce-port-scheduler.h), with more than 64 senders on a port
  * (several bit words), ports of different sizes, a port added after senders (the bits laid out
- * again), and control first and recovery first each on and off.
+ * again), control first and recovery first each on and off, pulls of control only (a PFC
+ * pause), and senders that say they may have work but are held back (a full window).
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -27,6 +28,7 @@ class FakeSender : public MetaRocePortScheduler::Sender
         , control(ports, 0)
         , recovery(ports, 0)
         , data(ports, 0)
+        , held(ports, false)
     {
     }
 
@@ -58,6 +60,10 @@ class FakeSender : public MetaRocePortScheduler::Sender
             --control[port];
             return Create<Packet>(3 * m_id + 1);
         }
+        if (held[port])
+        {
+            return nullptr; // a window holds its data and recovery back
+        }
         if (kind != metaroce::PullKind::Control && recovery[port] > 0)
         {
             --recovery[port];
@@ -75,6 +81,7 @@ class FakeSender : public MetaRocePortScheduler::Sender
     std::vector<uint32_t> control;
     std::vector<uint32_t> recovery;
     std::vector<uint32_t> data;
+    std::vector<bool> held; ///< per port: nothing but control leaves, though work waits
 };
 
 /// The definition: per port and kind a cursor, and a scan of every sender from it.
@@ -92,8 +99,12 @@ class Reference
         m_senders[port].push_back(sender);
     }
 
-    uint32_t Pull(uint32_t port, bool controlFirst, bool recoveryFirst)
+    uint32_t Pull(uint32_t port, bool controlFirst, bool recoveryFirst, bool controlOnly)
     {
+        if (controlOnly)
+        {
+            return Turn(port, controlFirst ? 1 : 0, metaroce::PullKind::Control);
+        }
         if (controlFirst)
         {
             if (const uint32_t size = Turn(port, 1, metaroce::PullKind::Control))
@@ -124,6 +135,10 @@ class Reference
             if (has)
             {
                 Ptr<Packet> p = senders[i]->Pull(port, pull);
+                if (p == nullptr)
+                {
+                    continue; // held back: the turn goes on, the cursor stays
+                }
                 m_cursor[port][kind] = (i + 1) % senders.size();
                 return p->GetSize();
             }
@@ -200,7 +215,7 @@ class RoundRobinTestCase : public TestCase
                 Ptr<Packet> p = scheduler.Pull(port, false);
                 const uint32_t got = p == nullptr ? 0 : p->GetSize();
                 NS_TEST_ASSERT_MSG_EQ(got,
-                                      reference.Pull(port, controlFirst, recoveryFirst),
+                                      reference.Pull(port, controlFirst, recoveryFirst, false),
                                       "drain " << port);
                 if (got == 0)
                 {
@@ -229,10 +244,19 @@ class RoundRobinTestCase : public TestCase
                 pick(*theirs[id])[port] += 1;
                 scheduler.MarkMaybeWork(slots[id]);
             }
+            // Now and then a sender's window closes or opens again (a call into its engine).
+            if (next() % 8 == 0)
+            {
+                const uint32_t id = next() % mine.size();
+                const uint32_t port = slots[id][0].first;
+                mine[id]->held[port] = theirs[id]->held[port] = !mine[id]->held[port];
+                scheduler.MarkMaybeWork(slots[id]);
+            }
             const uint32_t port = next() % kPorts;
-            Ptr<Packet> p = scheduler.Pull(port, false);
+            const bool paused = next() % 5 == 0; // PFC: control only
+            Ptr<Packet> p = scheduler.Pull(port, paused);
             const uint32_t got = p == nullptr ? 0 : p->GetSize();
-            const uint32_t want = reference.Pull(port, controlFirst, recoveryFirst);
+            const uint32_t want = reference.Pull(port, controlFirst, recoveryFirst, paused);
             NS_TEST_ASSERT_MSG_EQ(got,
                                   want,
                                   "round " << round << " port " << port << " control first "
