@@ -1,8 +1,8 @@
 // Recovery at a connection's tail (doc/spec.md 5.4, 5.5): a marker behind the newest packet of
 // every path once nothing is left to send, and retransmissions in copies from then on.
 #include "metaroce-hand-driven.h"
-#include "send-queue.h"
 #include "metaroce-wire.h"
+#include "send-queue.h"
 
 #include <algorithm>
 #include <functional>

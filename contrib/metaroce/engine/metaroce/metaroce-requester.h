@@ -271,8 +271,9 @@ class MetaRoceRequester
     TimeNs LossCheckAt(const Path& path, TimeNs ruleWindow) const;
     void RunLossDetection(Path& path, TimeNs now);
     /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down;
-    /// `proven`: by rule 1, a timeout or a take-down, not by the time rule, so that its retransmission is
-    /// recovery a NIC may send ahead of other queue pairs' data (HasRecoveryWork).
+    /// `proven`: by rule 1, a timeout or a take-down, not by the time rule, so that its
+    /// retransmission is recovery a NIC may send ahead of other queue pairs' data
+    /// (HasRecoveryWork).
     void MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule, bool proven);
     /// Marks everything in flight on `path` lost and releases the front.
     void LoseInFlight(Path& path, TimeNs now);
