@@ -186,10 +186,7 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
     }
     m_tailProbe.OnProbeSent(now);
     // A probe finds a tail, which is what tail copies are for, whatever credit holds back.
-    m_queue.QueueExtraCopies(p.message,
-                             p.index,
-                             std::max(m_config.retransmitCopies, m_config.tailRetransmitCopies) -
-                                 1);
+    m_queue.QueueExtraCopies(p.message, p.index, m_queue.TailCopies() - 1);
     ++m_counters.tailProbes;
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;

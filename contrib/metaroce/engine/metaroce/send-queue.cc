@@ -57,25 +57,36 @@ SendQueue::Next()
         }
         m_retransmit.pop_front(); // delivered meanwhile (a late original was acknowledged)
     }
+    const Message* m = FirstUnsent();
+    if (m == nullptr)
+    {
+        return std::nullopt;
+    }
+    // A new message may start only inside the responder's message window (spec 6.3); the
+    // posting order is kept, so a stream at its limit holds back later messages.
+    const uint32_t oldest = m_messages.at(m_streams[m->wr.stream].order.front()).msn;
+    if (m->nextPacket == 0 && m->msn - oldest >= m_config.maxMessagesInFlight)
+    {
+        return std::nullopt;
+    }
+    return QueuedPacket{m_unsent.front(), m->nextPacket};
+}
+
+const SendQueue::Message*
+SendQueue::FirstUnsent()
+{
+    // Fully sent messages leave the unsent FIFO lazily: drop them first.
     while (!m_unsent.empty())
     {
         auto it = m_messages.find(m_unsent.front());
         if (it != m_messages.end() && !it->second.finished &&
             it->second.nextPacket < it->second.packets)
         {
-            // A new message may start only inside the responder's message window (spec 6.3);
-            // the posting order is kept, so a stream at its limit holds back later messages.
-            const Message& m = it->second;
-            const uint32_t oldest = m_messages.at(m_streams[m.wr.stream].order.front()).msn;
-            if (m.nextPacket == 0 && m.msn - oldest >= m_config.maxMessagesInFlight)
-            {
-                return std::nullopt;
-            }
-            return QueuedPacket{m_unsent.front(), m.nextPacket};
+            return &it->second;
         }
         m_unsent.pop_front();
     }
-    return std::nullopt;
+    return nullptr;
 }
 
 bool
@@ -166,17 +177,12 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent)
 uint32_t
 SendQueue::RetransmitCopies()
 {
-    // Fully sent messages leave the unsent FIFO lazily (Next()): drop them first.
-    while (!m_unsent.empty())
-    {
-        auto it = m_messages.find(m_unsent.front());
-        if (it != m_messages.end() && !it->second.finished &&
-            it->second.nextPacket < it->second.packets)
-        {
-            return m_config.retransmitCopies;
-        }
-        m_unsent.pop_front();
-    }
+    return FirstUnsent() != nullptr ? m_config.retransmitCopies : TailCopies();
+}
+
+uint32_t
+SendQueue::TailCopies() const
+{
     return std::max(m_config.retransmitCopies, m_config.tailRetransmitCopies);
 }
 

@@ -106,6 +106,9 @@ class SendQueue
     /// copies once no new data is left to send (spec 5.4).
     uint32_t RetransmitCopies();
 
+    /// Copies to send of a retransmission at the tail (spec 5.4): a tail-loss probe's always.
+    uint32_t TailCopies() const;
+
     /// Queues `copies` extra copies of a packet sent again outside the queue (a tail-loss
     /// probe), which go before other retransmissions, urgent (its timer is evidence enough), and
     /// the windows do not hold back.
@@ -147,6 +150,8 @@ class SendQueue
     }
 
   private:
+    /// The oldest message with a packet never sent, dropping fully sent ones; or nullptr.
+    const Message* FirstUnsent();
     /// The queue's message still waiting for packet `index`, or nullptr.
     const Message* Undelivered(uint64_t message, uint32_t index) const;
     Message* Undelivered(uint64_t message, uint32_t index);
