@@ -87,6 +87,7 @@ const std::pair<const char*, uint8_t> kFlagNames[] = {
     {"RETX", kMrFlagRetx},
     {"ACKREQ", kMrFlagAckReq},
     {"ECE", kMrFlagEce},
+    {"NOSACK", kMrFlagNoSack},
 };
 
 std::string

@@ -180,6 +180,32 @@ TEST(MetaRoceConnection, AckIsCoalescedUnlessThereIsAGapOrAMark)
     EXPECT_EQ(marked.cumulativePsn, 4u);
 }
 
+TEST(MetaRoceConnection, AnAckLeavesItsSackOutOnlyWhenItIsEmpty)
+{
+    for (const bool compact : {true, false})
+    {
+        Manual m(1, 1, [compact](MetaRoceConfig& c) { c.compactAcks = compact; });
+        m.a->PostSend(Write(1, 8 * 1024), 0);
+        auto data = Manual::PullAll(*m.a, 0, 0);
+        Manual::Deliver(*m.b, data[0], 10);
+        Manual::Deliver(*m.b, data[2], 11); // PSN 1 missing: a SACK bit to carry
+        const OutPacket gap = *m.b->PullPacket(0, 11);
+        EXPECT_EQ(gap.header.size(), kMrAckHeaderSize) << compact;
+        EXPECT_TRUE(Manual::Parse(gap).sack[0]);
+        Manual::Deliver(*m.b, data[1], 12, true); // fills the gap, CE: immediate, SACK empty
+        const OutPacket filled = *m.b->PullPacket(0, 12);
+        const MrHeader ack = Manual::Parse(filled);
+        EXPECT_EQ(filled.header.size(), compact ? kMrAckNoSackSize : kMrAckHeaderSize);
+        EXPECT_EQ((ack.flags & kMrFlagNoSack) != 0, compact);
+        EXPECT_EQ(ack.cumulativePsn, 3u);
+        EXPECT_TRUE(ack.sack.none());
+        EXPECT_EQ(ack.ceCount, 1);
+        // The sender reads both forms alike.
+        EXPECT_TRUE(Manual::Deliver(*m.a, gap, 20).accepted);
+        EXPECT_TRUE(Manual::Deliver(*m.a, filled, 21).accepted);
+    }
+}
+
 TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshPsn)
 {
     Manual m;

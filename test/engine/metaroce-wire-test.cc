@@ -248,6 +248,61 @@ TEST(MetaRoceWire, MalformedAckRepeatsAreRefused)
     EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "12 bytes";
 }
 
+TEST(MetaRoceWire, AnEmptySackMayBeLeftOut)
+{
+    MrHeader h = AckWithRepeats();
+    h.flags = kMrFlagNoSack | kMrFlagEce;
+    h.creditBytes = 0x01020304;
+    EXPECT_EQ(h.Size(), kMrAckNoSackSize + 2 * kMrAckRepeatSize);
+    const auto b = Bytes(h);
+    // Spec 3.4: without the SACK the repeats follow the admission credit, at offset 32.
+    const std::vector<uint8_t> credit = {0x01, 0x02, 0x03, 0x04, 0x00, 0x07, 0x80, 0x01};
+    EXPECT_EQ(std::vector<uint8_t>(b.begin() + 28, b.begin() + 36), credit);
+    const MrParseResult r = MrParse(b.data(), b.size(), b.size());
+    ASSERT_TRUE(r.header);
+    EXPECT_EQ(r.header->flags, kMrFlagNoSack | kMrFlagEce);
+    EXPECT_TRUE(r.header->sack.none());
+    EXPECT_EQ(r.header->creditBytes, 0x01020304u);
+    ASSERT_EQ(r.header->repeatCount, 2);
+    EXPECT_EQ(r.header->repeats[1].cumulativePsn, 42u);
+    EXPECT_EQ(r.header->Size(), b.size());
+
+    // The same ACK with its (empty) SACK on the wire reads the same, 32 bytes longer.
+    MrHeader full = h;
+    full.flags = kMrFlagEce;
+    const auto fb = Bytes(full);
+    ASSERT_EQ(fb.size(), b.size() + 32);
+    const MrParseResult fr = MrParse(fb.data(), fb.size(), fb.size());
+    ASSERT_TRUE(fr.header);
+    EXPECT_EQ(fr.header->repeatCount, 2);
+    EXPECT_EQ(fr.header->repeats[0].pathId, 7);
+}
+
+TEST(MetaRoceWire, MalformedCompactAcksAreRefused)
+{
+    MrHeader h;
+    h.opcode = MrOpcode::Ack;
+    h.flags = kMrFlagNoSack;
+    auto b = Bytes(h);
+    ASSERT_EQ(b.size(), kMrAckNoSackSize);
+    ASSERT_TRUE(MrParse(b.data(), b.size(), b.size()).header);
+    EXPECT_EQ(MrParse(b.data(), b.size() - 1, b.size()).reason, DropReason::Truncated);
+    EXPECT_EQ(MrParse(b.data(), b.size() - 1, b.size() - 1).reason, DropReason::Truncated);
+    b.resize(kMrAckNoSackSize + 4);
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "4 bytes";
+    b.resize(kMrAckNoSackSize + (kMrMaxAckRepeats + 1) * kMrAckRepeatSize);
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "five";
+    // A full-size ACK without NOSACK must hold its SACK: 32 bytes are truncated.
+    b.resize(kMrAckNoSackSize);
+    b[1] = 0;
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::Truncated);
+    // NOSACK is an ACK flag only.
+    std::vector<uint8_t> probe(kMrProbeHeaderSize);
+    probe[0] = static_cast<uint8_t>(kMetaRoceVersion << 4 | static_cast<uint8_t>(MrOpcode::Probe));
+    probe[1] = kMrFlagNoSack;
+    EXPECT_EQ(MrParse(probe.data(), probe.size(), probe.size()).reason, DropReason::BadField);
+}
+
 TEST(MetaRoceWire, PsnUnwrapPicksTheNearestValue)
 {
     EXPECT_EQ(MrUnwrapPsn(5, 0), 5u);

@@ -32,7 +32,7 @@ MALFORMED_GROUP = str(0x07000000)  # expert.group.MALFORMED as tshark prints it
 UNDECODED_GROUP = str(0x05000000)  # where a Lua error in the dissector lands
 ERROR_SEVERITY = str(0x00800000)
 FIELDS = ["version", "opcode", "flags", "flags.first", "flags.last", "flags.retx",
-          "flags.ackreq", "flags.ece", "flags.reserved", "path", "conn", "psn", "ack_floor",
+          "flags.ackreq", "flags.ece", "flags.nosack", "flags.reserved", "path", "conn", "psn", "ack_floor",
           "cum_psn", "rate_hint", "stream", "data.reserved", "msn", "msg_len", "offset",
           "payload_len", "recv_index", "timestamp", "remote_addr", "rkey", "write.reserved",
           "echo_ts", "ce_count", "new_count", "credit", "sack", "sack.count", "sack.psns",
@@ -136,6 +136,8 @@ def ack(flags=0, cum=4294967290, bits=(0, 8, 9, 10, 255), ce=0, credit=0, extra=
     sack = bytearray(32)
     for i in bits:
         sack[i // 8] |= 1 << (i % 8)  # spec 3.4: byte 32 + i/8, bit i%8 from the LSB
+    if flags & 0x20:
+        sack = b""  # NOSACK: the (empty) SACK is left out, repeats follow the credit
     # spec 3.4: each repeat is path, 16 SACK bits, cumulative PSN, after the SACK
     tail = b"".join(struct.pack(">HHI", path, bits16, rcum) for path, bits16, rcum in repeats)
     return (common(3, flags, 6, 77, cum, 25000) +
@@ -201,6 +203,13 @@ CASES = [
     ("NAK syndrome 3", nak(syndrome=3), {"syndrome": 3}, {"bad_syndrome"}),
     ("LAST without ACKREQ", data(2, 0x02, offset=4096), {}, {"sender_rule"}),
     ("ECE without CE", ack(flags=0x10), {}, {"sender_rule"}),
+    ("ACK without SACK", ack(flags=0x20, credit=9000, repeats=[(7, 0x8001, 42)]),
+     {"flags.nosack": 1, "cum_psn": 4294967290, "credit": 9000, "repeat.path": 7,
+      "repeat.sack": 0x8001, "repeat.cum_psn": 42}, set()),
+    ("ACK without SACK cut", ack(flags=0x20)[:28], {}, {"truncated"}),
+    ("ACK without SACK too long", ack(flags=0x20, extra=12), {}, {"bad_length"}),
+    ("PROBE with NOSACK", probe(flags=0x28), {}, {"bad_flags"}),
+    ("ACK flag 0x40", ack(flags=0x40), {}, {"bad_flags"}),
     ("tail marker: PROBE without ACKREQ", probe(flags=0), {"flags.ackreq": 0}, set()),
 ]
 SACK_PSNS = "4294967291,3-5,250"  # cum 2^32-6: bits 0, 8-10, 255 -> cum+1, cum+9..11, cum+256
@@ -336,8 +345,12 @@ def check_metaroce_host(label, plane_rows, host):
         check(num(r, "echo_ts") in stamps[key],
               f"{label}: ACK echoes an unsent timestamp: {brief(r)}")
         sacked = sack_set(r["metaroce.sack.psns"])
+        # Spec 3.4: an ACK leaves its SACK out exactly when it is empty (CompactAcks, default).
+        nosack = num(r, "flags.nosack") == 1
+        check(not r["metaroce.sack"] if nosack else num(r, "sack.count") > 0,
+              f"{label}: an empty SACK on the wire, or a SACK left out: {brief(r)}")
         check(num(r, "ce_count") == 0 and num(r, "credit") == 0 and
-              0 <= num(r, "new_count") <= 256 and num(r, "sack.count") == len(sacked) and
+              0 <= num(r, "new_count") <= 256 and (nosack or num(r, "sack.count") == len(sacked)) and
               num(r, "flags.ece") == 0 and 0 <= num(r, "rate_hint") <= 100_000 * PLANES,
               f"{label}: ACK fields {brief(r)}")
         check(num(r, "cum_psn") <= max(psns[key]) + 1 and sacked <= psns[key],

@@ -272,16 +272,26 @@ class FidelityFullScaleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(steady.complete, true, "the ring all-reduce finishes");
         NS_TEST_EXPECT_MSG_EQ(steady.retransmitted, 0, "retransmissions, lossless 32 MiB ring");
 
-        // Published (section 13): 79.5% over seeds 1-5 (seed 1: 33.0 against 41.2 us); 69.7%
-        // before recovery at the tail, 43% when issue 16 was filed.
+        // Published (sections 13, 14): 79.3% over seeds 1-8, 78.1% over seeds 1-3 (a seed
+        // alone spreads 74-81%, so three are judged together); 69.7% before recovery at the
+        // tail, 43% when issue 16 was filed.
         a2a.nicAttributes = "";
-        const MetaRoceExperimentResults clean = MetaRoceExperiment(a2a).Run();
-        a2a.loss = 0.0025;
-        const MetaRoceExperimentResults lossy = MetaRoceExperiment(a2a).Run();
-        NS_TEST_ASSERT_MSG_EQ(clean.complete && lossy.complete, true, "the all-to-alls finish");
-        NS_TEST_EXPECT_MSG_GT_OR_EQ(clean.durationUs / lossy.durationUs,
+        double cleanUs = 0;
+        double lossyUs = 0;
+        for (uint32_t seed = 1; seed <= 3; ++seed)
+        {
+            a2a.seed = seed;
+            a2a.loss = 0;
+            const MetaRoceExperimentResults clean = MetaRoceExperiment(a2a).Run();
+            a2a.loss = 0.0025;
+            const MetaRoceExperimentResults lossy = MetaRoceExperiment(a2a).Run();
+            NS_TEST_ASSERT_MSG_EQ(clean.complete && lossy.complete, true, "the all-to-alls finish");
+            cleanUs += clean.durationUs;
+            lossyUs += lossy.durationUs;
+        }
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(cleanUs / lossyUs,
                                     0.75,
-                                    "2 MiB all-to-all kept at 1% loss per path");
+                                    "2 MiB all-to-all kept at 1% loss per path, seeds 1-3");
 
         // Published (section 6): ring 97.9% and 75.6%, all-to-all 95.6% and 81.7% at 1% and
         // 10% per path (0.25% and 2.6% per link end).

@@ -131,6 +131,8 @@ ReceiverFields()
         METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "6.4",
                        "Latest ACKs of the connection's other paths that every ACK repeats "
                        "(8 bytes each): a lost ACK then costs nothing while a later one arrives."),
+        METAROCE_FIELD(C, compactAcks, "CompactAcks", Flag, 0, 1, "3.4",
+                       "Leave an empty SACK out of the ACK (32 bytes fewer; flag NOSACK)."),
         METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",
                        "Receive window of a stream, in messages."),
     };

@@ -77,6 +77,7 @@ struct MetaRoceConfig
     uint32_t ackEveryPackets{2};        ///< coalesce this many packets per path into one ACK
     TimeNs ackDelayNs{2'000};           ///< longest an ACK waits
     uint32_t ackRepeats{2};             ///< earlier ACKs of other paths each ACK repeats
+    bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
 
     /// Throws std::invalid_argument naming the first field that is out of range, or the first

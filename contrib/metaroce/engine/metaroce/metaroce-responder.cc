@@ -439,6 +439,10 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.newCount = rx.fresh;
         h.creditBytes = m_credit.Next(rx.fresh);
         h.sack = rx.window.Sack();
+        if (m_config.compactAcks && h.sack.none())
+        {
+            h.flags |= kMrFlagNoSack;
+        }
         AddRepeats(h, rx.window.SackLow());
         rx.unacked = 0;
         rx.ce = 0;

@@ -21,7 +21,7 @@ const MrOpcodeInfo kMrOpcodes[] = {
      kMrOpData | kMrOpSequenced | kMrOpRemoteAddr,
      static_cast<uint8_t>(kMrWriteHeaderSize)},
     {MrOpcode::Send, "SEND", kMrOpData | kMrOpSequenced, static_cast<uint8_t>(kMrSendHeaderSize)},
-    {MrOpcode::Ack, "ACK", kMrOpControl, static_cast<uint8_t>(kMrAckHeaderSize)},
+    {MrOpcode::Ack, "ACK", kMrOpControl, static_cast<uint8_t>(kMrAckNoSackSize)},
     {MrOpcode::Probe, "PROBE", kMrOpSequenced, static_cast<uint8_t>(kMrProbeHeaderSize)},
     {MrOpcode::Nak, "NAK", kMrOpControl, static_cast<uint8_t>(kMrNakHeaderSize)},
 };
@@ -38,7 +38,7 @@ AllowedFlags(MrOpcode op)
     case MrOpcode::Probe:
         return kMrFlagAckReq;
     case MrOpcode::Ack:
-        return kMrFlagEce;
+        return kMrFlagEce | kMrFlagNoSack;
     case MrOpcode::Nak:
         return 0;
     }
@@ -122,7 +122,7 @@ MrHeader::Size() const
 {
     if (opcode == MrOpcode::Ack)
     {
-        return kMrAckHeaderSize + std::size_t{repeatCount} * kMrAckRepeatSize;
+        return MrAckRepeatsOffset(flags) + std::size_t{repeatCount} * kMrAckRepeatSize;
     }
     const MrOpcodeInfo* info = MrLookupOpcode(static_cast<uint8_t>(opcode));
     return info ? info->headerSize : 0;
@@ -166,10 +166,13 @@ MrSerialize(const MrHeader& h, uint8_t* out)
         store_big_u16(out + 24, h.ceCount);
         store_big_u16(out + 26, h.newCount);
         store_big_u32(out + 28, h.creditBytes);
-        StoreSack(h.sack, out + 32);
+        if ((h.flags & kMrFlagNoSack) == 0)
+        {
+            StoreSack(h.sack, out + 32);
+        }
         for (std::size_t k = 0; k < h.repeatCount; ++k)
         {
-            uint8_t* at = out + kMrAckHeaderSize + k * kMrAckRepeatSize;
+            uint8_t* at = out + MrAckRepeatsOffset(h.flags) + k * kMrAckRepeatSize;
             store_big_u16(at, h.repeats[k].pathId);
             store_big_u16(at + 2, h.repeats[k].sack);
             store_big_u32(at + 4, h.repeats[k].cumulativePsn);
@@ -231,14 +234,16 @@ ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
     return kWellFormed;
 }
 
-/// ACK: cumulative PSN, rate hint, echo, counts, admission credit, the SACK and the repeats
-/// (spec 3.4), each of another path than the ACK's and of a path no other repeat names.
+/// ACK: cumulative PSN, rate hint, echo, counts, admission credit, the SACK unless left out,
+/// and the repeats (spec 3.4), each of another path than the ACK's and of a path no other
+/// repeat names.
 DropReason
 ParseAckBody(const uint8_t* data, MrHeader& h)
 {
+    const std::size_t repeatsAt = MrAckRepeatsOffset(h.flags);
     for (std::size_t k = 0; k < h.repeatCount; ++k)
     {
-        const uint8_t* at = data + kMrAckHeaderSize + k * kMrAckRepeatSize;
+        const uint8_t* at = data + repeatsAt + k * kMrAckRepeatSize;
         MrAckRepeat& r = h.repeats[k];
         r.pathId = load_big_u16(at);
         r.sack = load_big_u16(at + 2);
@@ -259,7 +264,10 @@ ParseAckBody(const uint8_t* data, MrHeader& h)
     h.ceCount = load_big_u16(data + 24);
     h.newCount = load_big_u16(data + 26);
     h.creditBytes = load_big_u32(data + 28);
-    h.sack = LoadSack(data + 32);
+    if ((h.flags & kMrFlagNoSack) == 0)
+    {
+        h.sack = LoadSack(data + 32);
+    }
     return kWellFormed;
 }
 
@@ -341,11 +349,16 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     h.pathId = load_big_u16(data + 2);
     h.connection = load_big_u32(data + 4);
     std::size_t headerSize = info->headerSize;
-    if (h.opcode == MrOpcode::Ack && wireSize > kMrAckHeaderSize)
+    if (h.opcode == MrOpcode::Ack)
     {
-        // An ACK's repeats follow its SACK: the datagram's length says how many (spec 3.4,
-        // 3.9 check 7).
-        const std::size_t extra = wireSize - kMrAckHeaderSize;
+        // An ACK's repeats follow its SACK, or its admission credit when the SACK is left
+        // out: the datagram's length says how many (spec 3.4, 3.9 check 7).
+        headerSize = MrAckRepeatsOffset(h.flags);
+        if (size < headerSize)
+        {
+            return refuse(DropReason::Truncated);
+        }
+        const std::size_t extra = wireSize - headerSize;
         if (extra % kMrAckRepeatSize != 0 || extra / kMrAckRepeatSize > kMrMaxAckRepeats)
         {
             return refuse(DropReason::BadField);

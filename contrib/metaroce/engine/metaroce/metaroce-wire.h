@@ -30,6 +30,8 @@
  *       PSN cumulative+1+i has been received.
  *  64  repeats, as many as the datagram holds (at most 4): u16 path, u16 its first 16 SACK
  *       bits, u32 its cumulative PSN, as the latest ACK of that path said them.
+ *  An ACK whose SACK is empty may leave it out (flag NOSACK, 0x20): its repeats then start at
+ *  32 (32 bytes, then 8 per repeat).
  */
 #ifndef METAROCE_ENGINE_METAROCE_WIRE_H
 #define METAROCE_ENGINE_METAROCE_WIRE_H
@@ -69,6 +71,8 @@ constexpr uint8_t kMrFlagLast = 0x02;   ///< DATA: last packet of the message
 constexpr uint8_t kMrFlagRetx = 0x04;   ///< DATA: retransmission of earlier data
 constexpr uint8_t kMrFlagAckReq = 0x08; ///< DATA/PROBE: acknowledge at once
 constexpr uint8_t kMrFlagEce = 0x10;    ///< ACK: some acknowledged packet was CE-marked
+/// ACK: the SACK is empty and left out, repeats follow the admission credit (spec 3.4).
+constexpr uint8_t kMrFlagNoSack = 0x20;
 
 /// Opcode properties (kMrOp*), so code asks `info.mask & kMrOpData` instead of listing opcodes.
 constexpr uint8_t kMrOpData = 0x01;       ///< carries payload and placement
@@ -89,7 +93,7 @@ struct MrOpcodeInfo
     MrOpcode opcode;
     const char* name;
     uint8_t mask;
-    uint8_t headerSize;
+    uint8_t headerSize; ///< ACK: the smallest (no SACK, no repeats)
 };
 
 /// The opcode table; returns nullptr for an unknown opcode.
@@ -100,7 +104,8 @@ constexpr std::size_t kMrCommonSize = 16;
 constexpr std::size_t kMrSendHeaderSize = 48;
 constexpr std::size_t kMrWriteHeaderSize = 64;
 constexpr std::size_t kMrProbeHeaderSize = 24;
-constexpr std::size_t kMrAckHeaderSize = 64; ///< without repeats; 8 bytes more per repeat
+constexpr std::size_t kMrAckHeaderSize = 64; ///< with its SACK, without repeats (8 bytes each)
+constexpr std::size_t kMrAckNoSackSize = 32; ///< with kMrFlagNoSack: the SACK left out
 constexpr std::size_t kMrNakHeaderSize = 16;
 /// Largest DATA header: what windows and credit count per packet beside its payload (7.1).
 constexpr std::size_t kMrMaxDataHeaderSize = 64;
@@ -112,6 +117,15 @@ constexpr std::size_t kMrAckRepeatSize = 8;
 constexpr std::size_t kMrAckRepeatSackBits = 16;
 
 constexpr std::size_t kMrMaxHeaderSize = kMrAckHeaderSize + kMrMaxAckRepeats * kMrAckRepeatSize;
+
+/// Where an ACK's repeats start: behind its SACK, or behind the admission credit when the
+/// SACK is left out (spec 3.4).
+constexpr std::size_t
+MrAckRepeatsOffset(uint8_t flags)
+{
+    return (flags & kMrFlagNoSack) != 0 ? kMrAckNoSackSize : kMrAckHeaderSize;
+}
+
 static_assert(kMrMaxHeaderSize <= HeaderBytes::kCapacity, "a packet's header bytes are inline");
 
 /// One repeated ACK: a path's cumulative PSN and its first SACK bits, as an earlier ACK sent them.
@@ -147,9 +161,9 @@ struct MrHeader
     uint64_t echoTimestamp{0};
     uint16_t ceCount{0};
     uint16_t newCount{0};
-    uint32_t creditBytes{0}; ///< receiver admission (spec 6.7); 0 = no limit
-    std::bitset<kSackBits> sack;
-    uint8_t repeatCount{0}; ///< repeats[0 .. repeatCount) are on the wire, latest first
+    uint32_t creditBytes{0};     ///< receiver admission (spec 6.7); 0 = no limit
+    std::bitset<kSackBits> sack; ///< left out on the wire when empty and flags has NoSack
+    uint8_t repeatCount{0};      ///< repeats[0 .. repeatCount) are on the wire, latest first
     std::array<MrAckRepeat, kMrMaxAckRepeats> repeats{};
     // NAK (stream and msn above)
     MrNakSyndrome syndrome{MrNakSyndrome::RemoteAccess};

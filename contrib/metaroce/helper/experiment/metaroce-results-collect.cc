@@ -75,6 +75,17 @@ MetaRoceExperimentResults::SpuriousRetransmissions() const
     return it == drops.end() ? 0 : it->second;
 }
 
+uint64_t
+MetaRoceExperimentResults::HostWireBytes() const
+{
+    uint64_t bytes = 0;
+    for (const auto& link : links)
+    {
+        bytes += link.from.rfind("host-", 0) == 0 ? link.txBytes : 0;
+    }
+    return bytes;
+}
+
 void
 MetaRoceExperimentResults::AddSwitchDrops(const std::vector<uint64_t>& byReason)
 {

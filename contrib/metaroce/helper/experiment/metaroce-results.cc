@@ -123,6 +123,7 @@ MetaRoceExperimentResults::ToJson() const
                     {"messages", messages},
                     {"messages_completed", messagesCompleted},
                     {"bytes_delivered", bytesDelivered},
+                    {"host_wire_bytes", HostWireBytes()},
                     {"goodput_gbps", goodputGbps},
                     {"fct_mean_us", fctMeanUs},
                     {"fct_p50_us", fctP50Us},

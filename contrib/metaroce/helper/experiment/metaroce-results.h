@@ -138,6 +138,11 @@ struct MetaRoceExperimentResults
     /// lossless fabric).
     uint64_t SpuriousRetransmissions() const;
 
+    /// Bytes the hosts put on their links (`links` from a host): payload, every header from
+    /// the link's 2-byte PPP framing up, retransmissions and control packets. Over `bytesDelivered`
+    /// it is what a transport's framing and feedback cost on the wire (doc/results.md section 14).
+    uint64_t HostWireBytes() const;
+
     std::vector<MetaRoceFlowRecord> flows;
     std::vector<MetaRoceHostRecord> hosts;
     std::vector<MetaRoceLinkRecord> links;

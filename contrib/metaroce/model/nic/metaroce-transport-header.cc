@@ -99,9 +99,9 @@ MetaRoceTransportHeader::Deserialize(Buffer::Iterator start)
     uint32_t size = remaining == 0 ? 0 : HeaderSize(m_udpPort, i.PeekU8());
     const bool ack = m_udpPort == metaroce::kMetaRoceUdpPort && remaining > 0 &&
                      (i.PeekU8() & 0x0f) == static_cast<uint8_t>(metaroce::MrOpcode::Ack);
-    if (ack && remaining >= metaroce::kMrAckHeaderSize && remaining <= metaroce::kMrMaxHeaderSize)
+    if (ack && remaining >= metaroce::kMrAckNoSackSize && remaining <= metaroce::kMrMaxHeaderSize)
     {
-        size = remaining; // an ACK has no payload: what follows its SACK are repeats (spec 3.4)
+        size = remaining; // an ACK has no payload: all it carries is header (spec 3.4)
     }
     if (size > remaining)
     {

@@ -27,15 +27,16 @@ local PFC_PROTOCOL = 253
 local PFC_MAGIC = 0x4D50
 
 -- Flags (byte 1, spec 3.7).
-local FIRST, LAST, RETX, ACKREQ, ECE = 0x01, 0x02, 0x04, 0x08, 0x10
+local FIRST, LAST, RETX, ACKREQ, ECE, NOSACK = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 local FLAG_NAMES = { { FIRST, "FIRST" }, { LAST, "LAST" }, { RETX, "RETX" },
-                     { ACKREQ, "ACKREQ" }, { ECE, "ECE" } }
+                     { ACKREQ, "ACKREQ" }, { ECE, "ECE" }, { NOSACK, "NOSACK" } }
 
--- The opcode table (spec 3.8): header size, whether it carries payload, allowed flags.
+-- The opcode table (spec 3.8): header size, whether it carries payload, allowed flags. An ACK
+-- with NOSACK leaves its 32-byte SACK out (spec 3.4): its header is then 32 bytes.
 local OPCODES = {
     [1] = { name = "WRITE", header = 64, data = true, flags = FIRST + LAST + RETX + ACKREQ },
     [2] = { name = "SEND", header = 48, data = true, flags = FIRST + LAST + RETX + ACKREQ },
-    [3] = { name = "ACK", header = 64, data = false, flags = ECE },
+    [3] = { name = "ACK", header = 64, data = false, flags = ECE + NOSACK },
     [4] = { name = "PROBE", header = 24, data = false, flags = ACKREQ },
     [5] = { name = "NAK", header = 16, data = false, flags = 0 },
 }
@@ -58,7 +59,7 @@ local function flag_list(flags)
     for _, f in ipairs(FLAG_NAMES) do
         if has(flags, f[1]) then names[#names + 1] = f[2] end
     end
-    if flags >= 0x20 then names[#names + 1] = string.format("0x%02x", band(flags, 0xe0)) end
+    if flags >= 0x40 then names[#names + 1] = string.format("0x%02x", band(flags, 0xc0)) end
     return table.concat(names, ",")
 end
 
@@ -73,8 +74,9 @@ local f = {
     retx = ProtoField.bool("metaroce.flags.retx", "RETX", 8, nil, RETX),
     ackreq = ProtoField.bool("metaroce.flags.ackreq", "ACKREQ", 8, nil, ACKREQ),
     ece = ProtoField.bool("metaroce.flags.ece", "ECE", 8, nil, ECE),
+    nosack = ProtoField.bool("metaroce.flags.nosack", "NOSACK", 8, nil, NOSACK),
     flags_reserved = ProtoField.uint8("metaroce.flags.reserved", "Reserved flags", base.HEX,
-                                      nil, 0xe0),
+                                      nil, 0xc0),
     path = ProtoField.uint16("metaroce.path", "Path id", base.DEC),
     conn = ProtoField.uint32("metaroce.conn", "Destination connection", base.DEC),
     psn = ProtoField.uint32("metaroce.psn", "PSN", base.DEC),
@@ -244,10 +246,16 @@ local function dissect_ack(tvb, pinfo, tree, flags)
     local ce_item, ce = add(tree, f.ce_count, tvb, 24, 2, u16)
     add(tree, f.new_count, tvb, 26, 2)
     add(tree, f.credit, tvb, 28, 4)
-    local sack_item = add(tree, f.sack, tvb, 32, 32)
     if ce ~= nil and (ce > 0) ~= has(flags, ECE) then
         ce_item:add_proto_expert_info(e.sender_rule, "ECE must be set exactly when CE count > 0")
     end
+    if has(flags, NOSACK) then
+        if cum ~= nil and ce ~= nil then
+            pinfo.cols.info:append(string.format(" cum=%d sacked=0 CE=%d", cum, ce))
+        end
+        return
+    end
+    local sack_item = add(tree, f.sack, tvb, 32, 32)
     if sack_item == nil then return end
     local count, psns = sack_psns(tvb, cum)
     sack_item:add(f.sack_count, tvb(32, 32), count):set_generated()
@@ -255,17 +263,18 @@ local function dissect_ack(tvb, pinfo, tree, flags)
     pinfo.cols.info:append(string.format(" cum=%d sacked=%d CE=%d", cum, count, ce))
 end
 
--- ACK repeats (spec 3.4): 8 bytes each after the SACK, as many as the datagram holds (<= 4).
-local function dissect_repeats(tvb, pinfo, tree, wire)
-    local extra = wire - 64
+-- ACK repeats (spec 3.4): 8 bytes each after the SACK (after the credit with NOSACK, at
+-- `base`), as many as the datagram holds (<= 4).
+local function dissect_repeats(tvb, pinfo, tree, wire, base)
+    local extra = wire - base
     if extra % 8 ~= 0 or extra > 32 then
         tree:add_proto_expert_info(e.bad_length, string.format(
-            "ACK is %d bytes: not 64 plus 8 per repeat, at most 4 repeats", wire))
+            "ACK is %d bytes: not %d plus 8 per repeat, at most 4 repeats", wire, base))
         return
     end
     local paths = {}
     for k = 0, extra / 8 - 1 do
-        local off = 64 + 8 * k
+        local off = base + 8 * k
         local item = add(tree, f.repeat_ack, tvb, off, 8)
         if item == nil then return end
         local path, cum = tvb(off, 2):uint(), tvb(off + 4, 4):uint()
@@ -330,14 +339,17 @@ function mr.dissector(tvb, pinfo, tree)
         return tvb:len()
     end
     root:append_text(", " .. op.name)
-    if wire < op.header or tvb:len() < op.header then
-        root:add_proto_expert_info(e.truncated, string.format(
-            "%d bytes, fewer than the %d-byte %s header", tvb:len(), op.header, op.name))
-    end
     local flags = tvb(1, 1):uint()
+    local header = op.header
+    if op.name == "ACK" and has(flags, NOSACK) then header = 32 end
+    if wire < header or tvb:len() < header then
+        root:add_proto_expert_info(e.truncated, string.format(
+            "%d bytes, fewer than the %d-byte %s header", tvb:len(), header, op.name))
+    end
     local ftree = root:add(f.flags, tvb(1, 1))
     ftree:append_text(" (" .. flag_list(flags) .. ")")
-    for _, bitfield in ipairs({ f.first, f.last, f.retx, f.ackreq, f.ece, f.flags_reserved }) do
+    for _, bitfield in ipairs({ f.first, f.last, f.retx, f.ackreq, f.ece, f.nosack,
+                                f.flags_reserved }) do
         ftree:add(bitfield, tvb(1, 1))
     end
     local bad = band(flags, 255 - op.flags)
@@ -357,7 +369,7 @@ function mr.dissector(tvb, pinfo, tree)
         dissect_data(tvb, pinfo, root, op, flags, wire)
     elseif op.name == "ACK" then
         dissect_ack(tvb, pinfo, root, flags)
-        if wire > op.header then dissect_repeats(tvb, pinfo, root, wire) end
+        if wire > header then dissect_repeats(tvb, pinfo, root, wire, header) end
     elseif op.name == "PROBE" then
         dissect_probe(tvb, pinfo, root, flags)
     else

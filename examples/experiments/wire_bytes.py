@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Experiment 14, what a lossless collective costs on the wire (spec 3.4, A43): the bytes the
+hosts transmit over the payload they deliver, and how far that alone puts a collective from the
+ideal. All-to-all and ring all-reduce of 64 MiB per rank on the 64-host, 8-plane fabric,
+lossless, over MetaRoCE with ACKs that leave an empty SACK out (the default since 2026-12-04),
+with the full 64-byte ACK (`CompactAcks=false`, before) and over RoCEv2; MetaRoCE also at the
+announced point (1% loss per path, 0.25% per link end), and the 2 MiB all-to-all over --seeds
+seeds, lossless and at 1% per path, with and without compact ACKs.
+
+"Ideal" is the payload at line rate: the bus bandwidth over 100 GB/s (8 planes x 100 Gb/s per
+host). "Wire over payload" is the summary's host_wire_bytes over bytes_delivered: every header
+from the link's framing up, ACKs, markers and retransmissions; "busy" is the time the host links
+would need for those bytes at line rate over the collective's time.
+
+    scripts/python.sh examples/experiments/wire_bytes.py [--quick] [--seeds 8]
+"""
+
+import common
+import pandas as pd
+from metaroce import experiment as mx
+
+VARIANTS = {"MetaRoCE": ("metaroce", ""),
+            "MetaRoCE, full ACKs (before)": ("metaroce", "CompactAcks=false"),
+            "RoCEv2": ("rocev2", "")}
+LINE_RATE_GBPS = 100.0  # GB/s per host: 8 planes x 100 Gb/s
+
+
+def configs(a, fabric):
+    large = (4 << 20) if a.quick else (64 << 20)
+    small = (256 << 10) if a.quick else (2 << 20)
+    runs = []
+    for name, (transport, attributes) in VARIANTS.items():
+        for workload in ("alltoall", "allreduce-ring"):
+            losses = (0.0, a.loss) if transport == "metaroce" else (0.0,)
+            runs += [dict(fabric, planes=8, workload=workload, transport=transport, loss=loss,
+                          message_bytes=large, seed=1, stop_time="20ms",
+                          nic_attributes=attributes, variant=name) for loss in losses]
+        if transport == "metaroce":
+            runs += [dict(fabric, planes=8, workload="alltoall", transport=transport, loss=loss,
+                          message_bytes=small, seed=seed, stop_time="20ms",
+                          nic_attributes=attributes, variant=name)
+                     for seed in range(1, a.seeds + 1) for loss in (0.0, a.loss)]
+    return runs
+
+
+def large_table(df, hosts):
+    rows = []
+    big = df[df["message_bytes"] == df["message_bytes"].max()]
+    rocev2 = {r.workload: r.collective_busbw_GBps for r in big.itertuples()
+              if r.transport == "rocev2"}
+    for r in big.itertuples():
+        wire_us = r.host_wire_bytes * 8 / (hosts * 8 * 100e9) * 1e6
+        rows.append({
+            "workload": r.workload, "variant": r.variant, "loss": f"{100 * r.loss:g}",
+            "time_us": r.collective_time_us, "busbw": r.collective_busbw_GBps,
+            "over_ideal": LINE_RATE_GBPS / r.collective_busbw_GBps,
+            "vs_rocev2": r.collective_busbw_GBps / rocev2[r.workload],
+            "wire": r.host_wire_bytes / r.bytes_delivered,
+            "per_packet": (r.host_wire_bytes - r.bytes_delivered) / r.data_packets,
+            "busy": 100 * wire_us / r.duration_us, "retx": r.retransmitted})
+    return pd.DataFrame(rows)
+
+
+def seeds_table(df):
+    small = df[df["message_bytes"] == df["message_bytes"].min()]
+    rows = []
+    for variant, g in small.groupby("variant", sort=False):
+        clean = g[g["loss"] == 0].set_index("seed")["collective_time_us"]
+        lossy = g[g["loss"] > 0].set_index("seed")["collective_time_us"]
+        kept = [100 * clean[s] / lossy[s] for s in lossy.index]
+        rows.append({"variant": variant, "seeds": len(kept), "lossless_us": clean.mean(),
+                     "lossy_us": lossy.mean(), "kept": sum(kept) / len(kept),
+                     "per_seed": " / ".join(f"{k:.1f}" for k in kept),
+                     "wire": f'{(g["host_wire_bytes"] / g["bytes_delivered"]).mean():.3f}'})
+    return pd.DataFrame(rows)
+
+
+def main():
+    a = common.arguments(__doc__, seeds=8, loss=0.0025)
+    fabric = common.fabric(a.quick)
+    runs = configs(a, fabric)
+    variants = [r.pop("variant") for r in runs]
+    df = mx.sweep(runs, processes=a.processes)
+    df["variant"] = variants
+    large = large_table(df, fabric["hosts"])
+    seeds = seeds_table(df)
+    table = common.markdown(large, {
+        "workload": "workload", "variant": "transport", "loss": "loss per link end (%)",
+        "time_us": "time (us)", "busbw": "busbw (GB/s)", "over_ideal": "time / ideal",
+        "vs_rocev2": "busbw / RoCEv2's", "wire": "wire / payload",
+        "per_packet": "bytes on the wire per data packet beyond its payload",
+        "busy": "host links busy (%)", "retx": "retransmissions"}, floats="{:.3f}")
+    table += "\n" + common.markdown(seeds, {
+        "variant": "all-to-all, small buffer", "seeds": "seeds", "lossless_us": "lossless (us)",
+        "lossy_us": "1% per path (us)", "kept": "kept, mean (%)", "per_seed": "per seed (%)",
+        "wire": "wire / payload, mean"})
+    note = (f"{fabric['hosts']} hosts, 8 planes x 100 Gb/s; loss {100 * a.loss:g}% per link "
+            f"end is about {400 * a.loss:g}% per path. Wire bytes count the 2-byte PPP framing "
+            "of the model's links and everything above it.")
+    common.write_table(a.out, "wire-bytes" + ("-quick" if a.quick else ""), df, table, note)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
