@@ -272,7 +272,7 @@ class FidelityFullScaleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(steady.complete, true, "the ring all-reduce finishes");
         NS_TEST_EXPECT_MSG_EQ(steady.retransmitted, 0, "retransmissions, lossless 32 MiB ring");
 
-        // Published (sections 13, 14): 79.3% over seeds 1-8, 78.1% over seeds 1-3 (a seed
+        // Published (sections 13, 14): 79.3% over seeds 1-8, 78.0% over seeds 1-3 (a seed
         // alone spreads 74-81%, so three are judged together); 69.7% before recovery at the
         // tail, 43% when issue 16 was filed.
         a2a.nicAttributes = "";
