@@ -166,7 +166,10 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent)
     }
     // Copies of a packet's first retransmission only: a lost copy or a lost retransmission goes
     // again once, so copies never multiply when every one of them is lost (a dead route).
-    const uint32_t copies = m->transmissions[index] <= 1 ? RetransmitCopies() : 1;
+    m_lossProven |= urgent;
+    const uint32_t copies = m->transmissions[index] > 1 ? 1
+                            : m_lossProven              ? RetransmitCopies()
+                                                        : m_config.retransmitCopies;
     for (uint32_t copy = 0; copy < copies; ++copy)
     {
         m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent});
