@@ -2,9 +2,13 @@
 """Experiment 2, the 64-node comparison: ring all-reduce and all-to-all over message sizes,
 MetaRoCE against RoCEv2 with PFC and DCQCN and RoCEv2 without either (plain go-back-N), on the
 lossless 64-host, 8-plane fabric and at 1% loss per link end (1 to 16 MiB per rank; 64 MiB
-lossless only): bus bandwidth (nccl-tests) and message completion time (mean, p99).
+lossless only): bus bandwidth (nccl-tests) and message completion time (mean, p99). The
+results page's run adds the announced point (0.25% per link end, 1% per path) and 256 MiB
+lossless:
 
     scripts/python.sh examples/experiments/message_sizes.py [--quick]
+    scripts/python.sh examples/experiments/message_sizes.py --losses 0,0.0025,0.01 \
+        --lossless-sizes 67108864,268435456
 """
 
 import common
@@ -30,7 +34,7 @@ def main():
                for t in TRANSPORTS for s in sizes + (large if float(l) == 0 else [])]
     df = mx.sweep(configs, processes=a.processes)
     df["size_mib"] = df["message_bytes"] / (1 << 20)
-    df["loss_percent"] = 100 * df["loss"]
+    df["loss_percent"] = [f"{100 * loss:g}" for loss in df["loss"]]
     df["label"] = [common.LABELS[t] for t in df["transport"]]
     df["busbw"] = [r.collective_busbw_GBps if r.complete else float("nan")
                    for r in df.itertuples()]
