@@ -221,15 +221,16 @@ TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)
     m.RoundTrip(*late, 9'300, 9'500);
     EXPECT_EQ(m.a->GetCounters().spuriousLosses, 1u);
     EXPECT_EQ(m.a->Requester().Paths()[0].window.window, windowBefore) << "cut undone";
-    // Both losses were only judged, and no loss of the connection was proven: each was queued
-    // once, without a tail copy (spec 5.4).
+    // Nothing new is left to send: each loss was queued in two copies (spec 5.4).
     auto retx = Pair::Pull(*m.a, 0, 9'500);
-    ASSERT_TRUE(retx);
+    auto copy = Pair::Pull(*m.a, 0, 9'500);
+    ASSERT_TRUE(retx && copy);
     EXPECT_EQ(Pair::Parse(*retx).offset, 0u) << "the really lost packet goes again";
+    EXPECT_EQ(Pair::Parse(*copy).offset, 0u) << "and its copy";
     auto next = Pair::Pull(*m.a, 0, 9'500);
     EXPECT_TRUE(!next || Pair::Parse(*next).opcode == MrOpcode::Probe)
-        << "the late one's queued retransmission is dropped";
-    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 1u);
+        << "the late one's queued copies are dropped";
+    EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 2u);
     m.RoundTrip(*retx, 11'000, 13'000);
     EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
 }

@@ -261,24 +261,6 @@ TEST(TailRecovery, OnlyAFirstRetransmissionGoesInCopies)
     EXPECT_EQ(completions.size(), 1u);
 }
 
-TEST(TailRecovery, AJudgedLossGoesInCopiesOnlyOnceALossWasProven)
-{
-    // Until a connection has a proven loss, a loss the time rule only judged may be a late
-    // packet on a lossless fabric: a copy would double the mistake (spec 5.4).
-    MetaRoceConfig c;
-    Counters counters;
-    std::vector<Completion> completions;
-    SendQueue queue(c, counters, completions);
-    queue.Post(WorkRequest{1, Opcode::Write, 0, 3 * 4096}, 0);
-    ASSERT_EQ(SendAll(queue), 3);
-    ASSERT_TRUE(queue.Requeue(0, 0, 10, false));
-    EXPECT_EQ(SendAll(queue), 1) << "judged, no loss proven yet: once";
-    ASSERT_TRUE(queue.Requeue(0, 1, 20, true));
-    EXPECT_EQ(SendAll(queue), 2) << "proven: twice";
-    ASSERT_TRUE(queue.Requeue(0, 2, 30, false));
-    EXPECT_EQ(SendAll(queue), 2) << "judged after a proven loss: twice";
-}
-
 TEST(TailRecovery, RuleOneProvesALossTheTimeRuleOnlyJudges)
 {
     // Path PSNs 0-2 in flight, 3 acknowledged: 0-2 lost by rule 1 (proven). With a later

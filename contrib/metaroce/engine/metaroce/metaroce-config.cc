@@ -88,8 +88,7 @@ SenderFields()
         METAROCE_FIELD(C, tailRetransmitCopies, "TailRetransmitCopies", Count, 1, 4, "5.4",
                        "Copies sent of a retransmission (at least RetransmitCopies) when the "
                        "connection has no new data left to send: a lost retransmission is then a "
-                       "tail, and the collective waits for its second recovery. A loss the time "
-                       "rule only judged gets them once the connection has proven a loss."),
+                       "tail, and the collective waits for its second recovery."),
         METAROCE_FIELD(C, pathSuspectTimeouts, "PathSuspectTimeouts", Count, 1, 1e6, "4.3",
                        "Consecutive timeouts before a path is suspect."),
         METAROCE_FIELD(C, pathDownTimeouts, "PathDownTimeouts", Count, 1, 1e6, "4.3",

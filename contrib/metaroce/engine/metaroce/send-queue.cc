@@ -165,13 +165,8 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent)
         return false;
     }
     // Copies of a packet's first retransmission only: a lost copy or a lost retransmission goes
-    // again once, so copies never multiply when every one of them is lost (a dead route). And
-    // of a judged loss only once the connection has proven one: until then it may be a late
-    // packet on a lossless fabric, and a copy would double the mistake (spec 5.4).
-    m_lossProven |= urgent;
-    const uint32_t copies = m->transmissions[index] > 1 ? 1
-                            : m_lossProven              ? RetransmitCopies()
-                                                        : m_config.retransmitCopies;
+    // again once, so copies never multiply when every one of them is lost (a dead route).
+    const uint32_t copies = m->transmissions[index] <= 1 ? RetransmitCopies() : 1;
     for (uint32_t copy = 0; copy < copies; ++copy)
     {
         m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent});

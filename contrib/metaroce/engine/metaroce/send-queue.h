@@ -96,8 +96,7 @@ class SendQueue
 
     /**
      * Packet `index` of `message` was declared lost (`urgent`: proven lost): queues it again,
-     * in RetransmitCopies() copies if it had been sent once and a loss of the connection was
-     * proven (this one or an earlier one; spec 5.4), else once, and returns true; or
+     * in RetransmitCopies() copies if it had been sent once, else once, and returns true; or
      * returns false when it needs no retransmission (delivered, or its message finished) or has
      * used up its retransmissions (then the queue fails, spec 5.6).
      */
@@ -166,7 +165,6 @@ class SendQueue
     std::unordered_map<uint64_t, Message> m_messages;
     Ring<uint64_t> m_unsent;         ///< messages with packets never sent, FIFO
     Ring<QueuedPacket> m_retransmit; ///< lost packets, FIFO
-    bool m_lossProven{false};        ///< a loss was proven (Requeue urgent): tail copies for all
 
     /// Per stream: what posting numbers and orders; a connection usually uses one stream of
     /// many, so the vector grows to the highest stream posted on (StreamAt()).
