@@ -438,10 +438,15 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.ceCount = rx.ce;
         h.newCount = rx.fresh;
         h.creditBytes = m_credit.Next(rx.fresh);
-        h.sack = rx.window.Sack();
-        if (m_config.compactAcks && h.sack.none())
+        // An empty SACK is the common case (a path's packets arrive in order): left out when
+        // compact, and then never built (spec 3.4).
+        if (m_config.compactAcks && !rx.window.HasGap())
         {
             h.flags |= kMrFlagNoSack;
+        }
+        else
+        {
+            h.sack = rx.window.Sack();
         }
         AddRepeats(h, rx.window.SackLow());
         rx.unacked = 0;
