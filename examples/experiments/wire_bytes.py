@@ -22,7 +22,7 @@ from metaroce import experiment as mx
 VARIANTS = {"MetaRoCE": ("metaroce", ""),
             "MetaRoCE, full ACKs (before)": ("metaroce", "CompactAcks=false"),
             "RoCEv2": ("rocev2", "")}
-LINE_RATE_GBPS = 100.0  # GB/s per host: 8 planes x 100 Gb/s
+PLANES = 8
 
 
 def configs(a, fabric):
@@ -32,28 +32,30 @@ def configs(a, fabric):
     for name, (transport, attributes) in VARIANTS.items():
         for workload in ("alltoall", "allreduce-ring"):
             losses = (0.0, a.loss) if transport == "metaroce" else (0.0,)
-            runs += [dict(fabric, planes=8, workload=workload, transport=transport, loss=loss,
-                          message_bytes=large, seed=1, stop_time="20ms",
+            runs += [dict(fabric, planes=PLANES, workload=workload, transport=transport,
+                          loss=loss, message_bytes=large, seed=1, stop_time="20ms",
                           nic_attributes=attributes, variant=name) for loss in losses]
         if transport == "metaroce":
-            runs += [dict(fabric, planes=8, workload="alltoall", transport=transport, loss=loss,
-                          message_bytes=small, seed=seed, stop_time="20ms",
+            runs += [dict(fabric, planes=PLANES, workload="alltoall", transport=transport,
+                          loss=loss, message_bytes=small, seed=seed, stop_time="20ms",
                           nic_attributes=attributes, variant=name)
                      for seed in range(1, a.seeds + 1) for loss in (0.0, a.loss)]
     return runs
 
 
-def large_table(df, hosts):
+def large_table(df, fabric):
+    """One row per run of the large buffer: time over the ideal, bytes on the wire."""
+    line_rate_gbps = common.gbps(fabric["host_rate"]) * PLANES  # Gb/s per host
     rows = []
     big = df[df["message_bytes"] == df["message_bytes"].max()]
     rocev2 = {r.workload: r.collective_busbw_GBps for r in big.itertuples()
               if r.transport == "rocev2"}
     for r in big.itertuples():
-        wire_us = r.host_wire_bytes * 8 / (hosts * 8 * 100e9) * 1e6
+        wire_us = r.host_wire_bytes * 8 / (fabric["hosts"] * line_rate_gbps * 1e3)
         rows.append({
             "workload": r.workload, "variant": r.variant, "loss": f"{100 * r.loss:g}",
             "time_us": r.collective_time_us, "busbw": r.collective_busbw_GBps,
-            "over_ideal": LINE_RATE_GBPS / r.collective_busbw_GBps,
+            "over_ideal": line_rate_gbps / 8 / r.collective_busbw_GBps,
             "vs_rocev2": r.collective_busbw_GBps / rocev2[r.workload],
             "wire": r.host_wire_bytes / r.bytes_delivered,
             "per_packet": (r.host_wire_bytes - r.bytes_delivered) / r.data_packets,
@@ -62,17 +64,13 @@ def large_table(df, hosts):
 
 
 def seeds_table(df):
+    """The small buffer over seeds: kept per seed (common.kept_by_variant) and the bytes on the
+    wire over the payload, averaged over every run of the variant, lossless and lossy."""
     small = df[df["message_bytes"] == df["message_bytes"].min()]
-    rows = []
-    for variant, g in small.groupby("variant", sort=False):
-        clean = g[g["loss"] == 0].set_index("seed")["collective_time_us"]
-        lossy = g[g["loss"] > 0].set_index("seed")["collective_time_us"]
-        kept = [100 * clean[s] / lossy[s] for s in lossy.index]
-        rows.append({"variant": variant, "seeds": len(kept), "lossless_us": clean.mean(),
-                     "lossy_us": lossy.mean(), "kept": sum(kept) / len(kept),
-                     "per_seed": " / ".join(f"{k:.1f}" for k in kept),
-                     "wire": f'{(g["host_wire_bytes"] / g["bytes_delivered"]).mean():.3f}'})
-    return pd.DataFrame(rows)
+    table = common.kept_by_variant(small, "variant", {}, {})
+    wire = (small["host_wire_bytes"] / small["bytes_delivered"]).groupby(small["variant"]).mean()
+    table["wire"] = [f"{wire[v]:.3f}" for v in table["variant"]]
+    return table
 
 
 def main():
@@ -82,7 +80,7 @@ def main():
     variants = [r.pop("variant") for r in runs]
     df = mx.sweep(runs, processes=a.processes)
     df["variant"] = variants
-    large = large_table(df, fabric["hosts"])
+    large = large_table(df, fabric)
     seeds = seeds_table(df)
     table = common.markdown(large, {
         "workload": "workload", "variant": "transport", "loss": "loss per link end (%)",
