@@ -60,6 +60,26 @@ TEST(LossDetection, APacketAckedOnAnotherPathDeclaresThisOneLostAfterItsRttAndTh
     EXPECT_EQ(v.nextCheck, kNever);
 }
 
+TEST(LossDetection, APacketOnASlowerPathIsExpectedBackAfterItsPathsRtt)
+{
+    // Spec 5.3, A44: the same packet, but its own path's smoothed RTT is 9 us (a standing queue
+    // on its route) against the 4 us of the later packet's: lost at 1 + 9 us + the window, not
+    // at 1 + 4 us + the window. A path RTT below the RACK round trip changes nothing.
+    Ring<SentPacket> out{Sent(3, 1'000)};
+    RackState rack;
+    rack.OnAcked(Sent(5, 1'200), 5'200);
+    const TimeNs window = 2'500;
+    TimeRule slow{rack, window};
+    slow.pathRtt = 9'000;
+    EXPECT_EQ(slow.Deadline(out[0]), 1'000 + 9'000 + window);
+    EXPECT_TRUE(DetectLosses(out, 0, slow, 1'000 + 9'000 + window - 1).lost.empty());
+    EXPECT_EQ(DetectLosses(out, 0, slow, 1'000 + 9'000 + window).lost.size(), 1u);
+    TimeRule fast{rack, window};
+    fast.pathRtt = 3'000;
+    EXPECT_EQ(fast.Deadline(out[0]), 1'000 + 4'000 + window);
+    EXPECT_EQ(LossDeadline(out[0], rack, window, 9'000), 1'000 + 9'000 + window);
+}
+
 TEST(LossDetection, OnlyPacketsSentBeforeTheAcknowledgedOneAreJudged)
 {
     Ring<SentPacket> out{Sent(2, 100), Sent(7, 700), Sent(9, 900)};
@@ -133,9 +153,13 @@ struct Pair
 {
     /// Tail markers off: the tests here follow other rules packet by packet (the markers'
     /// own are in metaroce-tail-marker-test.cc).
-    explicit Pair(uint16_t ports, uint32_t retransmitCopies = 1, uint32_t ackRepeats = 0)
+    explicit Pair(uint16_t ports,
+                  uint32_t retransmitCopies = 1,
+                  uint32_t ackRepeats = 0,
+                  bool timeRulePathRtt = true)
     {
         MetaRoceConfig c;
+        c.timeRulePathRtt = timeRulePathRtt;
         c.retransmitCopies = retransmitCopies;
         c.ackRepeats = ackRepeats;
         c.ports = ports;
@@ -200,6 +224,34 @@ TEST(MetaRoceLossRecovery, LossOnOnePathIsFoundByALaterPacketOnAnother)
     EXPECT_EQ(m.a->GetCounters().tailProbes, 0u);
     m.RoundTrip(*retx, deadline + 2'000, deadline + 4'000);
     EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
+}
+
+TEST(MetaRoceLossRecovery, APathThatRunsSlowIsJudgedByItsOwnRtt)
+{
+    // Spec 5.3, A44: path 0's first packet came back after 9 us (a standing queue on its
+    // route), so its next one is expected no sooner than 9 us, not after the 4 us of a later
+    // packet on the faster path 1. With the rule off, the faster round trip decides.
+    for (const bool pathRtt : {true, false})
+    {
+        Pair m(2, 1, 0, pathRtt);
+        m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 3072}, 0);
+        auto slowFirst = Pair::Pull(*m.a, 0, 1'000);
+        ASSERT_TRUE(slowFirst);
+        m.RoundTrip(*slowFirst, 5'000, 10'000); // path 0: 9 us
+        auto late = Pair::Pull(*m.a, 0, 10'000);
+        auto fast = Pair::Pull(*m.a, 1, 10'100);
+        ASSERT_TRUE(late && fast);
+        m.RoundTrip(*fast, 12'000, 14'100); // path 1: 4 us
+        // Window before any lateness sample: min(2 us ACK delay + 4 x 1 us, srtt) = 6 us.
+        const TimeNs window = 6'000;
+        const TimeNs deadline = 10'000 + (pathRtt ? 9'000 : 4'000) + window;
+        EXPECT_EQ(m.a->NextTimeout(), deadline) << "pathRtt " << pathRtt;
+        m.a->OnTimeout(deadline - 1);
+        EXPECT_FALSE(Pair::Pull(*m.a, 0, deadline - 1));
+        m.RoundTrip(*late, deadline - 2'000, deadline - 1); // 14.9 us or 9.9 us: only late
+        EXPECT_EQ(m.a->GetCounters().fastRetransmits, 0u);
+        EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
+    }
 }
 
 TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)

@@ -19,17 +19,18 @@ RackState::OnAcked(const SentPacket& p, TimeNs now)
 }
 
 TimeNs
-LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow)
+LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow, TimeNs pathRtt)
 {
     // A PROBE carries no data and travels in the control class; the time rule leaves it alone
     // (a Down path's probe must stay in flight until answered or superseded, spec 5.5).
-    return p.message == kProbeMessage ? kNever : rack.Deadline(p.sentAt, p.txSeq, reorderWindow);
+    return p.message == kProbeMessage ? kNever
+                                      : rack.Deadline(p.sentAt, p.txSeq, reorderWindow, pathRtt);
 }
 
 TimeNs
 TimeRule::Deadline(const SentPacket& p) const
 {
-    const TimeNs byConnection = LossDeadline(p, connection, connectionWindow);
+    const TimeNs byConnection = LossDeadline(p, connection, connectionWindow, pathRtt);
     return plane == nullptr ? byConnection
                             : std::min(byConnection, LossDeadline(p, *plane, planeWindow));
 }

@@ -15,7 +15,10 @@
  *     path) may deliver out of send order by as much as their queueing delays differ; the window
  *     covers that spread (ReorderWindow, reorder-window.h). With ~1 packet per path per message,
  *     rule 1 rarely has a later packet to compare with; rule 2 finds a loss about one round trip
- *     after it happened, whichever path it was on.
+ *     after it happened, whichever path it was on. A path is one route, so a packet whose own
+ *     path has an RTT sample is expected back after the longer of that path's smoothed RTT and
+ *     the round trip above (timeRulePathRtt, A44): a route through a standing queue is not
+ *     judged by a faster route's packets.
  *  2a. Time, same plane (opt-in, plane-time-rule.h): the same against a later packet of the
  *     packet's own plane, with that plane's window, while rule 2's window widens to at least
  *     srtt + 4 rttvar. TimeRule carries the evidence of both.
@@ -79,17 +82,22 @@ struct RackState
     }
 
     /// When the time rule declares lost a packet sent at `sentAt` with transmission order
-    /// `sentTxSeq`: `window` after the held packet's round trip, if that packet was sent after
-    /// it; kNever otherwise (`sentAt` must not be kNever).
-    TimeNs Deadline(TimeNs sentAt, uint64_t sentTxSeq, TimeNs window) const
+    /// `sentTxSeq`: `window` after the longer of the held packet's round trip and `pathRtt` (the
+    /// packet's own path's, 0 when unknown), if the held packet was sent after it; kNever
+    /// otherwise (`sentAt` must not be kNever).
+    TimeNs Deadline(TimeNs sentAt, uint64_t sentTxSeq, TimeNs window, TimeNs pathRtt = 0) const
     {
-        return valid && txSeq > sentTxSeq ? sentAt + rtt + window : kNever;
+        return valid && txSeq > sentTxSeq ? sentAt + (rtt > pathRtt ? rtt : pathRtt) + window
+                                          : kNever;
     }
 };
 
-/// When rule 2 declares `p` lost: kNever for a PROBE and while no packet sent after it has
-/// been acknowledged.
-TimeNs LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow);
+/// When rule 2 declares `p` lost, expecting it back after the longer of the RACK round trip and
+/// `pathRtt`: kNever for a PROBE and while no packet sent after it has been acknowledged.
+TimeNs LossDeadline(const SentPacket& p,
+                    const RackState& rack,
+                    TimeNs reorderWindow,
+                    TimeNs pathRtt = 0);
 
 /**
  * The evidence the time rule judges one path's packets by: the connection's RACK and, when
@@ -102,6 +110,9 @@ struct TimeRule
     TimeNs connectionWindow;         ///< reorder window against it
     const RackState* plane{nullptr}; ///< the path's plane's, when the plane rule is on
     TimeNs planeWindow{0};           ///< reorder window against that
+    /// Smoothed RTT of the judged packets' path, or 0 without a sample of its own or with
+    /// timeRulePathRtt off: rule 2 expects them back no sooner (A44).
+    TimeNs pathRtt{0};
 
     /// The earlier of the two rules' deadlines for `p` (LossDeadline of each).
     TimeNs Deadline(const SentPacket& p) const;

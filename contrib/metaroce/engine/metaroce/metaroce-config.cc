@@ -33,7 +33,7 @@ namespace
 // One table row per field reads better than one argument per line.
 // clang-format off
 
-/// The shape of a connection and its sender's tunables (spec 4, 5, 7).
+/// The shape of a connection and its sender's windows and pacing (spec 4, 7).
 ConfigFields<MetaRoceConfig>
 SenderFields()
 {
@@ -61,6 +61,15 @@ SenderFields()
         METAROCE_FIELD(C, unscheduledBytes, "UnscheduledBytes", Bytes, 0, kMaxWindowBytes, "7.1",
                        "Bytes a connection may have in flight before its first ACK, the "
                        "unscheduled window of receiver admission (0: no limit but the windows)."),
+    };
+}
+
+/// The sender's loss recovery and path management (spec 4.3-5.7).
+ConfigFields<MetaRoceConfig>
+RecoveryFields()
+{
+    using C = MetaRoceConfig;
+    return {
         METAROCE_FIELD(C, reorderTolerancePackets, "ReorderTolerance", Count,
                        0, kSackBits - 1, "5.3",
                        "SACK gap, in packets, that counts as loss (0: any gap, per-path order)."),
@@ -68,6 +77,10 @@ SenderFields()
                        "Judge a packet late behind a later packet of its own plane with that "
                        "plane's reorder window, and behind other planes only after that packet's "
                        "round trip plus max(reorder window, srtt + 4 rttvar)."),
+        METAROCE_FIELD(C, timeRulePathRtt, "TimeRulePathRtt", Flag, 0, 1, "5.3",
+                       "Expect a packet back after the longer of its own path's smoothed RTT "
+                       "and the round trip of the later packet that the time rule compares it "
+                       "with (false: that round trip alone, the behaviour before 2026-12-04)."),
         METAROCE_FIELD(C, rtoMinNs, "RtoMin", Nanoseconds, 1, kMaxNs, "5.5",
                        "Floor of the per-path retransmission timeout (srtt + 4 rttvar)."),
         METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "5.5",
@@ -147,8 +160,10 @@ MetaRoceConfigFields()
 {
     static const ConfigFields<MetaRoceConfig> fields = [] {
         ConfigFields<MetaRoceConfig> all = SenderFields();
-        const ConfigFields<MetaRoceConfig> receiver = ReceiverFields();
-        all.insert(all.end(), receiver.begin(), receiver.end());
+        for (const ConfigFields<MetaRoceConfig>& more : {RecoveryFields(), ReceiverFields()})
+        {
+            all.insert(all.end(), more.begin(), more.end());
+        }
         return all;
     }();
     return fields;

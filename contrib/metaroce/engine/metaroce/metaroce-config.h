@@ -51,7 +51,8 @@ struct MetaRoceConfig
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
-    bool planeTimeRule{false}; ///< judge the time rule per plane first (5.3, plane-time-rule.h)
+    bool planeTimeRule{false};  ///< judge the time rule per plane first (5.3, plane-time-rule.h)
+    bool timeRulePathRtt{true}; ///< rule 2 expects a packet back no sooner than its path's srtt
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
     bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 5.5)

@@ -67,17 +67,32 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
     {
         earliest = std::min(earliest, m_planes[port].EarliestCheck(PlaneWindowNs(port)));
     }
-    // Packets leave in transmission order, so the oldest in-flight DATA packet of all paths has
-    // the earliest deadline of the time rule, if it has one: only once a packet sent after it
-    // was acknowledged (LossDeadline). Packets sent in the same nanosecond tie; the first
-    // sent of them decides, and it is the first in transmission order.
+    // Packets leave in transmission order, so no deadline of the time rule comes before the
+    // oldest in-flight DATA packet's send time plus the RACK round trip and the window, and none
+    // exists before a packet sent after it was acknowledged (LossDeadline). Packets sent in the
+    // same nanosecond tie; the first sent of them decides, and it is the first in transmission
+    // order.
     const uint64_t firstTxSeq = m_firstDataOrder.Min();
     if (firstTxSeq == kNever)
     {
         return earliest;
     }
-    const TimeNs oldest = m_firstDataAt[m_firstDataOrder.MinSlot()];
-    return std::min(earliest, m_rack.Deadline(oldest, firstTxSeq, ruleWindow));
+    const std::size_t oldestPath = m_firstDataOrder.MinSlot();
+    const TimeNs oldestDeadline = m_rack.Deadline(m_firstDataAt[oldestPath],
+                                                  firstTxSeq,
+                                                  ruleWindow,
+                                                  TimeRulePathRtt(m_paths[oldestPath]));
+    // When the oldest packet's path runs no slower than the RACK packet, that bound is its
+    // deadline, the earliest. Otherwise (A44) a younger packet on a faster path may be due
+    // first: each path whose oldest DATA was sent before the RACK packet has a deadline.
+    if (oldestDeadline == kNever || TimeRulePathRtt(m_paths[oldestPath]) <= m_rack.rtt)
+    {
+        return std::min(earliest, oldestDeadline);
+    }
+    m_firstDataOrder.ForEachAtMost(m_rack.txSeq - 1, [&](std::size_t id) {
+        earliest = std::min(earliest, RackLossDeadline(id, ruleWindow));
+    });
+    return earliest;
 }
 
 const std::vector<uint16_t>&
@@ -89,9 +104,8 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
     m_rtoAt.ForEachAtMost(now, add);
     if (m_rack.valid && now >= m_rack.rtt + ruleWindow && m_rack.txSeq > 0)
     {
-        const TimeNs sentBy = now - m_rack.rtt - ruleWindow;
         m_firstDataOrder.ForEachAtMost(m_rack.txSeq - 1, [&](std::size_t id) {
-            if (m_firstDataAt[id] <= sentBy)
+            if (RackLossDeadline(id, ruleWindow) <= now)
             {
                 add(id);
             }
@@ -203,11 +217,28 @@ MetaRoceRequester::PlaneWindowNs(uint16_t port) const
 TimeRule
 MetaRoceRequester::TimeRuleFor(const Path& path, TimeNs ruleWindow) const
 {
-    if (m_planes.empty())
+    TimeRule rule{m_rack, ruleWindow};
+    if (!m_planes.empty())
     {
-        return TimeRule{m_rack, ruleWindow};
+        rule.plane = &m_planes[path.port].rack;
+        rule.planeWindow = PlaneWindowNs(path.port);
     }
-    return TimeRule{m_rack, ruleWindow, &m_planes[path.port].rack, PlaneWindowNs(path.port)};
+    rule.pathRtt = TimeRulePathRtt(path);
+    return rule;
+}
+
+TimeNs
+MetaRoceRequester::TimeRulePathRtt(const Path& path) const
+{
+    return m_config.timeRulePathRtt && path.rtt.HasSample() ? path.rtt.Smoothed() : 0;
+}
+
+TimeNs
+MetaRoceRequester::RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const
+{
+    // Only called for paths whose oldest DATA was sent before the RACK packet.
+    return m_firstDataAt[pathId] + std::max(m_rack.rtt, TimeRulePathRtt(m_paths[pathId])) +
+           ruleWindow;
 }
 
 TimeNs

@@ -257,6 +257,10 @@ class MetaRoceRequester
     TimeNs PlaneWindowNs(uint16_t port) const;
     /// The evidence `path`'s packets are judged by.
     TimeRule TimeRuleFor(const Path& path, TimeNs ruleWindow) const;
+    /// `path`'s smoothed RTT when the time rule uses it (A44) and it has a sample, else 0.
+    TimeNs TimeRulePathRtt(const Path& path) const;
+    /// Rule 2's deadline for the oldest DATA of path `pathId`, sent before the RACK packet.
+    TimeNs RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const;
 
     /// True when queued data may still leave without an ACK first: some is queued and the
     /// receiver's admission leaves room for a full packet. When false, a tail-loss probe may be
