@@ -228,12 +228,6 @@ MetaRoceRequester::TimeRuleFor(const Path& path, TimeNs ruleWindow) const
 }
 
 TimeNs
-MetaRoceRequester::TimeRulePathRtt(const Path& path) const
-{
-    return m_config.timeRulePathRtt && path.rtt.HasSample() ? path.rtt.Smoothed() : 0;
-}
-
-TimeNs
 MetaRoceRequester::RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const
 {
     // Only called for paths whose oldest DATA was sent before the RACK packet.

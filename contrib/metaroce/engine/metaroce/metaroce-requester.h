@@ -257,8 +257,13 @@ class MetaRoceRequester
     TimeNs PlaneWindowNs(uint16_t port) const;
     /// The evidence `path`'s packets are judged by.
     TimeRule TimeRuleFor(const Path& path, TimeNs ruleWindow) const;
+
     /// `path`'s smoothed RTT when the time rule uses it (A44) and it has a sample, else 0.
-    TimeNs TimeRulePathRtt(const Path& path) const;
+    TimeNs TimeRulePathRtt(const Path& path) const
+    {
+        return m_config.timeRulePathRtt && path.rtt.HasSample() ? path.rtt.Smoothed() : 0;
+    }
+
     /// Rule 2's deadline for the oldest DATA of path `pathId`, sent before the RACK packet.
     TimeNs RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const;
 
