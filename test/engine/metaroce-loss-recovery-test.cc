@@ -254,6 +254,35 @@ TEST(MetaRoceLossRecovery, APathThatRunsSlowIsJudgedByItsOwnRtt)
     }
 }
 
+TEST(MetaRoceLossRecovery, AYoungerPacketOnAFasterPathIsDueFirstAndDeclaredThen)
+{
+    // Spec 5.3, A44: three planes of one path. Path 0 ran 9 us; then the oldest packet goes on
+    // it (10 us), a younger one on path 1 (no sample of its own, 10.1 us) and the youngest on
+    // path 2, which comes back after 4 us. The younger packet is due first, at 10.1 + 4 us +
+    // the window, before the oldest at 10 + 9 us + the window: NextTimeout() answers the
+    // younger one's deadline and OnTimeout() then declares it alone.
+    Pair m(3);
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 1024}, 0);
+    auto first = Pair::Pull(*m.a, 0, 1'000);
+    ASSERT_TRUE(first);
+    m.RoundTrip(*first, 5'000, 10'000); // path 0: 9 us
+    m.a->PostSend(WorkRequest{2, Opcode::Write, 0, 3072}, 10'000);
+    auto oldest = Pair::Pull(*m.a, 0, 10'000);
+    auto younger = Pair::Pull(*m.a, 1, 10'100);
+    auto youngest = Pair::Pull(*m.a, 2, 10'200);
+    ASSERT_TRUE(oldest && younger && youngest);
+    m.RoundTrip(*youngest, 12'000, 14'200); // path 2: 4 us
+    const TimeNs window = 6'000;            // as in the test above: no lateness sample yet
+    const TimeNs youngerDue = 10'100 + 4'000 + window;
+    EXPECT_EQ(m.a->NextTimeout(), youngerDue);
+    m.a->OnTimeout(youngerDue);
+    auto retx = Pair::Pull(*m.a, 1, youngerDue);
+    ASSERT_TRUE(retx);
+    EXPECT_EQ(Pair::Parse(*retx).offset, 1024u) << "the younger packet, not the oldest";
+    EXPECT_EQ(m.a->GetCounters().fastRetransmits, 1u);
+    EXPECT_EQ(m.a->NextTimeout(), TimeNs{10'000 + 9'000 + window}) << "the oldest's turn next";
+}
+
 TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)
 {
     Pair m(2);

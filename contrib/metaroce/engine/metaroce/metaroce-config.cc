@@ -33,7 +33,7 @@ namespace
 // One table row per field reads better than one argument per line.
 // clang-format off
 
-/// The shape of a connection and its sender's windows and pacing (spec 4, 7).
+/// The shape of a connection (spec 4.1, 5.1, 6.2) and its sender's windows and pacing (7).
 ConfigFields<MetaRoceConfig>
 SenderFields()
 {

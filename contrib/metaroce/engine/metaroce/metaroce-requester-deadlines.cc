@@ -78,14 +78,13 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
         return earliest;
     }
     const std::size_t oldestPath = m_firstDataOrder.MinSlot();
-    const TimeNs oldestDeadline = m_rack.Deadline(m_firstDataAt[oldestPath],
-                                                  firstTxSeq,
-                                                  ruleWindow,
-                                                  TimeRulePathRtt(m_paths[oldestPath]));
+    const TimeNs oldestPathRtt = TimeRulePathRtt(m_paths[oldestPath]);
+    const TimeNs oldestDeadline =
+        m_rack.Deadline(m_firstDataAt[oldestPath], firstTxSeq, ruleWindow, oldestPathRtt);
     // When the oldest packet's path runs no slower than the RACK packet, that bound is its
     // deadline, the earliest. Otherwise (A44) a younger packet on a faster path may be due
     // first: each path whose oldest DATA was sent before the RACK packet has a deadline.
-    if (oldestDeadline == kNever || TimeRulePathRtt(m_paths[oldestPath]) <= m_rack.rtt)
+    if (oldestDeadline == kNever || oldestPathRtt <= m_rack.rtt)
     {
         return std::min(earliest, oldestDeadline);
     }
@@ -230,9 +229,10 @@ MetaRoceRequester::TimeRuleFor(const Path& path, TimeNs ruleWindow) const
 TimeNs
 MetaRoceRequester::RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const
 {
-    // Only called for paths whose oldest DATA was sent before the RACK packet.
-    return m_firstDataAt[pathId] + std::max(m_rack.rtt, TimeRulePathRtt(m_paths[pathId])) +
-           ruleWindow;
+    return m_rack.Deadline(m_firstDataAt[pathId],
+                           m_firstDataOrder.Get(pathId),
+                           ruleWindow,
+                           TimeRulePathRtt(m_paths[pathId]));
 }
 
 TimeNs
