@@ -27,16 +27,23 @@ using namespace ns3::claims;
 namespace
 {
 
-/// An all-to-all of 2 MiB per rank on the fabric of `c`, at its loss (none unless set), with the
-/// NIC attributes `nicAttributes` on top of the defaults.
+/// An all-to-all of `messageBytes` per rank on the fabric of `c`, at its loss (none unless
+/// set), with the NIC attributes `nicAttributes` on top of the defaults.
 MetaRoceExperimentResults
-AllToAllOf2MiB(MetaRoceExperimentConfig c, const std::string& nicAttributes)
+AllToAll(MetaRoceExperimentConfig c, const std::string& nicAttributes, uint64_t messageBytes)
 {
     c.workload = "alltoall";
-    c.messageBytes = 2 << 20;
+    c.messageBytes = messageBytes;
     c.stopTime = "3ms";
     c.nicAttributes = nicAttributes;
     return MetaRoceExperiment(c).Run();
+}
+
+/// The same of 2 MiB per rank.
+MetaRoceExperimentResults
+AllToAllOf2MiB(const MetaRoceExperimentConfig& c, const std::string& nicAttributes)
+{
+    return AllToAll(c, nicAttributes, 2 << 20);
 }
 
 /// The 16-host, 8-plane all-to-all of 2 MiB per rank at 1% loss per path, with the defaults
@@ -241,13 +248,9 @@ class PathRttTestCase : public TestCase
         // connection do not (spec 5.3, A44; doc/results.md section 16). Measured (16 hosts,
         // 4 per leaf, 100 Gb/s, one channel): 0 and 134 copies, 94.9 us either way.
         MetaRoceExperimentConfig c = LeafSpine(16, 4, "100Gbps", 8);
-        c.workload = "alltoall";
-        c.messageBytes = 8 << 20;
         c.channels = 1; // one stream per peer: many paths, one connection's view of them
-        c.stopTime = "3ms";
-        const MetaRoceExperimentResults pathRtt = MetaRoceExperiment(c).Run();
-        c.nicAttributes = "TimeRulePathRtt=false";
-        const MetaRoceExperimentResults rackOnly = MetaRoceExperiment(c).Run();
+        const MetaRoceExperimentResults pathRtt = AllToAll(c, "", 8 << 20);
+        const MetaRoceExperimentResults rackOnly = AllToAll(c, "TimeRulePathRtt=false", 8 << 20);
         NS_TEST_ASSERT_MSG_EQ(pathRtt.complete && rackOnly.complete, true, "both finish");
         NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(pathRtt), true, "lossless");
         NS_TEST_EXPECT_MSG_EQ(pathRtt.retransmitted, 0, "retransmissions, the path's own RTT");
