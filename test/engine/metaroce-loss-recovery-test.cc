@@ -135,6 +135,21 @@ TEST(ReorderWindow, StartsFromTheAckDelayAndNeverGoesBelowItPlusAQuarterOfTheMin
     EXPECT_EQ(w.Window(4'000, 8'000), 2'000u + 1'000u);
 }
 
+TEST(ReorderWindow, AFloorOfSeveralQuartersOfTheMinimumRttHoldsAboveSmallLateness)
+{
+    ReorderWindow one(2'000, 1);
+    ReorderWindow three(2'000, 3);
+    for (int i = 0; i < 200; ++i)
+    {
+        one.Sample(500);
+        three.Sample(500);
+    }
+    EXPECT_EQ(one.Window(8'000, 16'000), 2'000u + 2'000u);
+    EXPECT_EQ(three.Window(8'000, 16'000), 2'000u + 6'000u) << "three quarters of 8 us";
+    EXPECT_EQ(ReorderWindow(2'000, 0).Window(8'000, 1'000), 2'000u) << "the ACK delay alone";
+    EXPECT_EQ(three.Window(8'000, 1'000), 8'000u) << "the floor is not capped by srtt";
+}
+
 TEST(ReorderWindow, FollowsMeasuredLatenessUpToTheSmoothedRtt)
 {
     ReorderWindow w(2'000);

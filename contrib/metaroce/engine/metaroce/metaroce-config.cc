@@ -73,6 +73,10 @@ RecoveryFields()
         METAROCE_FIELD(C, reorderTolerancePackets, "ReorderTolerance", Count,
                        0, kSackBits - 1, "5.3",
                        "SACK gap, in packets, that counts as loss (0: any gap, per-path order)."),
+        METAROCE_FIELD(C, reorderFloorRttQuarters, "ReorderFloorRttQuarters", Count, 0, 64, "5.3",
+                       "Floor of the time rule's reorder window beyond the ACK delay, in quarters "
+                       "of the minimum RTT (RFC 8985's reo_wnd_mult): more tells a packet deep in "
+                       "a first-round queue from a lost one, and finds every loss that much later."),
         METAROCE_FIELD(C, planeTimeRule, "PlaneTimeRule", Flag, 0, 1, "5.3",
                        "Judge a packet late behind a later packet of its own plane with that "
                        "plane's reorder window, and behind other planes only after that packet's "

@@ -51,6 +51,7 @@ struct MetaRoceConfig
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
+    uint32_t reorderFloorRttQuarters{1}; ///< reorder window floor: ACK delay + this * minRtt / 4
     bool planeTimeRule{false};  ///< judge the time rule per plane first (5.3, plane-time-rule.h)
     bool timeRulePathRtt{true}; ///< rule 2 expects a packet back no sooner than its path's srtt
     TimeNs rtoMinNs{60'000};

@@ -23,8 +23,9 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_pathsByPort(config.ports)
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
-    , m_reorder(config.ackDelayNs)
-    , m_planes(config.planeTimeRule ? config.ports : 0, PlaneTimeRule(config.ackDelayNs))
+    , m_reorder(config.ackDelayNs, config.reorderFloorRttQuarters)
+    , m_planes(config.planeTimeRule ? config.ports : 0,
+               PlaneTimeRule(config.ackDelayNs, config.reorderFloorRttQuarters))
     , m_admissionLimit(config.unscheduledBytes > 0 ? config.unscheduledBytes : kNoAdmissionLimit)
     , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports, config.honourRateHint, config.ports)

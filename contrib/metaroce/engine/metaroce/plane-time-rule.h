@@ -32,8 +32,8 @@ namespace metaroce
 /// The time rule's evidence on one plane.
 struct PlaneTimeRule
 {
-    explicit PlaneTimeRule(TimeNs ackDelay)
-        : reorder(ackDelay)
+    PlaneTimeRule(TimeNs ackDelay, uint32_t floorRttQuarters)
+        : reorder(ackDelay, floorRttQuarters)
     {
     }
 

@@ -5,8 +5,9 @@
 namespace metaroce
 {
 
-ReorderWindow::ReorderWindow(TimeNs ackDelay)
+ReorderWindow::ReorderWindow(TimeNs ackDelay, uint32_t floorRttQuarters)
     : m_ackDelay(ackDelay)
+    , m_floorRttQuarters(floorRttQuarters)
     , m_smoothed(ackDelay)
     , m_deviation(ackDelay / 2)
 {
@@ -25,8 +26,8 @@ TimeNs
 ReorderWindow::Window(TimeNs minRtt, TimeNs srtt) const
 {
     // The receiver's ACK delay is a known part of any lateness; the quarter of the minimum RTT
-    // is RFC 8985's allowance for reordering on top of it.
-    const TimeNs floor = m_ackDelay + minRtt / 4;
+    // is RFC 8985's allowance for reordering on top of it (more quarters: its reo_wnd_mult).
+    const TimeNs floor = m_ackDelay + m_floorRttQuarters * minRtt / 4;
     return std::max(floor, std::min(m_smoothed + 4 * m_deviation, srtt));
 }
 

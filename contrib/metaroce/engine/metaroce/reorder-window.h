@@ -10,7 +10,8 @@
  * caused (its timestamp is the echo), arriving after a packet sent later was acknowledged, is a
  * sample of the lateness `ackTime - sentAt - rack.rtt`, spurious losses included. The window is
  * the smoothed lateness plus four mean deviations (as RFC 6298 sizes an RTO from RTT samples),
- * at most the smoothed RTT, but never below the ACK delay plus a quarter of the minimum RTT.
+ * at most the smoothed RTT, but never below the ACK delay plus a quarter of the minimum RTT
+ * (or several quarters: RFC 8985's reo_wnd_mult, fixed by configuration, A45).
  * Before the first sample the lateness is taken to be the ACK delay.
  */
 #ifndef METAROCE_ENGINE_REORDER_WINDOW_H
@@ -25,8 +26,9 @@ namespace metaroce
 class ReorderWindow
 {
   public:
-    /// `ackDelay`: longest time the receiver holds an ACK (spec 6.4).
-    explicit ReorderWindow(TimeNs ackDelay);
+    /// `ackDelay`: longest time the receiver holds an ACK (spec 6.4); `floorRttQuarters`:
+    /// quarters of the minimum RTT that the floor adds to it (spec 5.3).
+    explicit ReorderWindow(TimeNs ackDelay, uint32_t floorRttQuarters = 1);
 
     /// One acknowledgement came `lateness` ns after a later-sent packet's round trip.
     void Sample(TimeNs lateness);
@@ -41,6 +43,7 @@ class ReorderWindow
 
   private:
     TimeNs m_ackDelay;
+    uint32_t m_floorRttQuarters;
     TimeNs m_smoothed;
     TimeNs m_deviation;
 };
