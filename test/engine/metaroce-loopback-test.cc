@@ -315,7 +315,8 @@ RunPlaneFailure(bool planeTimeRule)
     ExpectDelivered(p, h, w);
     EXPECT_GT(h.Stats().lostOnDownPlane, 0u);
     EXPECT_EQ(p.a->GetCounters().pathsDown, config.pathsPerPort);
-    for (const Path& path : p.a->Requester().Paths())
+    ASSERT_EQ(p.a->Requester().Paths().MadeCount(), p.a->Requester().Paths().Count());
+    for (const Path& path : p.a->Requester().Paths().Made())
     {
         EXPECT_EQ(path.health == PathHealth::Down, path.port == 1);
     }
@@ -345,7 +346,8 @@ TEST(MetaRoceLoopback, PlaneComesBackAndIsProbedIntoUse)
     ASSERT_EQ(h.Completions(0).size(), 1u);
     EXPECT_TRUE(std::equal(p.src.begin(), p.src.end(), p.dst.begin()));
     uint64_t sentAfterRecovery = 0;
-    for (const Path& path : p.a->Requester().Paths())
+    ASSERT_EQ(p.a->Requester().Paths().MadeCount(), p.a->Requester().Paths().Count());
+    for (const Path& path : p.a->Requester().Paths().Made())
     {
         EXPECT_EQ(path.health, PathHealth::Up) << "path " << path.id;
         if (path.port == 1)

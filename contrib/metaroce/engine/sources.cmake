@@ -49,6 +49,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce/pacer.cc
     engine/metaroce/path-receive-window.cc
     engine/metaroce/path-recovery.cc
+    engine/metaroce/path-table.cc
     engine/metaroce/reorder-window.cc
     engine/metaroce/requester-packets.cc
     engine/metaroce/send-queue.cc
@@ -90,6 +91,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/pacer.h
     engine/metaroce/path-receive-window.h
     engine/metaroce/path-recovery.h
+    engine/metaroce/path-table.h
     engine/metaroce/plane-time-rule.h
     engine/metaroce/reorder-window.h
     engine/metaroce/requester-packets.h

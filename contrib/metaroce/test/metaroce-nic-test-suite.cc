@@ -188,7 +188,10 @@ class LinkFailureTestCase : public TestCase
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(qa->GetCompletedCount(), 1, "the WRITE did not complete");
         const auto& engine = dynamic_cast<metaroce::MetaRoceConnection&>(qa->GetEngine());
-        for (const auto& path : engine.Requester().Paths())
+        NS_TEST_ASSERT_MSG_EQ(engine.Requester().Paths().MadeCount(),
+                              engine.Requester().Paths().Count(),
+                              "every path was used or taken down");
+        for (const auto& path : engine.Requester().Paths().Made())
         {
             NS_TEST_ASSERT_MSG_EQ((path.health == metaroce::PathHealth::Down),
                                   (path.port == 1),
@@ -216,7 +219,10 @@ class SprayTestCase : public TestCase
         Simulator::Run();
         const auto& engine = dynamic_cast<metaroce::MetaRoceConnection&>(qa->GetEngine());
         uint64_t total = 0;
-        for (const auto& path : engine.Requester().Paths())
+        NS_TEST_ASSERT_MSG_EQ(engine.Requester().Paths().MadeCount(),
+                              engine.Requester().Paths().Count(),
+                              "a path was never used");
+        for (const auto& path : engine.Requester().Paths().Made())
         {
             NS_TEST_ASSERT_MSG_GT(path.packetsSent, 100, "path " << path.id << " barely used");
             total += path.packetsSent;
@@ -470,7 +476,7 @@ class ControlFirstTestCase : public TestCase
         const auto& engine = static_cast<const metaroce::MetaRoceConnection&>(qa->GetEngine());
         double sum = 0;
         int paths = 0;
-        for (const metaroce::Path& path : engine.Requester().Paths())
+        for (const metaroce::Path& path : engine.Requester().Paths().Made())
         {
             if (path.rtt.HasSample())
             {

@@ -10,7 +10,7 @@ SprayPathSelector::Name() const
 }
 
 int
-SprayPathSelector::Select(const std::vector<Path>& paths,
+SprayPathSelector::Select(const PathTable& paths,
                           const std::vector<uint16_t>& candidates,
                           uint32_t bytes,
                           uint32_t maxPackets)
@@ -19,7 +19,7 @@ SprayPathSelector::Select(const std::vector<Path>& paths,
     {
         return -1;
     }
-    const uint16_t port = paths[candidates.front()].port;
+    const uint16_t port = paths.PortOf(candidates.front());
     if (m_cursor.size() <= port)
     {
         m_cursor.resize(port + 1, 0);
@@ -32,12 +32,14 @@ SprayPathSelector::Select(const std::vector<Path>& paths,
         for (std::size_t k = 0; k < n; ++k)
         {
             const std::size_t slot = (cursor + k) % n;
-            const Path& p = paths[candidates[slot]];
-            if (p.health == PathHealth::Down || !p.HasRoom(bytes, maxPackets))
+            const uint16_t id = candidates[slot];
+            const Path* p = paths.Find(id);
+            const PathHealth health = p ? p->health : PathHealth::Up;
+            if (health == PathHealth::Down || !paths.HasRoom(id, bytes, maxPackets))
             {
                 continue;
             }
-            if (pass == 0 && (p.health != PathHealth::Up || p.markedRounds > 0))
+            if (pass == 0 && (health != PathHealth::Up || (p && p->markedRounds > 0)))
             {
                 continue;
             }

@@ -10,7 +10,7 @@
 #ifndef METAROCE_ENGINE_PATH_SELECTOR_H
 #define METAROCE_ENGINE_PATH_SELECTOR_H
 
-#include "../metaroce/metaroce-path.h"
+#include "../metaroce/path-table.h"
 
 #include <memory>
 #include <vector>
@@ -27,9 +27,10 @@ class PathSelector
 
     /**
      * Picks one of `candidates` (indices into `paths`, all on the same port) for a packet of
-     * `bytes`, or returns -1 when none may send now.
+     * `bytes`, or returns -1 when none may send now. A candidate never used is not made
+     * (PathTable::Find is null): it is Up, unmarked and empty.
      */
-    virtual int Select(const std::vector<Path>& paths,
+    virtual int Select(const PathTable& paths,
                        const std::vector<uint16_t>& candidates,
                        uint32_t bytes,
                        uint32_t maxPackets) = 0;
@@ -42,7 +43,7 @@ class SprayPathSelector : public PathSelector
 {
   public:
     const char* Name() const override;
-    int Select(const std::vector<Path>& paths,
+    int Select(const PathTable& paths,
                const std::vector<uint16_t>& candidates,
                uint32_t bytes,
                uint32_t maxPackets) override;

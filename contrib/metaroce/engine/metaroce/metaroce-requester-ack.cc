@@ -100,8 +100,9 @@ MetaRoceRequester::ReadRepeats(const MrHeader& ack,
 {
     for (std::size_t k = 0; k < ack.repeatCount; ++k)
     {
-        const std::optional<uint64_t> read =
-            ReadAckRepeat(ack.repeats[k], m_paths[ack.repeats[k].pathId].nextPsn);
+        // A repeat may name a path this end never used (a peer's error): nothing sent there.
+        const Path* of = m_paths.Find(ack.repeats[k].pathId);
+        const std::optional<uint64_t> read = ReadAckRepeat(ack.repeats[k], of ? of->nextPsn : 0);
         if (!read)
         {
             return false;

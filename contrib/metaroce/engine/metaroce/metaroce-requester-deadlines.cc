@@ -176,7 +176,7 @@ MetaRoceRequester::DeferRto(const Path& path,
     }
     if (m_rtoNotBefore.empty())
     {
-        m_rtoNotBefore.assign(m_paths.size(), 0);
+        m_rtoNotBefore.assign(m_paths.Count(), 0);
     }
     m_rtoNotBefore[path.id] = until;
     ++m_counters.rtoDeferrals;

@@ -41,7 +41,7 @@ MetaRoceRequester::NoteSentData(const Path& path, uint32_t transmissions, bool m
     // The packets before this one went over other paths, and each is the last of its path for
     // now: a tail of its own, lost unseen unless a marker follows it too. Once per emptied
     // queue, so a scan of the paths is no per-packet cost.
-    for (const Path& other : m_paths)
+    for (const Path& other : m_paths.Made())
     {
         if (other.id == path.id || other.health == PathHealth::Down || other.outstanding.empty())
         {

@@ -20,6 +20,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_cc(std::move(cc))
     , m_selector(std::move(selector))
     , m_recovery(m_config, counters)
+    , m_paths(m_config)
     , m_pathsByPort(config.ports)
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
@@ -47,23 +48,14 @@ MetaRoceRequester::MakePaths()
         return;
     }
     // The first entropies are the generator's first draws, whenever the paths are made.
-    const double mtu = m_config.mtu + kMrWriteHeaderSize;
-    const size_t count = size_t{m_config.ports} * m_config.pathsPerPort;
-    m_paths.reserve(count);
-    for (uint16_t port = 0; port < m_config.ports; ++port)
-    {
-        for (uint16_t k = 0; k < m_config.pathsPerPort; ++k)
-        {
-            const auto id = static_cast<uint16_t>(m_paths.size());
-            Path path(id, port, m_recovery.DrawEntropy(), m_config.initialRttNs);
-            path.window.minWindow = mtu;
-            path.window.maxWindow = mtu * m_config.maxPathWindowPackets;
-            path.window.window = mtu * m_config.initialPathWindowPackets;
-            m_paths.push_back(std::move(path));
-            m_pathsByPort[port].push_back(id);
-        }
-    }
+    m_paths.Make(m_recovery);
     m_recovery.ReleaseGenerator();
+    const size_t count = m_paths.Count();
+    for (std::size_t id = 0; id < count; ++id)
+    {
+        m_pathsByPort[m_paths.PortOf(static_cast<uint16_t>(id))].push_back(
+            static_cast<uint16_t>(id));
+    }
     m_rtoAt = DeadlineTree(count);
     m_firstDataOrder = DeadlineTree(count);
     m_firstDataAt.assign(count, kNever);
@@ -101,15 +93,16 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         for (uint16_t id : m_pathsByPort[port])
         {
-            Path& path = m_paths[id];
+            // A path never used is Up and holds no tail: nothing to probe on it.
+            const Path* used = m_paths.Find(id);
             // A Down path's probe is no recovery of data (HasRecoveryWork): it takes its turn.
-            if (!recoveryOnly && path.health == PathHealth::Down && path.probeDue <= now)
+            if (!recoveryOnly && used && used->health == PathHealth::Down && used->probeDue <= now)
             {
-                return SendProbe(path, now);
+                return SendProbe(m_paths[id], now);
             }
             if (m_tailProbe.TakeIfDueOn(id))
             {
-                if (auto probe = SendTailProbe(path, now))
+                if (auto probe = SendTailProbe(m_paths[id], now))
                 {
                     return probe;
                 }
@@ -149,11 +142,12 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         ++m_counters.retransmittedPackets;
     }
-    OutPacket out = SendData(m_paths[chosen], *next, retx, now);
+    Path& path = m_paths[static_cast<uint16_t>(chosen)];
+    OutPacket out = SendData(path, *next, retx, now);
     m_pacer.OnSent(out.WireSize(), now);
     ++m_counters.txDataPackets;
     // New data with packets of its message still to go is no tail, and needs no look-up.
-    NoteSentData(m_paths[chosen], m.transmissions[next->index], !retx && m.nextPacket < m.packets);
+    NoteSentData(path, m.transmissions[next->index], !retx && m.nextPacket < m.packets);
     return out;
 }
 
@@ -434,9 +428,9 @@ bool
 MetaRoceRequester::TailDueOn(uint16_t port) const
 {
     const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath();
-    return (tailProbe && m_paths[*tailProbe].port == port) ||
+    return (tailProbe && m_paths.PortOf(*tailProbe) == port) ||
            std::any_of(m_markersDue.begin(), m_markersDue.end(), [&](uint16_t id) {
-               return m_paths[id].port == port;
+               return m_paths.PortOf(id) == port;
            });
 }
 
@@ -464,7 +458,8 @@ MetaRoceRequester::HasWork(uint16_t port) const
     }
     for (uint16_t id : m_pathsByPort[port])
     {
-        if (m_paths[id].health == PathHealth::Down && m_paths[id].probeDue <= m_now)
+        const Path* path = m_paths.Find(id);
+        if (path && path->health == PathHealth::Down && path->probeDue <= m_now)
         {
             return true;
         }
@@ -518,12 +513,14 @@ MetaRoceRequester::NextTimeout() const
     {
         next = std::max(next, m_now);
     }
-    for (uint16_t id = 0; m_downPaths > 0 && id < m_paths.size(); ++id)
+    if (m_downPaths > 0)
     {
-        const TimeNs probeDue = m_paths[id].probeDue;
-        if (m_paths[id].health == PathHealth::Down && probeDue != kNever && probeDue > m_now)
+        for (const Path& path : m_paths.Made())
         {
-            next = std::min(next, probeDue);
+            if (path.health == PathHealth::Down && path.probeDue != kNever && path.probeDue > m_now)
+            {
+                next = std::min(next, path.probeDue);
+            }
         }
     }
     return std::min(next, m_pacer.Deadline(m_now));
@@ -552,7 +549,7 @@ MetaRoceRequester::NextTimeoutByScan() const
     auto consider = [&](TimeNs t) { next = std::min(next, std::max(t, m_now)); };
     const TimeNs reorderWindow = ReorderWindowNs();
     const TimeNs ruleWindow = TimeRuleWindowNs(reorderWindow);
-    for (const Path& path : m_paths)
+    for (const Path& path : m_paths.Made())
     {
         if (path.outstanding.empty() && path.health != PathHealth::Down)
         {

@@ -45,6 +45,7 @@
 #include "metaroce-wire.h"
 #include "pacer.h"
 #include "path-recovery.h"
+#include "path-table.h"
 #include "plane-time-rule.h"
 #include "reorder-window.h"
 #include "send-queue.h"
@@ -111,7 +112,8 @@ class MetaRoceRequester
         return m_queue.Empty();
     }
 
-    const std::vector<Path>& Paths() const
+    /// The connection's paths; those never used are not made (path-table.h).
+    const PathTable& Paths() const
     {
         return m_paths;
     }
@@ -306,7 +308,7 @@ class MetaRoceRequester
     std::unique_ptr<PathSelector> m_selector;
     PathRecovery m_recovery; ///< before m_paths: its generator draws their first entropies
 
-    std::vector<Path> m_paths;
+    PathTable m_paths;
     std::vector<std::vector<uint16_t>> m_pathsByPort;
     std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
     RttEstimator m_connectionRtt;    ///< all paths' samples: the RTO of paths without their own

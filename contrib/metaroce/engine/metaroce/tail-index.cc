@@ -4,7 +4,7 @@ namespace metaroce
 {
 
 const SentPacket*
-TailIndex::Lookup(const std::vector<Path>& paths, const Entry& e)
+TailIndex::Lookup(const PathTable& paths, const Entry& e)
 {
     // A path's ring holds consecutive PSNs from its floor (packets leave it only from the
     // front), so the entry's packet is at its distance from the front, if still there.
@@ -18,7 +18,7 @@ TailIndex::Lookup(const std::vector<Path>& paths, const Entry& e)
 }
 
 void
-TailIndex::PruneSettled(const std::vector<Path>& paths, const RackState& rack)
+TailIndex::PruneSettled(const PathTable& paths, const RackState& rack)
 {
     while (!m_sent.empty() && !Unsettled(Lookup(paths, m_sent.front()), rack))
     {
@@ -27,7 +27,7 @@ TailIndex::PruneSettled(const std::vector<Path>& paths, const RackState& rack)
 }
 
 std::optional<Tail>
-TailIndex::Find(const std::vector<Path>& paths, const SendQueue& queue, const RackState& rack)
+TailIndex::Find(const PathTable& paths, const SendQueue& queue, const RackState& rack)
 {
     // One pass from the front: entries settled for good (data no longer needed, delivered by
     // another copy, settles a packet as well) are dropped while they lead; a packet of a Down

@@ -18,6 +18,7 @@
 #include "../common/ring.h"
 #include "loss-detection.h"
 #include "metaroce-path.h"
+#include "path-table.h"
 #include "send-queue.h"
 #include "tail-loss-probe.h"
 
@@ -35,7 +36,7 @@ class TailIndex
     /// A DATA packet (not a PROBE) was sent on `path` under `psn`; transmissions come in order.
     /// A full FIFO is pruned of its settled front before it grows, which keeps it near what is
     /// in flight at a cost of about one look-up per transmission.
-    void OnSent(uint16_t path, uint64_t psn, const std::vector<Path>& paths, const RackState& rack)
+    void OnSent(uint16_t path, uint64_t psn, const PathTable& paths, const RackState& rack)
     {
         if (m_sent.full())
         {
@@ -45,14 +46,12 @@ class TailIndex
     }
 
     /// FindTail(paths, queue, rack), from the front of the FIFO, which it prunes.
-    std::optional<Tail> Find(const std::vector<Path>& paths,
-                             const SendQueue& queue,
-                             const RackState& rack);
+    std::optional<Tail> Find(const PathTable& paths, const SendQueue& queue, const RackState& rack);
 
   private:
     /// Drops the front entries settled for good (no longer in flight, or with an acknowledged
     /// packet sent after them), without asking the queue.
-    void PruneSettled(const std::vector<Path>& paths, const RackState& rack);
+    void PruneSettled(const PathTable& paths, const RackState& rack);
 
     struct Entry
     {
@@ -61,7 +60,7 @@ class TailIndex
     };
 
     /// The entry's packet while the path still holds it, else null.
-    static const SentPacket* Lookup(const std::vector<Path>& paths, const Entry& e);
+    static const SentPacket* Lookup(const PathTable& paths, const Entry& e);
 
     /// True while `p` is in flight and no acknowledged packet was sent after it.
     static bool Unsettled(const SentPacket* p, const RackState& rack)

@@ -6,10 +6,10 @@ namespace metaroce
 {
 
 std::optional<Tail>
-FindTail(const std::vector<Path>& paths, const SendQueue& queue, const RackState& rack)
+FindTail(const PathTable& paths, const SendQueue& queue, const RackState& rack)
 {
     std::optional<Tail> tail;
-    for (const Path& path : paths)
+    for (const Path& path : paths.Made())
     {
         if (path.health == PathHealth::Down)
         {

@@ -18,6 +18,7 @@
 #include "loss-detection.h"
 #include "metaroce-config.h"
 #include "metaroce-path.h"
+#include "path-table.h"
 #include "send-queue.h"
 
 #include <cstdint>
@@ -37,9 +38,7 @@ struct Tail
 /// The oldest in-flight DATA packet still needed that no acknowledged packet was sent after,
 /// over the paths that are not Down; nullopt when there is none. A retransmission whose
 /// original has been acknowledged meanwhile is not needed.
-std::optional<Tail> FindTail(const std::vector<Path>& paths,
-                             const SendQueue& queue,
-                             const RackState& rack);
+std::optional<Tail> FindTail(const PathTable& paths, const SendQueue& queue, const RackState& rack);
 
 /// Tail-loss probe state of one requester.
 class TailLossProbe

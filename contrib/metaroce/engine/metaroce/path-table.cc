@@ -1,0 +1,65 @@
+#include "path-table.h"
+
+#include "metaroce-wire.h"
+#include "path-recovery.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace metaroce
+{
+
+PathTable::PathTable(const MetaRoceConfig& config)
+    : m_config(config)
+{
+}
+
+void
+PathTable::Make(PathRecovery& recovery)
+{
+    if (!m_slots.empty())
+    {
+        return;
+    }
+    const std::size_t count = std::size_t{m_config.ports} * m_config.pathsPerPort;
+    m_firstEntropy.reserve(count);
+    for (std::size_t id = 0; id < count; ++id)
+    {
+        m_firstEntropy.push_back(recovery.DrawEntropy());
+    }
+    m_slots.resize(count);
+}
+
+const Path&
+PathTable::operator[](uint16_t id) const
+{
+    const Path* path = id < m_slots.size() ? m_slots[id].get() : nullptr;
+    if (path == nullptr)
+    {
+        throw std::out_of_range("path " + std::to_string(id) + " has not been used");
+    }
+    return *path;
+}
+
+std::size_t
+PathTable::MadeCount() const
+{
+    return static_cast<std::size_t>(std::count_if(m_slots.begin(),
+                                                  m_slots.end(),
+                                                  [](const auto& slot) { return slot != nullptr; }));
+}
+
+Path&
+PathTable::MakePath(uint16_t id)
+{
+    const double mtu = m_config.mtu + kMrWriteHeaderSize;
+    auto path = std::make_unique<Path>(id, PortOf(id), m_firstEntropy[id], m_config.initialRttNs);
+    path->window.minWindow = mtu;
+    path->window.maxWindow = mtu * m_config.maxPathWindowPackets;
+    path->window.window = mtu * m_config.initialPathWindowPackets;
+    m_slots[id] = std::move(path);
+    return *m_slots[id];
+}
+
+} // namespace metaroce

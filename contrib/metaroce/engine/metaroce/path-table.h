@@ -1,0 +1,107 @@
+/*
+ * The paths of one connection (spec 4.1), each made when it is first used.
+ *
+ * A connection has ports x pathsPerPort paths (64 by default), but a short flow sprays over
+ * a few of them: in a 64-host all-to-all of 64 KiB per rank each connection sends 16 packets,
+ * one on each of 16 paths, and the 48 others would stay as they were made (152 bytes each,
+ * 39 MB over the 4,032 connections; doc/benchmarks.md). A path that was never used is in a
+ * known state - Up, nothing in flight, the initial window and RTT - so the table keeps only
+ * its first entropy until something touches it, and answers the one question asked of unused
+ * paths (may it send?) without making them.
+ *
+ * The first entropies are drawn for all paths at once, in path order, when the table is made:
+ * the generator's draws are then the same whichever paths are used, and in whatever order.
+ * Paths are held by pointer, so a reference to one stays valid while others are made.
+ */
+#ifndef METAROCE_ENGINE_PATH_TABLE_H
+#define METAROCE_ENGINE_PATH_TABLE_H
+
+#include "metaroce-config.h"
+#include "metaroce-path.h"
+
+#include <boost/range/adaptor/filtered.hpp>
+#include <boost/range/adaptor/indirected.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace metaroce
+{
+
+class PathRecovery;
+
+/// A connection's paths, made on first use (see the file comment).
+class PathTable
+{
+  public:
+    explicit PathTable(const MetaRoceConfig& config);
+
+    /// Draws every path's first entropy, in path order; nothing is made yet. Once only.
+    void Make(PathRecovery& recovery);
+
+    /// True until Make().
+    bool empty() const
+    {
+        return m_slots.empty();
+    }
+
+    /// The number of paths, made or not (ports x pathsPerPort once made, else 0).
+    std::size_t Count() const
+    {
+        return m_slots.size();
+    }
+
+    /// The port (plane) of path `id`: paths are numbered port by port (spec 4.1).
+    uint16_t PortOf(uint16_t id) const
+    {
+        return static_cast<uint16_t>(id / m_config.pathsPerPort);
+    }
+
+    /// Path `id`, made now if it never was.
+    Path& operator[](uint16_t id)
+    {
+        std::unique_ptr<Path>& slot = m_slots[id];
+        return slot ? *slot : MakePath(id);
+    }
+
+    /// Path `id`, which must have been made (throws std::out_of_range otherwise).
+    const Path& operator[](uint16_t id) const;
+
+    /// Path `id` if it was made, else null (an unused path, in its initial state).
+    const Path* Find(uint16_t id) const
+    {
+        return m_slots[id].get();
+    }
+
+    /// True when path `id` may take a packet of `bytes` now (Path::HasRoom), made or not.
+    bool HasRoom(uint16_t id, uint32_t bytes, uint32_t maxPackets) const
+    {
+        const Path* path = Find(id);
+        // An unused path has nothing in flight: room for one packet, whatever its size.
+        return path ? path->HasRoom(bytes, maxPackets) : maxPackets > 0;
+    }
+
+    /// The paths made so far, in path order (unused paths hold nothing any scan looks for).
+    auto Made() const
+    {
+        return m_slots | boost::adaptors::filtered([](const std::unique_ptr<Path>& slot) {
+                   return slot != nullptr;
+               }) |
+               boost::adaptors::indirected;
+    }
+
+    /// The number of paths made so far.
+    std::size_t MadeCount() const;
+
+  private:
+    Path& MakePath(uint16_t id);
+
+    const MetaRoceConfig& m_config; ///< the connection's, which outlives this table
+    std::vector<std::unique_ptr<Path>> m_slots;
+    std::vector<uint16_t> m_firstEntropy; ///< per path, drawn by Make()
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_PATH_TABLE_H
