@@ -6,7 +6,6 @@
 #include "path-table.h"
 
 #include <gtest/gtest.h>
-
 #include <stdexcept>
 
 namespace metaroce

@@ -73,6 +73,17 @@ MetaRoceResponder::MakeState()
     m_ackQueue.resize(m_config.ports);
 }
 
+MetaRoceResponder::PathRx&
+MetaRoceResponder::Rx(uint16_t id)
+{
+    std::unique_ptr<PathRx>& rx = m_paths[id];
+    if (!rx)
+    {
+        rx = std::make_unique<PathRx>();
+    }
+    return *rx;
+}
+
 MetaRoceResponder::Stream&
 MetaRoceResponder::StreamAt(uint16_t id)
 {
@@ -88,7 +99,8 @@ const PathReceiveWindow&
 MetaRoceResponder::Window(uint16_t pathId) const
 {
     static const PathReceiveWindow kNothingReceived;
-    return m_paths.empty() ? kNothingReceived : m_paths.at(pathId).window;
+    const PathRx* rx = m_paths.empty() ? nullptr : m_paths.at(pathId).get();
+    return rx ? rx->window : kNothingReceived;
 }
 
 void
@@ -246,7 +258,7 @@ MetaRoceResponder::DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now)
 void
 MetaRoceResponder::QueueAck(uint16_t pathId)
 {
-    PathRx& rx = m_paths[pathId];
+    PathRx& rx = *m_paths[pathId]; // an ACK is queued for a path that received something
     if (!rx.queued)
     {
         rx.queued = true;
@@ -276,7 +288,7 @@ MetaRoceResponder::SyncFeedback(uint16_t port)
 void
 MetaRoceResponder::SyncAckDue(uint16_t pathId)
 {
-    const PathRx& rx = m_paths[pathId];
+    const PathRx& rx = *m_paths[pathId]; // made: only a path's arrivals give it a deadline
     m_ackDue.Set(pathId, rx.queued ? kNever : rx.ackDue);
 }
 
@@ -314,7 +326,7 @@ MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPac
     {
         return RxResult{false, DropReason::BadField};
     }
-    PathRx& rx = m_paths[h.pathId];
+    PathRx& rx = Rx(h.pathId);
     const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
     const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
     // The sender keeps at most 256 PSNs above its floor (spec 5.1); anything else is refused
@@ -350,7 +362,7 @@ MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
     {
         return RxResult{false, DropReason::BadField};
     }
-    PathRx& rx = m_paths[h.pathId];
+    PathRx& rx = Rx(h.pathId);
     const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
     const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
     const auto verdict = rx.window.Observe(psn, floor);
@@ -392,7 +404,7 @@ MetaRoceResponder::OnPortState(uint16_t port, bool up)
     // timers cover it.
     for (uint16_t id : m_ackQueue[port])
     {
-        m_paths[id].queued = false;
+        m_paths[id]->queued = false;
         SyncAckDue(id);
     }
     m_ackQueue[port].clear();
@@ -427,7 +439,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         const uint16_t id = m_ackQueue[port].front();
         m_ackQueue[port].pop_front();
         SyncFeedback(port);
-        PathRx& rx = m_paths[id];
+        PathRx& rx = *m_paths[id];
         h.opcode = MrOpcode::Ack;
         h.pathId = id;
         h.flags = rx.ce > 0 ? kMrFlagEce : 0;

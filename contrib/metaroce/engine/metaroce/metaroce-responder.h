@@ -33,6 +33,7 @@
 
 #include <boost/dynamic_bitset.hpp>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -93,7 +94,7 @@ class MetaRoceResponder
     const PathReceiveWindow& Window(uint16_t pathId) const;
 
   private:
-    /// 64 bytes: a receiving end keeps one per path of its connection (doc/benchmarks.md).
+    /// 64 bytes: a receiving end makes one per path it receives on (doc/benchmarks.md).
     struct PathRx
     {
         PathReceiveWindow window;
@@ -130,8 +131,10 @@ class MetaRoceResponder
         MrNakSyndrome syndrome;
     };
 
-    /// Makes the per-path state and the ACK queues on the first call.
+    /// Makes the per-path slots and the ACK queues on the first call.
     void MakeState();
+    /// The receive state of path `id` (< m_paths.size()), made now if it never was.
+    PathRx& Rx(uint16_t id);
 
     /// True when a NAK waits on `port`.
     bool NakQueued(uint16_t port) const
@@ -163,7 +166,9 @@ class MetaRoceResponder
     Counters& m_counters;
     uint64_t m_fairShareBps;
     AdmissionCredit m_credit;
-    std::vector<PathRx> m_paths;   ///< empty until MakeState()
+    /// Per path, made at the path's first packet (a short flow uses a few of its paths);
+    /// empty until MakeState().
+    std::vector<std::unique_ptr<PathRx>> m_paths;
     DeadlineTree m_ackDue;         ///< per path: ackDue while no ACK is queued, else kNever
     std::vector<uint16_t> m_due;   ///< OnTimeout()'s paths, reused
     std::vector<Stream> m_streams; ///< up to the highest stream used (StreamAt())

@@ -45,9 +45,10 @@ PathTable::operator[](uint16_t id) const
 std::size_t
 PathTable::MadeCount() const
 {
-    return static_cast<std::size_t>(std::count_if(m_slots.begin(),
-                                                  m_slots.end(),
-                                                  [](const auto& slot) { return slot != nullptr; }));
+    return static_cast<std::size_t>(
+        std::count_if(m_slots.begin(), m_slots.end(), [](const auto& slot) {
+            return slot != nullptr;
+        }));
 }
 
 Path&

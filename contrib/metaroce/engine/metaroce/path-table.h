@@ -21,7 +21,6 @@
 
 #include <boost/range/adaptor/filtered.hpp>
 #include <boost/range/adaptor/indirected.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
