@@ -11,15 +11,15 @@ SprayPathSelector::Name() const
 
 int
 SprayPathSelector::Select(const PathTable& paths,
-                          const std::vector<uint16_t>& candidates,
+                          uint16_t port,
                           uint32_t bytes,
                           uint32_t maxPackets)
 {
+    const auto candidates = paths.OfPort(port);
     if (candidates.empty())
     {
         return -1;
     }
-    const uint16_t port = paths.PortOf(candidates.front());
     if (m_cursor.size() <= port)
     {
         m_cursor.resize(port + 1, 0);
@@ -32,7 +32,7 @@ SprayPathSelector::Select(const PathTable& paths,
         for (std::size_t k = 0; k < n; ++k)
         {
             const std::size_t slot = (cursor + k) % n;
-            const uint16_t id = candidates[slot];
+            const auto id = static_cast<uint16_t>(candidates.front() + slot);
             const Path* p = paths.Find(id);
             const PathHealth health = p ? p->health : PathHealth::Up;
             if (health == PathHealth::Down || !paths.HasRoom(id, bytes, maxPackets))
@@ -44,7 +44,7 @@ SprayPathSelector::Select(const PathTable& paths,
                 continue;
             }
             cursor = (slot + 1) % n;
-            return candidates[slot];
+            return id;
         }
     }
     return -1;

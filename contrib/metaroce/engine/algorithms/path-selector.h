@@ -26,12 +26,12 @@ class PathSelector
     virtual const char* Name() const = 0;
 
     /**
-     * Picks one of `candidates` (indices into `paths`, all on the same port) for a packet of
-     * `bytes`, or returns -1 when none may send now. A candidate never used is not made
-     * (PathTable::Find is null): it is Up, unmarked and empty.
+     * Picks one of the paths of `port` (PathTable::OfPort) for a packet of `bytes`, or
+     * returns -1 when none may send now. A path never used is not made (PathTable::Find is
+     * null): it is Up, unmarked and empty.
      */
     virtual int Select(const PathTable& paths,
-                       const std::vector<uint16_t>& candidates,
+                       uint16_t port,
                        uint32_t bytes,
                        uint32_t maxPackets) = 0;
 
@@ -43,10 +43,7 @@ class SprayPathSelector : public PathSelector
 {
   public:
     const char* Name() const override;
-    int Select(const PathTable& paths,
-               const std::vector<uint16_t>& candidates,
-               uint32_t bytes,
-               uint32_t maxPackets) override;
+    int Select(const PathTable& paths, uint16_t port, uint32_t bytes, uint32_t maxPackets) override;
     std::unique_ptr<PathSelector> Clone() const override;
 
   private:

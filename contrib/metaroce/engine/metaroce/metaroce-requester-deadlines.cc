@@ -46,7 +46,7 @@ MetaRoceRequester::RefreshPlane(uint16_t port)
     PlaneTimeRule& plane = m_planes[port];
     plane.firstData = kNever;
     plane.firstDataTxSeq = 0;
-    for (uint16_t id : m_pathsByPort[port])
+    for (uint16_t id : m_paths.OfPort(port))
     {
         const TimeNs at = m_firstDataAt[id];
         const uint64_t txSeq = m_firstDataOrder.Get(id);
@@ -119,7 +119,7 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
             continue;
         }
         const TimeNs sentBy = now - plane.rack.rtt - window;
-        for (uint16_t id : m_pathsByPort[port])
+        for (uint16_t id : m_paths.OfPort(port))
         {
             if (m_firstDataAt[id] <= sentBy && m_firstDataOrder.Get(id) < plane.rack.txSeq)
             {

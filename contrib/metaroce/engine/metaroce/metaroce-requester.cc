@@ -21,7 +21,6 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_selector(std::move(selector))
     , m_recovery(m_config, counters)
     , m_paths(m_config)
-    , m_pathsByPort(config.ports)
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
     , m_reorder(config.ackDelayNs, config.reorderFloorRttQuarters)
@@ -51,11 +50,6 @@ MetaRoceRequester::MakePaths()
     m_paths.Make(m_recovery);
     m_recovery.ReleaseGenerator();
     const size_t count = m_paths.Count();
-    for (std::size_t id = 0; id < count; ++id)
-    {
-        m_pathsByPort[m_paths.PortOf(static_cast<uint16_t>(id))].push_back(
-            static_cast<uint16_t>(id));
-    }
     m_rtoAt = DeadlineTree(count);
     m_firstDataOrder = DeadlineTree(count);
     m_firstDataAt.assign(count, kNever);
@@ -91,7 +85,7 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now, bool recoveryOnly)
     // Probes first; most of the time there are none, and no path needs looking at.
     if (m_downPaths > 0 || m_tailProbe.DuePath())
     {
-        for (uint16_t id : m_pathsByPort[port])
+        for (uint16_t id : m_paths.OfPort(port))
         {
             // A path never used is Up and holds no tail: nothing to probe on it.
             const Path* used = m_paths.Find(id);
@@ -131,8 +125,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         return std::nullopt;
     }
-    const int chosen =
-        m_selector->Select(m_paths, m_pathsByPort[port], bytes, m_config.maxPathWindowPackets);
+    const int chosen = m_selector->Select(m_paths, port, bytes, m_config.maxPathWindowPackets);
     if (chosen < 0)
     {
         return std::nullopt;
@@ -396,7 +389,7 @@ MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
     }
     m_portUp[port] = up;
     MakePaths(); // a port event before the first send acts on the paths all the same
-    for (uint16_t id : m_pathsByPort[port])
+    for (uint16_t id : m_paths.OfPort(port))
     {
         if (!up)
         {
@@ -456,7 +449,7 @@ MetaRoceRequester::HasWork(uint16_t port) const
     {
         return false;
     }
-    for (uint16_t id : m_pathsByPort[port])
+    for (uint16_t id : m_paths.OfPort(port))
     {
         const Path* path = m_paths.Find(id);
         if (path && path->health == PathHealth::Down && path->probeDue <= m_now)

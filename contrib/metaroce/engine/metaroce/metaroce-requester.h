@@ -309,7 +309,6 @@ class MetaRoceRequester
     PathRecovery m_recovery; ///< before m_paths: its generator draws their first entropies
 
     PathTable m_paths;
-    std::vector<std::vector<uint16_t>> m_pathsByPort;
     std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
     RttEstimator m_connectionRtt;    ///< all paths' samples: the RTO of paths without their own
     RackState m_rack;                ///< newest acknowledged transmission, all paths (5.3)

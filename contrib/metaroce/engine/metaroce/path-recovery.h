@@ -43,7 +43,7 @@ class PathRecovery
      * Frees the generator's state (2.5 kB) until the next draw, which rebuilds it from the seed
      * and the number of draws so far: the same sequence. The requester calls it once its
      * paths have their first entropies, as most connections of a lossless fabric never move a
-     * path again.
+     * path again, and a move calls it after its draws (moves are rare).
      */
     void ReleaseGenerator();
 

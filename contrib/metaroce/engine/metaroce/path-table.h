@@ -21,6 +21,7 @@
 
 #include <boost/range/adaptor/filtered.hpp>
 #include <boost/range/adaptor/indirected.hpp>
+#include <boost/range/irange.hpp>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -55,6 +56,15 @@ class PathTable
     uint16_t PortOf(uint16_t id) const
     {
         return static_cast<uint16_t>(id / m_config.pathsPerPort);
+    }
+
+    /// The ids of the paths of `port`, in order (none before Make()).
+    boost::integer_range<uint16_t> OfPort(uint16_t port) const
+    {
+        const auto first =
+            static_cast<uint16_t>(m_slots.empty() ? 0 : port * m_config.pathsPerPort);
+        const auto count = static_cast<uint16_t>(m_slots.empty() ? 0 : m_config.pathsPerPort);
+        return boost::irange(first, static_cast<uint16_t>(first + count));
     }
 
     /// Path `id`, made now if it never was.
