@@ -53,15 +53,47 @@ MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
                                        std::unique_ptr<PathSelector> selector)
     : m_config(Validated(config))
     , m_memory(memory)
-    , m_requester(m_config,
-                  memory,
-                  m_counters,
-                  m_sendCompletions,
-                  DefaultCc(m_config, std::move(cc)),
-                  DefaultSelector(std::move(selector)))
-    , m_responder(m_config, memory, m_counters)
+    , m_cc(DefaultCc(m_config, std::move(cc)))
+    , m_selector(DefaultSelector(std::move(selector)))
     , m_portUp(~uint64_t{0})
 {
+}
+
+DeadlineCached<MetaRoceRequester>&
+MetaRoceConnection::SendHalf() const
+{
+    if (!m_requester)
+    {
+        // The requester keeps references to the connection's configuration, counters and
+        // completions, which do not move: the connection is neither copied nor moved.
+        auto& self = const_cast<MetaRoceConnection&>(*this);
+        m_requester = std::make_unique<DeadlineCached<MetaRoceRequester>>(m_config,
+                                                                          m_memory,
+                                                                          self.m_counters,
+                                                                          self.m_sendCompletions,
+                                                                          std::move(m_cc),
+                                                                          std::move(m_selector));
+    }
+    return *m_requester;
+}
+
+MetaRoceResponder&
+MetaRoceConnection::ReceiveHalf() const
+{
+    if (!m_responder)
+    {
+        auto& self = const_cast<MetaRoceConnection&>(*this);
+        m_responder = std::make_unique<MetaRoceResponder>(m_config, m_memory, self.m_counters);
+        if (m_fairShareBps)
+        {
+            m_responder->SetFairShare(*m_fairShareBps);
+        }
+        if (m_admissionTarget)
+        {
+            m_responder->SetAdmissionTarget(*m_admissionTarget);
+        }
+    }
+    return *m_responder;
 }
 
 const char*
@@ -105,14 +137,14 @@ void
 MetaRoceConnection::PostSend(const WorkRequest& wr, TimeNs now)
 {
     ValidateWorkRequest(wr, false);
-    m_requester.Mutate().Post(wr, now);
+    SendHalf().Mutate().Post(wr, now);
 }
 
 void
 MetaRoceConnection::PostRecv(const WorkRequest& wr)
 {
     ValidateWorkRequest(wr, true);
-    m_responder.PostRecv(wr);
+    ReceiveHalf().PostRecv(wr);
 }
 
 RxResult
@@ -151,12 +183,12 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
     case MrOpcode::Write:
     case MrOpcode::Send: {
         const bool real = pkt.size == pkt.wireSize;
-        result = m_responder.OnData(h, real ? pkt.data + h.Size() : nullptr, pkt);
+        result = ReceiveHalf().OnData(h, real ? pkt.data + h.Size() : nullptr, pkt);
         result.carriedData = result.accepted;
         break;
     }
     case MrOpcode::Probe:
-        result = m_responder.OnProbe(h, pkt);
+        result = ReceiveHalf().OnProbe(h, pkt);
         break;
     case MrOpcode::Ack:
         ++m_counters.rxControlPackets;
@@ -164,14 +196,14 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
         {
             result = RxResult{false, DropReason::BadField};
         }
-        else if (!m_requester.Mutate().OnAck(h, pkt.now))
+        else if (!SendHalf().Mutate().OnAck(h, pkt.now))
         {
             result = RxResult{false, DropReason::AckOutOfWindow};
         }
         break;
     case MrOpcode::Nak:
         ++m_counters.rxControlPackets;
-        m_requester.Mutate().OnNak(h, pkt.now);
+        SendHalf().Mutate().OnNak(h, pkt.now);
         break;
     }
     if (!result.accepted)
@@ -184,12 +216,15 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
 void
 MetaRoceConnection::OnTimeout(TimeNs now)
 {
-    m_responder.OnTimeout(now);
+    if (m_responder)
+    {
+        m_responder->OnTimeout(now);
+    }
     // Most timer events are the responder's ACK delays: a requester with nothing due would
     // only be recomputed afterwards (spec 2.3: OnTimeout acts on deadlines NextTimeout reports).
-    if (m_requester.NextTimeout() <= now)
+    if (m_requester && m_requester->NextTimeout() <= now)
     {
-        m_requester.Mutate().OnTimeout(now);
+        m_requester->Mutate().OnTimeout(now);
     }
 }
 
@@ -202,8 +237,13 @@ MetaRoceConnection::OnPortState(uint16_t port, bool up, TimeNs now)
                                     std::to_string(m_config.ports));
     }
     m_portUp[port] = up;
-    m_responder.OnPortState(port, up);
-    m_requester.Mutate().OnPortState(port, up, now);
+    if (m_responder)
+    {
+        m_responder->OnPortState(port, up); // a responder not yet made has nothing queued
+    }
+    // A port event before the first send acts on the paths all the same: the requester is
+    // made for it.
+    SendHalf().Mutate().OnPortState(port, up, now);
 }
 
 std::optional<OutPacket>
@@ -233,10 +273,10 @@ MetaRoceConnection::Pull(uint16_t port, TimeNs now, PullKind kind)
     }
     // The responder's ACKs and NAKs first; for control only the requester's PROBEs wait with
     // its data (spec 2.3).
-    std::optional<OutPacket> out = m_responder.Pull(port, now);
-    if (!out && kind != PullKind::Control)
+    std::optional<OutPacket> out = m_responder ? m_responder->Pull(port, now) : std::nullopt;
+    if (!out && kind != PullKind::Control && m_requester)
     {
-        out = m_requester.Mutate().Pull(port, now, kind == PullKind::Recovery);
+        out = m_requester->Mutate().Pull(port, now, kind == PullKind::Recovery);
     }
     if (out)
     {
@@ -250,25 +290,28 @@ bool
 MetaRoceConnection::HasWork(uint16_t port) const
 {
     return port < m_config.ports && m_portUp[port] &&
-           (m_responder.HasWork(port) || m_requester.Get().HasWork(port));
+           ((m_responder && m_responder->HasWork(port)) ||
+            (m_requester && m_requester->Get().HasWork(port)));
 }
 
 bool
 MetaRoceConnection::HasControlWork(uint16_t port) const
 {
-    return port < m_config.ports && m_portUp[port] && m_responder.HasWork(port);
+    return port < m_config.ports && m_portUp[port] && m_responder && m_responder->HasWork(port);
 }
 
 bool
 MetaRoceConnection::HasRecoveryWork(uint16_t port) const
 {
-    return port < m_config.ports && m_portUp[port] && m_requester.Get().HasRecoveryWork(port);
+    return port < m_config.ports && m_portUp[port] && m_requester &&
+           m_requester->Get().HasRecoveryWork(port);
 }
 
 TimeNs
 MetaRoceConnection::NextTimeout() const
 {
-    return std::min(m_responder.NextTimeout(), m_requester.NextTimeout());
+    return std::min(m_responder ? m_responder->NextTimeout() : kNever,
+                    m_requester ? m_requester->NextTimeout() : kNever);
 }
 
 std::vector<Completion>
@@ -276,14 +319,17 @@ MetaRoceConnection::TakeCompletions()
 {
     std::vector<Completion> out;
     out.swap(m_sendCompletions);
-    m_responder.TakeCompletions(out);
+    if (m_responder)
+    {
+        m_responder->TakeCompletions(out);
+    }
     return out;
 }
 
 bool
 MetaRoceConnection::Idle() const
 {
-    return m_requester.Get().Idle();
+    return !m_requester || m_requester->Get().Idle();
 }
 
 const Counters&
@@ -295,13 +341,21 @@ MetaRoceConnection::GetCounters() const
 void
 MetaRoceConnection::SetFairShare(uint64_t bps)
 {
-    m_responder.SetFairShare(bps);
+    m_fairShareBps = bps;
+    if (m_responder)
+    {
+        m_responder->SetFairShare(bps);
+    }
 }
 
 void
 MetaRoceConnection::SetAdmissionTarget(uint64_t bytes)
 {
-    m_responder.SetAdmissionTarget(bytes);
+    m_admissionTarget = bytes;
+    if (m_responder)
+    {
+        m_responder->SetAdmissionTarget(bytes);
+    }
 }
 
 } // namespace metaroce

@@ -7,6 +7,10 @@
  * serves each port's pulls with feedback first (ACKs are small and unblock the peer), then
  * probes and data. Its state grows with paths and with messages in flight, never with the
  * number of streams in use by the application beyond the configured stream count.
+ *
+ * The requester and the responder are made at their first use: an end of a one-way flow uses
+ * one of them (in a 64-host all-to-all, 1,248 of the 1,824 bytes a connection end took with
+ * both; doc/benchmarks.md). A half not yet made answers every question as a new one would.
  */
 #ifndef METAROCE_ENGINE_METAROCE_CONNECTION_H
 #define METAROCE_ENGINE_METAROCE_CONNECTION_H
@@ -20,6 +24,7 @@
 
 #include <bitset>
 #include <memory>
+#include <optional>
 
 namespace metaroce
 {
@@ -72,14 +77,16 @@ class MetaRoceConnection : public TransportEngine
         return m_config;
     }
 
+    /// The requester (made now if it never was, as a new one: for tests and the harness).
     const MetaRoceRequester& Requester() const
     {
-        return m_requester.Get();
+        return SendHalf().Get();
     }
 
+    /// The responder (made now if it never was, as a new one).
     const MetaRoceResponder& Responder() const
     {
-        return m_responder;
+        return ReceiveHalf();
     }
 
   private:
@@ -87,6 +94,12 @@ class MetaRoceConnection : public TransportEngine
     std::optional<OutPacket> Pull(uint16_t port, TimeNs now, PullKind kind);
     void ValidateWorkRequest(const WorkRequest& wr, bool recv) const;
     RxResult Refuse(DropReason reason);
+    /// The requester, made on the first call. Const so that the accessors can make it: a new
+    /// half behaves as an absent one.
+    DeadlineCached<MetaRoceRequester>& SendHalf() const;
+    /// The responder, made on the first call (with the fair share and admission target set
+    /// before it existed).
+    MetaRoceResponder& ReceiveHalf() const;
 
     MetaRoceConfig m_config;
     MemoryRegistry* m_memory;
@@ -96,8 +109,14 @@ class MetaRoceConnection : public TransportEngine
     std::vector<Completion> m_sendCompletions;
     /// Every call that may change the requester goes through Mutate(), which forgets the
     /// remembered NextTimeout() (most events leave the requester alone: no rescan then).
-    DeadlineCached<MetaRoceRequester> m_requester;
-    MetaRoceResponder m_responder;
+    mutable std::unique_ptr<DeadlineCached<MetaRoceRequester>> m_requester; ///< SendHalf()
+    mutable std::unique_ptr<MetaRoceResponder> m_responder;                 ///< ReceiveHalf()
+    /// The requester's algorithms, held until it is made.
+    mutable std::unique_ptr<CongestionControl> m_cc;
+    mutable std::unique_ptr<PathSelector> m_selector;
+    /// What SetFairShare() and SetAdmissionTarget() said before the responder was made.
+    std::optional<uint64_t> m_fairShareBps;
+    std::optional<uint64_t> m_admissionTarget;
     std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
 };
 
