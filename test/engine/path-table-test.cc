@@ -29,7 +29,7 @@ TEST(PathTable, NothingIsMadeUntilUsed)
     Counters counters;
     PathRecovery recovery(config, counters);
     PathTable paths(config);
-    EXPECT_TRUE(paths.empty());
+    EXPECT_TRUE(paths.IsEmpty());
     paths.Make(recovery);
     EXPECT_EQ(paths.Count(), 8u);
     EXPECT_EQ(paths.MadeCount(), 0u);

@@ -95,7 +95,8 @@ class MetaRoceConnection : public TransportEngine
     void ValidateWorkRequest(const WorkRequest& wr, bool recv) const;
     RxResult Refuse(DropReason reason);
     /// The requester, made on the first call. Const so that the accessors can make it: a new
-    /// half behaves as an absent one.
+    /// half behaves as an absent one, and a connection is never itself const (it is driven
+    /// by calls that change it), so the cast in the definition is defined behaviour.
     DeadlineCached<MetaRoceRequester>& SendHalf() const;
     /// The responder, made on the first call (with the fair share and admission target set
     /// before it existed).
@@ -111,13 +112,11 @@ class MetaRoceConnection : public TransportEngine
     /// remembered NextTimeout() (most events leave the requester alone: no rescan then).
     mutable std::unique_ptr<DeadlineCached<MetaRoceRequester>> m_requester; ///< SendHalf()
     mutable std::unique_ptr<MetaRoceResponder> m_responder;                 ///< ReceiveHalf()
-    /// The requester's algorithms, held until it is made.
-    mutable std::unique_ptr<CongestionControl> m_cc;
-    mutable std::unique_ptr<PathSelector> m_selector;
-    /// What SetFairShare() and SetAdmissionTarget() said before the responder was made.
-    std::optional<uint64_t> m_fairShareBps;
-    std::optional<uint64_t> m_admissionTarget;
-    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
+    mutable std::unique_ptr<CongestionControl> m_cc;  ///< the requester's, until it is made
+    mutable std::unique_ptr<PathSelector> m_selector; ///< the requester's, until it is made
+    std::optional<uint64_t> m_fairShareBps;    ///< the last SetFairShare(), for a new responder
+    std::optional<uint64_t> m_admissionTarget; ///< the last SetAdmissionTarget(), the same
+    std::bitset<kMaxPorts> m_portUp;           ///< in the object: asked on every pull of every port
 };
 
 } // namespace metaroce

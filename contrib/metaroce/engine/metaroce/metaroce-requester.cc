@@ -42,7 +42,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
 void
 MetaRoceRequester::MakePaths()
 {
-    if (!m_paths.empty())
+    if (!m_paths.IsEmpty())
     {
         return;
     }

@@ -146,7 +146,6 @@ PathRecovery::MaybeRedraw(Path& path, TimeNs now)
     {
         entropy = DrawEntropy();
     }
-    ReleaseGenerator(); // until the next move, which is rare: 2.5 kB per connection otherwise
     path.Redraw(entropy);
     ++m_counters.entropyRedraws;
 }

@@ -43,7 +43,8 @@ class PathRecovery
      * Frees the generator's state (2.5 kB) until the next draw, which rebuilds it from the seed
      * and the number of draws so far: the same sequence. The requester calls it once its
      * paths have their first entropies, as most connections of a lossless fabric never move a
-     * path again, and a move calls it after its draws (moves are rare).
+     * path again. A connection that moved a path keeps it: rebuilding costs a draw per draw
+     * made so far, and a congested path moves as often as once per round trip.
      */
     void ReleaseGenerator();
 

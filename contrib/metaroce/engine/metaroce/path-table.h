@@ -22,6 +22,7 @@
 #include <boost/range/adaptor/filtered.hpp>
 #include <boost/range/adaptor/indirected.hpp>
 #include <boost/range/irange.hpp>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -41,7 +42,7 @@ class PathTable
     void Make(PathRecovery& recovery);
 
     /// True until Make().
-    bool empty() const
+    bool IsEmpty() const
     {
         return m_slots.empty();
     }
@@ -67,9 +68,10 @@ class PathTable
         return boost::irange(first, static_cast<uint16_t>(first + count));
     }
 
-    /// Path `id`, made now if it never was.
+    /// Path `id` (< Count()), made now if it never was.
     Path& operator[](uint16_t id)
     {
+        assert(id < m_slots.size());
         std::unique_ptr<Path>& slot = m_slots[id];
         return slot ? *slot : MakePath(id);
     }
@@ -77,13 +79,15 @@ class PathTable
     /// Path `id`, which must have been made (throws std::out_of_range otherwise).
     const Path& operator[](uint16_t id) const;
 
-    /// Path `id` if it was made, else null (an unused path, in its initial state).
+    /// Path `id` (< Count()) if it was made, else null (an unused path, in its initial state).
     const Path* Find(uint16_t id) const
     {
+        assert(id < m_slots.size());
         return m_slots[id].get();
     }
 
-    /// True when path `id` may take a packet of `bytes` now (Path::HasRoom), made or not.
+    /// True when path `id` (< Count()) may take a packet of `bytes` now (Path::HasRoom), made
+    /// or not.
     bool HasRoom(uint16_t id, uint32_t bytes, uint32_t maxPackets) const
     {
         const Path* path = Find(id);
@@ -91,7 +95,8 @@ class PathTable
         return path ? path->HasRoom(bytes, maxPackets) : maxPackets > 0;
     }
 
-    /// The paths made so far, in path order (unused paths hold nothing any scan looks for).
+    /// The paths made so far, in path order: a range of `const Path&` (unused paths hold
+    /// nothing any scan looks for). Valid while the table lives; making a path adds to it.
     auto Made() const
     {
         return m_slots | boost::adaptors::filtered([](const std::unique_ptr<Path>& slot) {
