@@ -5,7 +5,9 @@
 // (8 planes, 8 hosts per leaf, 4 spines per plane, 100 Gb/s and 1 us links, default switches)
 // and a permutation in which host h writes one 1 MiB message to host (h + N/2) mod N (always
 // across leaves: four links per data packet), over one MetaRoCE connection or, with
-// --transport=rocev2, one RoCEv2 queue pair per plane (1/planes of the message each).
+// --transport=rocev2, one RoCEv2 queue pair per plane (1/planes of the message each). With
+// --pattern=alltoall every host writes one message to every other host instead (N(N-1)
+// connections: the many-queue-pair case; --messageBytes sets its size).
 // MetaRoceNic::Connect and PostWrite are used directly, so only the simulator, the NIC, the
 // engine and the switches are measured. Then, unless --reference=0, every packet the hosts put
 // on their links is replayed at the same time and size over stock PointToPointNetDevices in the
@@ -40,6 +42,8 @@
 #include <stdexcept>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 using namespace metaroce_bench;
@@ -52,6 +56,7 @@ struct Options
     uint32_t hosts{64};
     uint32_t planes{8};
     uint64_t messageBytes{1 << 20};
+    std::string pattern{"permutation"};
     std::string transport{"metaroce"};
     bool reference{true};
     /// The model's scheduler: the experiment runner's default (MetaRoceExperimentConfig).
@@ -83,13 +88,18 @@ OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c)
 }
 
 /// A host NIC starts sending `packet` on `port` (its Tx trace fires as the port pulls it, the
-/// instant the device starts serialising it): recorded as the frame the wire carries. Not the
+/// instant the device starts serialising it): recorded as the frame the wire carries, with the
+/// IPv4 destination (bytes 16-19 of the packet, which starts with its IPv4 header). Not the
 /// device's PhyTxBegin trace, whose sinks get a framed copy made inside the measured run.
 void
 OnHostTransmit(std::vector<PortTrace>* ports, Ptr<const Packet> packet, uint32_t port)
 {
+    uint8_t ip[20];
+    packet->CopyData(ip, sizeof(ip));
+    const uint32_t destination =
+        (uint32_t{ip[16]} << 24) | (uint32_t{ip[17]} << 16) | (uint32_t{ip[18]} << 8) | ip[19];
     (*ports)[port].push_back(
-        {Simulator::Now(), packet->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes});
+        {Simulator::Now(), packet->GetSize() + MetaRoceNetDevice::kFrameHeaderBytes, destination});
 }
 
 long
@@ -109,30 +119,41 @@ PeakRssKb()
     return usage.ru_maxrss;
 }
 
-std::vector<uint32_t>
-Peers(uint32_t hosts)
+/// The (sender, receiver) pairs of the pattern.
+std::vector<std::pair<uint32_t, uint32_t>>
+Flows(const Options& o)
 {
-    std::vector<uint32_t> peers;
-    for (uint32_t h = 0; h < hosts; ++h)
+    std::vector<std::pair<uint32_t, uint32_t>> flows;
+    for (uint32_t h = 0; h < o.hosts; ++h)
     {
-        peers.push_back((h + hosts / 2) % hosts);
+        if (o.pattern == "permutation")
+        {
+            flows.emplace_back(h, (h + o.hosts / 2) % o.hosts);
+            continue;
+        }
+        for (uint32_t d = 0; d < o.hosts; ++d)
+        {
+            if (d != h)
+            {
+                flows.emplace_back(h, d);
+            }
+        }
     }
-    return peers;
+    return flows;
 }
 
-/// Connects every host to its peer and posts its write; returns the requesting ends.
+/// Connects every flow's ends and posts its write; returns the requesting ends.
 std::vector<Ptr<MetaRoceQueuePair>>
 ConnectAll(const MetaRoceFabricHelper& fabric, const Options& o)
 {
     const bool roce = o.transport == "rocev2";
-    const std::vector<uint32_t> peers = Peers(o.hosts);
     std::vector<Ptr<MetaRoceQueuePair>> senders;
-    for (uint32_t h = 0; h < o.hosts; ++h)
+    for (const auto& [h, peer] : Flows(o))
     {
         for (uint32_t p = 0; p < (roce ? o.planes : 1); ++p)
         {
             auto [qa, qb] = MetaRoceNic::Connect(fabric.GetNic(h),
-                                                 fabric.GetNic(peers[h]),
+                                                 fabric.GetNic(peer),
                                                  roce ? metaroce::Transport::RoceV2
                                                       : metaroce::Transport::MetaRoce,
                                                  p);
@@ -249,7 +270,8 @@ PrintPerHop(const std::string& prefix, const RunFigures& r)
 void
 Print(const Options& o, const ModelFigures& m, const RunFigures* stock)
 {
-    std::cout << "hosts=" << o.hosts << " planes=" << o.planes << " transport=" << o.transport
+    std::cout << "hosts=" << o.hosts << " planes=" << o.planes << " pattern=" << o.pattern
+              << " message_bytes=" << o.messageBytes << " transport=" << o.transport
               << " scheduler=" << o.scheduler << " ref_scheduler=" << o.referenceScheduler
               << " setup_s=" << m.setupSeconds << " completion_us=" << m.completionUs;
     PrintPerHop("", m.run);
@@ -277,6 +299,7 @@ main(int argc, char* argv[])
     cmd.AddValue("hosts", "hosts (a multiple of 16 keeps the permutation across leaves)", o.hosts);
     cmd.AddValue("planes", "planes", o.planes);
     cmd.AddValue("messageBytes", "bytes per message", o.messageBytes);
+    cmd.AddValue("pattern", "permutation or alltoall", o.pattern);
     cmd.AddValue("transport", "metaroce or rocev2 (one queue pair per plane)", o.transport);
     cmd.AddValue("reference", "also run the stock-ns-3 reference", o.reference);
     cmd.AddValue("scheduler", "the model run's ns-3 scheduler", o.scheduler);
@@ -288,6 +311,9 @@ main(int argc, char* argv[])
                         << o.hosts);
     NS_ABORT_MSG_IF(o.transport != "metaroce" && o.transport != "rocev2",
                     "--transport must be metaroce or rocev2, got " << o.transport);
+    NS_ABORT_MSG_IF(o.pattern != "permutation" && o.pattern != "alltoall",
+                    "--pattern must be permutation or alltoall, got " << o.pattern);
+    NS_ABORT_MSG_IF(o.messageBytes == 0, "--messageBytes must be positive");
 
     try
     {
@@ -308,7 +334,7 @@ main(int argc, char* argv[])
     }
     const StockShape shape{o.hosts, o.planes, 8, 4, DataRate("100Gbps"), MicroSeconds(1)};
     Simulator::SetScheduler(ParseSchedulerOption("referenceScheduler", o.referenceScheduler));
-    const RunFigures stock = RunStockReference(shape, traces, Peers(o.hosts));
+    const RunFigures stock = RunStockReference(shape, traces);
     Print(o, model, &stock);
     return model.completed == model.expected ? 0 : 1;
 }

@@ -7,6 +7,8 @@
 # process each; on a busy machine one phase of a process can be disturbed and the other not).
 #   bash bench/sim-speed.sh [sizes...]        default sizes: 16 64 256
 # TRANSPORTS (default "metaroce rocev2") and RUNS select the rows and repetitions;
+# PATTERN=alltoall (every host writes to every other; default: the permutation) and
+# MESSAGE_BYTES (default: the binary's 1 MiB) select the workload;
 # METAROCE_BUILD_DIR selects the build directory (default: build/ in the repository).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,6 +21,8 @@ sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(16 64 256)
 read -r -a transports <<<"${TRANSPORTS:-metaroce rocev2}"
 runs="${RUNS:-3}"
+workload=(--pattern="${PATTERN:-permutation}")
+[ -n "${MESSAGE_BYTES:-}" ] && workload+=(--messageBytes="$MESSAGE_BYTES")
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<b)}'; }
@@ -28,7 +32,7 @@ lt() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<b)}'; }
 best_runs() {
   local model="" ref="" line
   for _ in $(seq "$runs"); do
-    line="$("$bin" --hosts="$1" --transport="$2")"
+    line="$("$bin" --hosts="$1" --transport="$2" "${workload[@]}")"
     if [ -z "$model" ] || lt "$(field cpu_s "$line")" "$(field cpu_s "$model")"; then
       model="$line"
     fi
@@ -46,8 +50,10 @@ for n in "${sizes[@]}"; do
     { read -r l; read -r r; } < <(best_runs "$n" "$t")
     ratio="$(awk -v a="$(field cpu_us_per_hop "$l")" -v b="$(field ref_cpu_us_per_hop "$r")" \
       'BEGIN{print a/b}')"
+    label="$t"
+    [ "$(field pattern "$l")" = permutation ] || label="$t, $(field pattern "$l") of $(field message_bytes "$l") B"
     printf '| %s | %s | %.2f | %.2f | %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f, %.2f |\n' \
-      "$n" "$t" "$(field wall_s "$l")" "$(field cpu_s "$l")" "$(field completion_us "$l")" \
+      "$n" "$label" "$(field wall_s "$l")" "$(field cpu_s "$l")" "$(field completion_us "$l")" \
       "$(field packet_hops "$l")" "$(field cpu_us_per_hop "$l")" "$(field events_per_hop "$l")" \
       "$(field allocs_per_hop "$l")" "$(field max_rss_mb "$l")" "$(field kb_per_qp "$l")" \
       "$(field ref_wall_s "$r")" "$(field ref_cpu_s "$r")" "$(field ref_cpu_us_per_hop "$r")" \

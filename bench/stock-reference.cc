@@ -86,11 +86,10 @@ class StockSwitch
 class PortReplay
 {
   public:
-    PortReplay(Ptr<NetDevice> device, const PortTrace& trace, Ipv4Address src, Ipv4Address dst)
+    PortReplay(Ptr<NetDevice> device, const PortTrace& trace, Ipv4Address src)
         : m_device(device)
         , m_trace(trace)
         , m_src(src)
-        , m_dst(dst)
     {
     }
 
@@ -108,7 +107,7 @@ class PortReplay
         const uint32_t bytes = m_trace[m_next].bytes - kPppBytes;
         Ipv4Header ip;
         ip.SetSource(m_src);
-        ip.SetDestination(m_dst);
+        ip.SetDestination(Ipv4Address(m_trace[m_next].destination));
         ip.SetProtocol(17);
         ip.SetPayloadSize(bytes > ip.GetSerializedSize() ? bytes - ip.GetSerializedSize() : 0);
         Ptr<Packet> packet = Create<Packet>(ip.GetPayloadSize());
@@ -123,7 +122,6 @@ class PortReplay
     Ptr<NetDevice> m_device;
     const PortTrace& m_trace;
     Ipv4Address m_src;
-    Ipv4Address m_dst;
     size_t m_next{0};
 };
 
@@ -228,9 +226,7 @@ CpuSeconds()
 }
 
 RunFigures
-RunStockReference(const StockShape& shape,
-                  const std::vector<std::vector<PortTrace>>& traces,
-                  const std::vector<uint32_t>& peers)
+RunStockReference(const StockShape& shape, const std::vector<std::vector<PortTrace>>& traces)
 {
     StockFabric fabric(shape);
     std::vector<std::unique_ptr<PortReplay>> replays;
@@ -241,8 +237,7 @@ RunStockReference(const StockShape& shape,
         {
             replays.push_back(std::make_unique<PortReplay>(fabric.HostPort(h, p),
                                                            traces[h][p],
-                                                           HostAddress(shape, h, p),
-                                                           HostAddress(shape, peers[h], p)));
+                                                           HostAddress(shape, h, p)));
             replays.back()->Start();
             figures.packets += traces[h][p].size();
         }

@@ -28,11 +28,13 @@
 namespace metaroce_bench
 {
 
-/// One packet as a host port put it on the wire: transmit start and size (PPP header included).
+/// One packet as a host port put it on the wire: transmit start, size (PPP header included)
+/// and IPv4 destination (the reference numbers hosts as the model's fabric does).
 struct WirePacket
 {
     ns3::Time at;
     uint32_t bytes;
+    uint32_t destination;
 };
 
 /// Every packet of one host port, in order.
@@ -61,12 +63,11 @@ struct RunFigures
 };
 
 /**
- * Builds the stock fabric, replays `traces` ([host][plane]) with every packet of host h
- * addressed to peers[h], runs the simulation and destroys it. Aborts if a packet is lost.
+ * Builds the stock fabric, replays `traces` ([host][plane]) with every packet addressed where
+ * the model's was, runs the simulation and destroys it. Aborts if a packet is lost.
  */
 RunFigures RunStockReference(const StockShape& shape,
-                             const std::vector<std::vector<PortTrace>>& traces,
-                             const std::vector<uint32_t>& peers);
+                             const std::vector<std::vector<PortTrace>>& traces);
 
 /// Seconds of CPU (user and system) this process has used so far.
 double CpuSeconds();

@@ -6,9 +6,8 @@
 #include "loopback-harness.h"
 #include "metaroce-connection.h"
 
-#include <gtest/gtest.h>
-
 #include <cstring>
+#include <gtest/gtest.h>
 #include <memory>
 #include <vector>
 
