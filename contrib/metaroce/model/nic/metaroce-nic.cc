@@ -559,7 +559,10 @@ MetaRoceNic::UpdateFairShare(bool senderJoined)
             {
                 engine.SetAdmissionTarget(credit);
             }
-            host->MarkMaybeWork();
+            // No MarkMaybeWork(): a rate hint or a credit target rides the next ACK and makes
+            // no packet due, and a queue pair with work is marked already (the port scheduler
+            // clears a mark only when HasWork() says no). Marking every queue pair here made
+            // each window's next pulls ask all of them (1,023 each at 1,024 hosts).
         }
     }
 }
