@@ -92,6 +92,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/path-receive-window.h
     engine/metaroce/path-recovery.h
     engine/metaroce/path-table.h
+    engine/metaroce/receiver-hints.h
     engine/metaroce/plane-time-rule.h
     engine/metaroce/reorder-window.h
     engine/metaroce/requester-packets.h

@@ -92,6 +92,7 @@ MetaRoceConnection::ReceiveHalf() const
         {
             m_responder->SetAdmissionTarget(*m_admissionTarget);
         }
+        m_responder->ShareHints(m_hints);
     }
     return *m_responder;
 }
@@ -355,6 +356,16 @@ MetaRoceConnection::SetAdmissionTarget(uint64_t bytes)
     if (m_responder)
     {
         m_responder->SetAdmissionTarget(bytes);
+    }
+}
+
+void
+MetaRoceConnection::ShareReceiverHints(const ReceiverHints* hints)
+{
+    m_hints = ReceiverHintsView(hints);
+    if (m_responder)
+    {
+        m_responder->ShareHints(m_hints);
     }
 }
 

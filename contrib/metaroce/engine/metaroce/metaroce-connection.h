@@ -72,6 +72,11 @@ class MetaRoceConnection : public TransportEngine
     /// (bytes; 0: no admission, spec 6.7).
     void SetAdmissionTarget(uint64_t bytes);
 
+    /// Reads the fair share and the admission target from the NIC's `hints` (null: none) once
+    /// the NIC sets them after this call (receiver-hints.h); they take precedence over
+    /// SetFairShare() and SetAdmissionTarget(). `hints` must outlive the calls that read it.
+    void ShareReceiverHints(const ReceiverHints* hints);
+
     const MetaRoceConfig& Config() const
     {
         return m_config;
@@ -116,6 +121,7 @@ class MetaRoceConnection : public TransportEngine
     mutable std::unique_ptr<PathSelector> m_selector; ///< the requester's, until it is made
     std::optional<uint64_t> m_fairShareBps;    ///< the last SetFairShare(), for a new responder
     std::optional<uint64_t> m_admissionTarget; ///< the last SetAdmissionTarget(), the same
+    ReceiverHintsView m_hints;                 ///< ShareReceiverHints(), for a new responder
     std::bitset<kMaxPorts> m_portUp;           ///< in the object: asked on every pull of every port
 };
 

@@ -445,10 +445,14 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.flags = rx.ce > 0 ? kMrFlagEce : 0;
         h.cumulativePsn = static_cast<uint32_t>(rx.window.Cumulative());
         h.rateHintMbps =
-            static_cast<uint32_t>(std::min<uint64_t>(m_fairShareBps / 1'000'000, UINT32_MAX));
+            static_cast<uint32_t>(std::min<uint64_t>(FairShare() / 1'000'000, UINT32_MAX));
         h.echoTimestamp = rx.echo;
         h.ceCount = rx.ce;
         h.newCount = rx.fresh;
+        if (const std::optional<uint64_t> target = m_hints.AdmissionTarget())
+        {
+            m_credit.SetTarget(*target);
+        }
         h.creditBytes = m_credit.Next(rx.fresh);
         // An empty SACK is the common case (a path's packets arrive in order): left out when
         // compact, and then never built (spec 3.4).

@@ -30,6 +30,7 @@
 #include "metaroce-config.h"
 #include "metaroce-wire.h"
 #include "path-receive-window.h"
+#include "receiver-hints.h"
 
 #include <boost/dynamic_bitset.hpp>
 #include <map>
@@ -72,9 +73,11 @@ class MetaRoceResponder
         m_fairShareBps = bps;
     }
 
+    /// The fair share the next ACK advertises: the NIC's (ShareHints), once it set one, else
+    /// SetFairShare()'s.
     uint64_t FairShare() const
     {
-        return m_fairShareBps;
+        return m_hints.FairShare().value_or(m_fairShareBps);
     }
 
     /// Sets this sender's share of the receiver's admission budget (bytes; 0: no admission,
@@ -84,9 +87,17 @@ class MetaRoceResponder
         m_credit.SetTarget(bytes);
     }
 
+    /// The admission target the ACKs' credit moves towards: the NIC's (ShareHints), once it
+    /// set one, else SetAdmissionTarget()'s.
     uint64_t AdmissionTarget() const
     {
-        return m_credit.Target();
+        return m_hints.AdmissionTarget().value_or(m_credit.Target());
+    }
+
+    /// Reads the fair share and the admission target from `hints` once the NIC sets them.
+    void ShareHints(const ReceiverHintsView& hints)
+    {
+        m_hints = hints;
     }
 
     /// Receive state of one path, for tests and the compliance harness (an empty window
@@ -166,6 +177,7 @@ class MetaRoceResponder
     Counters& m_counters;
     uint64_t m_fairShareBps;
     AdmissionCredit m_credit;
+    ReceiverHintsView m_hints; ///< the NIC's numbers for all its connections, if shared
     /// Per path, made at the path's first packet (a short flow uses a few of its paths);
     /// empty until MakeState().
     std::vector<std::unique_ptr<PathRx>> m_paths;

@@ -199,6 +199,12 @@ MetaRoceNic::DoDispose()
 {
     for (auto& [id, host] : m_hosts)
     {
+        if (host->QueuePair().GetTransport() == metaroce::Transport::MetaRoce)
+        {
+            // A queue pair the user still holds must not read this NIC's hints once it is gone.
+            static_cast<metaroce::MetaRoceConnection&>(host->QueuePair().GetEngine())
+                .ShareReceiverHints(nullptr);
+        }
         host->QueuePair().Dispose();
     }
     m_scheduler.Clear();
@@ -327,11 +333,13 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     {
         if (transport == metaroce::Transport::MetaRoce)
         {
-            engine =
+            auto connection =
                 std::make_unique<metaroce::MetaRoceConnection>(MetaRoceConfigFor(localId, remoteId),
                                                                &m_memory,
                                                                GetCongestionOps()->Create(),
                                                                GetPathSelection()->Create());
+            connection->ShareReceiverHints(&m_receiverHints);
+            engine = std::move(connection);
         }
         else
         {
@@ -545,25 +553,17 @@ MetaRoceNic::UpdateFairShare(bool senderJoined)
     const uint64_t share =
         due ? m_fairShare.Recompute(now, line, m_fairShareWindow, m_fairShareWhenMarked) : 0;
     const uint64_t credit = admission ? AdmissionCredit(line) : 0;
-    for (const auto& [id, host] : m_hosts)
+    // The connections read these as they build their ACKs (receiver-hints.h). No queue pair
+    // is marked as maybe having work: a rate hint or a credit target rides the next ACK and
+    // makes no packet due, and a queue pair with work is marked already (the port scheduler
+    // clears a mark only when HasWork() says no).
+    if (due)
     {
-        if (host->QueuePair().GetTransport() == metaroce::Transport::MetaRoce)
-        {
-            auto& engine =
-                static_cast<metaroce::MetaRoceConnection&>(host->QueuePair().GetEngine());
-            if (due)
-            {
-                engine.SetFairShare(share);
-            }
-            if (admission)
-            {
-                engine.SetAdmissionTarget(credit);
-            }
-            // No MarkMaybeWork(): a rate hint or a credit target rides the next ACK and makes
-            // no packet due, and a queue pair with work is marked already (the port scheduler
-            // clears a mark only when HasWork() says no). Marking every queue pair here made
-            // each window's next pulls ask all of them (1,023 each at 1,024 hosts).
-        }
+        m_receiverHints.SetFairShare(share);
+    }
+    if (admission)
+    {
+        m_receiverHints.SetAdmissionTarget(credit);
     }
 }
 

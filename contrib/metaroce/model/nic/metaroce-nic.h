@@ -47,6 +47,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/receiver-hints.h"
 #include "ns3/rocev2-config.h"
 #include "ns3/traced-callback.h"
 
@@ -189,6 +190,8 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     metaroce::MemoryRegistry m_memory;
     Ptr<UniformRandomVariable> m_rng;
     MetaRoceFairShare m_fairShare;
+    /// The fair share and admission target every MetaRoCE connection of the NIC advertises.
+    metaroce::ReceiverHints m_receiverHints;
 
     // Attributes. The engine tunables are the configuration tables' rows
     // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()
