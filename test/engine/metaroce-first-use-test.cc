@@ -5,6 +5,7 @@
 // path-table-test.cc, and end to end by the golden runs.)
 #include "loopback-harness.h"
 #include "metaroce-connection.h"
+#include "metaroce-hand-driven.h"
 
 #include <cstring>
 #include <gtest/gtest.h>
@@ -44,15 +45,9 @@ Run(bool madeUpFront, bool planeFailure)
     config.ports = 2;
     config.pathsPerPort = 4;
     config.seed = 11;
-    MetaRoceConfig ca = config;
-    ca.localConnection = 1;
-    ca.remoteConnection = 2;
-    MetaRoceConfig cb = config;
-    cb.localConnection = 2;
-    cb.remoteConnection = 1;
-    cb.seed = config.seed + 1;
-    MetaRoceConnection a(ca);
-    MetaRoceConnection b(cb);
+    auto [pa, pb] = ConnectedEnds(config);
+    MetaRoceConnection& a = *pa;
+    MetaRoceConnection& b = *pb;
     if (madeUpFront)
     {
         for (const MetaRoceConnection* c : {&a, &b})
