@@ -208,6 +208,7 @@ MetaRoceNic::DoDispose()
         host->QueuePair().Dispose();
     }
     m_scheduler.Clear();
+    m_hostById.clear();
     m_hosts.clear();
     m_pfc.Clear();
     m_arrivals = nullptr;
@@ -373,6 +374,11 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     setup.engine = std::move(engine);
     setup.posted = MakeCallback(&QueuePairHost::Service, host.get());
     qp->Init(std::move(setup));
+    if (m_hostById.size() <= localId)
+    {
+        m_hostById.resize(size_t{localId} + 1, nullptr);
+    }
+    m_hostById[localId] = host.get();
     m_hosts[localId] = std::move(host);
     return qp;
 }
@@ -483,15 +489,17 @@ MetaRoceNic::ReceiveFrame(uint32_t index, Ptr<const Packet> packet)
         m_dropTrace(packet, index, metaroce::NicDropReasonName(metaroce::NicDropReason::NotUdp));
         return;
     }
-    auto it = arrival.destination ? m_hosts.find(*arrival.destination) : m_hosts.end();
-    if (it == m_hosts.end())
+    QueuePairHost* host = arrival.destination && *arrival.destination < m_hostById.size()
+                              ? m_hostById[*arrival.destination]
+                              : nullptr;
+    if (host == nullptr)
     {
         m_dropTrace(packet,
                     index,
                     metaroce::NicDropReasonName(metaroce::NicDropReason::UnknownDestination));
         return;
     }
-    HandToEngine(*it->second, index, arrival, packet);
+    HandToEngine(*host, index, arrival, packet);
 }
 
 void
