@@ -84,14 +84,6 @@ MetaRoceConnection::ReceiveHalf() const
     {
         auto& self = const_cast<MetaRoceConnection&>(*this);
         m_responder = std::make_unique<MetaRoceResponder>(m_config, m_memory, self.m_counters);
-        if (m_fairShareBps)
-        {
-            m_responder->SetFairShare(*m_fairShareBps);
-        }
-        if (m_admissionTarget)
-        {
-            m_responder->SetAdmissionTarget(*m_admissionTarget);
-        }
         m_responder->ShareHints(m_hints);
     }
     return *m_responder;
@@ -342,21 +334,13 @@ MetaRoceConnection::GetCounters() const
 void
 MetaRoceConnection::SetFairShare(uint64_t bps)
 {
-    m_fairShareBps = bps;
-    if (m_responder)
-    {
-        m_responder->SetFairShare(bps);
-    }
+    ReceiveHalf().SetFairShare(bps); // the NIC shares its hints instead: rare, not per window
 }
 
 void
 MetaRoceConnection::SetAdmissionTarget(uint64_t bytes)
 {
-    m_admissionTarget = bytes;
-    if (m_responder)
-    {
-        m_responder->SetAdmissionTarget(bytes);
-    }
+    ReceiveHalf().SetAdmissionTarget(bytes);
 }
 
 void

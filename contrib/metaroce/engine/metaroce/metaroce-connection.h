@@ -24,7 +24,6 @@
 
 #include <bitset>
 #include <memory>
-#include <optional>
 
 namespace metaroce
 {
@@ -103,8 +102,7 @@ class MetaRoceConnection : public TransportEngine
     /// half behaves as an absent one, and a connection is never itself const (it is driven
     /// by calls that change it), so the cast in the definition is defined behaviour.
     DeadlineCached<MetaRoceRequester>& SendHalf() const;
-    /// The responder, made on the first call (with the fair share and admission target set
-    /// before it existed).
+    /// The responder, made on the first call (reading the NIC's hints if shared).
     MetaRoceResponder& ReceiveHalf() const;
 
     MetaRoceConfig m_config;
@@ -119,10 +117,8 @@ class MetaRoceConnection : public TransportEngine
     mutable std::unique_ptr<MetaRoceResponder> m_responder;                 ///< ReceiveHalf()
     mutable std::unique_ptr<CongestionControl> m_cc;  ///< the requester's, until it is made
     mutable std::unique_ptr<PathSelector> m_selector; ///< the requester's, until it is made
-    std::optional<uint64_t> m_fairShareBps;    ///< the last SetFairShare(), for a new responder
-    std::optional<uint64_t> m_admissionTarget; ///< the last SetAdmissionTarget(), the same
-    ReceiverHintsView m_hints;                 ///< ShareReceiverHints(), for a new responder
-    std::bitset<kMaxPorts> m_portUp;           ///< in the object: asked on every pull of every port
+    ReceiverHintsView m_hints;                        ///< ShareReceiverHints(), for a new responder
+    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
 };
 
 } // namespace metaroce
