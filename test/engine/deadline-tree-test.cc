@@ -28,7 +28,7 @@ TEST(DeadlineTree, EmptyAndSingleSlot)
 
 TEST(DeadlineTree, AgreesWithAnArrayUnderRandomUpdates)
 {
-    for (std::size_t slots : {2u, 7u, 64u, 100u})
+    for (std::size_t slots : {2u, 4u, 5u, 7u, 64u, 100u})
     {
         DeadlineTree tree(slots);
         std::vector<TimeNs> plain(slots, kNever);
@@ -40,7 +40,13 @@ TEST(DeadlineTree, AgreesWithAnArrayUnderRandomUpdates)
             const TimeNs at = rng() % 5 == 0 ? kNever : rng() % 50;
             tree.Set(slot, at);
             plain[slot] = at;
-            ASSERT_EQ(tree.Min(), *std::min_element(plain.begin(), plain.end()));
+            const auto earliest = std::min_element(plain.begin(), plain.end());
+            ASSERT_EQ(tree.Min(), *earliest);
+            if (*earliest != kNever)
+            {
+                // The lowest slot of equal deadlines, in the short list and in the tree alike.
+                ASSERT_EQ(tree.MinSlot(), static_cast<std::size_t>(earliest - plain.begin()));
+            }
             ASSERT_EQ(tree.Get(slot), at);
             const TimeNs limit = rng() % 60;
             std::vector<std::size_t> want;
@@ -56,6 +62,39 @@ TEST(DeadlineTree, AgreesWithAnArrayUnderRandomUpdates)
             ASSERT_EQ(got, want) << "slots " << slots << " step " << step << " limit " << limit;
         }
     }
+}
+
+TEST(DeadlineTree, BuiltOnlyWhenAFifthSlotHasADeadline)
+{
+    DeadlineTree tree(64);
+    for (std::size_t slot : {40u, 3u, 63u, 17u})
+    {
+        tree.Set(slot, 100 + slot);
+    }
+    tree.Set(3, kNever); // a slot without a deadline leaves the short list
+    tree.Set(8, 7);
+    tree.Set(17, 7);
+    EXPECT_FALSE(tree.IsBuilt());
+    EXPECT_EQ(tree.Min(), 7u);
+    EXPECT_EQ(tree.MinSlot(), 8u);
+    EXPECT_EQ(tree.Get(3), kNever);
+    EXPECT_EQ(tree.Get(40), 140u);
+    std::vector<std::size_t> due;
+    tree.ForEachAtMost(140, [&](std::size_t s) { due.push_back(s); });
+    EXPECT_EQ(due, (std::vector<std::size_t>{8, 17, 40}));
+
+    tree.Set(0, 7);
+    EXPECT_TRUE(tree.IsBuilt());
+    EXPECT_EQ(tree.MinSlot(), 0u);
+    due.clear();
+    tree.ForEachAtMost(140, [&](std::size_t s) { due.push_back(s); });
+    EXPECT_EQ(due, (std::vector<std::size_t>{0, 8, 17, 40}));
+    EXPECT_EQ(tree.Get(63), 163u);
+    tree.Set(0, kNever);
+    tree.Set(8, kNever);
+    EXPECT_TRUE(tree.IsBuilt()); // once built, it stays
+    EXPECT_EQ(tree.Min(), 7u);
+    EXPECT_EQ(tree.MinSlot(), 17u);
 }
 
 } // namespace

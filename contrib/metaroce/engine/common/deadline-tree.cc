@@ -8,7 +8,7 @@ namespace metaroce
 {
 
 DeadlineTree::DeadlineTree(std::size_t slots)
-    : m_slots(slots)
+    : m_slots(static_cast<uint32_t>(slots))
     , m_leaves(2)
 {
     if (slots > std::size_t{std::numeric_limits<uint16_t>::max()} + 1)
@@ -20,18 +20,105 @@ DeadlineTree::DeadlineTree(std::size_t slots)
     {
         m_leaves *= 2;
     }
-    m_leaf.assign(m_leaves, kNever);
-    // Every deadline is kNever: a node's winner is the leftmost slot below it.
-    m_winner.assign(m_leaves, 0);
-    for (std::size_t node = m_leaves - 1; node >= 1; --node)
+}
+
+TimeNs
+DeadlineTree::Get(std::size_t slot) const
+{
+    if (IsBuilt())
     {
-        const std::size_t left = 2 * node;
-        m_winner[node] = left >= m_leaves ? static_cast<uint16_t>(left - m_leaves) : m_winner[left];
+        return m_leaf[slot];
     }
+    for (std::size_t i = 0; i < m_fewCount && m_fewSlot[i] <= slot; ++i)
+    {
+        if (m_fewSlot[i] == slot)
+        {
+            return m_fewAt[i];
+        }
+    }
+    return kNever;
 }
 
 void
 DeadlineTree::Set(std::size_t slot, TimeNs at)
+{
+    if (IsBuilt())
+    {
+        SetInTree(slot, at);
+        return;
+    }
+    if (!SetFew(slot, at))
+    {
+        Build();
+        SetInTree(slot, at);
+    }
+}
+
+bool
+DeadlineTree::SetFew(std::size_t slot, TimeNs at)
+{
+    std::size_t i = 0;
+    while (i < m_fewCount && m_fewSlot[i] < slot)
+    {
+        ++i;
+    }
+    const bool present = i < m_fewCount && m_fewSlot[i] == slot;
+    if (present && at != kNever)
+    {
+        m_fewAt[i] = at;
+        return true;
+    }
+    if (present)
+    {
+        for (std::size_t j = i + 1; j < m_fewCount; ++j)
+        {
+            m_fewSlot[j - 1] = m_fewSlot[j];
+            m_fewAt[j - 1] = m_fewAt[j];
+        }
+        --m_fewCount;
+        return true;
+    }
+    if (at == kNever)
+    {
+        return true;
+    }
+    if (m_fewCount == kFew)
+    {
+        return false;
+    }
+    for (std::size_t j = m_fewCount; j > i; --j)
+    {
+        m_fewSlot[j] = m_fewSlot[j - 1];
+        m_fewAt[j] = m_fewAt[j - 1];
+    }
+    m_fewSlot[i] = static_cast<uint16_t>(slot);
+    m_fewAt[i] = at;
+    ++m_fewCount;
+    return true;
+}
+
+void
+DeadlineTree::Build()
+{
+    m_leaf.assign(m_leaves, kNever);
+    for (std::size_t i = 0; i < m_fewCount; ++i)
+    {
+        m_leaf[m_fewSlot[i]] = m_fewAt[i];
+    }
+    m_fewCount = 0;
+    // A node's winner is a function of the leaves below it (the leftmost of the earliest), so
+    // building bottom-up gives exactly the state that setting the slots one by one would.
+    m_winner.assign(m_leaves, 0);
+    for (std::size_t node = m_leaves - 1; node >= 1; --node)
+    {
+        const uint16_t left = WinnerOf(2 * node);
+        const uint16_t right = WinnerOf(2 * node + 1);
+        m_winner[node] = m_leaf[left] <= m_leaf[right] ? left : right;
+    }
+}
+
+void
+DeadlineTree::SetInTree(std::size_t slot, TimeNs at)
 {
     if (m_leaf[slot] == at)
     {
@@ -42,11 +129,8 @@ DeadlineTree::Set(std::size_t slot, TimeNs at)
     // above that point nothing does.
     for (std::size_t node = (m_leaves + slot) / 2; node >= 1; node /= 2)
     {
-        const std::size_t left = 2 * node;
-        const uint16_t leftWinner =
-            left >= m_leaves ? static_cast<uint16_t>(left - m_leaves) : m_winner[left];
-        const uint16_t rightWinner =
-            left + 1 >= m_leaves ? static_cast<uint16_t>(left + 1 - m_leaves) : m_winner[left + 1];
+        const uint16_t leftWinner = WinnerOf(2 * node);
+        const uint16_t rightWinner = WinnerOf(2 * node + 1);
         const uint16_t winner =
             m_leaf[leftWinner] <= m_leaf[rightWinner] ? leftWinner : rightWinner;
         if (m_winner[node] == winner && winner != slot)
