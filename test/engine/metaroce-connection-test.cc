@@ -288,6 +288,32 @@ TEST(MetaRoceConnection, TimeoutsBackOffThenTakeThePathDown)
     EXPECT_GE(m.a->GetCounters().entropyRedraws, 1u);
 }
 
+TEST(MetaRoceConnection, ATimeoutAtTheEndOfTimeArmsNoProbe)
+{
+    // A lost packet retransmitted on the other plane and acknowledged there leaves nothing to
+    // probe. OnTimeout(kNever) once took "no probe due" (kNever) for due and read a tail that
+    // does not exist.
+    Manual m(2, 1, [](MetaRoceConfig& c) { c.maxTailProbes = 0; });
+    m.a->PostSend(Write(1, 1024), 0);
+    Manual::PullAll(*m.a, 0, 0); // lost
+    TimeNs now = m.a->NextTimeout();
+    m.a->OnTimeout(now);
+    for (const OutPacket& data : Manual::PullAll(*m.a, 1, now))
+    {
+        Manual::Deliver(*m.b, data, now + 1'000);
+    }
+    for (const OutPacket& ack : Manual::PullAll(*m.b, 1, now + 1'000))
+    {
+        Manual::Deliver(*m.a, ack, now + 2'000);
+    }
+    ASSERT_TRUE(m.a->Idle());
+    m.a->OnTimeout(kNever);
+    EXPECT_FALSE(m.a->HasWork(0));
+    EXPECT_FALSE(m.a->HasWork(1));
+    EXPECT_TRUE(Manual::PullAll(*m.a, 0, now + 3'000).empty());
+    EXPECT_TRUE(Manual::PullAll(*m.a, 1, now + 3'000).empty());
+}
+
 TEST(MetaRoceConnection, NakOnBadKeyFailsTheRequestAndFlushesTheRest)
 {
     MemoryRegistry memory;

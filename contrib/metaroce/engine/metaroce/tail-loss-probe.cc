@@ -92,7 +92,9 @@ TailLossProbe::ArmIfDue(TimeNs now,
                         const std::optional<Tail>& tail,
                         const Path* deliveringPath)
 {
-    if (DueAt(dataQueued, rack, reorderWindow, connectionRtt, tail) > now)
+    // kNever is "not due" even to a caller whose clock reads kNever.
+    const TimeNs due = DueAt(dataQueued, rack, reorderWindow, connectionRtt, tail);
+    if (due == kNever || due > now)
     {
         return;
     }
