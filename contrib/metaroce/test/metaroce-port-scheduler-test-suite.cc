@@ -3,7 +3,8 @@
  * every sender would (model/nic/metaroce-port-scheduler.h), with more than 64 senders on a port
  * (several bit words), ports of different sizes, a port added after senders (the bits laid out
  * again), control first and recovery first each on and off, pulls of control only (a PFC
- * pause), and senders that say they may have work but are held back (a full window).
+ * pause), senders that say they may have work but are held back (a full window), and senders marked
+ * as maybe having work or with the work they report.
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -166,12 +167,17 @@ class RoundRobinTestCase : public TestCase
         {
             for (const bool recoveryFirst : {false, true})
             {
-                Run(controlFirst, recoveryFirst);
+                for (const bool exactMarks : {false, true})
+                {
+                    Run(controlFirst, recoveryFirst, exactMarks);
+                }
             }
         }
     }
 
-    void Run(bool controlFirst, bool recoveryFirst)
+    /// With `exactMarks`, senders are marked with the work they report (MarkWork, as the NIC
+    /// does) instead of as maybe having work (MarkMaybeWork).
+    void Run(bool controlFirst, bool recoveryFirst, bool exactMarks)
     {
         constexpr uint32_t kPorts = 3;
         const std::vector<uint32_t> perPort{70, 5, 130};
@@ -183,6 +189,22 @@ class RoundRobinTestCase : public TestCase
         std::vector<std::unique_ptr<FakeSender>> mine;
         std::vector<std::unique_ptr<FakeSender>> theirs;
         std::vector<std::vector<MetaRocePortScheduler::Slot>> slots;
+        auto mark = [&](uint32_t id) {
+            if (!exactMarks)
+            {
+                scheduler.MarkMaybeWork(slots[id]);
+                return;
+            }
+            metaroce::PortWork work;
+            for (const auto& [port, slot] : slots[id])
+            {
+                const uint64_t bit = uint64_t{1} << port;
+                work.any |= mine[id]->HasWork(port) ? bit : 0;
+                work.control |= mine[id]->HasControlWork(port) ? bit : 0;
+                work.recovery |= mine[id]->HasRecoveryWork(port) ? bit : 0;
+            }
+            scheduler.MarkWork(slots[id], work);
+        };
         scheduler.AddPort();
         scheduler.AddPort();
         for (uint32_t port = 0; port < kPorts; ++port)
@@ -194,7 +216,7 @@ class RoundRobinTestCase : public TestCase
                 {
                     mine[id]->data[slots[id][0].first] += 1;
                     theirs[id]->data[slots[id][0].first] += 1;
-                    scheduler.MarkMaybeWork(slots[id]);
+                    mark(id);
                 }
                 scheduler.AddPort();
             }
@@ -221,7 +243,7 @@ class RoundRobinTestCase : public TestCase
                 {
                     break;
                 }
-                scheduler.MarkMaybeWork(slots[FakeSender::SenderOf(got)]);
+                mark(FakeSender::SenderOf(got));
             }
         }
         uint64_t state = 12345;
@@ -242,7 +264,7 @@ class RoundRobinTestCase : public TestCase
                 };
                 pick(*mine[id])[port] += 1;
                 pick(*theirs[id])[port] += 1;
-                scheduler.MarkMaybeWork(slots[id]);
+                mark(id);
             }
             // Now and then a sender's window closes or opens again (a call into its engine).
             if (next() % 8 == 0)
@@ -250,7 +272,7 @@ class RoundRobinTestCase : public TestCase
                 const uint32_t id = next() % mine.size();
                 const uint32_t port = slots[id][0].first;
                 mine[id]->held[port] = theirs[id]->held[port] = !mine[id]->held[port];
-                scheduler.MarkMaybeWork(slots[id]);
+                mark(id);
             }
             const uint32_t port = next() % kPorts;
             const bool paused = next() % 5 == 0; // PFC: control only
@@ -260,11 +282,12 @@ class RoundRobinTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(got,
                                   want,
                                   "round " << round << " port " << port << " control first "
-                                           << controlFirst << " recovery first " << recoveryFirst);
+                                           << controlFirst << " recovery first " << recoveryFirst
+                                           << " exact marks " << exactMarks);
             if (got != 0)
             {
                 // As the NIC does after a pull.
-                scheduler.MarkMaybeWork(slots[FakeSender::SenderOf(got)]);
+                mark(FakeSender::SenderOf(got));
             }
         }
     }

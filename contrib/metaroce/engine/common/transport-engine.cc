@@ -3,6 +3,7 @@
 #include "../metaroce/metaroce-wire.h"
 #include "../rocev2/rocev2-wire.h"
 
+#include <algorithm>
 #include <boost/endian/conversion.hpp>
 #include <stdexcept>
 
@@ -13,6 +14,20 @@ const char*
 TransportName(Transport t)
 {
     return t == Transport::MetaRoce ? "metaroce" : "rocev2";
+}
+
+PortWork
+TransportEngine::WorkOnPorts(uint16_t ports) const
+{
+    PortWork work;
+    for (uint16_t port = 0; port < std::min<uint16_t>(ports, 64); ++port)
+    {
+        const uint64_t bit = uint64_t{1} << port;
+        work.any |= HasWork(port) ? bit : 0;
+        work.control |= HasControlWork(port) ? bit : 0;
+        work.recovery |= HasRecoveryWork(port) ? bit : 0;
+    }
+    return work;
 }
 
 Transport

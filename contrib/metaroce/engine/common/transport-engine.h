@@ -62,6 +62,15 @@ enum class PullKind : uint8_t
     Recovery, ///< control first, else only recovery (PullRecoveryPacket)
 };
 
+/// The ports on which an engine has work, bit p for port p, by kind (TransportEngine::HasWork,
+/// HasControlWork, HasRecoveryWork).
+struct PortWork
+{
+    uint64_t any{0};
+    uint64_t control{0};
+    uint64_t recovery{0};
+};
+
 /// Common interface of the MetaRoCE and RoCEv2 engines.
 class TransportEngine
 {
@@ -115,6 +124,11 @@ class TransportEngine
     /// else nothing - never new data: what such a driver pulls in its recovery turn.
     virtual std::optional<OutPacket> PullRecoveryPacket(uint16_t port, TimeNs now) = 0;
 
+    /// HasWork, HasControlWork and HasRecoveryWork of ports 0 to `ports` - 1 (at most 64), in
+    /// one call: what a driver that keeps a note of the engines with work asks after every call
+    /// into one, while its state is still in the cache. This default asks port by port.
+    virtual PortWork WorkOnPorts(uint16_t ports) const;
+
     /// Earliest time the engine wants OnTimeout(), or kNever.
     virtual TimeNs NextTimeout() const = 0;
 
@@ -126,6 +140,13 @@ class TransportEngine
 
     virtual const Counters& GetCounters() const = 0;
 };
+
+/// PortWork bit p of `ports` bits (all 64 bits when `ports` >= 64).
+constexpr uint64_t
+PortBits(uint16_t ports)
+{
+    return ports >= 64 ? ~uint64_t{0} : (uint64_t{1} << ports) - 1;
+}
 
 /**
  * Reads the destination connection (MetaRoCE) or destination QP number (RoCEv2) from a packet

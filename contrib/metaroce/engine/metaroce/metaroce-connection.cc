@@ -1,5 +1,6 @@
 #include "metaroce-connection.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -298,6 +299,22 @@ MetaRoceConnection::HasRecoveryWork(uint16_t port) const
 {
     return port < m_config.ports && m_portUp[port] && m_requester &&
            m_requester->Get().HasRecoveryWork(port);
+}
+
+PortWork
+MetaRoceConnection::WorkOnPorts(uint16_t ports) const
+{
+    const uint64_t up = m_portUp.to_ullong() & PortBits(std::min(ports, m_config.ports));
+    PortWork work;
+    if (m_requester)
+    {
+        work = m_requester->Get().WorkOnPorts();
+    }
+    work.control = m_responder ? m_responder->PortsWithWork() : 0;
+    work.any = up & (work.any | work.control);
+    work.control &= up;
+    work.recovery &= up;
+    return work;
 }
 
 TimeNs

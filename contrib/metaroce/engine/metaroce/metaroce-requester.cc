@@ -412,55 +412,6 @@ MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
 // What the driver asks (spec 2.3)
 
 bool
-MetaRoceRequester::MaySendOn(uint16_t port) const
-{
-    return port < m_config.ports && m_portUp[port] && !Failed();
-}
-
-bool
-MetaRoceRequester::TailDueOn(uint16_t port) const
-{
-    const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath();
-    return (tailProbe && m_paths.PortOf(*tailProbe) == port) ||
-           std::any_of(m_markersDue.begin(), m_markersDue.end(), [&](uint16_t id) {
-               return m_paths.PortOf(id) == port;
-           });
-}
-
-bool
-MetaRoceRequester::HasRecoveryWork(uint16_t port) const
-{
-    return MaySendOn(port) && (m_queue.UrgentRetransmissionFirst() || TailDueOn(port));
-}
-
-bool
-MetaRoceRequester::HasWork(uint16_t port) const
-{
-    if (!MaySendOn(port))
-    {
-        return false;
-    }
-    // Cheapest first: the NIC asks on every pull of every port.
-    if (m_queue.HasQueued() || TailDueOn(port))
-    {
-        return true;
-    }
-    if (m_downPaths == 0)
-    {
-        return false;
-    }
-    for (uint16_t id : m_paths.OfPort(port))
-    {
-        const Path* path = m_paths.Find(id);
-        if (path && path->health == PathHealth::Down && path->probeDue <= m_now)
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool
 MetaRoceRequester::MaySendMore() const
 {
     // Data held back by the receiver's admission waits for an ACK as a tail does: only the

@@ -38,6 +38,7 @@
 #include "../common/deadline-tree.h"
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
+#include "../common/transport-engine.h"
 #include "ack-coverage.h"
 #include "admission-credit.h"
 #include "metaroce-config.h"
@@ -97,6 +98,9 @@ class MetaRoceRequester
     /// whichever port pulls first): Pull() returns these before new data. A hint: windows and
     /// pacing are not checked, and the front may have been delivered since.
     bool HasRecoveryWork(uint16_t port) const;
+
+    /// HasWork (`any`) and HasRecoveryWork (`recovery`) of every port at once.
+    PortWork WorkOnPorts() const;
 
     /// The earliest deadline (spec 2.3, NextTimeout contract), from the per-path trees.
     TimeNs NextTimeout() const;

@@ -64,6 +64,13 @@ class MetaRoceResponder
     std::optional<OutPacket> Pull(uint16_t port, TimeNs now);
 
     bool HasWork(uint16_t port) const;
+
+    /// HasWork of every port at once, bit p for port p.
+    uint64_t PortsWithWork() const
+    {
+        return m_feedbackPorts.to_ullong() & PortBits(m_config.ports);
+    }
+
     TimeNs NextTimeout() const;
     void TakeCompletions(std::vector<Completion>& out);
 

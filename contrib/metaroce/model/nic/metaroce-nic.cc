@@ -69,7 +69,9 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     /// into its engine.
     void MarkMaybeWork()
     {
-        m_nic.m_scheduler.MarkMaybeWork(m_slots);
+        m_nic.m_scheduler.MarkWork(
+            m_slots,
+            m_qp->GetEngine().WorkOnPorts(static_cast<uint16_t>(m_nic.m_ports.size())));
     }
 
     /// After any event of the queue pair: deliver completions, start idle ports, re-arm the

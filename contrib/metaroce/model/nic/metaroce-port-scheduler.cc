@@ -80,6 +80,29 @@ MetaRocePortScheduler::MarkMaybeWork(const std::vector<Slot>& slots)
     }
 }
 
+void
+MetaRocePortScheduler::MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work)
+{
+    for (const auto& [port, slot] : slots)
+    {
+        const uint64_t bit = uint64_t(1) << (slot % 64);
+        auto put = [&](std::size_t kind, uint64_t ports) {
+            uint64_t& word = Word(kind, port, slot);
+            // PortWork has 64 bits: a port beyond them is marked as maybe having work.
+            word = port >= 64 || (ports >> port & 1) != 0 ? word | bit : word & ~bit;
+        };
+        put(kAny, work.any);
+        if (m_controlFirst)
+        {
+            put(kControl, work.control);
+        }
+        if (m_recoveryFirst)
+        {
+            put(kRecovery, work.recovery);
+        }
+    }
+}
+
 Ptr<Packet>
 MetaRocePortScheduler::Pull(uint32_t port, bool controlOnly)
 {

@@ -5,9 +5,11 @@
  * last (the cursor). A bitmap per port marks the queue pairs that may have work there, so a pull
  * visits only those: a sender's HasWork() depends on nothing but its engine's state, which only
  * the NIC's calls into the engine change, and the NIC marks a queue pair again after each of
- * them (MarkMaybeWork). A slot found without work and not marked since still has none, so
- * skipping it pulls exactly what a scan of every queue pair would, in O(queue pairs with work)
- * instead of O(queue pairs).
+ * them. A slot found without work and not marked since still has none, so skipping it pulls
+ * exactly what a scan of every queue pair would, in O(queue pairs with work) instead of
+ * O(queue pairs). The NIC marks a queue pair with the work its engine reports right after the
+ * call (MarkWork), which also clears the marks of ports it has nothing for; MarkMaybeWork marks
+ * every port, for a sender that cannot say.
  *
  * With control first (the NIC's ControlFirst attribute), a second round-robin per port, over the
  * queue pairs that may have an ACK, NAK or CNP ready (a second bitmap, marked with the first),
@@ -59,8 +61,8 @@ class MetaRocePortScheduler
         virtual bool HasRecoveryWork(uint32_t port) const = 0;
         /**
          * The sender's next packet for `port`, framed, or null (only ACK/NAK/CNP with
-         * of the `kind` asked for). The sender marks itself again (MarkMaybeWork): a pull changes
-         * its engine.
+         * of the `kind` asked for). The sender marks itself again (MarkWork or MarkMaybeWork): a
+         * pull changes its engine.
          */
         virtual Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) = 0;
     };
@@ -78,6 +80,16 @@ class MetaRocePortScheduler
     /// Marks the sender at `slots` as possibly having work on each of those ports: call after
     /// any call into its engine.
     void MarkMaybeWork(const std::vector<Slot>& slots);
+
+    /**
+     * Marks the sender at `slots` on each of those ports (below 64; others as MarkMaybeWork) with
+     * the work its engine reports now (TransportEngine::WorkOnPorts: HasWork and, where those
+     * round-robins run, HasControlWork and HasRecoveryWork), and clears the marks of the ports it
+     * has none for. Call it instead of MarkMaybeWork after any call into its engine: asked then,
+     * the engine's state is still in the cache, where a pull would find it cold, on every port,
+     * only to learn that most have nothing (doc/benchmarks.md).
+     */
+    void MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work);
 
     /// The next packet for `port` (only control packets with `controlOnly`), round-robin from
     /// the cursor, or null when no sender has one.
