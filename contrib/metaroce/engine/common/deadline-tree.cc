@@ -39,21 +39,6 @@ DeadlineTree::Get(std::size_t slot) const
     return kNever;
 }
 
-void
-DeadlineTree::Set(std::size_t slot, TimeNs at)
-{
-    if (IsBuilt())
-    {
-        SetInTree(slot, at);
-        return;
-    }
-    if (!SetFew(slot, at))
-    {
-        Build();
-        SetInTree(slot, at);
-    }
-}
-
 bool
 DeadlineTree::SetFew(std::size_t slot, TimeNs at)
 {
@@ -114,30 +99,6 @@ DeadlineTree::Build()
         const uint16_t left = WinnerOf(2 * node);
         const uint16_t right = WinnerOf(2 * node + 1);
         m_winner[node] = m_leaf[left] <= m_leaf[right] ? left : right;
-    }
-}
-
-void
-DeadlineTree::SetInTree(std::size_t slot, TimeNs at)
-{
-    if (m_leaf[slot] == at)
-    {
-        return;
-    }
-    m_leaf[slot] = at;
-    // Climb while the winner of the subtree changes, or is this slot (its deadline changed);
-    // above that point nothing does.
-    for (std::size_t node = (m_leaves + slot) / 2; node >= 1; node /= 2)
-    {
-        const uint16_t leftWinner = WinnerOf(2 * node);
-        const uint16_t rightWinner = WinnerOf(2 * node + 1);
-        const uint16_t winner =
-            m_leaf[leftWinner] <= m_leaf[rightWinner] ? leftWinner : rightWinner;
-        if (m_winner[node] == winner && winner != slot)
-        {
-            break;
-        }
-        m_winner[node] = winner;
     }
 }
 

@@ -43,8 +43,19 @@ class DeadlineTree
         return m_slots;
     }
 
-    /// Sets the deadline of `slot` (kNever: none).
-    void Set(std::size_t slot, TimeNs at);
+    /// Sets the deadline of `slot` (kNever: none). Inline with the tree's climb: the engines
+    /// call it after every packet.
+    void Set(std::size_t slot, TimeNs at)
+    {
+        if (!IsBuilt() && !SetFew(slot, at))
+        {
+            Build();
+        }
+        if (IsBuilt())
+        {
+            SetInTree(slot, at);
+        }
+    }
 
     TimeNs Get(std::size_t slot) const;
 
@@ -111,7 +122,28 @@ class DeadlineTree
     void Build();
 
     /// Sets a deadline in the built tree.
-    void SetInTree(std::size_t slot, TimeNs at);
+    void SetInTree(std::size_t slot, TimeNs at)
+    {
+        if (m_leaf[slot] == at)
+        {
+            return;
+        }
+        m_leaf[slot] = at;
+        // Climb while the winner of the subtree changes, or is this slot (its deadline
+        // changed); above that point nothing does.
+        for (std::size_t node = (m_leaves + slot) / 2; node >= 1; node /= 2)
+        {
+            const uint16_t leftWinner = WinnerOf(2 * node);
+            const uint16_t rightWinner = WinnerOf(2 * node + 1);
+            const uint16_t winner =
+                m_leaf[leftWinner] <= m_leaf[rightWinner] ? leftWinner : rightWinner;
+            if (m_winner[node] == winner && winner != slot)
+            {
+                break;
+            }
+            m_winner[node] = winner;
+        }
+    }
 
     /// The winner of `node`'s subtree, or the slot of a leaf (leaf i is node m_leaves + i).
     uint16_t WinnerOf(std::size_t node) const
