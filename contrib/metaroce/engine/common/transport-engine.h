@@ -71,6 +71,13 @@ struct PortWork
     uint64_t recovery{0};
 };
 
+/// The PortWork bits of ports 0 to `ports` - 1 (all 64 when `ports` >= 64).
+constexpr uint64_t
+PortBits(uint16_t ports)
+{
+    return ports >= 64 ? ~uint64_t{0} : (uint64_t{1} << ports) - 1;
+}
+
 /// Common interface of the MetaRoCE and RoCEv2 engines.
 class TransportEngine
 {
@@ -140,13 +147,6 @@ class TransportEngine
 
     virtual const Counters& GetCounters() const = 0;
 };
-
-/// PortWork bit p of `ports` bits (all 64 bits when `ports` >= 64).
-constexpr uint64_t
-PortBits(uint16_t ports)
-{
-    return ports >= 64 ? ~uint64_t{0} : (uint64_t{1} << ports) - 1;
-}
 
 /**
  * Reads the destination connection (MetaRoCE) or destination QP number (RoCEv2) from a packet

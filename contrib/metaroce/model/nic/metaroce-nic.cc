@@ -49,6 +49,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
                   bool realPayload)
         : m_nic(nic)
         , m_qp(qp)
+        , m_engine(engine)
         , m_realPayload(realPayload)
         , m_driver(engine, static_cast<uint16_t>(nic.m_ports.size()), *this, kNicDriving)
     {
@@ -71,7 +72,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     {
         m_nic.m_scheduler.MarkWork(
             m_slots,
-            m_qp->GetEngine().WorkOnPorts(static_cast<uint16_t>(m_nic.m_ports.size())));
+            m_engine.WorkOnPorts(static_cast<uint16_t>(m_nic.m_ports.size())));
     }
 
     /// After any event of the queue pair: deliver completions, start idle ports, re-arm the
@@ -114,17 +115,17 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
 
     bool HasWork(uint32_t port) const override
     {
-        return m_qp->GetEngine().HasWork(static_cast<uint16_t>(port));
+        return m_engine.HasWork(static_cast<uint16_t>(port));
     }
 
     bool HasControlWork(uint32_t port) const override
     {
-        return m_qp->GetEngine().HasControlWork(static_cast<uint16_t>(port));
+        return m_engine.HasControlWork(static_cast<uint16_t>(port));
     }
 
     bool HasRecoveryWork(uint32_t port) const override
     {
-        return m_qp->GetEngine().HasRecoveryWork(static_cast<uint16_t>(port));
+        return m_engine.HasRecoveryWork(static_cast<uint16_t>(port));
     }
 
     Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) override
@@ -146,6 +147,13 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     MetaRoceQueuePair& QueuePair() const
     {
         return *m_qp;
+    }
+
+    /// The queue pair's engine, which it owns for its whole life: read here, in the host the
+    /// NIC touches anyway, rather than through the queue pair's own cache line.
+    metaroce::TransportEngine& Engine() const
+    {
+        return m_engine;
     }
 
     /// Copy whole packets to the engine (the NIC's RealPayload when the queue pair was made).
@@ -181,6 +189,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
 
     MetaRoceNic& m_nic;
     Ptr<MetaRoceQueuePair> m_qp;
+    metaroce::TransportEngine& m_engine; ///< m_qp's, which outlives this host
     bool m_realPayload;
     std::vector<Ipv4Address> m_peerAddresses;         ///< per plane
     std::vector<MetaRocePortScheduler::Slot> m_slots; ///< where this queue pair is scheduled
@@ -204,8 +213,7 @@ MetaRoceNic::DoDispose()
         if (host->QueuePair().GetTransport() == metaroce::Transport::MetaRoce)
         {
             // A queue pair the user still holds must not read this NIC's hints once it is gone.
-            static_cast<metaroce::MetaRoceConnection&>(host->QueuePair().GetEngine())
-                .ShareReceiverHints(nullptr);
+            static_cast<metaroce::MetaRoceConnection&>(host->Engine()).ShareReceiverHints(nullptr);
         }
         host->QueuePair().Dispose();
     }
@@ -436,7 +444,7 @@ MetaRoceNic::SetPortUp(uint32_t port, bool up)
     m_ports[port].up = up;
     for (auto& [id, host] : m_hosts)
     {
-        host->QueuePair().GetEngine().OnPortState(static_cast<uint16_t>(port), up, EngineNow());
+        host->Engine().OnPortState(static_cast<uint16_t>(port), up, EngineNow());
         host->Service();
     }
 }
@@ -526,7 +534,7 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     rx.port = static_cast<uint16_t>(index);
     rx.ecnCe = arrival.ecnCe;
     rx.now = EngineNow();
-    const metaroce::RxResult result = host.QueuePair().GetEngine().OnPacket(rx);
+    const metaroce::RxResult result = host.Engine().OnPacket(rx);
     if (!result.accepted)
     {
         m_dropTrace(packet, index, metaroce::DropReasonName(result.reason));
