@@ -3,10 +3,12 @@
  * nanosecond run. ns3::MetaRoceTieShuffleScheduler interleaves the nodes of every timestamp in
  * a seeded pseudo-random order (as a distributed run may); each experiment must give the same
  * results, byte for byte, under the stock scheduler and under several shuffles
- * (model/link/metaroce-arrivals.h says how the model keeps it so).
+ * (model/link/metaroce-arrivals.h says how the model keeps it so). The same experiments under
+ * ns3::MetaRoceHorizonScheduler, which keeps ns-3's own order, must not change either.
  */
 #include "ns3/config.h"
 #include "ns3/metaroce-experiment.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
@@ -36,7 +38,8 @@ Results(const MetaRoceExperimentConfig& c)
     return os.str();
 }
 
-/// Runs c under the stock scheduler and under shuffles 1..3: the results must match.
+/// Runs c under the stock scheduler, under shuffles 1..3 and under the horizon scheduler with
+/// several windows: the results must match.
 class ShuffledTiesTestCase : public TestCase
 {
   public:
@@ -63,6 +66,15 @@ class ShuffledTiesTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ((Results(shuffled) == reference), true, "shuffle seed " << seed);
         }
         Config::SetDefault("ns3::MetaRoceTieShuffleScheduler::Seed", UintegerValue(1));
+        // The horizon scheduler keeps ns-3's order exactly, whatever its window.
+        MetaRoceExperimentConfig horizon = m_config;
+        horizon.scheduler = "ns3::MetaRoceHorizonScheduler";
+        for (const char* window : {"1ns", "300ns", "20us"})
+        {
+            Config::SetDefault("ns3::MetaRoceHorizonScheduler::Window", StringValue(window));
+            NS_TEST_EXPECT_MSG_EQ((Results(horizon) == reference), true, "window " << window);
+        }
+        Config::SetDefault("ns3::MetaRoceHorizonScheduler::Window", StringValue("20us"));
     }
 
     MetaRoceExperimentConfig m_config;

@@ -1,0 +1,126 @@
+/*
+ * metaroce-horizon-scheduler: ns3::MetaRoceHorizonScheduler (model/sim) gives events in the
+ * order ns3::PriorityQueueScheduler gives them, (timestamp, uid), under random inserts, removals
+ * and events taken out, with many ties, with windows from one step to longer than the run, and
+ * with events scheduled before the horizon while later ones wait in the far heap.
+ */
+#include "ns3/metaroce-horizon-scheduler.h"
+#include "ns3/nstime.h"
+#include "ns3/priority-queue-scheduler.h"
+#include "ns3/test.h"
+
+#include <cstdint>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class SameOrderTestCase : public TestCase
+{
+  public:
+    SameOrderTestCase()
+        : TestCase("horizon scheduler: the order of a single heap, for any window")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const Time& window : {NanoSeconds(1), NanoSeconds(50), MicroSeconds(20), Seconds(1)})
+        {
+            Run(window);
+        }
+    }
+
+    void Run(const Time& window)
+    {
+        auto horizon = CreateObject<MetaRoceHorizonScheduler>();
+        horizon->SetAttribute("Window", TimeValue(window));
+        auto reference = CreateObject<PriorityQueueScheduler>();
+        // The schedulers only order and hand back events; the impl pointers are never called.
+        std::vector<EventImpl*> impls(20'000);
+        uint64_t state = 7;
+        auto next = [&state]() {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            return static_cast<uint32_t>(state >> 33);
+        };
+        uint64_t now = 0;
+        uint32_t uid = 0;
+        std::vector<Scheduler::Event> pending;
+        bool sawFar = false;
+        for (int step = 0; step < 20'000; ++step)
+        {
+            const uint32_t op = next() % 10;
+            if (op < 5 || reference->IsEmpty())
+            {
+                // Mostly soon (many ties), sometimes far ahead (a retransmission timer).
+                const uint64_t delay = next() % 4 == 0 ? 100'000 + next() % 500'000 : next() % 64;
+                Scheduler::Event ev{reinterpret_cast<EventImpl*>(&impls[uid % impls.size()]),
+                                    {now + delay, uid, next() % 8}};
+                ++uid;
+                horizon->Insert(ev);
+                reference->Insert(ev);
+                pending.push_back(ev);
+                sawFar = sawFar || horizon->FarCount() > 0;
+            }
+            else if (op == 9 && !pending.empty())
+            {
+                const Scheduler::Event ev = pending[next() % pending.size()];
+                horizon->Remove(ev);
+                reference->Remove(ev);
+                Forget(pending, ev);
+            }
+            else
+            {
+                const Scheduler::Event want = reference->PeekNext();
+                NS_TEST_ASSERT_MSG_EQ(horizon->PeekNext().key.m_uid,
+                                      want.key.m_uid,
+                                      "peek, step " << step << ", window " << window);
+                const Scheduler::Event got = horizon->RemoveNext();
+                reference->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ(got.key.m_uid, want.key.m_uid, "step " << step);
+                NS_TEST_ASSERT_MSG_EQ(got.impl, want.impl, "step " << step);
+                now = got.key.m_ts;
+                Forget(pending, got);
+            }
+            NS_TEST_ASSERT_MSG_EQ(horizon->IsEmpty(), reference->IsEmpty(), "step " << step);
+        }
+        NS_TEST_EXPECT_MSG_EQ(sawFar, true, "some events waited in the far heap");
+        while (!reference->IsEmpty())
+        {
+            NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid,
+                                  reference->RemoveNext().key.m_uid,
+                                  "draining, window " << window);
+        }
+        NS_TEST_EXPECT_MSG_EQ(horizon->IsEmpty(), true, "both empty");
+    }
+
+    static void Forget(std::vector<Scheduler::Event>& pending, const Scheduler::Event& ev)
+    {
+        for (auto& e : pending)
+        {
+            if (e.key.m_uid == ev.key.m_uid)
+            {
+                e = pending.back();
+                pending.pop_back();
+                return;
+            }
+        }
+    }
+};
+
+class HorizonSchedulerTestSuite : public TestSuite
+{
+  public:
+    HorizonSchedulerTestSuite()
+        : TestSuite("metaroce-horizon-scheduler", UNIT)
+    {
+        AddTestCase(new SameOrderTestCase, TestCase::QUICK);
+    }
+};
+
+HorizonSchedulerTestSuite g_horizonSchedulerTestSuite;
+
+} // namespace
