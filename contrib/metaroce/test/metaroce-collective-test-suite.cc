@@ -365,6 +365,7 @@ class DeterminismTestCase : public TestCase
         std::vector<std::string> prefixes;
         // Every scheduler orders events by time, then scheduling order: the runs are the same.
         for (const std::string& scheduler : {c.scheduler,
+                                             std::string("ns3::PriorityQueueScheduler"),
                                              std::string("ns3::MapScheduler"),
                                              std::string("ns3::CalendarScheduler"),
                                              std::string("ns3::HeapScheduler")})

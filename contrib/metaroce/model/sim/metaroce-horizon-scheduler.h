@@ -55,8 +55,8 @@ class MetaRoceHorizonScheduler : public Scheduler
     /// into the (empty) near heap.
     void Refill();
 
-    Time m_window;            //!< Window attribute
-    uint64_t m_horizon{0};    //!< in time steps: near events are due before it, far ones not
+    Time m_window;             //!< Window attribute
+    uint64_t m_horizon{0};     //!< in time steps: near events are due before it, far ones not
     std::vector<Event> m_near; //!< a min-heap (std::greater)
     std::vector<Event> m_far;  //!< a min-heap (std::greater)
 };
