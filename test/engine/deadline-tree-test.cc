@@ -82,6 +82,9 @@ TEST(DeadlineTree, BuiltOnlyWhenAFifthSlotHasADeadline)
     std::vector<std::size_t> due;
     tree.ForEachAtMost(140, [&](std::size_t s) { due.push_back(s); });
     EXPECT_EQ(due, (std::vector<std::size_t>{8, 17, 40}));
+    due.clear();
+    tree.ForEachAtMost(kNever, [&](std::size_t s) { due.push_back(s); });
+    EXPECT_EQ(due, (std::vector<std::size_t>{8, 17, 40, 63}));
 
     tree.Set(0, 7);
     EXPECT_TRUE(tree.IsBuilt());
@@ -90,6 +93,9 @@ TEST(DeadlineTree, BuiltOnlyWhenAFifthSlotHasADeadline)
     tree.ForEachAtMost(140, [&](std::size_t s) { due.push_back(s); });
     EXPECT_EQ(due, (std::vector<std::size_t>{0, 8, 17, 40}));
     EXPECT_EQ(tree.Get(63), 163u);
+    due.clear();
+    tree.ForEachAtMost(kNever, [&](std::size_t s) { due.push_back(s); });
+    EXPECT_EQ(due, (std::vector<std::size_t>{0, 8, 17, 40, 63})) << "no slot without a deadline";
     tree.Set(0, kNever);
     tree.Set(8, kNever);
     EXPECT_TRUE(tree.IsBuilt()); // once built, it stays

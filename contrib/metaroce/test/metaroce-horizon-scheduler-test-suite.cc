@@ -111,6 +111,34 @@ class SameOrderTestCase : public TestCase
     }
 };
 
+/// Events at the last timestamp there is: the horizon cannot pass them, and they still come out
+/// in uid order, also those inserted after the first was taken.
+class EndOfTimeTestCase : public TestCase
+{
+  public:
+    EndOfTimeTestCase()
+        : TestCase("horizon scheduler: events at the end of time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto horizon = CreateObject<MetaRoceHorizonScheduler>();
+        EventImpl* impl = nullptr;
+        const uint64_t end = UINT64_MAX;
+        horizon->Insert({impl, {end - 1, 0, 0}});
+        horizon->Insert({impl, {end, 2, 0}});
+        horizon->Insert({impl, {end, 1, 0}});
+        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 0, "the earlier one first");
+        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 1, "then by uid");
+        horizon->Insert({impl, {end, 3, 0}});
+        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 2, "uid 2");
+        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 3, "uid 3");
+        NS_TEST_ASSERT_MSG_EQ(horizon->IsEmpty(), true, "all out");
+    }
+};
+
 class HorizonSchedulerTestSuite : public TestSuite
 {
   public:
@@ -118,6 +146,7 @@ class HorizonSchedulerTestSuite : public TestSuite
         : TestSuite("metaroce-horizon-scheduler", UNIT)
     {
         AddTestCase(new SameOrderTestCase, TestCase::QUICK);
+        AddTestCase(new EndOfTimeTestCase, TestCase::QUICK);
     }
 };
 

@@ -13,7 +13,7 @@
  * the tree is built only when a fifth slot gets a deadline; until then the deadlines sit in a
  * short list in the object itself, sorted by slot. That list answers every question the same
  * way the tree would (the earliest, the lowest slot among equal ones, the due slots in slot
- * order), from one cache line and without the tree's 640 bytes per 64 slots. Once built, the
+ * order), from the object itself and without the tree's 640 bytes per 64 slots. Once built, the
  * tree stays.
  *
  * A heap would answer "earliest" as fast, but not "every slot due by t, in slot order", which
@@ -24,6 +24,7 @@
 
 #include "engine-types.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -72,11 +73,13 @@ class DeadlineTree
         return IsBuilt() ? m_winner[1] : (m_fewCount == 0 ? 0 : m_fewSlot[FewMin()]);
     }
 
-    /// Calls `f(slot)` for every slot whose deadline is <= `limit`, in ascending slot order.
-    /// `f` must not change the tree (collect the slots first when acting on them changes it).
+    /// Calls `f(slot)` for every slot whose deadline is <= `limit`, in ascending slot order;
+    /// never for a slot without one (kNever), even when `limit` is kNever. `f` must not change
+    /// the tree (collect the slots first when acting on them changes it).
     template<typename F>
     void ForEachAtMost(TimeNs limit, F&& f) const
     {
+        limit = std::min(limit, kNever - 1);
         if (!IsBuilt())
         {
             for (std::size_t i = 0; i < m_fewCount; ++i)

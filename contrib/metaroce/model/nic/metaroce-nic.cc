@@ -66,9 +66,9 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         m_slots.push_back(m_nic.m_scheduler.Add(port, this));
     }
 
-    /// Marks this queue pair as possibly having work on all its ports: call after any call
-    /// into its engine.
-    void MarkMaybeWork()
+    /// Marks this queue pair on each of its ports with the work its engine reports, and clears
+    /// the marks of the others: call after any call into its engine.
+    void MarkWork()
     {
         m_nic.m_scheduler.MarkWork(
             m_slots,
@@ -83,7 +83,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         {
             return; // disposed
         }
-        MarkMaybeWork();
+        MarkWork();
         m_driver.Service(EngineNow());
     }
 
@@ -134,7 +134,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         // the device's Dequeue, where kicking a port would re-enter it.
         std::optional<metaroce::OutPacket> out =
             m_driver.Pull(static_cast<uint16_t>(port), EngineNow(), kind);
-        MarkMaybeWork();
+        MarkWork();
         if (!out)
         {
             return nullptr;
@@ -572,9 +572,8 @@ MetaRoceNic::UpdateFairShare(bool senderJoined)
         due ? m_fairShare.Recompute(now, line, m_fairShareWindow, m_fairShareWhenMarked) : 0;
     const uint64_t credit = admission ? AdmissionCredit(line) : 0;
     // The connections read these as they build their ACKs (receiver-hints.h). No queue pair
-    // is marked as maybe having work: a rate hint or a credit target rides the next ACK and
-    // makes no packet due, and a queue pair with work is marked already (the port scheduler
-    // clears a mark only when HasWork() says no).
+    // is marked again: a rate hint or a credit target rides the next ACK and makes no packet
+    // due, and no engine's HasWork() reads them, so every mark stays exact.
     if (due)
     {
         m_receiverHints.SetFairShare(share);

@@ -97,18 +97,26 @@ MetaRoceHorizonScheduler::RemoveNext()
 void
 MetaRoceHorizonScheduler::Remove(const Event& ev)
 {
-    const bool removed = RemoveFrom(m_near, ev) || RemoveFrom(m_far, ev);
+    // Its heap by the horizon, the other as a fallback (Refill's earliest event may sit at it).
+    const bool near = ev.key.m_ts < m_horizon;
+    const bool removed =
+        RemoveFrom(near ? m_near : m_far, ev) || RemoveFrom(near ? m_far : m_near, ev);
     NS_ABORT_MSG_UNLESS(removed, "MetaRoceHorizonScheduler: no event with uid " << ev.key.m_uid);
 }
 
 void
 MetaRoceHorizonScheduler::Refill()
 {
-    const auto window = static_cast<uint64_t>(m_window.GetTimeStep());
+    // At least one step, whatever the time resolution makes of the window.
+    const auto window = std::max<uint64_t>(1, static_cast<uint64_t>(m_window.GetTimeStep()));
     const uint64_t earliest = m_far.front().key.m_ts;
     m_horizon = earliest > UINT64_MAX - window ? UINT64_MAX : earliest + window;
-    while (!m_far.empty() && m_far.front().key.m_ts < m_horizon)
+    // The earliest always moves (at the end of time the horizon cannot pass it); later events
+    // inserted at its timestamp have larger uids, so they may wait in the far heap.
+    bool first = true;
+    while (!m_far.empty() && (first || m_far.front().key.m_ts < m_horizon))
     {
+        first = false;
         std::pop_heap(m_far.begin(), m_far.end(), std::greater<>());
         m_near.push_back(m_far.back());
         m_far.pop_back();
