@@ -176,7 +176,7 @@ class RoundRobinTestCase : public TestCase
     }
 
     /// With `exactMarks`, senders are marked with the work they report (MarkWork, as the NIC
-    /// does) instead of as maybe having work (MarkMaybeWork).
+    /// does) instead of as maybe having work (kMaybeWork).
     void Run(bool controlFirst, bool recoveryFirst, bool exactMarks)
     {
         constexpr uint32_t kPorts = 3;
@@ -192,7 +192,7 @@ class RoundRobinTestCase : public TestCase
         auto mark = [&](uint32_t id) {
             if (!exactMarks)
             {
-                scheduler.MarkMaybeWork(slots[id]);
+                scheduler.MarkWork(slots[id], MetaRocePortScheduler::kMaybeWork);
                 return;
             }
             metaroce::PortWork work;

@@ -63,24 +63,6 @@ MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
 }
 
 void
-MetaRocePortScheduler::MarkMaybeWork(const std::vector<Slot>& slots)
-{
-    for (const auto& [port, slot] : slots)
-    {
-        const uint64_t bit = uint64_t(1) << (slot % 64);
-        Word(kAny, port, slot) |= bit;
-        if (m_controlFirst)
-        {
-            Word(kControl, port, slot) |= bit;
-        }
-        if (m_recoveryFirst)
-        {
-            Word(kRecovery, port, slot) |= bit;
-        }
-    }
-}
-
-void
 MetaRocePortScheduler::MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work)
 {
     for (const auto& [port, slot] : slots)

@@ -8,8 +8,8 @@
  * them. A slot found without work and not marked since still has none, so skipping it pulls
  * exactly what a scan of every queue pair would, in O(queue pairs with work) instead of
  * O(queue pairs). The NIC marks a queue pair with the work its engine reports right after the
- * call (MarkWork), which also clears the marks of ports it has nothing for; MarkMaybeWork marks
- * every port, for a sender that cannot say.
+ * call (MarkWork), which also clears the marks of ports it has nothing for; a sender that cannot
+ * say marks itself with kMaybeWork, every port and kind.
  *
  * With control first (the NIC's ControlFirst attribute), a second round-robin per port, over the
  * queue pairs that may have an ACK, NAK or CNP ready (a second bitmap, marked with the first),
@@ -61,7 +61,7 @@ class MetaRocePortScheduler
         virtual bool HasRecoveryWork(uint32_t port) const = 0;
         /**
          * The sender's next packet for `port`, framed, or null (only ACK/NAK/CNP with
-         * of the `kind` asked for). The sender marks itself again (MarkWork or MarkMaybeWork): a
+         * of the `kind` asked for). The sender marks itself again (MarkWork): a
          * pull changes its engine.
          */
         virtual Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) = 0;
@@ -77,15 +77,14 @@ class MetaRocePortScheduler
     /// registration (until Clear()).
     Slot Add(uint32_t port, Sender* sender);
 
-    /// Marks the sender at `slots` as possibly having work on each of those ports: call after
-    /// any call into its engine.
-    void MarkMaybeWork(const std::vector<Slot>& slots);
+    /// Work on every port of every kind: MarkWork with it marks a sender as maybe having work.
+    static constexpr metaroce::PortWork kMaybeWork{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
 
     /**
-     * Marks the sender at `slots` on each of those ports (below 64; others as MarkMaybeWork) with
-     * the work its engine reports now (TransportEngine::WorkOnPorts: HasWork and, where those
+     * Marks the sender at `slots` on each of those ports (below 64; others as maybe having work)
+     * with the work its engine reports now (TransportEngine::WorkOnPorts: HasWork and, where those
      * round-robins run, HasControlWork and HasRecoveryWork), and clears the marks of the ports it
-     * has none for. Call it instead of MarkMaybeWork after any call into its engine: asked then,
+     * has none for. Call it after any call into its engine: asked then,
      * the engine's state is still in the cache, where a pull would find it cold, on every port,
      * only to learn that most have nothing (doc/benchmarks.md).
      */
