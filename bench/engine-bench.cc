@@ -101,18 +101,20 @@ BM_ReceiveWindowInOrder(benchmark::State& state)
 
 BENCHMARK(BM_ReceiveWindowInOrder);
 
-/// Whole-transfer cost per data packet: both engines and the harness, clean or lossy channel.
+/// Whole-transfer cost per data packet of `transport` (both engines and the harness) at a loss
+/// of `lossPerMille`, MetaRoCE sending in bursts of `burst` on one path (spec 4.2).
 void
-BM_LoopbackPerPacket(benchmark::State& state)
+RunLoopback(benchmark::State& state, Transport transport, int64_t lossPerMille, uint32_t burst)
 {
     ScenarioConfig c;
-    c.transport = state.range(0) == 0 ? Transport::MetaRoce : Transport::RoceV2;
+    c.transport = transport;
     c.messages = 16;
     c.fixedMessageBytes = 1 << 20;
     c.sendFraction = 0;
     c.realPayload = false;
     c.metaroce.streams = 1;
-    c.channel.lossRate = static_cast<double>(state.range(1)) / 1000.0;
+    c.metaroce.sprayBurstPackets = burst;
+    c.channel.lossRate = static_cast<double>(lossPerMille) / 1000.0;
     uint64_t packets = 0;
     for (auto _ : state)
     {
@@ -126,8 +128,29 @@ BM_LoopbackPerPacket(benchmark::State& state)
     }
     state.SetItemsProcessed(static_cast<int64_t>(packets));
     state.SetLabel(std::string(TransportName(c.transport)) + " loss " +
-                   std::to_string(state.range(1) / 10.0) + "%");
+                   std::to_string(lossPerMille / 10.0) + "%" +
+                   (burst > 1 ? " bursts of " + std::to_string(burst) : ""));
 }
+
+/// Arguments: transport (0 MetaRoCE, 1 RoCEv2), loss per mille.
+void
+BM_LoopbackPerPacket(benchmark::State& state)
+{
+    RunLoopback(state,
+                state.range(0) == 0 ? Transport::MetaRoce : Transport::RoceV2,
+                state.range(1),
+                1);
+}
+
+/// MetaRoCE in bursts of two packets on one path (SprayBurstPackets=2); argument: loss per
+/// mille.
+void
+BM_LoopbackPerPacketInPairs(benchmark::State& state)
+{
+    RunLoopback(state, Transport::MetaRoce, state.range(0), 2);
+}
+
+BENCHMARK(BM_LoopbackPerPacketInPairs)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_LoopbackPerPacket)
     ->Args({0, 0})

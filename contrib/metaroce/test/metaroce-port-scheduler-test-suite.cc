@@ -3,8 +3,9 @@
  * every sender would (model/nic/metaroce-port-scheduler.h), with more than 64 senders on a port
  * (several bit words), ports of different sizes, a port added after senders (the bits laid out
  * again), control first and recovery first each on and off, pulls of control only (a PFC
- * pause), senders that say they may have work but are held back (a full window), and senders marked
- * as maybe having work or with the work they report.
+ * pause), senders that say they may have work but are held back (a full window), senders marked
+ * as maybe having work or with the work they report, and senders with bursts (several pulls in a
+ * row, spec 4.2), the first sender of a port among them.
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -91,13 +92,16 @@ class Reference
   public:
     explicit Reference(uint32_t ports)
         : m_senders(ports)
+        , m_bursts(ports)
         , m_cursor(ports, {0, 0, 0})
+        , m_run(ports, {SIZE_MAX, 0})
     {
     }
 
-    void Add(uint32_t port, FakeSender* sender)
+    void Add(uint32_t port, FakeSender* sender, uint32_t burst)
     {
         m_senders[port].push_back(sender);
+        m_bursts[port].push_back(burst);
     }
 
     uint32_t Pull(uint32_t port, bool controlFirst, bool recoveryFirst, bool controlOnly)
@@ -141,6 +145,21 @@ class Reference
                     continue; // held back: the turn goes on, the cursor stays
                 }
                 m_cursor[port][kind] = (i + 1) % senders.size();
+                if (kind == 0)
+                {
+                    // A burst: the any-turn stays with sender i for that many pulls in a row.
+                    auto& [sender, run] = m_run[port];
+                    run = sender == i ? run + 1 : 1;
+                    sender = i;
+                    if (run < m_bursts[port][i])
+                    {
+                        m_cursor[port][kind] = i;
+                    }
+                    else
+                    {
+                        sender = SIZE_MAX;
+                    }
+                }
                 return p->GetSize();
             }
         }
@@ -148,7 +167,9 @@ class Reference
     }
 
     std::vector<std::vector<FakeSender*>> m_senders;
-    std::vector<std::array<std::size_t, 3>> m_cursor; ///< any, control, recovery
+    std::vector<std::vector<uint32_t>> m_bursts;
+    std::vector<std::array<std::size_t, 3>> m_cursor;    ///< any, control, recovery
+    std::vector<std::pair<std::size_t, uint32_t>> m_run; ///< per port: sender and its pulls
 };
 
 class RoundRobinTestCase : public TestCase
@@ -169,15 +190,19 @@ class RoundRobinTestCase : public TestCase
             {
                 for (const bool exactMarks : {false, true})
                 {
-                    Run(controlFirst, recoveryFirst, exactMarks);
+                    for (const bool bursts : {false, true})
+                    {
+                        Run(controlFirst, recoveryFirst, exactMarks, bursts);
+                    }
                 }
             }
         }
     }
 
     /// With `exactMarks`, senders are marked with the work they report (MarkWork, as the NIC
-    /// does) instead of as maybe having work (kMaybeWork).
-    void Run(bool controlFirst, bool recoveryFirst, bool exactMarks)
+    /// does) instead of as maybe having work (kMaybeWork); with `bursts`, every third sender, and
+    /// each port's first, has two or three pulls in a row.
+    void Run(bool controlFirst, bool recoveryFirst, bool exactMarks, bool bursts)
     {
         constexpr uint32_t kPorts = 3;
         const std::vector<uint32_t> perPort{70, 5, 130};
@@ -225,8 +250,9 @@ class RoundRobinTestCase : public TestCase
                 const auto id = static_cast<uint32_t>(mine.size());
                 mine.push_back(std::make_unique<FakeSender>(id, kPorts));
                 theirs.push_back(std::make_unique<FakeSender>(id, kPorts));
-                slots.push_back({scheduler.Add(port, mine.back().get())});
-                reference.Add(port, theirs.back().get());
+                const uint32_t burst = bursts && (i == 0 || id % 3 == 0) ? 2 + id % 2 : 1;
+                slots.push_back({scheduler.Add(port, mine.back().get(), burst)});
+                reference.Add(port, theirs.back().get(), burst);
             }
         }
         // Drain what was marked before the last port came (each port until both are empty).
@@ -283,12 +309,50 @@ class RoundRobinTestCase : public TestCase
                                   want,
                                   "round " << round << " port " << port << " control first "
                                            << controlFirst << " recovery first " << recoveryFirst
-                                           << " exact marks " << exactMarks);
+                                           << " exact marks " << exactMarks << " bursts "
+                                           << bursts);
             if (got != 0)
             {
                 // As the NIC does after a pull.
                 mark(FakeSender::SenderOf(got));
             }
+        }
+    }
+};
+
+class BurstTestCase : public TestCase
+{
+  public:
+    BurstTestCase()
+        : TestCase("port scheduler: a sender with a burst has that many pulls in a row, the "
+                   "port's first sender too")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRocePortScheduler scheduler;
+        scheduler.AddPort();
+        std::vector<std::unique_ptr<FakeSender>> senders;
+        const std::vector<uint32_t> bursts{2, 1, 3};
+        for (uint32_t id = 0; id < bursts.size(); ++id)
+        {
+            senders.push_back(std::make_unique<FakeSender>(id, 1));
+            senders.back()->data[0] = 4;
+            scheduler.MarkWork({scheduler.Add(0, senders.back().get(), bursts[id])},
+                               MetaRocePortScheduler::kMaybeWork);
+        }
+        std::vector<uint32_t> order;
+        while (Ptr<Packet> p = scheduler.Pull(0, false))
+        {
+            order.push_back(FakeSender::SenderOf(p->GetSize()));
+        }
+        const std::vector<uint32_t> expected{0, 0, 1, 2, 2, 2, 0, 0, 1, 2, 1, 1};
+        NS_TEST_ASSERT_MSG_EQ(order.size(), expected.size(), "every packet");
+        for (std::size_t k = 0; k < expected.size(); ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(order[k], expected[k], "pull " << k);
         }
     }
 };
@@ -300,6 +364,7 @@ class PortSchedulerTestSuite : public TestSuite
         : TestSuite("metaroce-port-scheduler", UNIT)
     {
         AddTestCase(new RoundRobinTestCase, TestCase::QUICK);
+        AddTestCase(new BurstTestCase, TestCase::QUICK);
     }
 };
 

@@ -41,6 +41,10 @@ SenderFields()
     return {
         METAROCE_FIELD(C, pathsPerPort, "PathsPerPort", Count, 1, 1024, "4.1",
                        "Logical paths per plane, each with its own PSN sequence and entropy."),
+        METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "4.2",
+                       "Packets a connection sends back to back on one path of a plane (the NIC "
+                       "gives it as many turns of the port in a row) before spraying on: a burst "
+                       "of ackEveryPackets comes back in one ACK."),
         METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
                        "Ordered streams multiplexed on one connection."),
         METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",
@@ -196,6 +200,9 @@ MetaRoceConfig::Validate() const
     Require(maxConnectionWindowBytes >= initialConnectionWindowBytes,
             "maxConnectionWindowBytes",
             "must be >= initialConnectionWindowBytes");
+    Require(sprayBurstPackets <= maxPathWindowPackets,
+            "sprayBurstPackets",
+            "must be <= maxPathWindowPackets");
     Require(rtoMaxNs >= rtoMinNs, "rtoMaxNs", "must be >= rtoMinNs");
     Require(initialRtoNs >= rtoMinNs && initialRtoNs <= rtoMaxNs,
             "initialRtoNs",

@@ -37,6 +37,10 @@ struct MetaRoceConfig
     uint32_t mtu{4096};       ///< payload bytes per data packet
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
+    /// Consecutive packets a connection sends on one path of a port before the selector moves on
+    /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
+    uint32_t sprayBurstPackets{1};
+
     // Windows and congestion control (spec 7).
     uint32_t initialPathWindowPackets{4};           ///< starting path window
     uint32_t maxPathWindowPackets{256};             ///< never above the SACK bitvector width

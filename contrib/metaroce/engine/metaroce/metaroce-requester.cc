@@ -28,10 +28,13 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
                PlaneTimeRule(config.ackDelayNs, config.reorderFloorRttQuarters))
     , m_admissionLimit(config.unscheduledBytes > 0 ? config.unscheduledBytes : kNoAdmissionLimit)
     , m_queue(m_config, counters, completions)
-    , m_pacer(config.portRateBps * config.ports, config.honourRateHint, config.ports)
+    , m_pacer(config.portRateBps * config.ports,
+              config.honourRateHint,
+              static_cast<uint16_t>(config.ports * config.sprayBurstPackets))
     , m_tailProbe(m_config)
     , m_rtoAt(0)
     , m_firstDataOrder(0)
+    , m_bursts(config.sprayBurstPackets > 1 ? config.ports : 0)
 {
     const double mtu = config.mtu + kMrWriteHeaderSize;
     m_connectionWindow.minWindow = mtu * config.ports;
@@ -125,10 +128,18 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         return std::nullopt;
     }
-    const int chosen = m_selector->Select(m_paths, port, bytes, m_config.maxPathWindowPackets);
+    int chosen = ContinueBurst(port, bytes);
     if (chosen < 0)
     {
-        return std::nullopt;
+        chosen = m_selector->Select(m_paths, port, bytes, m_config.maxPathWindowPackets);
+        if (chosen < 0)
+        {
+            return std::nullopt;
+        }
+        if (!m_bursts.empty())
+        {
+            m_bursts[port] = {static_cast<uint16_t>(chosen), m_config.sprayBurstPackets - 1};
+        }
     }
     const bool retx = m_queue.Take(*next);
     if (retx)
@@ -142,6 +153,26 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     // New data with packets of its message still to go is no tail, and needs no look-up.
     NoteSentData(path, m.transmissions[next->index], !retx && m.nextPacket < m.packets);
     return out;
+}
+
+int
+MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes)
+{
+    if (m_bursts.empty() || m_bursts[port].left == 0)
+    {
+        return -1;
+    }
+    Burst& burst = m_bursts[port];
+    // The path stays while the selector would take it first (4.2): Up, unmarked, with room.
+    const Path* path = m_paths.Find(burst.path);
+    if (path == nullptr || path->health != PathHealth::Up || path->markedRounds > 0 ||
+        !m_paths.HasRoom(burst.path, bytes, m_config.maxPathWindowPackets))
+    {
+        burst.left = 0;
+        return -1;
+    }
+    --burst.left;
+    return burst.path;
 }
 
 OutPacket

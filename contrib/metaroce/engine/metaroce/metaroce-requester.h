@@ -304,6 +304,16 @@ class MetaRoceRequester
     /// connection's progress; spec 5.5).
     bool DeferRto(const Path& path, const SentPacket& oldest, TimeNs now, TimeNs ruleWindow);
     void TakeDown(Path& path, TimeNs now);
+    /// The path of the burst under way on `port` if it may take a packet of `bytes` now, else
+    /// -1 (the burst ends; spec 4.2, sprayBurstPackets).
+    int ContinueBurst(uint16_t port, uint32_t bytes);
+
+    /// A burst of packets on one path of a port (4.2).
+    struct Burst
+    {
+        uint16_t path{0}; ///< the path it is on
+        uint32_t left{0}; ///< packets it may still take
+    };
 
     const MetaRoceConfig& m_config; ///< the connection's, which outlives this requester
     MemoryRegistry* m_memory;
@@ -347,6 +357,7 @@ class MetaRoceRequester
     std::vector<bool> m_down;          ///< health == Down
     uint32_t m_downPaths{0};           ///< paths Down (their probes are looked at only then)
     std::vector<uint16_t> m_duePaths;  ///< PathsDueBy()'s answer
+    std::vector<Burst> m_bursts;       ///< per port when sprayBurstPackets > 1, else empty
 };
 
 } // namespace metaroce

@@ -5,10 +5,10 @@
 namespace metaroce
 {
 
-Pacer::Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t ports)
+Pacer::Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t packetsPerTurn)
     : m_lineRateBps(lineRateBps)
     , m_honourRateHint(honourRateHint)
-    , m_burstPackets(std::max<TimeNs>(kPacingCreditPackets, ports))
+    , m_burstPackets(std::max<TimeNs>(kPacingCreditPackets, packetsPerTurn))
 {
 }
 

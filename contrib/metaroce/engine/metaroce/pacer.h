@@ -8,12 +8,12 @@
  * requester. The credit rule, a token bucket: a connection that has not sent for a while (the
  * NIC served other queue pairs, or it had nothing to send) may send up to Burst() packets at
  * once besides the one due, so lateness does not add up to a rate below the hint. The bucket holds
- * at least one packet per port: the NIC's round-robins offer a queue pair each of its ports about
- * once per turn, all within a few hundred nanoseconds, and a smaller bucket turns each turn into
- * fewer packets than ports, a fraction of the hint (spec 7.4). Unpaced packets empty the bucket
- * too, so a new hint arriving at a sender that is sending is not met with a burst. The gate is
- * connection-wide across ports: the hint is the receiver's share for this sender as a whole.
- * ACKs, NAKs and PROBEs are never paced.
+ * at least one packet per port (one burst, spec 4.2): the NIC's round-robins offer a queue pair
+ * each of its ports about once per turn, all within a few hundred nanoseconds, and a smaller bucket
+ * turns each turn into fewer packets than ports, a fraction of the hint (spec 7.4). Unpaced packets
+ * empty the bucket too, so a new hint arriving at a sender that is sending is not met with a burst.
+ * The gate is connection-wide across ports: the hint is the receiver's share for this sender as a
+ * whole. ACKs, NAKs and PROBEs are never paced.
  */
 #ifndef METAROCE_ENGINE_PACER_H
 #define METAROCE_ENGINE_PACER_H
@@ -39,9 +39,10 @@ class Pacer
         HeldBack, ///< paced, and the latest pull came before ReleaseAt(): a deadline
     };
 
-    /// `lineRateBps`: all ports together; `honourRateHint`: pace at the hint at all; `ports`:
-    /// the connection's ports (the bucket holds at least one packet per port).
-    Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t ports);
+    /// `lineRateBps`: all ports together; `honourRateHint`: pace at the hint at all;
+    /// `packetsPerTurn`: what the NIC takes in one turn of the connection's ports, a burst
+    /// (spec 4.2) per port (the bucket holds at least that many).
+    Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t packetsPerTurn);
 
     /// Packets a connection idle long enough may send back to back at a paced rate besides the
     /// one due.

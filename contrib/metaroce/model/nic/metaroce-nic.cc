@@ -60,10 +60,10 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         m_timer.Cancel();
     }
 
-    /// Joins `port`'s round-robin in the NIC's port scheduler.
-    void AddToPort(uint32_t port)
+    /// Joins `port`'s round-robin in the NIC's port scheduler, with `burst` pulls in a row.
+    void AddToPort(uint32_t port, uint32_t burst = 1)
     {
-        m_slots.push_back(m_nic.m_scheduler.Add(port, this));
+        m_slots.push_back(m_nic.m_scheduler.Add(port, this, burst));
     }
 
     /// Marks this queue pair on each of its ports with the work its engine reports, and clears
@@ -369,7 +369,8 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     {
         for (uint32_t port = 0; port < m_ports.size(); ++port)
         {
-            host->AddToPort(port); // a connection sprays over every plane
+            // A connection sprays over every plane, in bursts on one path (spec 4.2).
+            host->AddToPort(port, m_metaRoce.sprayBurstPackets);
         }
     }
     else

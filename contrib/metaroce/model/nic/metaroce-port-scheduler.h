@@ -74,8 +74,9 @@ class MetaRocePortScheduler
     uint32_t AddPort();
 
     /// Appends `sender` to `port`'s round-robin; returns its slot. The sender must outlive its
-    /// registration (until Clear()).
-    Slot Add(uint32_t port, Sender* sender);
+    /// registration (until Clear()). A `burst` above one gives it that many pulls of the port in
+    /// a row whenever its turn comes (packets it sends back to back on one path, spec 4.2).
+    Slot Add(uint32_t port, Sender* sender, uint32_t burst = 1);
 
     /// Work on every port of every kind: MarkWork with it marks a sender as maybe having work.
     static constexpr metaroce::PortWork kMaybeWork{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
@@ -115,14 +116,17 @@ class MetaRocePortScheduler
     /// One round-robin over the senders of a port: where it goes on, who may have work.
     struct RoundRobin
     {
-        std::size_t cursor{0}; ///< the slot to try first
-        std::size_t kind{0};   ///< its bits: m_maybe[kind]
+        std::size_t cursor{0};         ///< the slot to try first
+        std::size_t kind{0};           ///< its bits: m_maybe[kind]
+        std::size_t runSlot{SIZE_MAX}; ///< the slot whose burst is under way (`any` only)
+        uint32_t run{0};               ///< packets it has had in this turn
     };
 
     /// The senders of one port and its round-robins.
     struct Port
     {
         std::vector<Sender*> senders;      ///< in the order they were added
+        std::vector<uint16_t> bursts;      ///< per sender, once one has a burst above one
         RoundRobin any{0, kAny};           ///< any packet
         RoundRobin control{0, kControl};   ///< control packets (with control first only)
         RoundRobin recovery{0, kRecovery}; ///< recovery (with recovery first only)
@@ -131,6 +135,9 @@ class MetaRocePortScheduler
     /// One turn of `rr` (the port's `any`, `control` or `recovery`) from its cursor, pulling
     /// `kind`; the packet, or null.
     Ptr<Packet> Turn(Port& port, uint32_t index, RoundRobin& rr, metaroce::PullKind kind);
+
+    /// Where `rr` goes on after a pull from `slot`: the same slot while its burst lasts.
+    static std::size_t NextCursor(const Port& port, RoundRobin& rr, std::size_t slot);
 
     /// Round-robin over the marked slots of `rr` in [from, end); the packet, or null.
     Ptr<Packet> PullFromSlots(Port& port,

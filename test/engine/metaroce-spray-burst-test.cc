@@ -1,0 +1,145 @@
+// Bursts on one path (spec 4.2, sprayBurstPackets): a connection sends that many packets in a
+// row on one path of a port before spraying on, so that a burst comes back in one ACK.
+#include "metaroce-connection.h"
+#include "metaroce-hand-driven.h"
+#include "metaroce-wire.h"
+
+#include <gtest/gtest.h>
+#include <stdexcept>
+
+namespace metaroce
+{
+namespace
+{
+
+MetaRoceConfig
+Config(uint32_t burst, uint16_t ports = 1)
+{
+    MetaRoceConfig c;
+    c.ports = ports;
+    c.pathsPerPort = 8;
+    c.mtu = 1024;
+    c.ackEveryPackets = 2;
+    c.initialPathWindowPackets = 64;
+    c.tailMarkers = false; // the markers have tests of their own
+    c.sprayBurstPackets = burst;
+    return c;
+}
+
+uint16_t
+PathOf(const OutPacket& p)
+{
+    return MrParse(p.header.data(), p.header.size(), p.WireSize()).header->pathId;
+}
+
+std::vector<uint16_t>
+PathsOf(const std::vector<OutPacket>& packets)
+{
+    std::vector<uint16_t> paths;
+    for (const OutPacket& p : packets)
+    {
+        paths.push_back(PathOf(p));
+    }
+    return paths;
+}
+
+WorkRequest
+Write(uint64_t id, uint64_t length)
+{
+    return WorkRequest{id, Opcode::Write, 0, length};
+}
+
+TEST(MetaRoceSprayBurst, ABurstOfTwoTakesOnePathThenTheNext)
+{
+    HandDrivenPair one(Config(1));
+    one.a->PostSend(Write(1, 8 * 1024), 0);
+    EXPECT_EQ(PathsOf(PullAllPackets(*one.a, 0, 0)),
+              (std::vector<uint16_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+
+    HandDrivenPair two(Config(2));
+    two.a->PostSend(Write(1, 8 * 1024), 0);
+    EXPECT_EQ(PathsOf(PullAllPackets(*two.a, 0, 0)),
+              (std::vector<uint16_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+}
+
+TEST(MetaRoceSprayBurst, EachPortHasItsOwnBurst)
+{
+    HandDrivenPair pair(Config(2, 2));
+    pair.a->PostSend(Write(1, 8 * 1024), 0);
+    std::vector<uint16_t> paths;
+    for (int k = 0; k < 4; ++k)
+    {
+        for (uint16_t port = 0; port < 2; ++port)
+        {
+            paths.push_back(PathOf(*pair.a->PullPacket(port, 0)));
+        }
+    }
+    // Port 1's paths are 8-15 (spec 4.1); the ports' pulls interleave, their bursts do not mix.
+    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 8, 0, 8, 1, 9, 1, 9}));
+}
+
+TEST(MetaRoceSprayBurst, ABurstEndsWhereThePathHasNoRoom)
+{
+    MetaRoceConfig c = Config(2);
+    c.initialPathWindowPackets = 1; // room for one packet at a time (spec 4.2)
+    HandDrivenPair pair(c);
+    pair.a->PostSend(Write(1, 4 * 1024), 0);
+    EXPECT_EQ(PathsOf(PullAllPackets(*pair.a, 0, 0)), (std::vector<uint16_t>{0, 1, 2, 3}));
+}
+
+TEST(MetaRoceSprayBurst, ABurstIsAcknowledgedInOneAck)
+{
+    HandDrivenPair pair(Config(2));
+    pair.a->PostSend(Write(1, 8 * 1024), 0);
+    const std::vector<OutPacket> data = PullAllPackets(*pair.a, 0, 0);
+    ASSERT_TRUE(DeliverPacket(*pair.b, data[0], 1'000).accepted);
+    EXPECT_FALSE(pair.b->HasWork(0)) << "the first of the burst waits for the second";
+    ASSERT_TRUE(DeliverPacket(*pair.b, data[1], 1'100).accepted);
+    ASSERT_TRUE(pair.b->HasWork(0)) << "ackEveryPackets reached: the ACK goes now";
+    const std::optional<OutPacket> ack = pair.b->PullPacket(0, 1'100);
+    ASSERT_TRUE(ack.has_value());
+    const MrHeader h = *MrParse(ack->header.data(), ack->header.size(), ack->WireSize()).header;
+    EXPECT_EQ(h.opcode, MrOpcode::Ack);
+    EXPECT_EQ(h.pathId, 0);
+    EXPECT_EQ(h.cumulativePsn, 2u) << "one ACK for both packets of the burst";
+    EXPECT_FALSE(pair.b->HasWork(0));
+}
+
+TEST(MetaRoceSprayBurst, ThePacingBucketHoldsABurstPerPort)
+{
+    // Two ports each give the connection four pulls in a row after an idle spell: all eight go,
+    // and the one due (spec 7.4), where a bucket of one packet per port would hold four.
+    MetaRoceConfig c = Config(4, 2);
+    HandDrivenPair pair(c);
+    pair.b->SetFairShare(10'000'000'000);
+    pair.a->PostSend(Write(1, 64 * 1024), 0);
+    const OutPacket first = *pair.a->PullPacket(0, 0);
+    pair.Deliver({first, *pair.a->PullPacket(0, 0)}, 100, 200); // a pair: acknowledged at once
+    ASSERT_EQ(pair.a->Requester().RateHintBps(), 10'000'000'000u);
+    const TimeNs idle = 100'000;
+    std::size_t sent = 0;
+    for (uint16_t port = 0; port < 2; ++port)
+    {
+        for (int k = 0; k < 4; ++k)
+        {
+            sent += pair.a->PullPacket(port, idle).has_value() ? 1 : 0;
+        }
+    }
+    EXPECT_EQ(sent, 8u);
+    EXPECT_TRUE(pair.a->PullPacket(0, idle).has_value()) << "the one due";
+    EXPECT_FALSE(pair.a->PullPacket(1, idle).has_value()) << "the bucket is empty";
+}
+
+TEST(MetaRoceSprayBurst, ABurstLongerThanAPathWindowIsRefused)
+{
+    MetaRoceConfig c = Config(1);
+    c.sprayBurstPackets = 0;
+    EXPECT_THROW(c.Validate(), std::invalid_argument);
+    c.sprayBurstPackets = c.maxPathWindowPackets + 1;
+    EXPECT_THROW(c.Validate(), std::invalid_argument);
+    c.sprayBurstPackets = c.maxPathWindowPackets;
+    EXPECT_NO_THROW(c.Validate());
+}
+
+} // namespace
+} // namespace metaroce
