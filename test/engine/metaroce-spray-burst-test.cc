@@ -58,8 +58,29 @@ TEST(MetaRoceSprayBurst, ABurstOfTwoTakesOnePathThenTheNext)
 
     HandDrivenPair two(Config(2));
     two.a->PostSend(Write(1, 8 * 1024), 0);
-    EXPECT_EQ(PathsOf(PullAllPackets(*two.a, 0, 0)),
-              (std::vector<uint16_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+    std::vector<uint16_t> paths;
+    std::vector<bool> again; // what the NIC is told after each packet (ContinuesBurst)
+    while (auto p = two.a->PullPacket(0, 0))
+    {
+        paths.push_back(PathOf(*p));
+        again.push_back(two.a->ContinuesBurst(0));
+    }
+    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+    EXPECT_EQ(again, (std::vector<bool>{true, false, true, false, true, false, true, false}));
+    EXPECT_FALSE(one.a->ContinuesBurst(0)) << "single packets never ask for the port again";
+}
+
+TEST(MetaRoceSprayBurst, ABurstAsksForThePortAgainOnlyWhileDataWaits)
+{
+    HandDrivenPair pair(Config(4));
+    pair.a->PostSend(Write(1, 2 * 1024), 0);
+    ASSERT_TRUE(pair.a->PullPacket(0, 0).has_value());
+    EXPECT_TRUE(pair.a->ContinuesBurst(0));
+    ASSERT_TRUE(pair.a->PullPacket(0, 0).has_value());
+    EXPECT_FALSE(pair.a->ContinuesBurst(0)) << "nothing left to send";
+    pair.a->PostSend(Write(2, 1024), 0);
+    EXPECT_TRUE(pair.a->ContinuesBurst(0)) << "the burst has room for two more";
+    EXPECT_FALSE(pair.a->ContinuesBurst(1)) << "a port the connection does not have";
 }
 
 TEST(MetaRoceSprayBurst, EachPortHasItsOwnBurst)
@@ -84,7 +105,17 @@ TEST(MetaRoceSprayBurst, ABurstEndsWhereThePathHasNoRoom)
     c.initialPathWindowPackets = 1; // room for one packet at a time (spec 4.2)
     HandDrivenPair pair(c);
     pair.a->PostSend(Write(1, 4 * 1024), 0);
-    EXPECT_EQ(PathsOf(PullAllPackets(*pair.a, 0, 0)), (std::vector<uint16_t>{0, 1, 2, 3}));
+    std::vector<uint16_t> paths;
+    std::vector<bool> again;
+    while (auto p = pair.a->PullPacket(0, 0))
+    {
+        paths.push_back(PathOf(*p));
+        again.push_back(pair.a->ContinuesBurst(0));
+    }
+    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 1, 2, 3}));
+    // A burst cut short ends the NIC's turn with its one packet on another path, so that a
+    // turn never takes more than a burst (spec 4.2).
+    EXPECT_EQ(again, (std::vector<bool>{true, false, true, false}));
 }
 
 TEST(MetaRoceSprayBurst, ABurstIsAcknowledgedInOneAck)

@@ -4,8 +4,8 @@
  * (several bit words), ports of different sizes, a port added after senders (the bits laid out
  * again), control first and recovery first each on and off, pulls of control only (a PFC
  * pause), senders that say they may have work but are held back (a full window), senders marked
- * as maybe having work or with the work they report, and senders with bursts (several pulls in a
- * row, spec 4.2), the first sender of a port among them.
+ * as maybe having work or with the work they report, and senders with bursts (pulled again at
+ * once while their burst goes on, spec 4.2), the first sender of a port among them.
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -25,12 +25,14 @@ namespace
 class FakeSender : public MetaRocePortScheduler::Sender
 {
   public:
-    FakeSender(uint32_t id, uint32_t ports)
+    FakeSender(uint32_t id, uint32_t ports, uint32_t burst = 1)
         : m_id(id)
         , control(ports, 0)
         , recovery(ports, 0)
         , data(ports, 0)
         , held(ports, false)
+        , m_burst(burst)
+        , m_burstLeft(ports, 0)
     {
     }
 
@@ -55,6 +57,13 @@ class FakeSender : public MetaRocePortScheduler::Sender
         return recovery[port] > 0;
     }
 
+    /// As an engine's bursts (spec 4.2): new data starts a burst of m_burst packets or goes on
+    /// with the one under way, which asks for the port again while data is left.
+    bool ContinuesBurst(uint32_t port) const override
+    {
+        return m_burstLeft[port] > 0 && data[port] > 0;
+    }
+
     Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) override
     {
         if (control[port] > 0)
@@ -74,6 +83,7 @@ class FakeSender : public MetaRocePortScheduler::Sender
         if (kind == metaroce::PullKind::Any && data[port] > 0)
         {
             --data[port];
+            m_burstLeft[port] = m_burstLeft[port] > 0 ? m_burstLeft[port] - 1 : m_burst - 1;
             return Create<Packet>(3 * m_id + 3);
         }
         return nullptr;
@@ -84,6 +94,10 @@ class FakeSender : public MetaRocePortScheduler::Sender
     std::vector<uint32_t> recovery;
     std::vector<uint32_t> data;
     std::vector<bool> held; ///< per port: nothing but control leaves, though work waits
+
+  private:
+    uint32_t m_burst;                  ///< packets of new data in a burst
+    std::vector<uint32_t> m_burstLeft; ///< per port: what the burst under way may still take
 };
 
 /// The definition: per port and kind a cursor, and a scan of every sender from it.
@@ -92,16 +106,13 @@ class Reference
   public:
     explicit Reference(uint32_t ports)
         : m_senders(ports)
-        , m_bursts(ports)
         , m_cursor(ports, {0, 0, 0})
-        , m_run(ports, {SIZE_MAX, 0})
     {
     }
 
-    void Add(uint32_t port, FakeSender* sender, uint32_t burst)
+    void Add(uint32_t port, FakeSender* sender)
     {
         m_senders[port].push_back(sender);
-        m_bursts[port].push_back(burst);
     }
 
     uint32_t Pull(uint32_t port, bool controlFirst, bool recoveryFirst, bool controlOnly)
@@ -144,22 +155,9 @@ class Reference
                 {
                     continue; // held back: the turn goes on, the cursor stays
                 }
-                m_cursor[port][kind] = (i + 1) % senders.size();
-                if (kind == 0)
-                {
-                    // A burst: the any-turn stays with sender i for that many pulls in a row.
-                    auto& [sender, run] = m_run[port];
-                    run = sender == i ? run + 1 : 1;
-                    sender = i;
-                    if (run < m_bursts[port][i])
-                    {
-                        m_cursor[port][kind] = i;
-                    }
-                    else
-                    {
-                        sender = SIZE_MAX;
-                    }
-                }
+                // A sender whose burst goes on keeps the turn of new data.
+                const bool again = kind == 0 && senders[i]->ContinuesBurst(port);
+                m_cursor[port][kind] = again ? i : (i + 1) % senders.size();
                 return p->GetSize();
             }
         }
@@ -248,11 +246,11 @@ class RoundRobinTestCase : public TestCase
             for (uint32_t i = 0; i < perPort[port]; ++i)
             {
                 const auto id = static_cast<uint32_t>(mine.size());
-                mine.push_back(std::make_unique<FakeSender>(id, kPorts));
-                theirs.push_back(std::make_unique<FakeSender>(id, kPorts));
                 const uint32_t burst = bursts && (i == 0 || id % 3 == 0) ? 2 + id % 2 : 1;
-                slots.push_back({scheduler.Add(port, mine.back().get(), burst)});
-                reference.Add(port, theirs.back().get(), burst);
+                mine.push_back(std::make_unique<FakeSender>(id, kPorts, burst));
+                theirs.push_back(std::make_unique<FakeSender>(id, kPorts, burst));
+                slots.push_back({scheduler.Add(port, mine.back().get())});
+                reference.Add(port, theirs.back().get());
             }
         }
         // Drain what was marked before the last port came (each port until both are empty).
@@ -324,8 +322,8 @@ class BurstTestCase : public TestCase
 {
   public:
     BurstTestCase()
-        : TestCase("port scheduler: a sender with a burst has that many pulls in a row, the "
-                   "port's first sender too")
+        : TestCase("port scheduler: a sender whose burst goes on has the port again at once, "
+                   "the port's first sender too")
     {
     }
 
@@ -338,9 +336,9 @@ class BurstTestCase : public TestCase
         const std::vector<uint32_t> bursts{2, 1, 3};
         for (uint32_t id = 0; id < bursts.size(); ++id)
         {
-            senders.push_back(std::make_unique<FakeSender>(id, 1));
+            senders.push_back(std::make_unique<FakeSender>(id, 1, bursts[id]));
             senders.back()->data[0] = 4;
-            scheduler.MarkWork({scheduler.Add(0, senders.back().get(), bursts[id])},
+            scheduler.MarkWork({scheduler.Add(0, senders.back().get())},
                                MetaRocePortScheduler::kMaybeWork);
         }
         std::vector<uint32_t> order;

@@ -131,6 +131,15 @@ class TransportEngine
     /// else nothing - never new data: what such a driver pulls in its recovery turn.
     virtual std::optional<OutPacket> PullRecoveryPacket(uint16_t port, TimeNs now) = 0;
 
+    /// True when the engine's last packet on `port` left on a path that takes its next packets
+    /// for `port` too (a burst, spec 4.2) and more data waits: a driver that wants a burst to
+    /// leave back to back pulls `port` from this engine again before it turns to others. At
+    /// most a burst's length of pulls in a row; this default never asks for one.
+    virtual bool ContinuesBurst(uint16_t /* port */) const
+    {
+        return false;
+    }
+
     /// HasWork, HasControlWork and HasRecoveryWork of ports 0 to `ports` - 1 (at most 64), in
     /// one call: what a driver that keeps a note of the engines with work asks after every call
     /// into one, while its state is still in the cache. This default asks port by port.

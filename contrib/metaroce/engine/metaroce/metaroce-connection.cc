@@ -301,6 +301,13 @@ MetaRoceConnection::HasRecoveryWork(uint16_t port) const
            m_requester->Get().HasRecoveryWork(port);
 }
 
+bool
+MetaRoceConnection::ContinuesBurst(uint16_t port) const
+{
+    return port < m_config.ports && m_portUp[port] && m_requester &&
+           m_requester->Get().ContinuesBurst(port);
+}
+
 PortWork
 MetaRoceConnection::WorkOnPorts(uint16_t ports) const
 {

@@ -59,6 +59,7 @@ class MetaRoceConnection : public TransportEngine
     bool HasWork(uint16_t port) const override;
     bool HasControlWork(uint16_t port) const override;
     bool HasRecoveryWork(uint16_t port) const override;
+    bool ContinuesBurst(uint16_t port) const override;
     PortWork WorkOnPorts(uint16_t ports) const override;
     TimeNs NextTimeout() const override;
     std::vector<Completion> TakeCompletions() override;

@@ -128,7 +128,8 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         return std::nullopt;
     }
-    int chosen = ContinueBurst(port, bytes);
+    bool cut = false;
+    int chosen = ContinueBurst(port, bytes, cut);
     if (chosen < 0)
     {
         chosen = m_selector->Select(m_paths, port, bytes, m_config.maxPathWindowPackets);
@@ -138,7 +139,10 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
         }
         if (!m_bursts.empty())
         {
-            m_bursts[port] = {static_cast<uint16_t>(chosen), m_config.sprayBurstPackets - 1};
+            // A burst cut short takes this one packet on another path and ends the NIC's turn
+            // (ContinuesBurst), so that a turn never exceeds a burst; the next one starts anew.
+            m_bursts[port] = {static_cast<uint16_t>(chosen),
+                              cut ? 0 : m_config.sprayBurstPackets - 1};
         }
     }
     const bool retx = m_queue.Take(*next);
@@ -156,7 +160,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
 }
 
 int
-MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes)
+MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes, bool& cut)
 {
     if (m_bursts.empty() || m_bursts[port].left == 0)
     {
@@ -169,6 +173,7 @@ MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes)
         !m_paths.HasRoom(burst.path, bytes, m_config.maxPathWindowPackets))
     {
         burst.left = 0;
+        cut = true;
         return -1;
     }
     --burst.left;

@@ -102,6 +102,13 @@ class MetaRoceRequester
     /// HasWork (`any`) and HasRecoveryWork (`recovery`) of every port at once.
     PortWork WorkOnPorts() const;
 
+    /// True when the burst of the last packet pulled for `port` takes more packets and data
+    /// waits (spec 4.2; TransportEngine::ContinuesBurst).
+    bool ContinuesBurst(uint16_t port) const
+    {
+        return !m_bursts.empty() && m_bursts[port].left > 0 && m_queue.HasPacketToSend();
+    }
+
     /// The earliest deadline (spec 2.3, NextTimeout contract), from the per-path trees.
     TimeNs NextTimeout() const;
 
@@ -305,8 +312,8 @@ class MetaRoceRequester
     bool DeferRto(const Path& path, const SentPacket& oldest, TimeNs now, TimeNs ruleWindow);
     void TakeDown(Path& path, TimeNs now);
     /// The path of the burst under way on `port` if it may take a packet of `bytes` now, else
-    /// -1 (the burst ends; spec 4.2, sprayBurstPackets).
-    int ContinueBurst(uint16_t port, uint32_t bytes);
+    /// -1: the burst ends, and `cut` says whether it ended early (spec 4.2, sprayBurstPackets).
+    int ContinueBurst(uint16_t port, uint32_t bytes, bool& cut);
 
     /// A burst of packets on one path of a port (4.2).
     struct Burst

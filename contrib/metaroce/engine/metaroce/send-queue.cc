@@ -72,6 +72,26 @@ SendQueue::Next()
     return QueuedPacket{m_unsent.front(), m->nextPacket};
 }
 
+bool
+SendQueue::HasPacketToSend() const
+{
+    if (!m_retransmit.empty())
+    {
+        return true;
+    }
+    // Fully sent messages leave the FIFO lazily (FirstUnsent): look past them.
+    for (uint64_t id : m_unsent)
+    {
+        auto it = m_messages.find(id);
+        if (it != m_messages.end() && !it->second.finished &&
+            it->second.nextPacket < it->second.packets)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 const SendQueue::Message*
 SendQueue::FirstUnsent()
 {

@@ -131,6 +131,11 @@ class SendQueue
         return !m_unsent.empty() || !m_retransmit.empty();
     }
 
+    /// True when a retransmission or a packet of a message not yet wholly sent waits: what
+    /// Next() looks at, without dropping what it would drop (retransmissions delivered since,
+    /// the stream's message window aside).
+    bool HasPacketToSend() const;
+
     /// True when the first retransmission queued is urgent (QueuedPacket::urgent); it may have
     /// been delivered since, until Next() drops it.
     bool UrgentRetransmissionFirst() const

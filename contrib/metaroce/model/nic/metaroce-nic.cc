@@ -60,10 +60,10 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         m_timer.Cancel();
     }
 
-    /// Joins `port`'s round-robin in the NIC's port scheduler, with `burst` pulls in a row.
-    void AddToPort(uint32_t port, uint32_t burst = 1)
+    /// Joins `port`'s round-robin in the NIC's port scheduler.
+    void AddToPort(uint32_t port)
     {
-        m_slots.push_back(m_nic.m_scheduler.Add(port, this, burst));
+        m_slots.push_back(m_nic.m_scheduler.Add(port, this));
     }
 
     /// Marks this queue pair on each of its ports with the work its engine reports, and clears
@@ -75,8 +75,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
             m_engine.WorkOnPorts(static_cast<uint16_t>(m_nic.m_ports.size())));
     }
 
-    /// After any event of the queue pair: deliver completions, start idle ports, re-arm the
-    /// timer.
+    /// After any event of the queue pair: deliver completions, start idle ports, re-arm.
     void Service()
     {
         if (m_qp->GetNic() == nullptr)
@@ -128,6 +127,11 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         return m_engine.HasRecoveryWork(static_cast<uint16_t>(port));
     }
 
+    bool ContinuesBurst(uint32_t port) const override
+    {
+        return m_engine.ContinuesBurst(static_cast<uint16_t>(port));
+    }
+
     Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) override
     {
         // The driver re-arms after the pull (kNicDriving). No Service() here: this runs inside
@@ -149,8 +153,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         return *m_qp;
     }
 
-    /// The queue pair's engine, which it owns for its whole life: read here, in the host the
-    /// NIC touches anyway, rather than through the queue pair's own cache line.
+    /// The queue pair's engine, read here, where the NIC is anyway, not via the queue pair.
     metaroce::TransportEngine& Engine() const
     {
         return m_engine;
@@ -369,8 +372,7 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     {
         for (uint32_t port = 0; port < m_ports.size(); ++port)
         {
-            // A connection sprays over every plane, in bursts on one path (spec 4.2).
-            host->AddToPort(port, m_metaRoce.sprayBurstPackets);
+            host->AddToPort(port); // a connection sprays over every plane
         }
     }
     else

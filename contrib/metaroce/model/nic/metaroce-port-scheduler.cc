@@ -1,6 +1,5 @@
 #include "metaroce-port-scheduler.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -50,18 +49,12 @@ MetaRocePortScheduler::AddPort()
 }
 
 MetaRocePortScheduler::Slot
-MetaRocePortScheduler::Add(uint32_t port, Sender* sender, uint32_t burst)
+MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
 {
-    NS_LOG_FUNCTION(this << port << sender << burst);
-    NS_ABORT_MSG_IF(burst < 1 || burst > UINT16_MAX, "MetaRocePortScheduler: burst " << burst);
+    NS_LOG_FUNCTION(this << port << sender);
     Port& p = m_ports[port];
     const auto slot = static_cast<uint32_t>(p.senders.size());
     p.senders.push_back(sender);
-    if (burst > 1 || !p.bursts.empty())
-    {
-        p.bursts.resize(slot, 1); // the senders before the first with a burst have none
-        p.bursts.push_back(static_cast<uint16_t>(burst));
-    }
     for (std::vector<uint64_t>& bits : m_maybe)
     {
         bits.resize(std::max(bits.size(), (slot / 64 + 1) * m_ports.size()), 0);
@@ -125,24 +118,6 @@ MetaRocePortScheduler::Turn(Port& port, uint32_t index, RoundRobin& rr, metaroce
     return p != nullptr ? p : PullFromSlots(port, index, rr, 0, start, kind);
 }
 
-std::size_t
-MetaRocePortScheduler::NextCursor(const Port& port, RoundRobin& rr, std::size_t slot)
-{
-    if (rr.kind != kAny || port.bursts.empty())
-    {
-        return (slot + 1) % port.senders.size();
-    }
-    // A pull from another sender ends the burst under way: its sender starts afresh next time.
-    rr.run = rr.runSlot == slot ? rr.run + 1 : 1;
-    rr.runSlot = slot;
-    if (rr.run < port.bursts[slot])
-    {
-        return slot;
-    }
-    rr.runSlot = SIZE_MAX;
-    return (slot + 1) % port.senders.size();
-}
-
 Ptr<Packet>
 MetaRocePortScheduler::PullFromSlots(Port& port,
                                      uint32_t index,
@@ -170,7 +145,10 @@ MetaRocePortScheduler::PullFromSlots(Port& port,
         {
             continue;
         }
-        rr.cursor = NextCursor(port, rr, slot);
+        // A sender whose burst goes on (spec 4.2) keeps the turn of new data, so that the burst
+        // leaves back to back.
+        const bool again = rr.kind == kAny && sender.ContinuesBurst(index);
+        rr.cursor = again ? slot : (slot + 1) % port.senders.size();
         return p;
     }
     return nullptr;

@@ -65,6 +65,14 @@ class MetaRocePortScheduler
          * pull changes its engine.
          */
         virtual Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) = 0;
+
+        /// True when the sender wants `port` again right after its last packet there, which
+        /// began or continued a burst on one path (TransportEngine::ContinuesBurst): the
+        /// round-robin of new data stays with it. By default never.
+        virtual bool ContinuesBurst(uint32_t /* port */) const
+        {
+            return false;
+        }
     };
 
     /// (port, slot in that port's round-robin): where a sender is registered.
@@ -74,9 +82,8 @@ class MetaRocePortScheduler
     uint32_t AddPort();
 
     /// Appends `sender` to `port`'s round-robin; returns its slot. The sender must outlive its
-    /// registration (until Clear()). A `burst` above one gives it that many pulls of the port in
-    /// a row whenever its turn comes (packets it sends back to back on one path, spec 4.2).
-    Slot Add(uint32_t port, Sender* sender, uint32_t burst = 1);
+    /// registration (until Clear()).
+    Slot Add(uint32_t port, Sender* sender);
 
     /// Work on every port of every kind: MarkWork with it marks a sender as maybe having work.
     static constexpr metaroce::PortWork kMaybeWork{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
@@ -126,7 +133,6 @@ class MetaRocePortScheduler
     struct Port
     {
         std::vector<Sender*> senders;      ///< in the order they were added
-        std::vector<uint16_t> bursts;      ///< per sender, once one has a burst above one
         RoundRobin any{0, kAny};           ///< any packet
         RoundRobin control{0, kControl};   ///< control packets (with control first only)
         RoundRobin recovery{0, kRecovery}; ///< recovery (with recovery first only)
@@ -135,9 +141,6 @@ class MetaRocePortScheduler
     /// One turn of `rr` (the port's `any`, `control` or `recovery`) from its cursor, pulling
     /// `kind`; the packet, or null.
     Ptr<Packet> Turn(Port& port, uint32_t index, RoundRobin& rr, metaroce::PullKind kind);
-
-    /// Where `rr` goes on after a pull from `slot`: the same slot while its burst lasts.
-    static std::size_t NextCursor(const Port& port, RoundRobin& rr, std::size_t slot);
 
     /// Round-robin over the marked slots of `rr` in [from, end); the packet, or null.
     Ptr<Packet> PullFromSlots(Port& port,
