@@ -43,8 +43,8 @@ SenderFields()
                        "Logical paths per plane, each with its own PSN sequence and entropy."),
         METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "4.2",
                        "Packets a connection sends back to back on one path of a plane (the NIC "
-                       "gives it as many turns of the port in a row) before spraying on: a burst "
-                       "of ackEveryPackets comes back in one ACK."),
+                       "pulls the port again while the burst goes on) before spraying on: a "
+                       "burst of ackEveryPackets comes back in one ACK."),
         METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
                        "Ordered streams multiplexed on one connection."),
         METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",

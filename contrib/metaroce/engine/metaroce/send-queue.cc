@@ -83,8 +83,7 @@ SendQueue::HasPacketToSend() const
     for (uint64_t id : m_unsent)
     {
         auto it = m_messages.find(id);
-        if (it != m_messages.end() && !it->second.finished &&
-            it->second.nextPacket < it->second.packets)
+        if (it != m_messages.end() && it->second.HasUnsent())
         {
             return true;
         }
@@ -99,8 +98,7 @@ SendQueue::FirstUnsent()
     while (!m_unsent.empty())
     {
         auto it = m_messages.find(m_unsent.front());
-        if (it != m_messages.end() && !it->second.finished &&
-            it->second.nextPacket < it->second.packets)
+        if (it != m_messages.end() && it->second.HasUnsent())
         {
             return &it->second;
         }

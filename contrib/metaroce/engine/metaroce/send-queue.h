@@ -64,6 +64,12 @@ class SendQueue
         std::vector<uint16_t> transmissions; ///< per packet, to enforce maxRetransmissions
         bool finished{false};
         CompletionStatus status{CompletionStatus::Success};
+
+        /// True while packets of it were never sent (and it has not finished).
+        bool HasUnsent() const
+        {
+            return !finished && nextPacket < packets;
+        }
     };
 
     /// Finished work requests are appended to `completions`, which the connection owns and
