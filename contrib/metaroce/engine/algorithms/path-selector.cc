@@ -34,12 +34,10 @@ SprayPathSelector::Select(const PathTable& paths,
             const std::size_t slot = (cursor + k) % n;
             const auto id = static_cast<uint16_t>(candidates.front() + slot);
             const Path* p = paths.Find(id);
-            const PathHealth health = p ? p->health : PathHealth::Up;
-            if (health == PathHealth::Down || !paths.HasRoom(id, bytes, maxPackets))
-            {
-                continue;
-            }
-            if (pass == 0 && (health != PathHealth::Up || (p && p->markedRounds > 0)))
+            const bool usable = pass == 0 ? paths.IsClearWithRoom(id, bytes, maxPackets)
+                                          : (!p || p->health != PathHealth::Down) &&
+                                                paths.HasRoom(id, bytes, maxPackets);
+            if (!usable)
             {
                 continue;
             }

@@ -167,10 +167,8 @@ MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes, bool& cut)
         return -1;
     }
     Burst& burst = m_bursts[port];
-    // The path stays while the selector would take it first (4.2): Up, unmarked, with room.
-    const Path* path = m_paths.Find(burst.path);
-    if (path == nullptr || path->health != PathHealth::Up || path->markedRounds > 0 ||
-        !m_paths.HasRoom(burst.path, bytes, m_config.maxPathWindowPackets))
+    // The path stays while the selector would take it first (4.2). It has sent: it was made.
+    if (!m_paths.IsClearWithRoom(burst.path, bytes, m_config.maxPathWindowPackets))
     {
         burst.left = 0;
         cut = true;

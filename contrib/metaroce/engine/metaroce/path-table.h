@@ -95,6 +95,15 @@ class PathTable
         return path ? path->HasRoom(bytes, maxPackets) : maxPackets > 0;
     }
 
+    /// True when path `id` is Up, with no recent congestion mark, and has room for `bytes` (made
+    /// or not): the spraying selector's first choice (spec 4.2), which a burst also keeps to.
+    bool IsClearWithRoom(uint16_t id, uint32_t bytes, uint32_t maxPackets) const
+    {
+        const Path* path = Find(id);
+        return (path == nullptr || (path->health == PathHealth::Up && path->markedRounds == 0)) &&
+               HasRoom(id, bytes, maxPackets);
+    }
+
     /// The paths made so far, in path order: a range of `const Path&` (unused paths hold
     /// nothing any scan looks for). Valid while the table lives; making a path adds to it.
     auto Made() const
