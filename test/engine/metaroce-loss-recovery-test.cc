@@ -166,8 +166,9 @@ TEST(ReorderWindow, FollowsMeasuredLatenessUpToTheSmoothedRtt)
 /// Two connection ends with `ports` planes of one path each, driven by hand.
 struct Pair
 {
-    /// Tail markers off: the tests here follow other rules packet by packet (the markers'
-    /// own are in metaroce-tail-marker-test.cc).
+    /// Tail markers off, and one reorder floor whatever the loss evidence: the tests here
+    /// follow other rules packet by packet (the markers' own are in
+    /// metaroce-tail-marker-test.cc, the floor's choice in metaroce-loss-evidence-test.cc).
     explicit Pair(uint16_t ports,
                   uint32_t retransmitCopies = 1,
                   uint32_t ackRepeats = 0,
@@ -183,6 +184,7 @@ struct Pair
         c.ackEveryPackets = 1;
         c.ackDelayNs = 2'000;
         c.tailMarkers = false;
+        c.quietReorderFloorRttQuarters = c.reorderFloorRttQuarters;
         std::tie(a, b) = ConnectedEnds(c);
     }
 

@@ -83,6 +83,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/ack-coverage.h
     engine/metaroce/admission-credit.h
     engine/metaroce/loss-detection.h
+    engine/metaroce/loss-evidence.h
     engine/metaroce/metaroce-config.h
     engine/metaroce/metaroce-connection.h
     engine/metaroce/metaroce-path.h

@@ -79,8 +79,18 @@ RecoveryFields()
                        "SACK gap, in packets, that counts as loss (0: any gap, per-path order)."),
         METAROCE_FIELD(C, reorderFloorRttQuarters, "ReorderFloorRttQuarters", Count, 0, 64, "5.3",
                        "Floor of the time rule's reorder window beyond the ACK delay, in quarters "
-                       "of the minimum RTT (RFC 8985's reo_wnd_mult): more tells a packet deep in "
-                       "a first-round queue from a lost one, and finds every loss that much later."),
+                       "of the minimum RTT (RFC 8985's reo_wnd_mult), while a connection of the "
+                       "NIC has proven a loss within LossMemory: more tells a packet deep in a "
+                       "first-round queue from a lost one, and finds every loss that much later."),
+        METAROCE_FIELD(C, quietReorderFloorRttQuarters, "QuietReorderFloorRttQuarters", Count,
+                       0, 64, "5.3",
+                       "The same floor while no connection of the NIC has proven a loss (a later "
+                       "packet of the same route acknowledged) within LossMemory: on a fabric "
+                       "that drops nothing a late packet is not copied (equal to "
+                       "ReorderFloorRttQuarters: one floor always)."),
+        METAROCE_FIELD(C, lossMemoryNs, "LossMemory", Nanoseconds, 0, kMaxNs, "5.3",
+                       "How long a loss proven by any connection of the NIC keeps its connections "
+                       "on ReorderFloorRttQuarters (0: never)."),
         METAROCE_FIELD(C, planeTimeRule, "PlaneTimeRule", Flag, 0, 1, "5.3",
                        "Judge a packet late behind a later packet of its own plane with that "
                        "plane's reorder window, and behind other planes only after that packet's "

@@ -55,7 +55,10 @@ struct MetaRoceConfig
 
     // Loss recovery (spec 5).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
-    uint32_t reorderFloorRttQuarters{1}; ///< reorder window floor: ACK delay + this * minRtt / 4
+    uint32_t reorderFloorRttQuarters{1}; ///< reorder window floor: ACK delay + this * minRtt / 4,
+                                         ///< while the NIC has proven a loss recently (5.3)
+    uint32_t quietReorderFloorRttQuarters{3}; ///< the floor's quarters while it has not (A47)
+    TimeNs lossMemoryNs{1'000'000}; ///< how long a proven loss keeps the narrow floor (5.3)
     bool planeTimeRule{false};  ///< judge the time rule per plane first (5.3, plane-time-rule.h)
     bool timeRulePathRtt{true}; ///< rule 2 expects a packet back no sooner than its path's srtt
     TimeNs rtoMinNs{60'000};

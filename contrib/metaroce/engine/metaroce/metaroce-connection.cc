@@ -72,6 +72,7 @@ MetaRoceConnection::SendHalf() const
                                                                           m_memory,
                                                                           self.m_counters,
                                                                           self.m_sendCompletions,
+                                                                          *m_evidence,
                                                                           std::move(m_cc),
                                                                           std::move(m_selector));
     }
@@ -365,6 +366,16 @@ void
 MetaRoceConnection::SetAdmissionTarget(uint64_t bytes)
 {
     ReceiveHalf().SetAdmissionTarget(bytes);
+}
+
+void
+MetaRoceConnection::ShareLossEvidence(LossEvidence& evidence)
+{
+    m_evidence = &evidence;
+    if (m_requester)
+    {
+        m_requester->Mutate().ShareLossEvidence(evidence);
+    }
 }
 
 void

@@ -78,6 +78,11 @@ class MetaRoceConnection : public TransportEngine
     /// SetFairShare() and SetAdmissionTarget(). `hints` must outlive the calls that read it.
     void ShareReceiverHints(const ReceiverHints* hints);
 
+    /// Records the losses this connection proves in, and takes its reorder floor from, the
+    /// NIC's `evidence` shared by all its connections (spec 5.3, A47) instead of its own;
+    /// `evidence` must outlive the connection.
+    void ShareLossEvidence(LossEvidence& evidence);
+
     const MetaRoceConfig& Config() const
     {
         return m_config;
@@ -120,6 +125,8 @@ class MetaRoceConnection : public TransportEngine
     mutable std::unique_ptr<CongestionControl> m_cc;  ///< the requester's, until it is made
     mutable std::unique_ptr<PathSelector> m_selector; ///< the requester's, until it is made
     ReceiverHintsView m_hints;                        ///< ShareReceiverHints(), for a new responder
+    LossEvidence m_ownEvidence;                       ///< its own, until the NIC shares one
+    LossEvidence* m_evidence{&m_ownEvidence};         ///< ShareLossEvidence(), for the requester
     std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
 };
 

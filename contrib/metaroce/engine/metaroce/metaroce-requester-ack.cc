@@ -18,6 +18,7 @@ bool
 MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
 {
     m_now = std::max(m_now, now);
+    FollowLossEvidence(now);
     MakePaths();
     Path& path = m_paths[ack.pathId];
     const std::optional<AckCoverage> coverage = ReadAck(ack, path.nextPsn);

@@ -191,6 +191,25 @@ MetaRoceRequester::ReorderWindowNs() const
     return m_reorder.Window(m_connectionRtt.Minimum(), m_connectionRtt.Smoothed());
 }
 
+void
+MetaRoceRequester::FollowLossEvidence(TimeNs now)
+{
+    // A recent proof anywhere on the NIC says the fabric drops packets: judge late packets with
+    // the narrow floor; otherwise a late packet is more likely queued than lost (5.3, A47).
+    const uint32_t quarters = m_evidence->Recent(now, m_config.lossMemoryNs)
+                                  ? m_config.reorderFloorRttQuarters
+                                  : m_config.quietReorderFloorRttQuarters;
+    if (quarters == m_reorder.FloorRttQuarters())
+    {
+        return;
+    }
+    m_reorder.SetFloorRttQuarters(quarters);
+    for (PlaneTimeRule& plane : m_planes)
+    {
+        plane.reorder.SetFloorRttQuarters(quarters);
+    }
+}
+
 TimeNs
 MetaRoceRequester::TimeRuleWindowNs() const
 {

@@ -12,6 +12,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
                                      MemoryRegistry* memory,
                                      Counters& counters,
                                      std::vector<Completion>& completions,
+                                     LossEvidence& evidence,
                                      std::unique_ptr<CongestionControl> cc,
                                      std::unique_ptr<PathSelector> selector)
     : m_config(config)
@@ -23,9 +24,10 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_paths(m_config)
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
-    , m_reorder(config.ackDelayNs, config.reorderFloorRttQuarters)
+    , m_evidence(&evidence)
+    , m_reorder(config.ackDelayNs, config.quietReorderFloorRttQuarters)
     , m_planes(config.planeTimeRule ? config.ports : 0,
-               PlaneTimeRule(config.ackDelayNs, config.reorderFloorRttQuarters))
+               PlaneTimeRule(config.ackDelayNs, config.quietReorderFloorRttQuarters))
     , m_admissionLimit(config.unscheduledBytes > 0 ? config.unscheduledBytes : kNoAdmissionLimit)
     , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports,
@@ -293,6 +295,10 @@ MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
     m_counters.fastRetransmits += verdict.lost.size();
     for (std::size_t k = 0; k < verdict.lost.size(); ++k)
     {
+        if (verdict.proven[k])
+        {
+            m_evidence->Record(now); // read by the NIC's connections at their next event (A47)
+        }
         MarkLost(path, verdict.lost[k], now, true, verdict.proven[k]);
         if (Failed())
         {
@@ -351,6 +357,7 @@ void
 MetaRoceRequester::OnTimeout(TimeNs now)
 {
     m_now = std::max(m_now, now);
+    FollowLossEvidence(now);
     if (Failed())
     {
         return;

@@ -41,6 +41,7 @@
 #include "../common/transport-engine.h"
 #include "ack-coverage.h"
 #include "admission-credit.h"
+#include "loss-evidence.h"
 #include "metaroce-config.h"
 #include "metaroce-path.h"
 #include "metaroce-wire.h"
@@ -65,13 +66,21 @@ namespace metaroce
 class MetaRoceRequester
 {
   public:
-    /// `config`, `counters` and `completions` are the connection's and must outlive it.
+    /// `config`, `counters` and `completions` are the connection's, `evidence` the connection's
+    /// or its NIC's (5.3, A47); all must outlive it.
     MetaRoceRequester(const MetaRoceConfig& config,
                       MemoryRegistry* memory,
                       Counters& counters,
                       std::vector<Completion>& completions,
+                      LossEvidence& evidence,
                       std::unique_ptr<CongestionControl> cc,
                       std::unique_ptr<PathSelector> selector);
+
+    /// Records proven losses in, and takes the reorder floor from, `evidence` from now on.
+    void ShareLossEvidence(LossEvidence& evidence)
+    {
+        m_evidence = &evidence;
+    }
 
     /// Queues a WRITE or SEND (already validated by the connection).
     void Post(const WorkRequest& wr, TimeNs now);
@@ -259,6 +268,9 @@ class MetaRoceRequester
     /// with a due loss check or retransmission timeout (in a member, reused: no allocation).
     const std::vector<uint16_t>& PathsDueBy(TimeNs now, TimeNs ruleWindow);
 
+    /// Takes the reorder floor that the loss evidence calls for at `now` (spec 5.3, A47): at the
+    /// start of every event that may run the time rule, so that NextTimeout() answers for it.
+    void FollowLossEvidence(TimeNs now);
     /// Measured reorder window of the connection (spec 5.3); the tail-loss probe's wait.
     TimeNs ReorderWindowNs() const;
     /// The connection-wide time rule's window: the measured one, or with the plane rule on at
@@ -339,6 +351,7 @@ class MetaRoceRequester
     /// is in flight on the path (a timeout leaves nothing); empty until the first deferral, as
     /// most connections never wait that long (5.5).
     std::vector<TimeNs> m_rtoNotBefore;
+    LossEvidence* m_evidence;            ///< the NIC's last proven loss (5.3, A47)
     ReorderWindow m_reorder;             ///< reorder window of the time rule (5.3)
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
     uint64_t m_nextTxSeq{0};             ///< transmission order over all paths

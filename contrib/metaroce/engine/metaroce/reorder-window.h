@@ -36,6 +36,17 @@ class ReorderWindow
     /// The window for a connection whose minimum RTT is `minRtt` and smoothed RTT `srtt`.
     TimeNs Window(TimeNs minRtt, TimeNs srtt) const;
 
+    /// The floor's quarters of the minimum RTT from now on (spec 5.3, A47).
+    void SetFloorRttQuarters(uint32_t quarters)
+    {
+        m_floorRttQuarters = quarters;
+    }
+
+    uint32_t FloorRttQuarters() const
+    {
+        return m_floorRttQuarters;
+    }
+
     TimeNs SmoothedLateness() const
     {
         return m_smoothed;

@@ -38,6 +38,7 @@
 
 #include "ns3/engine-memory.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/loss-evidence.h"
 #include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-config.h"
 #include "ns3/metaroce-congestion-ops.h"
@@ -195,6 +196,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     MetaRoceFairShare m_fairShare;
     /// The fair share and admission target every MetaRoCE connection of the NIC advertises.
     metaroce::ReceiverHints m_receiverHints;
+    metaroce::LossEvidence m_lossEvidence; ///< its connections' last proven loss (spec 5.3)
 
     // Attributes. The engine tunables are the configuration tables' rows
     // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()

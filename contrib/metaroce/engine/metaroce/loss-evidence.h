@@ -1,0 +1,43 @@
+/*
+ * When a NIC last proved a loss (spec 5.3, "Floor from the loss evidence"; A47).
+ *
+ * The time rule cannot tell a packet deep in a first-round queue from a lost one: only its
+ * reorder floor separates them, and a wide floor finds every loss later while a narrow one
+ * copies late packets on a fabric that loses nothing (doc/results.md sections 12 and 17). Which
+ * mistake costs more is a property of the fabric, not of one connection: a connection of a
+ * collective carries a few packets and proves a loss of its own too late to choose. So the
+ * connections of a NIC share one record of the last loss any of them proved by rule 1 (a later
+ * packet of the same route acknowledged: the fabric drops packets), and each judges with the
+ * narrow floor while that proof is recent and with the wide one otherwise.
+ */
+#ifndef METAROCE_ENGINE_LOSS_EVIDENCE_H
+#define METAROCE_ENGINE_LOSS_EVIDENCE_H
+
+#include "../common/engine-types.h"
+
+namespace metaroce
+{
+
+/// The time of a NIC's last proven loss, shared by its connections (see the file comment).
+class LossEvidence
+{
+  public:
+    /// A loss was proven at `now`.
+    void Record(TimeNs now)
+    {
+        m_lastProof = now;
+    }
+
+    /// True when a loss was proven at most `memory` ns before `now` (and not after it).
+    bool Recent(TimeNs now, TimeNs memory) const
+    {
+        return m_lastProof != kNever && now >= m_lastProof && now - m_lastProof < memory;
+    }
+
+  private:
+    TimeNs m_lastProof{kNever};
+};
+
+} // namespace metaroce
+
+#endif // METAROCE_ENGINE_LOSS_EVIDENCE_H
