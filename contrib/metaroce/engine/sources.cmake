@@ -76,6 +76,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/common/engine-memory.h
     engine/common/engine-types.h
     engine/common/header-bytes.h
+    engine/common/id-slots.h
     engine/common/transport-engine.h
     engine/driver/engine-driver.h
     engine/driver/loopback-harness.h

@@ -1,6 +1,7 @@
 #include "send-queue.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace metaroce
@@ -27,7 +28,7 @@ SendQueue::Post(const WorkRequest& wr, TimeNs now)
     m.packets = static_cast<uint32_t>((wr.length + m_config.mtu - 1) / m_config.mtu);
     m.acked.resize(m.packets);
     m.transmissions.assign(m.packets, 0);
-    m_messages.emplace(id, std::move(m));
+    m_messages.Add(id, std::move(m));
     stream.order.push_back(id);
     if (m_state == State::Failed)
     {
@@ -64,7 +65,7 @@ SendQueue::Next()
     }
     // A new message may start only inside the responder's message window (spec 6.3); the
     // posting order is kept, so a stream at its limit holds back later messages.
-    const uint32_t oldest = m_messages.at(m_streams[m->wr.stream].order.front()).msn;
+    const uint32_t oldest = At(m_streams[m->wr.stream].order.front()).msn;
     if (m->nextPacket == 0 && m->msn - oldest >= m_config.maxMessagesInFlight)
     {
         return std::nullopt;
@@ -82,8 +83,8 @@ SendQueue::HasPacketToSend() const
     // Fully sent messages leave the FIFO lazily (FirstUnsent): look past them.
     for (uint64_t id : m_unsent)
     {
-        auto it = m_messages.find(id);
-        if (it != m_messages.end() && it->second.HasUnsent())
+        const Message* m = m_messages.Find(id);
+        if (m != nullptr && m->HasUnsent())
         {
             return true;
         }
@@ -97,10 +98,10 @@ SendQueue::FirstUnsent()
     // Fully sent messages leave the unsent FIFO lazily: drop them first.
     while (!m_unsent.empty())
     {
-        auto it = m_messages.find(m_unsent.front());
-        if (it != m_messages.end() && it->second.HasUnsent())
+        const Message* m = m_messages.Find(m_unsent.front());
+        if (m != nullptr && m->HasUnsent())
         {
-            return &it->second;
+            return m;
         }
         m_unsent.pop_front();
     }
@@ -111,7 +112,12 @@ bool
 SendQueue::Take(const QueuedPacket& p)
 {
     // Next() returns the front of the retransmission FIFO whenever that is not empty.
-    Message& m = m_messages.at(p.message);
+    Message* held = m_messages.Find(p.message);
+    if (held == nullptr)
+    {
+        throw std::logic_error("SendQueue::Take: a packet Next() did not return");
+    }
+    Message& m = *held;
     const bool retx = !m_retransmit.empty();
     if (retx)
     {
@@ -128,12 +134,12 @@ SendQueue::Take(const QueuedPacket& p)
 const SendQueue::Message*
 SendQueue::Undelivered(uint64_t message, uint32_t index) const
 {
-    auto it = m_messages.find(message);
-    if (it == m_messages.end() || it->second.finished || it->second.acked[index])
+    const Message* m = m_messages.Find(message);
+    if (m == nullptr || m->finished || m->acked[index])
     {
         return nullptr;
     }
-    return &it->second;
+    return m;
 }
 
 SendQueue::Message*
@@ -216,13 +222,18 @@ SendQueue::QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies)
 void
 SendQueue::OnNak(uint16_t stream, uint32_t msn, TimeNs now)
 {
-    for (auto& [id, m] : m_messages)
-    {
-        if (m.wr.stream == stream && m.msn == msn && !m.finished)
+    uint64_t culprit = 0;
+    bool found = false;
+    m_messages.ForEach([&](uint64_t id, const Message& m) {
+        if (!found && m.wr.stream == stream && m.msn == msn && !m.finished)
         {
-            Fail(CompletionStatus::RemoteAccessError, id, now);
-            return;
+            culprit = id;
+            found = true;
         }
+    });
+    if (found)
+    {
+        Fail(CompletionStatus::RemoteAccessError, culprit, now);
     }
 }
 
@@ -232,14 +243,13 @@ SendQueue::Fail(CompletionStatus status, uint64_t culprit, TimeNs now)
     // The culprit completes with its error and every other outstanding request is flushed, as
     // in an RC queue pair's error state (spec 5.6).
     m_state = State::Failed;
-    for (auto& [id, m] : m_messages)
-    {
+    m_messages.ForEach([&](uint64_t id, Message& m) {
         if (!m.finished)
         {
             m.finished = true;
             m.status = id == culprit ? status : CompletionStatus::Flushed;
         }
-    }
+    });
     for (std::size_t s = 0; s < m_streams.size(); ++s)
     {
         CompleteInOrder(static_cast<uint16_t>(s), now);
@@ -264,16 +274,16 @@ SendQueue::CompleteInOrder(uint16_t stream, TimeNs now)
     auto& order = m_streams[stream].order;
     while (!order.empty())
     {
-        auto it = m_messages.find(order.front());
-        if (it == m_messages.end() || !it->second.finished)
+        const uint64_t id = order.front();
+        const Message* m = m_messages.Find(id);
+        if (m == nullptr || !m->finished)
         {
             break;
         }
-        const Message& m = it->second;
         m_completions.push_back(
-            Completion{m.wr.id, m.wr.op, m.wr.stream, m.status, m.wr.length, now});
+            Completion{m->wr.id, m->wr.op, m->wr.stream, m->status, m->wr.length, now});
         ++m_counters.completions;
-        m_messages.erase(it);
+        m_messages.Erase(id);
         order.pop_front();
     }
 }

@@ -18,11 +18,13 @@
 
 #include "../common/engine-counters.h"
 #include "../common/engine-types.h"
+#include "../common/id-slots.h"
 #include "metaroce-config.h"
 
 #include <boost/dynamic_bitset.hpp>
 #include <optional>
-#include <unordered_map>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace metaroce
@@ -123,9 +125,15 @@ class SendQueue
     /// The responder refused message `msn` of `stream` (a NAK): the queue fails.
     void OnNak(uint16_t stream, uint32_t msn, TimeNs now);
 
+    /// Message `message`, which must still be held (throws std::out_of_range otherwise).
     const Message& At(uint64_t message) const
     {
-        return m_messages.at(message);
+        const Message* m = m_messages.Find(message);
+        if (m == nullptr)
+        {
+            throw std::out_of_range("SendQueue: no message " + std::to_string(message));
+        }
+        return *m;
     }
 
     /// Payload bytes of packet `index` of `m`.
@@ -157,7 +165,7 @@ class SendQueue
     /// True when every posted message has completed.
     bool Empty() const
     {
-        return m_messages.empty();
+        return m_messages.Empty();
     }
 
   private:
@@ -173,7 +181,7 @@ class SendQueue
     Counters& m_counters;
     State m_state{State::Open};
     uint64_t m_nextMessageId{0};
-    std::unordered_map<uint64_t, Message> m_messages;
+    IdSlots<Message> m_messages;     ///< by id, dealt in posting order
     Ring<uint64_t> m_unsent;         ///< messages with packets never sent, FIFO
     Ring<QueuedPacket> m_retransmit; ///< lost packets, FIFO
 
