@@ -23,7 +23,9 @@
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
+#include <boost/container_hash/hash.hpp>
 #include <map>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -107,9 +109,13 @@ class MetaRoceCollectiveApp : public Application
     uint32_t m_rank{0};
     uint32_t m_repetitions{1};
     std::vector<Channel> m_channels;
-    /// SENDs and RECVs in posting order, per (queue pair id, stream).
-    std::map<std::pair<uint32_t, uint16_t>, metaroce::Ring<Pending>> m_sends;
-    std::map<std::pair<uint32_t, uint16_t>, metaroce::Ring<Pending>> m_recvs;
+    /// SENDs and RECVs in posting order, per (queue pair id, stream); hashed, as every
+    /// completion looks its queue up among a rank's peers times channels.
+    using PendingByStream = std::unordered_map<std::pair<uint32_t, uint16_t>,
+                                               metaroce::Ring<Pending>,
+                                               boost::hash<std::pair<uint32_t, uint16_t>>>;
+    PendingByStream m_sends;
+    PendingByStream m_recvs;
     uint64_t m_sendsOutstanding{0};
     uint64_t m_messagesPosted{0};
     uint64_t m_bytesSent{0};
