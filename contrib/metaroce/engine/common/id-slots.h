@@ -19,7 +19,7 @@ namespace metaroce
 {
 
 /// Values by consecutive ids (see the file comment).
-template <class T>
+template<class T>
 class IdSlots
 {
   public:
@@ -82,7 +82,7 @@ class IdSlots
     }
 
     /// Calls `f(id, value)` for every value held, oldest id first.
-    template <class F>
+    template<class F>
     void ForEach(F f)
     {
         for (std::size_t i = 0; i < m_slots.size(); ++i)
