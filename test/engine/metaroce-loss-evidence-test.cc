@@ -84,6 +84,22 @@ ProveLoss(HandDrivenPair& m, TimeNs at)
     ASSERT_EQ(m.a->GetCounters().fastRetransmits, before + 1) << "rule 1 at once";
 }
 
+/// Two connections of one NIC, sharing its loss evidence: one judges, the other proves.
+struct TwoConnectionsOfANic
+{
+    explicit TwoConnectionsOfANic(const MetaRoceConfig& c)
+        : judged(c)
+        , prover(c)
+    {
+        judged.a->ShareLossEvidence(evidence);
+        prover.a->ShareLossEvidence(evidence);
+    }
+
+    LossEvidence evidence;
+    HandDrivenPair judged;
+    HandDrivenPair prover;
+};
+
 // Before any lateness sample the measured window is min(2 us + 4 x 1 us, srtt 4 us) = 4 us; the
 // floor is 2 us + q x 4 us / 4: 5 us with three quarters, 3 us with one. The rule declares the
 // lost packet (sent at 1 us) at 1 us + 4 us + max(floor, 4 us).
@@ -114,16 +130,12 @@ TEST(MetaRoceLossEvidence, OneFloorWhenBothAreEqual)
 
 TEST(MetaRoceLossEvidence, AProofOfAnotherConnectionOfTheNicNarrowsTheFloor)
 {
-    const MetaRoceConfig c = TwoPlanes(1'000'000);
-    LossEvidence nic;
-    HandDrivenPair judged(c);
-    HandDrivenPair prover(c);
-    judged.a->ShareLossEvidence(nic);
-    prover.a->ShareLossEvidence(nic);
-    ProveLoss(prover, 5'000);
-    EXPECT_EQ(TimeRuleDeadline(judged, 0), kNarrowDeadline) << "taken at its ACK, after the proof";
-    judged.a->OnTimeout(kNarrowDeadline);
-    EXPECT_TRUE(judged.a->PullPacket(0, kNarrowDeadline)) << "the lost packet goes again";
+    TwoConnectionsOfANic nic(TwoPlanes(1'000'000));
+    ProveLoss(nic.prover, 5'000);
+    EXPECT_EQ(TimeRuleDeadline(nic.judged, 0), kNarrowDeadline)
+        << "taken at its ACK, after the proof";
+    nic.judged.a->OnTimeout(kNarrowDeadline);
+    EXPECT_TRUE(nic.judged.a->PullPacket(0, kNarrowDeadline)) << "the lost packet goes again";
 }
 
 TEST(MetaRoceLossEvidence, ConnectionsWithEvidenceOfTheirOwnDoNotShareIt)
@@ -137,14 +149,9 @@ TEST(MetaRoceLossEvidence, ConnectionsWithEvidenceOfTheirOwnDoNotShareIt)
 
 TEST(MetaRoceLossEvidence, AProofOlderThanTheMemoryIsForgotten)
 {
-    const MetaRoceConfig c = TwoPlanes(1'000);
-    LossEvidence nic;
-    HandDrivenPair judged(c);
-    HandDrivenPair prover(c);
-    judged.a->ShareLossEvidence(nic);
-    prover.a->ShareLossEvidence(nic);
-    ProveLoss(prover, 4'000); // recent until 5 us; the judged connection's ACK comes at 5.1 us
-    EXPECT_EQ(TimeRuleDeadline(judged, 0), kQuietDeadline);
+    TwoConnectionsOfANic nic(TwoPlanes(1'000));
+    ProveLoss(nic.prover, 4'000); // recent until 5 us; the judged connection's ACK comes at 5.1 us
+    EXPECT_EQ(TimeRuleDeadline(nic.judged, 0), kQuietDeadline);
 }
 
 /// The time rule's deadline for A's lost packet after a second ACK at 7 us, with a proof of
@@ -152,12 +159,8 @@ TEST(MetaRoceLossEvidence, AProofOlderThanTheMemoryIsForgotten)
 TimeNs
 DeadlineAfterASecondAck(bool proof, TimeNs& before)
 {
-    const MetaRoceConfig c = TwoPlanes(1'000'000);
-    LossEvidence nic;
-    HandDrivenPair judged(c);
-    HandDrivenPair prover(c);
-    judged.a->ShareLossEvidence(nic);
-    prover.a->ShareLossEvidence(nic);
+    TwoConnectionsOfANic nic(TwoPlanes(1'000'000));
+    HandDrivenPair& judged = nic.judged;
     judged.a->PostSend(WorkRequest{1, Opcode::Write, 0, 3072}, 0);
     auto lost = judged.a->PullPacket(0, 1'000);
     auto first = judged.a->PullPacket(1, 1'100);
@@ -167,7 +170,7 @@ DeadlineAfterASecondAck(bool proof, TimeNs& before)
     before = judged.a->NextTimeout();
     if (proof)
     {
-        ProveLoss(prover, 6'000);
+        ProveLoss(nic.prover, 6'000);
     }
     EXPECT_EQ(judged.a->NextTimeout(), before) << "a proof elsewhere moves no deadline at once";
     RoundTrip(*judged.a, *judged.b, *second, 3'200, 7'000);
