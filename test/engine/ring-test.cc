@@ -114,6 +114,24 @@ TEST(Ring, APoppedEntryReleasesWhatItOwned)
     EXPECT_EQ(owned.use_count(), 1);
 }
 
+TEST(Ring, EmplaceBackAppendsAnEmptyEntryAfterPopsAndWraps)
+{
+    Ring<std::vector<int>> ring;
+    ring.push_back({1});
+    ring.push_back({2, 2});
+    ring.pop_front(); // its slot is reset, and the next entry wraps around into it
+    std::vector<int>& reused = ring.emplace_back();
+    EXPECT_TRUE(reused.empty()) << "the popped entry's slot holds nothing of it";
+    reused.push_back(3);
+    std::vector<int>& grown = ring.emplace_back(); // full: the ring grows first
+    EXPECT_TRUE(grown.empty());
+    grown.push_back(4);
+    ASSERT_EQ(ring.size(), 3u);
+    EXPECT_EQ(ring[0], (std::vector<int>{2, 2}));
+    EXPECT_EQ(ring[1], (std::vector<int>{3}));
+    EXPECT_EQ(ring[2], (std::vector<int>{4}));
+}
+
 TEST(Ring, AgreesWithADequeUnderRandomOperations)
 {
     std::mt19937 rng(7);

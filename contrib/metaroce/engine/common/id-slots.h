@@ -34,9 +34,9 @@ class IdSlots
         {
             throw std::invalid_argument("IdSlots: ids must be added in order");
         }
-        m_slots.push_back(std::nullopt);
+        std::optional<T>& slot = m_slots.emplace_back();
         ++m_count;
-        return m_slots.back().emplace(std::move(value));
+        return slot.emplace(std::move(value));
     }
 
     /// The value under `id`, or nullptr.

@@ -286,6 +286,15 @@ class Ring
         ++m_size;
     }
 
+    /// Appends a default-constructed entry and returns it: the array's own slot beyond the last
+    /// entry, which holds T{} (entries are reset when they leave), so nothing is copied.
+    T& emplace_back()
+    {
+        Grow();
+        ++m_size;
+        return (*this)[m_size - 1];
+    }
+
     void push_front(const T& value)
     {
         T copy(value); // `value` may be an entry of this ring, which Grow() moves
