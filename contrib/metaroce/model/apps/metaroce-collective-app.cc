@@ -145,8 +145,8 @@ void
 MetaRoceCollectiveApp::DoDispose()
 {
     m_channels.clear();
-    m_sends.clear();
-    m_recvs.clear();
+    m_sends.Clear();
+    m_recvs.Clear();
     Application::DoDispose();
 }
 
@@ -177,7 +177,7 @@ MetaRoceCollectiveApp::StartApplication()
             {
                 const auto& [qp, stream] = ch.peers.at(t.peer);
                 qp->PostRecv(stream, t.bytes);
-                m_recvs[{qp->GetLocalId(), stream}].push_back({t.peer, t.bytes, c, g, Now()});
+                m_recvs.At(qp->GetLocalId(), stream).push_back({t.peer, t.bytes, c, g, Now()});
                 ++ch.remaining[g];
             }
         }
@@ -192,7 +192,7 @@ MetaRoceCollectiveApp::StartApplication()
             {
                 const auto& [qp, stream] = ch.peers.at(t.peer);
                 qp->PostSend(stream, t.bytes);
-                m_sends[{qp->GetLocalId(), stream}].push_back({t.peer, t.bytes, c, 0, Now()});
+                m_sends.At(qp->GetLocalId(), stream).push_back({t.peer, t.bytes, c, 0, Now()});
                 ++m_sendsOutstanding;
                 ++m_messagesPosted;
             }
@@ -230,8 +230,8 @@ MetaRoceCollectiveApp::Advance(uint32_t channel)
         {
             const auto& [qp, stream] = ch.peers.at(t.peer);
             qp->PostSend(stream, t.bytes);
-            m_sends[{qp->GetLocalId(), stream}].push_back(
-                {t.peer, t.bytes, channel, ch.current, Now()});
+            m_sends.At(qp->GetLocalId(), stream)
+                .push_back({t.peer, t.bytes, channel, ch.current, Now()});
             ++m_sendsOutstanding;
             ++m_messagesPosted;
         }
@@ -243,7 +243,7 @@ MetaRoceCollectiveApp::OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::C
 {
     const std::pair<uint32_t, uint16_t> key{qp->GetLocalId(), c.stream};
     const bool isRecv = c.op == metaroce::Opcode::Recv;
-    auto& queue = isRecv ? m_recvs[key] : m_sends[key];
+    auto& queue = isRecv ? m_recvs.At(key.first, key.second) : m_sends.At(key.first, key.second);
     NS_ABORT_MSG_IF(queue.empty(),
                     "MetaRoceCollectiveApp rank "
                         << m_rank << ": unexpected completion on queue pair " << key.first
