@@ -241,13 +241,12 @@ MetaRoceCollectiveApp::Advance(uint32_t channel)
 void
 MetaRoceCollectiveApp::OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c)
 {
-    const std::pair<uint32_t, uint16_t> key{qp->GetLocalId(), c.stream};
+    const uint32_t id = qp->GetLocalId();
     const bool isRecv = c.op == metaroce::Opcode::Recv;
-    auto& queue = isRecv ? m_recvs.At(key.first, key.second) : m_sends.At(key.first, key.second);
+    auto& queue = (isRecv ? m_recvs : m_sends).At(id, c.stream);
     NS_ABORT_MSG_IF(queue.empty(),
-                    "MetaRoceCollectiveApp rank "
-                        << m_rank << ": unexpected completion on queue pair " << key.first
-                        << " stream " << key.second);
+                    "MetaRoceCollectiveApp rank " << m_rank << ": unexpected completion on queue "
+                                                  << "pair " << id << " stream " << c.stream);
     const Pending p = queue.front();
     queue.pop_front();
     if (c.status != metaroce::CompletionStatus::Success || (isRecv && c.bytes != p.bytes))

@@ -123,10 +123,8 @@ class MetaRocePortScheduler
     /// One round-robin over the senders of a port: where it goes on, who may have work.
     struct RoundRobin
     {
-        std::size_t cursor{0};         ///< the slot to try first
-        std::size_t kind{0};           ///< its bits: m_maybe[kind]
-        std::size_t runSlot{SIZE_MAX}; ///< the slot whose burst is under way (`any` only)
-        uint32_t run{0};               ///< packets it has had in this turn
+        std::size_t cursor{0}; ///< the slot to try first
+        std::size_t kind{0};   ///< its bits: m_maybe[kind]
     };
 
     /// The senders of one port and its round-robins.
