@@ -102,9 +102,14 @@ BM_ReceiveWindowInOrder(benchmark::State& state)
 BENCHMARK(BM_ReceiveWindowInOrder);
 
 /// Whole-transfer cost per data packet of `transport` (both engines and the harness) at a loss
-/// of `lossPerMille`, MetaRoCE sending in bursts of `burst` on one path (spec 4.2).
+/// of `lossPerMille`, MetaRoCE sending in bursts of `burst` on one path (spec 4.2), its lone
+/// packets asking for their ACKs at once or not (`lone`, spec 6.4).
 void
-RunLoopback(benchmark::State& state, Transport transport, int64_t lossPerMille, uint32_t burst)
+RunLoopback(benchmark::State& state,
+            Transport transport,
+            int64_t lossPerMille,
+            uint32_t burst,
+            bool lone = false)
 {
     ScenarioConfig c;
     c.transport = transport;
@@ -114,6 +119,7 @@ RunLoopback(benchmark::State& state, Transport transport, int64_t lossPerMille, 
     c.realPayload = false;
     c.metaroce.streams = 1;
     c.metaroce.sprayBurstPackets = burst;
+    c.metaroce.ackLonePackets = lone;
     c.channel.lossRate = static_cast<double>(lossPerMille) / 1000.0;
     uint64_t packets = 0;
     for (auto _ : state)
@@ -129,7 +135,8 @@ RunLoopback(benchmark::State& state, Transport transport, int64_t lossPerMille, 
     state.SetItemsProcessed(static_cast<int64_t>(packets));
     state.SetLabel(std::string(TransportName(c.transport)) + " loss " +
                    std::to_string(lossPerMille / 10.0) + "%" +
-                   (burst > 1 ? " bursts of " + std::to_string(burst) : ""));
+                   (burst > 1 ? " bursts of " + std::to_string(burst) : "") +
+                   (lone ? " lone packets ask for their ACKs" : ""));
 }
 
 /// Arguments: transport (0 MetaRoCE, 1 RoCEv2), loss per mille.
@@ -151,6 +158,17 @@ BM_LoopbackPerPacketInPairs(benchmark::State& state)
 }
 
 BENCHMARK(BM_LoopbackPerPacketInPairs)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
+
+/// MetaRoCE with lone packets asking for their ACKs at once (AckLonePackets=true, spec 6.4),
+/// so that no ACK waits the ACK delay for a packet that does not come; argument: loss per
+/// mille.
+void
+BM_LoopbackPerPacketLoneAcks(benchmark::State& state)
+{
+    RunLoopback(state, Transport::MetaRoce, state.range(0), 1, true);
+}
+
+BENCHMARK(BM_LoopbackPerPacketLoneAcks)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_LoopbackPerPacket)
     ->Args({0, 0})

@@ -45,6 +45,10 @@ SenderFields()
                        "Packets a connection sends back to back on one path of a plane (the NIC "
                        "pulls the port again while the burst goes on) before spraying on: a "
                        "burst of ackEveryPackets comes back in one ACK."),
+        METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "6.4",
+                       "Ask for the ACK of a lone DATA packet at once (ACKREQ): one whose path "
+                       "sent nothing in the ACK delay before it and that no burst continues on. "
+                       "Its ACK would wait the ACK delay for a packet that does not come."),
         METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
                        "Ordered streams multiplexed on one connection."),
         METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",

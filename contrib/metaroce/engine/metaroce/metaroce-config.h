@@ -40,6 +40,9 @@ struct MetaRoceConfig
     /// Consecutive packets a connection sends on one path of a port before the selector moves on
     /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
     uint32_t sprayBurstPackets{1};
+    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one whose path sent nothing
+    /// in the ACK delay before it and that no burst continues on, as no packet will share its ACK.
+    bool ackLonePackets{false};
 
     // Windows and congestion control (spec 7).
     uint32_t initialPathWindowPackets{4};           ///< starting path window

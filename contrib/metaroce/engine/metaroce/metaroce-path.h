@@ -93,6 +93,7 @@ struct Path
     uint32_t inflightBytes{0}; ///< at most 256 PSNs of one MTU each (HasRoom)
     uint64_t nextPsn{0};
     TimeNs probeDue{kNever}; ///< Down paths: when to send the next probe
+    TimeNs lastDataAt{0};    ///< when the path last sent DATA (with packetsSent > 0)
     double undoWindow{0};    ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};

@@ -153,7 +153,8 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
         ++m_counters.retransmittedPackets;
     }
     Path& path = m_paths[static_cast<uint16_t>(chosen)];
-    OutPacket out = SendData(path, *next, retx, now);
+    const bool burstGoesOn = !m_bursts.empty() && m_bursts[port].left > 0;
+    OutPacket out = SendData(path, *next, retx, now, burstGoesOn);
     m_pacer.OnSent(out.WireSize(), now);
     ++m_counters.txDataPackets;
     // New data with packets of its message still to go is no tail, and needs no look-up.
@@ -181,9 +182,16 @@ MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes, bool& cut)
 }
 
 OutPacket
-MetaRoceRequester::SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs now)
+MetaRoceRequester::SendData(Path& path,
+                            const QueuedPacket& p,
+                            bool retx,
+                            TimeNs now,
+                            bool burstGoesOn)
 {
     const SendQueue::Message& m = m_queue.At(p.message);
+    // A lone packet's ACK would wait the ACK delay for a successor that does not come (6.4).
+    const bool lone = m_config.ackLonePackets && !burstGoesOn &&
+                      (path.packetsSent == 0 || now - path.lastDataAt > m_config.ackDelayNs);
     OutPacket out = MakeDataPacket(m_config,
                                    m_memory,
                                    path,
@@ -191,9 +199,11 @@ MetaRoceRequester::SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs
                                    p.index,
                                    m_queue.PacketBytes(m, p.index),
                                    retx,
-                                   now);
+                                   now,
+                                   lone);
     RecordSent(path, out, p.message, p.index, now);
     ++path.packetsSent;
+    path.lastDataAt = now;
     return out;
 }
 

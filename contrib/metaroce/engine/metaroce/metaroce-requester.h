@@ -184,7 +184,13 @@ class MetaRoceRequester
     std::optional<OutPacket> PullData(uint16_t port, TimeNs now, bool recoveryOnly);
     /// Addresses `out` to `path` and records it there as sent (a fresh PSN, in flight).
     void RecordSent(Path& path, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
-    OutPacket SendData(Path& path, const QueuedPacket& p, bool retx, TimeNs now);
+    /// `burstGoesOn`: the next packet follows on `path` at once (4.2), so this one is not lone
+    /// (AckLonePackets, 6.4).
+    OutPacket SendData(Path& path,
+                       const QueuedPacket& p,
+                       bool retx,
+                       TimeNs now,
+                       bool burstGoesOn = false);
     /// A PROBE on the Down path `path`; an earlier probe still unanswered is given up (5.5).
     OutPacket SendProbe(Path& path, TimeNs now);
     /// The due tail-loss probe, on `path`: the tail packet it names, again, or nullopt when

@@ -25,7 +25,8 @@ MakeDataPacket(const MetaRoceConfig& config,
                uint32_t index,
                uint32_t payloadBytes,
                bool retx,
-               TimeNs now)
+               TimeNs now,
+               bool askAck)
 {
     MrHeader h;
     h.opcode = m.wr.op == Opcode::Write ? MrOpcode::Write : MrOpcode::Send;
@@ -43,7 +44,8 @@ MakeDataPacket(const MetaRoceConfig& config,
     h.remoteAddr = m.wr.remoteAddr + h.offset;
     h.remoteKey = m.wr.remoteKey;
     // A retransmission asks for an immediate ACK: the message it belongs to is waiting on it.
-    h.flags = (h.offset == 0 ? kMrFlagFirst : 0) | (retx ? kMrFlagRetx | kMrFlagAckReq : 0);
+    h.flags = (h.offset == 0 ? kMrFlagFirst : 0) | (retx ? kMrFlagRetx | kMrFlagAckReq : 0) |
+              (askAck ? kMrFlagAckReq : 0);
     if (index + 1 == m.packets)
     {
         // The last packet asks for an immediate ACK so that completion is not delayed.

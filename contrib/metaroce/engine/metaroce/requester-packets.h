@@ -18,7 +18,8 @@ namespace metaroce
 /**
  * DATA for packet `index` (of `payloadBytes`) of `m` on `path`, under the path's next PSN.
  * With a local key the payload is read from `memory` (left virtual when that fails). `retx`
- * marks a retransmission, which asks for an immediate ACK, as the last packet does.
+ * marks a retransmission, which asks for an immediate ACK, as the last packet does, and as
+ * `askAck` does for any other (a lone packet, spec 6.4).
  */
 OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          MemoryRegistry* memory,
@@ -27,7 +28,8 @@ OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          uint32_t index,
                          uint32_t payloadBytes,
                          bool retx,
-                         TimeNs now);
+                         TimeNs now,
+                         bool askAck = false);
 
 /// A PROBE on `path` under its next PSN (control class). `ackRequest`: ACKREQ, asking for an
 /// immediate ACK, as a Down path's probe does; a tail marker does not (spec 5.5, 6.4).

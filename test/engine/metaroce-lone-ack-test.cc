@@ -1,0 +1,116 @@
+// ACKs of lone packets (spec 6.4, ackLonePackets): a DATA packet whose path sent nothing in the
+// ACK delay before it, and that no burst continues on, asks for its ACK at once (ACKREQ), as
+// no later packet of its path will arrive in time to share that ACK.
+#include "metaroce-connection.h"
+#include "metaroce-hand-driven.h"
+#include "metaroce-wire.h"
+
+#include <gtest/gtest.h>
+
+namespace metaroce
+{
+namespace
+{
+
+MetaRoceConfig
+Config(bool lone, uint16_t pathsPerPort = 8, uint32_t burst = 1)
+{
+    MetaRoceConfig c;
+    c.pathsPerPort = pathsPerPort;
+    c.mtu = 1024;
+    c.ackEveryPackets = 2;
+    c.ackDelayNs = 2'000;
+    c.initialPathWindowPackets = 64;
+    c.tailMarkers = false; // the markers have tests of their own
+    c.sprayBurstPackets = burst;
+    c.ackLonePackets = lone;
+    return c;
+}
+
+MrHeader
+HeaderOf(const OutPacket& p)
+{
+    return *MrParse(p.header.data(), p.header.size(), p.WireSize()).header;
+}
+
+bool
+AsksAck(const OutPacket& p)
+{
+    return (HeaderOf(p).flags & kMrFlagAckReq) != 0;
+}
+
+std::vector<bool>
+AckRequests(const std::vector<OutPacket>& packets)
+{
+    std::vector<bool> asks;
+    for (const OutPacket& p : packets)
+    {
+        asks.push_back(AsksAck(p));
+    }
+    return asks;
+}
+
+WorkRequest
+Write(uint64_t id, uint64_t length)
+{
+    return WorkRequest{id, Opcode::Write, 0, length};
+}
+
+TEST(MetaRoceLoneAck, OffOnlyTheLastPacketAsks)
+{
+    HandDrivenPair pair(Config(false));
+    pair.a->PostSend(Write(1, 4 * 1024), 0);
+    EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, 0)),
+              (std::vector<bool>{false, false, false, true}));
+}
+
+TEST(MetaRoceLoneAck, EveryPacketSprayedOnAPathOfItsOwnAsks)
+{
+    HandDrivenPair pair(Config(true));
+    pair.a->PostSend(Write(1, 4 * 1024), 0);
+    EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, 0)),
+              (std::vector<bool>{true, true, true, true}));
+}
+
+TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsPathDoesNotAsk)
+{
+    HandDrivenPair pair(Config(true, 1));
+    pair.a->PostSend(Write(1, 3 * 1024), 0);
+    std::vector<bool> asks;
+    for (TimeNs now : {0, 100, 200})
+    {
+        asks.push_back(AsksAck(*pair.a->PullPacket(0, now)));
+    }
+    EXPECT_EQ(asks, (std::vector<bool>{true, false, true})) << "the first, then the last";
+    // After a pause longer than the ACK delay the path's next packet is lone again; one sent
+    // within the delay of the one before is not.
+    pair.a->PostSend(Write(2, 3 * 1024), 0);
+    EXPECT_FALSE(AsksAck(*pair.a->PullPacket(0, 2'200))) << "2,000 ns after the last: not lone";
+    EXPECT_TRUE(AsksAck(*pair.a->PullPacket(0, 4'201))) << "2,001 ns after the one before";
+}
+
+TEST(MetaRoceLoneAck, TheFirstPacketOfABurstDoesNotAsk)
+{
+    HandDrivenPair pair(Config(true, 8, 2));
+    pair.a->PostSend(Write(1, 6 * 1024), 0);
+    // The second of each burst follows at once and is acknowledged with the first
+    // (ackEveryPackets); only the message's last packet asks.
+    EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, 0)),
+              (std::vector<bool>{false, false, false, false, false, true}));
+}
+
+TEST(MetaRoceLoneAck, TheReceiverAnswersALonePacketAtOnce)
+{
+    for (bool lone : {false, true})
+    {
+        HandDrivenPair pair(Config(lone));
+        pair.a->PostSend(Write(1, 4 * 1024), 0);
+        const OutPacket first = *pair.a->PullPacket(0, 0);
+        ASSERT_TRUE(DeliverPacket(*pair.b, first, 1'000).accepted);
+        EXPECT_EQ(pair.b->HasWork(0), lone) << "lone " << lone;
+        EXPECT_EQ(pair.b->NextTimeout(), lone ? kNever : 3'000u) << "lone " << lone;
+    }
+}
+
+} // namespace
+} // namespace metaroce
