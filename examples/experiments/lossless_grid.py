@@ -4,8 +4,9 @@ oversubscribed at the leaves (8 hosts of 100 Gb/s per leaf, 4 spines of 100 Gb/s
 with its retransmission timers deferred while better evidence is coming (spec 5.5, the
 default) and without (`DeferRto=false`, the timers of before), with the time rule's reorder
 floor at one quarter of the minimum RTT whatever the NIC's loss evidence
-(`QuietReorderFloorRttQuarters=1`, the default before 2026-12-05; spec 5.3, A45, A47), and
-RoCEv2 with DCQCN, over
+(`QuietReorderFloorRttQuarters=1`, the default before 2026-12-05; spec 5.3, A45, A47), with
+every ACK of a lone packet waiting the ACK delay (`AckLonePackets=false`, the default before
+2026-12-05; spec 6.4, A48), and RoCEv2 with DCQCN, over
 16, 32 and 64 hosts, 1 and 8 planes, 2 and 16 MiB per rank and 1, 8 and 64 channels. What
 counts: timeouts and copies of packets that had arrived, on a fabric that drops nothing.
 With `--fabric nonblocking` the same grid runs on non-blocking planes of four leaves (hosts/4
@@ -38,6 +39,7 @@ VARIANTS = [("metaroce", "", "MetaRoCE"),
             ("metaroce", "DeferRto=false", "MetaRoCE, timers not deferred"),
             ("metaroce", "QuietReorderFloorRttQuarters=1",
              "MetaRoCE, one reorder floor (1/4 min RTT)"),
+            ("metaroce", "AckLonePackets=false", "MetaRoCE, lone packets' ACKs delayed"),
             ("rocev2", "", "RoCEv2 (DCQCN)")]
 
 

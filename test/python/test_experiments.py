@@ -34,11 +34,13 @@ def test_lossless_grid(tmp_path):
     df = pd.read_csv(tmp_path / "lossless-grid-quick.csv")
     assert sorted(df["planes"].unique()) == [1, 8]
     assert set(df["nic_attributes"].fillna("")) == {"", "DeferRto=false",
-                                                    "QuietReorderFloorRttQuarters=1"}
+                                                    "QuietReorderFloorRttQuarters=1",
+                                                    "AckLonePackets=false"}
     assert df["complete"].all() and (df["drops"] == 0).all()
     table = (tmp_path / "lossless-grid-quick.md").read_text()
     assert "MetaRoCE, timers not deferred" in table and "RoCEv2 (DCQCN)" in table
     assert "MetaRoCE, one reorder floor (1/4 min RTT)" in table
+    assert "MetaRoCE, lone packets' ACKs delayed" in table
 
 
 def test_lossless_grid_nonblocking(tmp_path):

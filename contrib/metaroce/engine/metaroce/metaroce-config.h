@@ -42,7 +42,7 @@ struct MetaRoceConfig
     uint32_t sprayBurstPackets{1};
     /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one whose path sent nothing
     /// in the ACK delay before it and that no burst continues on, as no packet will share its ACK.
-    bool ackLonePackets{false};
+    bool ackLonePackets{true};
 
     // Windows and congestion control (spec 7).
     uint32_t initialPathWindowPackets{4};           ///< starting path window
