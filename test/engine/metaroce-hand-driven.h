@@ -3,6 +3,7 @@
 #define METAROCE_TEST_ENGINE_METAROCE_HAND_DRIVEN_H
 
 #include "metaroce-connection.h"
+#include "metaroce-wire.h"
 
 #include <gtest/gtest.h>
 #include <memory>
@@ -38,6 +39,19 @@ PullAllPackets(MetaRoceConnection& e, uint16_t port, TimeNs now)
         out.push_back(std::move(*p));
     }
     return out;
+}
+
+/// `field` of each packet's parsed header, in order (the path id, whether it asks for an ACK).
+template<typename Field>
+auto
+EachHeader(const std::vector<OutPacket>& packets, Field field)
+{
+    std::vector<decltype(field(MrHeader{}))> values;
+    for (const OutPacket& p : packets)
+    {
+        values.push_back(field(*MrParse(p.header.data(), p.header.size(), p.WireSize()).header));
+    }
+    return values;
 }
 
 /// The two ends of one connection configured by `c`: connection ids 7 (first) and 9 (second).

@@ -34,20 +34,21 @@ HeaderOf(const OutPacket& p)
 }
 
 bool
+AsksAck(const MrHeader& h)
+{
+    return (h.flags & kMrFlagAckReq) != 0;
+}
+
+bool
 AsksAck(const OutPacket& p)
 {
-    return (HeaderOf(p).flags & kMrFlagAckReq) != 0;
+    return AsksAck(HeaderOf(p));
 }
 
 std::vector<bool>
 AckRequests(const std::vector<OutPacket>& packets)
 {
-    std::vector<bool> asks;
-    for (const OutPacket& p : packets)
-    {
-        asks.push_back(AsksAck(p));
-    }
-    return asks;
+    return EachHeader(packets, [](const MrHeader& h) { return AsksAck(h); });
 }
 
 WorkRequest

@@ -35,12 +35,7 @@ PathOf(const OutPacket& p)
 std::vector<uint16_t>
 PathsOf(const std::vector<OutPacket>& packets)
 {
-    std::vector<uint16_t> paths;
-    for (const OutPacket& p : packets)
-    {
-        paths.push_back(PathOf(p));
-    }
-    return paths;
+    return EachHeader(packets, [](const MrHeader& h) { return h.pathId; });
 }
 
 WorkRequest
