@@ -7,7 +7,8 @@
    its expert info while the well-formed packets raise none.
 2. Captures written by `metaroce-fabric --pcap` (MetaRoCE and RoCEv2 WRITEs between two hosts
    on two planes, no loss): every UDP 4792 frame decodes as MetaRoCE with the values the run
-   sent (message and payload lengths, offsets and flags of every segment, each once, remote
+   sent (message and payload lengths, offsets and flags of every segment - ACKREQ on the last
+   and on every lone one - each once, remote
    addresses, paths per plane, sender timestamps, ACKs echoing a timestamp that was sent on
    their path and covering exactly the PSNs sent); RoCEv2 frames decode as InfiniBand BTH
    (WRITE First/Middle/Last and ACKs, with the segment counts of the message); nothing is
@@ -28,6 +29,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 LUA = ROOT / "contrib" / "metaroce" / "tools" / "wireshark" / "metaroce.lua"
+ACK_DELAY_NS = 2000  # the NIC's default AckDelay
 MALFORMED_GROUP = str(0x07000000)  # expert.group.MALFORMED as tshark prints it
 UNDECODED_GROUP = str(0x05000000)  # where a Lua error in the dissector lands
 ERROR_SEVERITY = str(0x00800000)
@@ -277,6 +279,7 @@ def check_metaroce_host(label, plane_rows, host):
     sent = collections.defaultdict(dict)  # (conn, offset) -> row
     psns = collections.defaultdict(set)   # (conn, path) -> PSNs sent
     stamps = collections.defaultdict(set)  # (conn, path) -> timestamps sent
+    last_sent = {}  # (conn, path) -> timestamp of its latest WRITE so far
     paths = {}
     acks = []
     markers = []
@@ -290,6 +293,10 @@ def check_metaroce_host(label, plane_rows, host):
                 check((conn, off) not in sent, f"{label}: offset {off} sent twice without loss")
                 sent[(conn, off)] = r
                 key = (conn, num(r, "path"))
+                # A lone packet (its path silent for the ACK delay before it) asks for its ACK,
+                # as does the last (spec 6.4, ackLonePackets).
+                lone = key not in last_sent or num(r, "timestamp") - last_sent[key] > ACK_DELAY_NS
+                last_sent[key] = num(r, "timestamp")
                 psns[key].add(num(r, "psn"))
                 stamps[key].add(num(r, "timestamp"))
                 paths[plane].add(num(r, "path"))
@@ -303,7 +310,7 @@ def check_metaroce_host(label, plane_rows, host):
                       f"{label}: UDP length, payload or ack floor {brief(r)}")
                 check(num(r, "flags.first") == (off == 0) and
                       num(r, "flags.last") == (off + length == MESSAGE) and
-                      num(r, "flags.ackreq") == (off + length == MESSAGE) and
+                      num(r, "flags.ackreq") == (off + length == MESSAGE or lone) and
                       num(r, "flags.retx") == 0, f"{label}: flags at offset {off}: {brief(r)}")
                 check(num(r, "remote_addr") - off == 0 and num(r, "rkey") == 0,
                       f"{label}: remote address {r['metaroce.remote_addr']} at offset {off}")

@@ -68,9 +68,11 @@ LoopbackHarness::LoopbackHarness(TransportEngine& a,
             throw std::invalid_argument("ChannelConfig: rates must be probabilities in [0, 1]");
         }
     }
-    for (auto& busy : m_portBusy)
+    for (int side = 0; side < 2; ++side)
     {
-        busy.assign(channel.ports, false);
+        m_portBusy[side].assign(channel.ports, false);
+        m_portFree[side].assign(channel.ports, Event{kNever, 0, 0, 0, EventType::PortFree, 0});
+        m_wires[side].resize(channel.ports);
     }
     for (Event& timer : m_timers)
     {
@@ -105,19 +107,50 @@ LoopbackHarness::Push(TimeNs time, EventType type, int side, uint16_t port, std:
     {
         throw std::length_error("loopback harness: more than 2^32 frames in flight");
     }
-    m_events.push(
-        Event{time, m_seq++, static_cast<uint32_t>(frame), port, type, static_cast<uint8_t>(side)});
+    const Event e{time,
+                  m_seq++,
+                  static_cast<uint32_t>(frame),
+                  port,
+                  type,
+                  static_cast<uint8_t>(side)};
+    if (type == EventType::PortFree)
+    {
+        m_portFree[side][port] = e;
+        return;
+    }
+    if (type == EventType::Deliver)
+    {
+        Ring<Event>& wire = m_wires[side][port];
+        if (wire.empty() || wire.back().time <= time)
+        {
+            wire.push_back(e); // later seq: after the wire's last in (time, seq) order
+            return;
+        }
+    }
+    m_events.push(e);
 }
 
 const LoopbackHarness::Event*
 LoopbackHarness::Earliest() const
 {
     const Event* earliest = m_events.empty() ? nullptr : &m_events.top();
-    for (const Event& timer : m_timers)
-    {
-        if (timer.time != kNever && (earliest == nullptr || *earliest > timer))
+    const auto consider = [&earliest](const Event& e) {
+        if (e.time != kNever && (earliest == nullptr || *earliest > e))
         {
-            earliest = &timer;
+            earliest = &e;
+        }
+    };
+    for (int side = 0; side < 2; ++side)
+    {
+        consider(m_timers[side]);
+        for (uint16_t port = 0; port < m_channel.ports; ++port)
+        {
+            consider(m_portFree[side][port]);
+            const Ring<Event>& wire = m_wires[side][port];
+            if (!wire.empty())
+            {
+                consider(wire.front());
+            }
         }
     }
     return earliest;
@@ -130,9 +163,17 @@ LoopbackHarness::Consume(const Event* e)
     {
         m_timers[e->side].time = kNever;
     }
-    else
+    else if (!m_events.empty() && e == &m_events.top())
     {
         m_events.pop();
+    }
+    else if (e->type == EventType::PortFree)
+    {
+        m_portFree[e->side][e->port].time = kNever;
+    }
+    else
+    {
+        m_wires[e->side][e->port].pop_front();
     }
 }
 

@@ -14,6 +14,7 @@
 #ifndef METAROCE_ENGINE_LOOPBACK_HARNESS_H
 #define METAROCE_ENGINE_LOOPBACK_HARNESS_H
 
+#include "../common/ring.h"
 #include "../common/transport-engine.h"
 #include "engine-driver.h"
 
@@ -133,7 +134,7 @@ class LoopbackHarness
         PlaneUp,
     };
 
-    /// 24 bytes: the event heap moves them on every push and pop, four per data packet.
+    /// 24 bytes: kept in order by time, then scheduling order (`seq`).
     struct Event
     {
         TimeNs time;
@@ -178,8 +179,11 @@ class LoopbackHarness
     /// False for a frame the receiving port must drop as corrupted.
     bool Intact(const Frame& f) const;
 
+    /// Schedules an event: a port's end of transmission in its slot, a delivery at the back of
+    /// its wire when it comes no earlier than the wire's last one, anything else in the heap.
     void Push(TimeNs time, EventType type, int side, uint16_t port, std::size_t frame = 0);
-    /// The earliest pending event, queued or a side's timer; null when there is none.
+    /// The earliest pending event, in a slot, on a wire, in the heap or a side's timer; null
+    /// when there is none.
     const Event* Earliest() const;
     /// Removes `e`, which Earliest() returned.
     void Consume(const Event* e);
@@ -193,7 +197,16 @@ class LoopbackHarness
     ChannelConfig m_channel;
     std::mt19937_64 m_rng;
     bool m_impaired; ///< the channel may drop, duplicate or reorder: Transmit() draws
+    /// Events that fit neither a slot nor a wire: plane failures and deliveries that overtake
+    /// others (a reordered or duplicated frame).
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
+    /// By side and port: the end of the port's transmission (time kNever: none), at most one as
+    /// a port sends one frame at a time.
+    std::array<std::vector<Event>, 2> m_portFree;
+    /// By side and port: deliveries towards that side on that port in time order, as a link
+    /// delivers what it sent one frame after another. Four events per data packet go through a
+    /// slot or a wire instead of the heap.
+    std::array<std::vector<Ring<Event>>, 2> m_wires;
     uint64_t m_seq{0};
     TimeNs m_now{0};
     std::array<std::vector<bool>, 2> m_portBusy;
