@@ -29,7 +29,7 @@ LoopbackHarness::SideHost::ScheduleTimer(TimeNs at)
 bool
 LoopbackHarness::SideHost::PortIdle(uint16_t port) const
 {
-    return !m_harness.m_portBusy[m_side][port] && m_harness.m_planeUp[port];
+    return !m_harness.PortBusy(m_side, port) && m_harness.m_planeUp[port];
 }
 
 void
@@ -70,7 +70,6 @@ LoopbackHarness::LoopbackHarness(TransportEngine& a,
     }
     for (int side = 0; side < 2; ++side)
     {
-        m_portBusy[side].assign(channel.ports, false);
         m_portFree[side].assign(channel.ports, Event{kNever, 0, 0, 0, EventType::PortFree, 0});
         m_wires[side].resize(channel.ports);
     }
@@ -288,7 +287,7 @@ LoopbackHarness::Transmit(int side, const OutPacket& pkt)
 void
 LoopbackHarness::ServePort(int side, uint16_t port)
 {
-    if (m_portBusy[side][port] || !m_planeUp[port])
+    if (PortBusy(side, port) || !m_planeUp[port])
     {
         return;
     }
@@ -297,7 +296,6 @@ LoopbackHarness::ServePort(int side, uint16_t port)
     {
         return;
     }
-    m_portBusy[side][port] = true;
     Push(m_now + pkt->WireSize() * 8'000'000'000ULL / m_channel.rateBps,
          EventType::PortFree,
          side,
@@ -343,7 +341,6 @@ LoopbackHarness::Run(const std::function<bool()>& done, TimeNs limit)
         switch (e.type)
         {
         case EventType::PortFree:
-            m_portBusy[e.side][e.port] = false;
             ServePort(e.side, e.port);
             break;
         case EventType::Deliver: {

@@ -182,6 +182,13 @@ class LoopbackHarness
     /// Schedules an event: a port's end of transmission in its slot, a delivery at the back of
     /// its wire when it comes no earlier than the wire's last one, anything else in the heap.
     void Push(TimeNs time, EventType type, int side, uint16_t port, std::size_t frame = 0);
+
+    /// True while `side`'s `port` transmits: its end of transmission is pending.
+    bool PortBusy(int side, uint16_t port) const
+    {
+        return m_portFree[side][port].time != kNever;
+    }
+
     /// The earliest pending event, in a slot, on a wire, in the heap or a side's timer; null
     /// when there is none.
     const Event* Earliest() const;
@@ -209,7 +216,6 @@ class LoopbackHarness
     std::array<std::vector<Ring<Event>>, 2> m_wires;
     uint64_t m_seq{0};
     TimeNs m_now{0};
-    std::array<std::vector<bool>, 2> m_portBusy;
     std::vector<bool> m_planeUp;
     std::vector<uint64_t> m_planeEpoch; ///< bumped when a plane fails: in-flight frames die
     /// Each side's timer, outside the queue so that moving it leaves nothing behind there;

@@ -29,7 +29,7 @@ OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          uint32_t payloadBytes,
                          bool retx,
                          TimeNs now,
-                         bool askAck = false);
+                         bool askAck);
 
 /// A PROBE on `path` under its next PSN (control class). `ackRequest`: ACKREQ, asking for an
 /// immediate ACK, as a Down path's probe does; a tail marker does not (spec 5.5, 6.4).
