@@ -9,6 +9,13 @@
  * connections of a NIC share one record of the last loss any of them proved by rule 1 (a later
  * packet of the same route acknowledged: the fabric drops packets), and each judges with the
  * narrow floor while that proof is recent and with the wide one otherwise.
+ *
+ * The record also keeps the last loss a connection of the NIC declared by the time rule and
+ * then found spurious (the packet had arrived). With no proof recent, that says the fabric
+ * queues some routes deeper than the measured window allows, as an oversubscribed fabric's
+ * standing queues do, so the connections widen the time rule's window to a multiple of the
+ * smoothed RTT (spec 5.3, A49). A recent proof outranks it: where the fabric drops packets, a
+ * wider window finds every loss later.
  */
 #ifndef METAROCE_ENGINE_LOSS_EVIDENCE_H
 #define METAROCE_ENGINE_LOSS_EVIDENCE_H
@@ -28,14 +35,33 @@ class LossEvidence
         m_lastProof = now;
     }
 
+    /// A loss declared by the time rule was found spurious at `now`.
+    void RecordSpurious(TimeNs now)
+    {
+        m_lastSpurious = now;
+    }
+
     /// True when a loss was proven at most `memory` ns before `now` (and not after it).
     bool Recent(TimeNs now, TimeNs memory) const
     {
-        return m_lastProof != kNever && now >= m_lastProof && now - m_lastProof < memory;
+        return Within(m_lastProof, now, memory);
+    }
+
+    /// True when a spurious loss was found at most `memory` ns before `now` and no loss was
+    /// proven in that time: late packets were queued, and nothing says the fabric drops any.
+    bool OnlySpuriousRecent(TimeNs now, TimeNs memory) const
+    {
+        return Within(m_lastSpurious, now, memory) && !Recent(now, memory);
     }
 
   private:
+    static bool Within(TimeNs at, TimeNs now, TimeNs memory)
+    {
+        return at != kNever && now >= at && now - at < memory;
+    }
+
     TimeNs m_lastProof{kNever};
+    TimeNs m_lastSpurious{kNever};
 };
 
 } // namespace metaroce

@@ -72,9 +72,9 @@ SenderFields()
     };
 }
 
-/// The sender's loss recovery and path management (spec 4.3-5.7).
+/// The sender's loss detection (spec 5.3).
 ConfigFields<MetaRoceConfig>
-RecoveryFields()
+LossDetectionFields()
 {
     using C = MetaRoceConfig;
     return {
@@ -95,6 +95,12 @@ RecoveryFields()
         METAROCE_FIELD(C, lossMemoryNs, "LossMemory", Nanoseconds, 0, kMaxNs, "5.3",
                        "How long a loss proven by any connection of the NIC keeps its connections "
                        "on ReorderFloorRttQuarters (0: never)."),
+        METAROCE_FIELD(C, spuriousWindowSrttHalves, "SpuriousWindowSrttHalves", Count, 0, 16,
+                       "5.3",
+                       "While a connection of the NIC has found a loss of the time rule spurious "
+                       "and none has proven a loss within LossMemory, the time rule's reorder "
+                       "window is at least this many halves of the smoothed RTT: routes through "
+                       "standing queues (oversubscribed fabrics) are not copied (0: never)."),
         METAROCE_FIELD(C, planeTimeRule, "PlaneTimeRule", Flag, 0, 1, "5.3",
                        "Judge a packet late behind a later packet of its own plane with that "
                        "plane's reorder window, and behind other planes only after that packet's "
@@ -103,6 +109,15 @@ RecoveryFields()
                        "Expect a packet back after the longer of its own path's smoothed RTT "
                        "and the round trip of the later packet that the time rule compares it "
                        "with (false: that round trip alone, the behaviour before 2026-12-04)."),
+    };
+}
+
+/// The sender's loss recovery and path management (spec 4.3-5.7).
+ConfigFields<MetaRoceConfig>
+RecoveryFields()
+{
+    using C = MetaRoceConfig;
+    return {
         METAROCE_FIELD(C, rtoMinNs, "RtoMin", Nanoseconds, 1, kMaxNs, "5.5",
                        "Floor of the per-path retransmission timeout (srtt + 4 rttvar)."),
         METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "5.5",
@@ -182,7 +197,8 @@ MetaRoceConfigFields()
 {
     static const ConfigFields<MetaRoceConfig> fields = [] {
         ConfigFields<MetaRoceConfig> all = SenderFields();
-        for (const ConfigFields<MetaRoceConfig>& more : {RecoveryFields(), ReceiverFields()})
+        for (const ConfigFields<MetaRoceConfig>& more :
+             {LossDetectionFields(), RecoveryFields(), ReceiverFields()})
         {
             all.insert(all.end(), more.begin(), more.end());
         }

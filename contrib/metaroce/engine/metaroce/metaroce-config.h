@@ -62,6 +62,9 @@ struct MetaRoceConfig
                                          ///< while the NIC has proven a loss recently (5.3)
     uint32_t quietReorderFloorRttQuarters{3}; ///< the floor's quarters while it has not (A47)
     TimeNs lossMemoryNs{1'000'000}; ///< how long a proven loss keeps the narrow floor (5.3)
+    /// While the NIC found a loss spurious and proved none within lossMemoryNs: the time rule's
+    /// window is at least this many halves of the smoothed RTT (0: never; 5.3, A49).
+    uint32_t spuriousWindowSrttHalves{3};
     bool planeTimeRule{false};  ///< judge the time rule per plane first (5.3, plane-time-rule.h)
     bool timeRulePathRtt{true}; ///< rule 2 expects a packet back no sooner than its path's srtt
     TimeNs rtoMinNs{60'000};

@@ -261,6 +261,7 @@ MetaRoceRequester::SettleLosses(Path& path,
             AckData(it->packet, now);
             if (it->byRule)
             {
+                m_evidence->RecordSpurious(now); // read at the NIC's next events (A49)
                 UndoLossCut(path);
             }
         }

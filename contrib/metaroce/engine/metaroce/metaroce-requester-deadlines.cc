@@ -199,14 +199,20 @@ MetaRoceRequester::FollowLossEvidence(TimeNs now)
     const uint32_t quarters = m_evidence->Recent(now, m_config.lossMemoryNs)
                                   ? m_config.reorderFloorRttQuarters
                                   : m_config.quietReorderFloorRttQuarters;
-    if (quarters == m_reorder.FloorRttQuarters())
+    // A spurious loss and no proof: some routes queue deeper than the measured window (A49).
+    const uint32_t halves = m_evidence->OnlySpuriousRecent(now, m_config.lossMemoryNs)
+                                ? m_config.spuriousWindowSrttHalves
+                                : 0;
+    if (quarters == m_reorder.FloorRttQuarters() && halves == m_reorder.SrttHalvesAtLeast())
     {
         return;
     }
     m_reorder.SetFloorRttQuarters(quarters);
+    m_reorder.SetSrttHalvesAtLeast(halves);
     for (PlaneTimeRule& plane : m_planes)
     {
         plane.reorder.SetFloorRttQuarters(quarters);
+        plane.reorder.SetSrttHalvesAtLeast(halves);
     }
 }
 

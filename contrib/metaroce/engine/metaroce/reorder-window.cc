@@ -28,7 +28,8 @@ ReorderWindow::Window(TimeNs minRtt, TimeNs srtt) const
     // The receiver's ACK delay is a known part of any lateness; the quarter of the minimum RTT
     // is RFC 8985's allowance for reordering on top of it (more quarters: its reo_wnd_mult).
     const TimeNs floor = m_ackDelay + m_floorRttQuarters * minRtt / 4;
-    return std::max(floor, std::min(m_smoothed + 4 * m_deviation, srtt));
+    const TimeNs measured = std::min(m_smoothed + 4 * m_deviation, srtt);
+    return std::max({floor, measured, m_srttHalvesAtLeast * srtt / 2});
 }
 
 } // namespace metaroce

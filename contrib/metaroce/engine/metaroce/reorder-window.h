@@ -12,7 +12,9 @@
  * the smoothed lateness plus four mean deviations (as RFC 6298 sizes an RTO from RTT samples),
  * at most the smoothed RTT, but never below the ACK delay plus a quarter of the minimum RTT
  * (or several quarters: RFC 8985's reo_wnd_mult, fixed by configuration, A45).
- * Before the first sample the lateness is taken to be the ACK delay.
+ * Before the first sample the lateness is taken to be the ACK delay. After a spurious loss on a
+ * fabric that has proven none, the window is at least a multiple of the smoothed RTT, beyond
+ * the cap (A49).
  */
 #ifndef METAROCE_ENGINE_REORDER_WINDOW_H
 #define METAROCE_ENGINE_REORDER_WINDOW_H
@@ -47,6 +49,18 @@ class ReorderWindow
         return m_floorRttQuarters;
     }
 
+    /// From now on the window is at least `halves` halves of the smoothed RTT (0: no such
+    /// bound; spec 5.3, A49).
+    void SetSrttHalvesAtLeast(uint32_t halves)
+    {
+        m_srttHalvesAtLeast = halves;
+    }
+
+    uint32_t SrttHalvesAtLeast() const
+    {
+        return m_srttHalvesAtLeast;
+    }
+
     TimeNs SmoothedLateness() const
     {
         return m_smoothed;
@@ -57,6 +71,7 @@ class ReorderWindow
     uint32_t m_floorRttQuarters;
     TimeNs m_smoothed;
     TimeNs m_deviation;
+    uint32_t m_srttHalvesAtLeast{0};
 };
 
 } // namespace metaroce
