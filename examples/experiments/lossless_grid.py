@@ -6,7 +6,10 @@ default) and without (`DeferRto=false`, the timers of before), with the time rul
 floor at one quarter of the minimum RTT whatever the NIC's loss evidence
 (`QuietReorderFloorRttQuarters=1`, the default before 2026-12-05; spec 5.3, A45, A47), with
 every ACK of a lone packet waiting the ACK delay (`AckLonePackets=false`, the default before
-2026-12-05; spec 6.4, A48), and RoCEv2 with DCQCN, over
+2026-12-05; spec 6.4, A48), with the time rule's window as measured after a needless copy
+(`SpuriousWindowSrttHalves=0`, the behaviour before the nineteenth session, 2026-12-05; spec
+5.3, A49), and
+RoCEv2 with DCQCN, over
 16, 32 and 64 hosts, 1 and 8 planes, 2 and 16 MiB per rank and 1, 8 and 64 channels. What
 counts: timeouts and copies of packets that had arrived, on a fabric that drops nothing.
 With `--fabric nonblocking` the same grid runs on non-blocking planes of four leaves (hosts/4
@@ -40,6 +43,8 @@ VARIANTS = [("metaroce", "", "MetaRoCE"),
             ("metaroce", "QuietReorderFloorRttQuarters=1",
              "MetaRoCE, one reorder floor (1/4 min RTT)"),
             ("metaroce", "AckLonePackets=false", "MetaRoCE, lone packets' ACKs delayed"),
+            ("metaroce", "SpuriousWindowSrttHalves=0",
+             "MetaRoCE, window as measured after copies"),
             ("rocev2", "", "RoCEv2 (DCQCN)")]
 
 
