@@ -8,8 +8,8 @@ floor at one quarter of the minimum RTT whatever the NIC's loss evidence
 every ACK of a lone packet waiting the ACK delay (`AckLonePackets=false`, the default before
 2026-12-05; spec 6.4, A48), with the time rule's window as measured after a needless copy
 (`SpuriousWindowSrttHalves=0`, the behaviour before the nineteenth session, 2026-12-05; spec
-5.3, A49), and
-RoCEv2 with DCQCN, over
+5.3, A49), with a path's due RTO not waiting for the connection's (`ConnectionRtoFloor=false`,
+the behaviour before the nineteenth session; spec 5.5, A50), and RoCEv2 with DCQCN, over
 16, 32 and 64 hosts, 1 and 8 planes, 2 and 16 MiB per rank and 1, 8 and 64 channels. What
 counts: timeouts and copies of packets that had arrived, on a fabric that drops nothing.
 With `--fabric nonblocking` the same grid runs on non-blocking planes of four leaves (hosts/4
@@ -45,6 +45,7 @@ VARIANTS = [("metaroce", "", "MetaRoCE"),
             ("metaroce", "AckLonePackets=false", "MetaRoCE, lone packets' ACKs delayed"),
             ("metaroce", "SpuriousWindowSrttHalves=0",
              "MetaRoCE, window as measured after copies"),
+            ("metaroce", "ConnectionRtoFloor=false", "MetaRoCE, RTO from the path's samples"),
             ("rocev2", "", "RoCEv2 (DCQCN)")]
 
 

@@ -36,13 +36,15 @@ def test_lossless_grid(tmp_path):
     assert set(df["nic_attributes"].fillna("")) == {"", "DeferRto=false",
                                                     "QuietReorderFloorRttQuarters=1",
                                                     "AckLonePackets=false",
-                                                    "SpuriousWindowSrttHalves=0"}
+                                                    "SpuriousWindowSrttHalves=0",
+                                                    "ConnectionRtoFloor=false"}
     assert df["complete"].all() and (df["drops"] == 0).all()
     table = (tmp_path / "lossless-grid-quick.md").read_text()
     assert "MetaRoCE, timers not deferred" in table and "RoCEv2 (DCQCN)" in table
     assert "MetaRoCE, one reorder floor (1/4 min RTT)" in table
     assert "MetaRoCE, lone packets' ACKs delayed" in table
     assert "MetaRoCE, window as measured after copies" in table
+    assert "MetaRoCE, RTO from the path's samples" in table
 
 
 def test_lossless_grid_nonblocking(tmp_path):

@@ -126,6 +126,11 @@ RecoveryFields()
                        "Defer a path's retransmission timeout while the time rule or the "
                        "connection's progress speaks for its oldest packet (false: it fires at "
                        "that packet's send time plus the RTO, the behaviour before 2026-12-03)."),
+        METAROCE_FIELD(C, connectionRtoFloor, "ConnectionRtoFloor", Flag, 0, 1, "5.5",
+                       "With DeferRto, a path's due RTO also waits until the connection's RTO, "
+                       "from every path's RTT samples, has passed since its oldest packet left: "
+                       "a path's own samples are sparse and lag a growing queue (false: the "
+                       "behaviour before 2026-12-05)."),
         METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "5.5",
                        "RTT assumed before the first sample."),
         METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "5.5",

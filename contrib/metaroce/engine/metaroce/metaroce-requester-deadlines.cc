@@ -155,7 +155,9 @@ MetaRoceRequester::DeferRto(const Path& path,
     // A packet sent after the oldest one has been acknowledged: the time rule judges it, at
     // its own deadline (later than now, or it would have just declared it lost). Nothing sent
     // after it has come back, but the connection keeps acknowledging what was sent before:
-    // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3).
+    // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3). Else the
+    // connection's RTO, from every path's samples, has not passed since the packet left: the
+    // path's own sparse samples lag a queue that grows (A50).
     if (!m_config.deferRto)
     {
         return false;
@@ -169,6 +171,12 @@ MetaRoceRequester::DeferRto(const Path& path,
     else if (m_lastProgressAt > RtoDeadline(path, &oldest) - rto) // progress since it started
     {
         until = m_lastProgressAt + rto;
+    }
+    if ((until == kNever || until <= now) && m_config.connectionRtoFloor &&
+        m_connectionRtt.HasSample())
+    {
+        const TimeNs floor = m_connectionRtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
+        until = oldest.sentAt + m_recovery.Rto(path, floor);
     }
     if (until == kNever || until <= now)
     {

@@ -42,7 +42,7 @@ PathRecovery::ReleaseGenerator()
 }
 
 TimeNs
-PathRecovery::Rto(const Path& path) const
+PathRecovery::Rto(const Path& path, TimeNs floor) const
 {
     // RFC 6298 from the path's own samples. A path without one keeps the conservative initial
     // RTO: its first packets may sit behind an incast far longer than other paths' samples
@@ -51,7 +51,7 @@ PathRecovery::Rto(const Path& path) const
     const TimeNs base = path.rtt.HasSample() ? path.rtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs)
                                              : m_config.initialRtoNs;
     const uint32_t shift = std::min<uint32_t>(path.consecutiveTimeouts, 8);
-    return std::min(base << shift, m_config.rtoMaxNs);
+    return std::min(std::max(base, floor) << shift, m_config.rtoMaxNs);
 }
 
 bool

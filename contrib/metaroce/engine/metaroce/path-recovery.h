@@ -48,8 +48,9 @@ class PathRecovery
      */
     void ReleaseGenerator();
 
-    /// The path's retransmission timeout, backed off by its consecutive timeouts (spec 5.5).
-    TimeNs Rto(const Path& path) const;
+    /// The path's retransmission timeout, backed off by its consecutive timeouts (spec 5.5),
+    /// from a base of at least `floor`.
+    TimeNs Rto(const Path& path, TimeNs floor = 0) const;
 
     /// True when this timeout (already counted in consecutiveTimeouts) takes the path down.
     bool TimeoutTakesDown(const Path& path) const;
