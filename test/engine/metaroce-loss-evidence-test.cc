@@ -2,7 +2,7 @@
 // connection proves a loss by rule 1, the narrow one for LossMemory after any proof of any
 // connection sharing the evidence, and the wide one again once the proof is that old.
 #include "loss-evidence.h"
-#include "metaroce-hand-driven.h"
+#include "metaroce-loss-evidence-fixtures.h"
 #include "metaroce-wire.h"
 
 #include <gtest/gtest.h>
@@ -25,63 +25,6 @@ TEST(LossEvidence, IsRecentForTheMemoryAfterAProofAndNeverBeforeOne)
     EXPECT_FALSE(e.Recent(5'000, 0)) << "no memory: never recent";
     e.Record(7'000);
     EXPECT_TRUE(e.Recent(7'500, 1'000)) << "the latest proof counts";
-}
-
-/// Two planes, one path each; the floors of the defaults (one quarter with a recent proof,
-/// three without); `memory` the LossMemory.
-MetaRoceConfig
-TwoPlanes(TimeNs memory)
-{
-    MetaRoceConfig c;
-    c.ports = 2;
-    c.pathsPerPort = 1;
-    c.mtu = 1024;
-    c.ackEveryPackets = 1;
-    c.ackDelayNs = 2'000;
-    c.tailMarkers = false;
-    c.lossMemoryNs = memory;
-    return c;
-}
-
-/// Delivers `p` to `to` at `arrive` and `to`'s ACK back to `from` at `ackBack`.
-void
-RoundTrip(MetaRoceConnection& from,
-          MetaRoceConnection& to,
-          const OutPacket& p,
-          TimeNs arrive,
-          TimeNs ackBack)
-{
-    ASSERT_TRUE(DeliverPacket(to, p, arrive).accepted);
-    auto ack = to.PullPacket(p.port, arrive);
-    ASSERT_TRUE(ack.has_value());
-    ASSERT_TRUE(DeliverPacket(from, *ack, ackBack).accepted);
-}
-
-/// A sends two packets from `start` on, the first (plane 0) lost, the second (plane 1) back
-/// 4 us after it left; returns when the time rule declares the first lost.
-TimeNs
-TimeRuleDeadline(HandDrivenPair& m, TimeNs start)
-{
-    m.a->PostSend(WorkRequest{start + 1, Opcode::Write, 0, 2048}, start);
-    auto lost = m.a->PullPacket(0, start + 1'000);
-    auto delivered = m.a->PullPacket(1, start + 1'100);
-    EXPECT_TRUE(lost && delivered);
-    RoundTrip(*m.a, *m.b, *delivered, start + 3'000, start + 5'100);
-    return m.a->NextTimeout();
-}
-
-/// A proves a loss by rule 1 at `at` (at least 4 us): of two packets on plane 0, the second's
-/// ACK shows the first missing.
-void
-ProveLoss(HandDrivenPair& m, TimeNs at)
-{
-    m.a->PostSend(WorkRequest{at + 1, Opcode::Write, 0, 2048}, at - 4'000);
-    auto lost = m.a->PullPacket(0, at - 4'000);
-    auto next = m.a->PullPacket(0, at - 3'900);
-    ASSERT_TRUE(lost && next);
-    const uint64_t before = m.a->GetCounters().fastRetransmits;
-    RoundTrip(*m.a, *m.b, *next, at - 2'000, at);
-    ASSERT_EQ(m.a->GetCounters().fastRetransmits, before + 1) << "rule 1 at once";
 }
 
 /// Two connections of one NIC, sharing its loss evidence: one judges, the other proves.

@@ -3,7 +3,7 @@
 // reorder window is at least SpuriousWindowSrttHalves halves of the smoothed RTT; a recent
 // proof outranks it.
 #include "loss-evidence.h"
-#include "metaroce-hand-driven.h"
+#include "metaroce-loss-evidence-fixtures.h"
 #include "reorder-window.h"
 
 #include <gtest/gtest.h>
@@ -43,50 +43,13 @@ TEST(ReorderWindow, IsAtLeastTheGivenHalvesOfTheSmoothedRtt)
     EXPECT_EQ(w.Window(4'000, 4'000), TimeNs{5'000}) << "0: no such bound";
 }
 
-/// Two planes, one path each, the defaults' floors (as in metaroce-loss-evidence-test.cc).
+/// Two planes, one path each (metaroce-loss-evidence-fixtures.h), with `halves`.
 MetaRoceConfig
-TwoPlanes(uint32_t halves)
+TwoPlanesWidening(uint32_t halves)
 {
-    MetaRoceConfig c;
-    c.ports = 2;
-    c.pathsPerPort = 1;
-    c.mtu = 1024;
-    c.ackEveryPackets = 1;
-    c.ackDelayNs = 2'000;
-    c.tailMarkers = false;
+    MetaRoceConfig c = TwoPlanes();
     c.spuriousWindowSrttHalves = halves;
     return c;
-}
-
-/// Delivers `p` to `to` at `arrive` and `to`'s ACK back to `from` at `ackBack`.
-void
-RoundTrip(MetaRoceConnection& from,
-          MetaRoceConnection& to,
-          const OutPacket& p,
-          TimeNs arrive,
-          TimeNs ackBack)
-{
-    ASSERT_TRUE(DeliverPacket(to, p, arrive).accepted);
-    auto ack = to.PullPacket(p.port, arrive);
-    ASSERT_TRUE(ack.has_value());
-    ASSERT_TRUE(DeliverPacket(from, *ack, ackBack).accepted);
-}
-
-/// From `start` on, A sends two packets, the second (plane 1) back 4 us after it left; returns
-/// when the time rule declares the first (plane 0) lost, and that packet in `late`.
-TimeNs
-TimeRuleDeadline(HandDrivenPair& m, TimeNs start, std::optional<OutPacket>* late = nullptr)
-{
-    m.a->PostSend(WorkRequest{start + 1, Opcode::Write, 0, 2048}, start);
-    auto first = m.a->PullPacket(0, start + 1'000);
-    auto delivered = m.a->PullPacket(1, start + 1'100);
-    EXPECT_TRUE(first && delivered);
-    RoundTrip(*m.a, *m.b, *delivered, start + 3'000, start + 5'100);
-    if (late)
-    {
-        *late = first;
-    }
-    return m.a->NextTimeout();
 }
 
 /// The time rule declares a packet of A lost at its deadline, which then arrives after all:
@@ -100,19 +63,6 @@ FindSpuriousLoss(HandDrivenPair& m, TimeNs start)
     ASSERT_TRUE(m.a->PullPacket(0, deadline)) << "the copy";
     RoundTrip(*m.a, *m.b, *late, start + 12'000, start + 14'000);
     ASSERT_EQ(m.a->GetCounters().spuriousLosses, 1u);
-}
-
-/// A proves a loss by rule 1 at `at`: of two packets on plane 0, the second's ACK shows the
-/// first missing.
-void
-ProveLoss(HandDrivenPair& m, TimeNs at)
-{
-    m.a->PostSend(WorkRequest{at + 1, Opcode::Write, 0, 2048}, at - 4'000);
-    auto lost = m.a->PullPacket(0, at - 4'000);
-    auto next = m.a->PullPacket(0, at - 3'900);
-    ASSERT_TRUE(lost && next);
-    RoundTrip(*m.a, *m.b, *next, at - 2'000, at);
-    ASSERT_EQ(m.a->GetCounters().fastRetransmits, 1u) << "rule 1 at once";
 }
 
 /// Three connections of one NIC sharing its evidence: one finds a spurious loss, one may prove
@@ -145,7 +95,7 @@ constexpr TimeNs kNarrow = kJudgedAt + 1'000 + 4'000 + 4'000;
 
 TEST(MetaRoceSpuriousWindow, ASpuriousLossOfAnotherConnectionWidensTheWindow)
 {
-    ThreeConnectionsOfANic nic(TwoPlanes(3));
+    ThreeConnectionsOfANic nic(TwoPlanesWidening(3));
     FindSpuriousLoss(nic.spurious, 0);
     EXPECT_EQ(TimeRuleDeadline(nic.judged, kJudgedAt), kWide);
     nic.judged.a->OnTimeout(kWide - 1);
@@ -156,16 +106,16 @@ TEST(MetaRoceSpuriousWindow, ASpuriousLossOfAnotherConnectionWidensTheWindow)
 
 TEST(MetaRoceSpuriousWindow, NoWideningWithoutASpuriousLossOrWhenTurnedOff)
 {
-    ThreeConnectionsOfANic nic(TwoPlanes(3));
+    ThreeConnectionsOfANic nic(TwoPlanesWidening(3));
     EXPECT_EQ(TimeRuleDeadline(nic.judged, kJudgedAt), kQuiet);
-    ThreeConnectionsOfANic off(TwoPlanes(0));
+    ThreeConnectionsOfANic off(TwoPlanesWidening(0));
     FindSpuriousLoss(off.spurious, 0);
     EXPECT_EQ(TimeRuleDeadline(off.judged, kJudgedAt), kQuiet);
 }
 
 TEST(MetaRoceSpuriousWindow, ARecentProofOutranksASpuriousLoss)
 {
-    ThreeConnectionsOfANic nic(TwoPlanes(3));
+    ThreeConnectionsOfANic nic(TwoPlanesWidening(3));
     FindSpuriousLoss(nic.spurious, 0);
     ProveLoss(nic.prover, 16'000);
     EXPECT_EQ(TimeRuleDeadline(nic.judged, kJudgedAt), kNarrow);
@@ -176,7 +126,7 @@ TEST(MetaRoceSpuriousWindow, ARecentProofOutranksASpuriousLoss)
 TimeNs
 DeadlineAfterItsOwnSpuriousLoss(uint32_t halves)
 {
-    HandDrivenPair m(TwoPlanes(halves));
+    HandDrivenPair m(TwoPlanesWidening(halves));
     FindSpuriousLoss(m, 0);
     return TimeRuleDeadline(m, kJudgedAt);
 }
