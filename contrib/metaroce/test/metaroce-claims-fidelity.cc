@@ -48,6 +48,28 @@ AllToAllOf2MiB(const MetaRoceExperimentConfig& c, const std::string& nicAttribut
     return AllToAll(c, nicAttributes, 2 << 20);
 }
 
+/// Two lossless all-to-alls of the same fabric and size: with the NIC attributes of a rule and
+/// without it (a setting that turns it off).
+struct WithAndWithout
+{
+    MetaRoceExperimentResults with;
+    MetaRoceExperimentResults without;
+
+    bool BothFinish() const
+    {
+        return with.complete && without.complete;
+    }
+};
+
+WithAndWithout
+AllToAllsWithAndWithout(const MetaRoceExperimentConfig& c,
+                        uint64_t messageBytes,
+                        const std::string& with,
+                        const std::string& without)
+{
+    return {AllToAll(c, with, messageBytes), AllToAll(c, without, messageBytes)};
+}
+
 /// The 16-host, 8-plane all-to-all of 2 MiB per rank at 1% loss per path, with the defaults
 /// and `both`, and with `off` (a setting that turns a mechanism off) on top.
 std::pair<MetaRoceExperimentResults, MetaRoceExperimentResults>
@@ -286,13 +308,12 @@ class LosslessCopiesTestCase : public TestCase
     {
         MetaRoceExperimentConfig c = LeafSpine(16, 4, "100Gbps", 8);
         c.channels = 1;
-        const MetaRoceExperimentResults with = AllToAll(c, rule, bytes);
-        const MetaRoceExperimentResults other = AllToAll(c, without, bytes);
-        NS_TEST_ASSERT_MSG_EQ(with.complete && other.complete, true, "both finish");
-        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(with), true, "lossless");
-        NS_TEST_EXPECT_MSG_EQ(with.retransmitted, 0, "retransmissions with " + rule);
-        NS_TEST_EXPECT_MSG_GT(other.SpuriousRetransmissions(), copiesWithout, "copies without");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(with.durationUs, other.durationUs * 1.01, "no slower");
+        const WithAndWithout r = AllToAllsWithAndWithout(c, bytes, rule, without);
+        NS_TEST_ASSERT_MSG_EQ(r.BothFinish(), true, "both finish");
+        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(r.with), true, "lossless");
+        NS_TEST_EXPECT_MSG_EQ(r.with.retransmitted, 0, "retransmissions with " + rule);
+        NS_TEST_EXPECT_MSG_GT(r.without.SpuriousRetransmissions(), copiesWithout, "copies without");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.with.durationUs, r.without.durationUs * 1.01, "no slower");
     }
 };
 
@@ -372,16 +393,15 @@ class SpuriousWindowTestCase : public TestCase
         // is the evidence (spec 5.3, A49; doc/results.md section 21). Measured (32 hosts, one
         // plane, 2 MiB): 36 copies in 296.4 us against 685 in 299.2 us.
         const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
-        const MetaRoceExperimentResults widened = AllToAllOf2MiB(twoToOne, "");
-        const MetaRoceExperimentResults measured =
-            AllToAllOf2MiB(twoToOne, "SpuriousWindowSrttHalves=0");
-        NS_TEST_ASSERT_MSG_EQ(widened.complete && measured.complete, true, "both finish");
-        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(widened), true, "lossless");
-        NS_TEST_EXPECT_MSG_GT(measured.SpuriousRetransmissions(), 300, "copies without");
-        NS_TEST_EXPECT_MSG_LT(widened.SpuriousRetransmissions() * 10,
-                              measured.SpuriousRetransmissions(),
+        const WithAndWithout r =
+            AllToAllsWithAndWithout(twoToOne, 2 << 20, "", "SpuriousWindowSrttHalves=0");
+        NS_TEST_ASSERT_MSG_EQ(r.BothFinish(), true, "both finish");
+        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(r.with), true, "lossless");
+        NS_TEST_EXPECT_MSG_GT(r.without.SpuriousRetransmissions(), 300, "copies without");
+        NS_TEST_EXPECT_MSG_LT(r.with.SpuriousRetransmissions() * 10,
+                              r.without.SpuriousRetransmissions(),
                               "a tenth as many copies with");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(widened.durationUs, measured.durationUs, "and no slower");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.with.durationUs, r.without.durationUs, "and no slower");
     }
 };
 
@@ -402,13 +422,13 @@ class ConnectionRtoFloorTestCase : public TestCase
         // (spec 5.5, A50; doc/results.md section 21). Measured: 0 timeouts against 8, 71
         // copies and 348.1 us either way.
         const MetaRoceExperimentConfig onePlane = LeafSpine(64, 8, "100Gbps", 1);
-        const MetaRoceExperimentResults floored = AllToAllOf2MiB(onePlane, "");
-        const MetaRoceExperimentResults own = AllToAllOf2MiB(onePlane, "ConnectionRtoFloor=false");
-        NS_TEST_ASSERT_MSG_EQ(floored.complete && own.complete, true, "both finish");
-        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(floored), true, "lossless");
-        NS_TEST_EXPECT_MSG_EQ(floored.timeouts, 0, "timeouts with the connection's RTO");
-        NS_TEST_EXPECT_MSG_GT(own.timeouts, 0, "timeouts with the path's alone");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(floored.durationUs, own.durationUs, "no slower");
+        const WithAndWithout r =
+            AllToAllsWithAndWithout(onePlane, 2 << 20, "", "ConnectionRtoFloor=false");
+        NS_TEST_ASSERT_MSG_EQ(r.BothFinish(), true, "both finish");
+        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(r.with), true, "lossless");
+        NS_TEST_EXPECT_MSG_EQ(r.with.timeouts, 0, "timeouts with the connection's RTO");
+        NS_TEST_EXPECT_MSG_GT(r.without.timeouts, 0, "timeouts with the path's alone");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.with.durationUs, r.without.durationUs, "no slower");
     }
 };
 
@@ -428,15 +448,14 @@ class SpuriousWindowFullScaleTestCase : public TestCase
         // doc/results.md section 21: 14 copies in 348.5 us against 7,042 in 358.3 us (seed 1,
         // one channel per plane; 14-26 over 1, 8 and 64 channels), of 262,144 data packets.
         const MetaRoceExperimentConfig twoToOne = LeafSpine(64, 8, "100Gbps", 8);
-        const MetaRoceExperimentResults widened = AllToAll(twoToOne, "", 16 << 20);
-        const MetaRoceExperimentResults measured =
-            AllToAll(twoToOne, "SpuriousWindowSrttHalves=0", 16 << 20);
-        NS_TEST_ASSERT_MSG_EQ(widened.complete && measured.complete, true, "both finish");
-        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(widened), true, "lossless");
-        NS_TEST_EXPECT_MSG_EQ(widened.timeouts, 0, "timeouts");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(widened.retransmitted, 100, "copies with the window");
-        NS_TEST_EXPECT_MSG_GT(measured.SpuriousRetransmissions(), 6000, "copies without");
-        NS_TEST_EXPECT_MSG_LT(widened.durationUs, measured.durationUs, "and sooner done");
+        const WithAndWithout r =
+            AllToAllsWithAndWithout(twoToOne, 16 << 20, "", "SpuriousWindowSrttHalves=0");
+        NS_TEST_ASSERT_MSG_EQ(r.BothFinish(), true, "both finish");
+        NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(r.with), true, "lossless");
+        NS_TEST_EXPECT_MSG_EQ(r.with.timeouts, 0, "timeouts");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.with.retransmitted, 100, "copies with the window");
+        NS_TEST_EXPECT_MSG_GT(r.without.SpuriousRetransmissions(), 6000, "copies without");
+        NS_TEST_EXPECT_MSG_LT(r.with.durationUs, r.without.durationUs, "and sooner done");
     }
 };
 
