@@ -94,7 +94,10 @@ struct Path
     uint64_t nextPsn{0};
     TimeNs probeDue{kNever}; ///< Down paths: when to send the next probe
     TimeNs lastDataAt{0};    ///< when the path last sent DATA (with packetsSent > 0)
-    double undoWindow{0};    ///< window before the last loss cut, while it may be undone (5.7)
+    /// Send time of the oldest in-flight DATA packet, or kNever, as of the requester's last
+    /// look at the path (its deadlines, spec 5.3 and 5.5, are kept from it).
+    TimeNs firstDataAt{kNever};
+    double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
     Ring<SentPacket> outstanding; ///< PSN order; front() is the ack floor

@@ -15,7 +15,7 @@ namespace metaroce
 // The per-path deadline trees (spec 2.3)
 
 void
-MetaRoceRequester::Refresh(const Path& path)
+MetaRoceRequester::Refresh(Path& path)
 {
     const SentPacket* oldestData = path.OldestDataInFlight();
     const TimeNs firstData = oldestData == nullptr ? kNever : oldestData->sentAt;
@@ -28,7 +28,7 @@ MetaRoceRequester::Refresh(const Path& path)
     // The RTO times data only: a tail marker (5.5) left in flight alone is no reason to time out.
     m_rtoAt.Set(path.id, RtoDeadline(path, oldestData));
     m_firstDataOrder.Set(path.id, firstData == kNever ? kNever : firstDataTxSeq);
-    m_firstDataAt[path.id] = firstData;
+    path.firstDataAt = firstData;
     if (!m_planes.empty())
     {
         RefreshPlane(path.port);
@@ -48,7 +48,7 @@ MetaRoceRequester::RefreshPlane(uint16_t port)
     plane.firstDataTxSeq = 0;
     for (uint16_t id : m_paths.OfPort(port))
     {
-        const TimeNs at = m_firstDataAt[id];
+        const TimeNs at = FirstDataAt(id);
         const uint64_t txSeq = m_firstDataOrder.Get(id);
         if (at < plane.firstData ||
             (at == plane.firstData && at != kNever && txSeq < plane.firstDataTxSeq))
@@ -80,7 +80,7 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
     const std::size_t oldestPath = m_firstDataOrder.MinSlot();
     const TimeNs oldestPathRtt = TimeRulePathRtt(m_paths[oldestPath]);
     const TimeNs oldestDeadline =
-        m_rack.Deadline(m_firstDataAt[oldestPath], firstTxSeq, ruleWindow, oldestPathRtt);
+        m_rack.Deadline(FirstDataAt(oldestPath), firstTxSeq, ruleWindow, oldestPathRtt);
     // When the oldest packet's path runs no slower than the RACK packet, that bound is its
     // deadline, the earliest. Otherwise (A44) a younger packet on a faster path may be due
     // first: each path whose oldest DATA was sent before the RACK packet has a deadline.
@@ -121,7 +121,7 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
         const TimeNs sentBy = now - plane.rack.rtt - window;
         for (uint16_t id : m_paths.OfPort(port))
         {
-            if (m_firstDataAt[id] <= sentBy && m_firstDataOrder.Get(id) < plane.rack.txSeq)
+            if (FirstDataAt(id) <= sentBy && m_firstDataOrder.Get(id) < plane.rack.txSeq)
             {
                 add(id);
             }
@@ -262,7 +262,7 @@ MetaRoceRequester::TimeRuleFor(const Path& path, TimeNs ruleWindow) const
 TimeNs
 MetaRoceRequester::RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const
 {
-    return m_rack.Deadline(m_firstDataAt[pathId],
+    return m_rack.Deadline(FirstDataAt(pathId),
                            m_firstDataOrder.Get(pathId),
                            ruleWindow,
                            TimeRulePathRtt(m_paths[pathId]));

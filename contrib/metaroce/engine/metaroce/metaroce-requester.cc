@@ -57,7 +57,6 @@ MetaRoceRequester::MakePaths()
     const size_t count = m_paths.Count();
     m_rtoAt = DeadlineTree(count);
     m_firstDataOrder = DeadlineTree(count);
-    m_firstDataAt.assign(count, kNever);
     m_down.assign(count, false);
 }
 

@@ -264,7 +264,7 @@ class MetaRoceRequester
 
     /// Brings the per-path deadline trees up to date with `path`: called at the end of every
     /// call that changed it.
-    void Refresh(const Path& path);
+    void Refresh(Path& path);
     /// Brings the plane's oldest in-flight DATA packet up to date (plane rule on).
     void RefreshPlane(uint16_t port);
     /// The earliest deadline of the time rule over all paths, kNever when none (spec 5.3);
@@ -297,6 +297,14 @@ class MetaRoceRequester
 
     /// Rule 2's deadline for the oldest DATA of path `pathId`, sent before the RACK packet.
     TimeNs RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const;
+
+    /// The send time of path `id`'s oldest in-flight DATA packet as of its last Refresh(), or
+    /// kNever (a path never used has none).
+    TimeNs FirstDataAt(std::size_t id) const
+    {
+        const Path* path = m_paths.Find(static_cast<uint16_t>(id));
+        return path ? path->firstDataAt : kNever;
+    }
 
     /// True when queued data may still leave without an ACK first: some is queued and the
     /// receiver's admission leaves room for a full packet. When false, a tail-loss probe may be
@@ -378,12 +386,12 @@ class MetaRoceRequester
     DeadlineTree m_rtoAt; ///< RtoDeadline(): kNever when Down or idle
     /// Transmission order of the oldest in-flight DATA packet, or kNever. Packets leave in
     /// that order, so its minimum is also the earliest sent (the first of a nanosecond's ties).
+    /// Its send time is the path's `firstDataAt`.
     DeadlineTree m_firstDataOrder;
-    std::vector<TimeNs> m_firstDataAt; ///< that packet's send time, or kNever
-    std::vector<bool> m_down;          ///< health == Down
-    uint32_t m_downPaths{0};           ///< paths Down (their probes are looked at only then)
-    std::vector<uint16_t> m_duePaths;  ///< PathsDueBy()'s answer
-    std::vector<Burst> m_bursts;       ///< per port when sprayBurstPackets > 1, else empty
+    std::vector<bool> m_down;         ///< health == Down
+    uint32_t m_downPaths{0};          ///< paths Down (their probes are looked at only then)
+    std::vector<uint16_t> m_duePaths; ///< PathsDueBy()'s answer
+    std::vector<Burst> m_bursts;      ///< per port when sprayBurstPackets > 1, else empty
 };
 
 } // namespace metaroce

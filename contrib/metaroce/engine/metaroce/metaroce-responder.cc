@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
+#include <string>
 
 namespace metaroce
 {
@@ -64,24 +66,20 @@ MetaRoceResponder::PortOf(uint16_t pathId) const
 void
 MetaRoceResponder::MakeState()
 {
-    if (!m_paths.empty())
+    if (!m_paths.Empty())
     {
         return;
     }
-    m_paths.resize(size_t{m_config.ports} * m_config.pathsPerPort);
-    m_ackDue = DeadlineTree(m_paths.size());
+    m_paths.Resize(size_t{m_config.ports} * m_config.pathsPerPort);
+    m_ackDue = DeadlineTree(m_paths.Size());
     m_ackQueue.resize(m_config.ports);
 }
 
 MetaRoceResponder::PathRx&
 MetaRoceResponder::Rx(uint16_t id)
 {
-    std::unique_ptr<PathRx>& rx = m_paths[id];
-    if (!rx)
-    {
-        rx = std::make_unique<PathRx>();
-    }
-    return *rx;
+    PathRx* rx = m_paths.Find(id);
+    return rx ? *rx : m_paths.Make(id);
 }
 
 MetaRoceResponder::Stream&
@@ -99,7 +97,11 @@ const PathReceiveWindow&
 MetaRoceResponder::Window(uint16_t pathId) const
 {
     static const PathReceiveWindow kNothingReceived;
-    const PathRx* rx = m_paths.empty() ? nullptr : m_paths.at(pathId).get();
+    if (!m_paths.Empty() && pathId >= m_paths.Size())
+    {
+        throw std::out_of_range("no path " + std::to_string(pathId));
+    }
+    const PathRx* rx = m_paths.Empty() ? nullptr : m_paths.Find(pathId);
     return rx ? rx->window : kNothingReceived;
 }
 
@@ -258,7 +260,7 @@ MetaRoceResponder::DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now)
 void
 MetaRoceResponder::QueueAck(uint16_t pathId)
 {
-    PathRx& rx = *m_paths[pathId]; // an ACK is queued for a path that received something
+    PathRx& rx = *m_paths.Find(pathId); // an ACK is queued for a path that received something
     if (!rx.queued)
     {
         rx.queued = true;
@@ -288,7 +290,7 @@ MetaRoceResponder::SyncFeedback(uint16_t port)
 void
 MetaRoceResponder::SyncAckDue(uint16_t pathId)
 {
-    const PathRx& rx = *m_paths[pathId]; // made: only a path's arrivals give it a deadline
+    const PathRx& rx = *m_paths.Find(pathId); // made: only a path's arrivals give it a deadline
     m_ackDue.Set(pathId, rx.queued ? kNever : rx.ackDue);
 }
 
@@ -322,7 +324,7 @@ RxResult
 MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPacket& pkt)
 {
     MakeState();
-    if (h.pathId >= m_paths.size() || PortOf(h.pathId) != pkt.port)
+    if (h.pathId >= m_paths.Size() || PortOf(h.pathId) != pkt.port)
     {
         return RxResult{false, DropReason::BadField};
     }
@@ -358,7 +360,7 @@ RxResult
 MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
 {
     MakeState();
-    if (h.pathId >= m_paths.size() || PortOf(h.pathId) != pkt.port)
+    if (h.pathId >= m_paths.Size() || PortOf(h.pathId) != pkt.port)
     {
         return RxResult{false, DropReason::BadField};
     }
@@ -404,7 +406,7 @@ MetaRoceResponder::OnPortState(uint16_t port, bool up)
     // timers cover it.
     for (uint16_t id : m_ackQueue[port])
     {
-        m_paths[id]->queued = false;
+        m_paths.Find(id)->queued = false;
         SyncAckDue(id);
     }
     m_ackQueue[port].clear();
@@ -439,7 +441,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         const uint16_t id = m_ackQueue[port].front();
         m_ackQueue[port].pop_front();
         SyncFeedback(port);
-        PathRx& rx = *m_paths[id];
+        PathRx& rx = *m_paths.Find(id);
         h.opcode = MrOpcode::Ack;
         h.pathId = id;
         h.flags = rx.ce > 0 ? kMrFlagEce : 0;

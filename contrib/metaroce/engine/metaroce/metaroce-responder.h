@@ -25,6 +25,7 @@
 #include "../common/deadline-tree.h"
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
+#include "../common/lazy-slots.h"
 #include "../common/transport-engine.h"
 #include "admission-credit.h"
 #include "metaroce-config.h"
@@ -151,7 +152,7 @@ class MetaRoceResponder
 
     /// Makes the per-path slots and the ACK queues on the first call.
     void MakeState();
-    /// The receive state of path `id` (< m_paths.size()), made now if it never was.
+    /// The receive state of path `id` (< m_paths.Size()), made now if it never was.
     PathRx& Rx(uint16_t id);
 
     /// True when a NAK waits on `port`.
@@ -187,7 +188,7 @@ class MetaRoceResponder
     ReceiverHintsView m_hints; ///< the NIC's numbers for all its connections, if shared
     /// Per path, made at the path's first packet (a short flow uses a few of its paths);
     /// empty until MakeState().
-    std::vector<std::unique_ptr<PathRx>> m_paths;
+    LazySlots<PathRx> m_paths;
     DeadlineTree m_ackDue;         ///< per path: ackDue while no ACK is queued, else kNever
     std::vector<uint16_t> m_due;   ///< OnTimeout()'s paths, reused
     std::vector<Stream> m_streams; ///< up to the highest stream used (StreamAt())

@@ -18,7 +18,7 @@ PathTable::PathTable(const MetaRoceConfig& config)
 void
 PathTable::Make(PathRecovery& recovery)
 {
-    if (!m_slots.empty())
+    if (!m_slots.Empty())
     {
         return;
     }
@@ -28,13 +28,13 @@ PathTable::Make(PathRecovery& recovery)
     {
         m_firstEntropy.push_back(recovery.DrawEntropy());
     }
-    m_slots.resize(count);
+    m_slots.Resize(count);
 }
 
 const Path&
 PathTable::operator[](uint16_t id) const
 {
-    const Path* path = id < m_slots.size() ? m_slots[id].get() : nullptr;
+    const Path* path = id < m_slots.Size() ? m_slots.Find(id) : nullptr;
     if (path == nullptr)
     {
         throw std::out_of_range("path " + std::to_string(id) + " has not been used");
@@ -42,25 +42,15 @@ PathTable::operator[](uint16_t id) const
     return *path;
 }
 
-std::size_t
-PathTable::MadeCount() const
-{
-    return static_cast<std::size_t>(
-        std::count_if(m_slots.begin(), m_slots.end(), [](const auto& slot) {
-            return slot != nullptr;
-        }));
-}
-
 Path&
 PathTable::MakePath(uint16_t id)
 {
     const double mtu = m_config.mtu + kMrWriteHeaderSize;
-    auto path = std::make_unique<Path>(id, PortOf(id), m_firstEntropy[id], m_config.initialRttNs);
-    path->window.minWindow = mtu;
-    path->window.maxWindow = mtu * m_config.maxPathWindowPackets;
-    path->window.window = mtu * m_config.initialPathWindowPackets;
-    m_slots[id] = std::move(path);
-    return *m_slots[id];
+    Path& path = m_slots.Make(id, id, PortOf(id), m_firstEntropy[id], m_config.initialRttNs);
+    path.window.minWindow = mtu;
+    path.window.maxWindow = mtu * m_config.maxPathWindowPackets;
+    path.window.window = mtu * m_config.initialPathWindowPackets;
+    return path;
 }
 
 } // namespace metaroce

@@ -11,20 +11,19 @@
  *
  * The first entropies are drawn for all paths at once, in path order, when the table is made:
  * the generator's draws are then the same whichever paths are used, and in whatever order.
- * Paths are held by pointer, so a reference to one stays valid while others are made.
+ * Paths are held by pointer (common/lazy-slots.h), so a reference to one stays valid while
+ * others are made.
  */
 #ifndef METAROCE_ENGINE_PATH_TABLE_H
 #define METAROCE_ENGINE_PATH_TABLE_H
 
+#include "../common/lazy-slots.h"
 #include "metaroce-config.h"
 #include "metaroce-path.h"
 
-#include <boost/range/adaptor/filtered.hpp>
-#include <boost/range/adaptor/indirected.hpp>
 #include <boost/range/irange.hpp>
 #include <cassert>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 namespace metaroce
@@ -44,13 +43,13 @@ class PathTable
     /// True until Make().
     bool IsEmpty() const
     {
-        return m_slots.empty();
+        return m_slots.Empty();
     }
 
     /// The number of paths, made or not (ports x pathsPerPort once made, else 0).
     std::size_t Count() const
     {
-        return m_slots.size();
+        return m_slots.Size();
     }
 
     /// The port (plane) of path `id`: paths are numbered port by port (spec 4.1).
@@ -63,17 +62,16 @@ class PathTable
     boost::integer_range<uint16_t> OfPort(uint16_t port) const
     {
         const auto first =
-            static_cast<uint16_t>(m_slots.empty() ? 0 : port * m_config.pathsPerPort);
-        const auto count = static_cast<uint16_t>(m_slots.empty() ? 0 : m_config.pathsPerPort);
+            static_cast<uint16_t>(m_slots.Empty() ? 0 : port * m_config.pathsPerPort);
+        const auto count = static_cast<uint16_t>(m_slots.Empty() ? 0 : m_config.pathsPerPort);
         return boost::irange(first, static_cast<uint16_t>(first + count));
     }
 
     /// Path `id` (< Count()), made now if it never was.
     Path& operator[](uint16_t id)
     {
-        assert(id < m_slots.size());
-        std::unique_ptr<Path>& slot = m_slots[id];
-        return slot ? *slot : MakePath(id);
+        Path* path = m_slots.Find(id);
+        return path ? *path : MakePath(id);
     }
 
     /// Path `id`, which must have been made (throws std::out_of_range otherwise).
@@ -82,8 +80,7 @@ class PathTable
     /// Path `id` (< Count()) if it was made, else null (an unused path, in its initial state).
     const Path* Find(uint16_t id) const
     {
-        assert(id < m_slots.size());
-        return m_slots[id].get();
+        return m_slots.Find(id);
     }
 
     /// True when path `id` (< Count()) may take a packet of `bytes` now (Path::HasRoom), made
@@ -108,20 +105,20 @@ class PathTable
     /// nothing any scan looks for). Valid while the table lives; making a path adds to it.
     auto Made() const
     {
-        return m_slots | boost::adaptors::filtered([](const std::unique_ptr<Path>& slot) {
-                   return slot != nullptr;
-               }) |
-               boost::adaptors::indirected;
+        return m_slots.Made();
     }
 
     /// The number of paths made so far.
-    std::size_t MadeCount() const;
+    std::size_t MadeCount() const
+    {
+        return m_slots.MadeCount();
+    }
 
   private:
     Path& MakePath(uint16_t id);
 
-    const MetaRoceConfig& m_config; ///< the connection's, which outlives this table
-    std::vector<std::unique_ptr<Path>> m_slots;
+    const MetaRoceConfig& m_config;       ///< the connection's, which outlives this table
+    LazySlots<Path> m_slots;              ///< two bytes per path until it is made
     std::vector<uint16_t> m_firstEntropy; ///< per path, drawn by Make()
 };
 
