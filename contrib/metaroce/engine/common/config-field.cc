@@ -46,6 +46,10 @@ FormatFieldValue(FieldUnit unit, double value)
 std::string
 CheckFieldValue(double value, double min, double max, bool integer)
 {
+    if (FieldValueOk(value, min, max, integer))
+    {
+        return "";
+    }
     if (std::isnan(value) || value < min || value > max)
     {
         return "must be in [" + FormatFieldValue(FieldUnit::Real, min) + ", " +

@@ -15,6 +15,7 @@
 #ifndef METAROCE_ENGINE_CONFIG_FIELD_H
 #define METAROCE_ENGINE_CONFIG_FIELD_H
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -162,6 +163,13 @@ FindField(const ConfigFields<Config>& fields, const std::string& member)
 /// Shortest text of a value in its unit ("60000", "0.5", "true").
 std::string FormatFieldValue(FieldUnit unit, double value);
 
+/// True when `value` is in [min, max] (NaN is not) and, if `integer`, whole.
+inline bool
+FieldValueOk(double value, double min, double max, bool integer)
+{
+    return value >= min && value <= max && (!integer || std::floor(value) == value);
+}
+
 /// Why `value` is not in [min, max] or not integral, or empty.
 std::string CheckFieldValue(double value, double min, double max, bool integer);
 
@@ -185,6 +193,10 @@ ValidateFields(const Config& config, const ConfigFields<Config>& fields, const c
     for (const ConfigField<Config>& f : fields)
     {
         const double value = f.get(config);
+        if (FieldValueOk(value, f.min, f.max, f.integer))
+        {
+            continue; // every field of every connection made: no message to build
+        }
         const std::string why = f.Check(value);
         if (!why.empty())
         {

@@ -393,7 +393,8 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
         m_hostById.resize(size_t{localId} + 1, nullptr);
     }
     m_hostById[localId] = host.get();
-    m_hosts[localId] = std::move(host);
+    // Ids are dealt in increasing order (Connect), so the new entry goes at the map's end.
+    m_hosts.emplace_hint(m_hosts.end(), localId, nullptr)->second = std::move(host);
     return qp;
 }
 
@@ -430,8 +431,8 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
     Ptr<MetaRoceQueuePair> qb = b->CreateQueuePair(transport, idB, idA, plane);
     for (uint32_t p = 0; p < a->m_ports.size(); ++p)
     {
-        a->m_hosts[idA]->AddPeerAddress(b->m_ports[p].address);
-        b->m_hosts[idB]->AddPeerAddress(a->m_ports[p].address);
+        a->m_hostById[idA]->AddPeerAddress(b->m_ports[p].address);
+        b->m_hostById[idB]->AddPeerAddress(a->m_ports[p].address);
     }
     return {qa, qb};
 }
