@@ -316,35 +316,33 @@ ParseBody(const uint8_t* data, std::size_t payload, MrHeader& h)
     return DropReason::BadOpcode;
 }
 
-} // namespace
-
-MrParseResult
-MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
+/// MrParse() into `h`, made by the caller: the header is 160 bytes, parsed for every packet, and
+/// filling the result's own copy saves copying it there.
+DropReason
+ParseInto(const uint8_t* data, std::size_t size, std::size_t wireSize, MrHeader& h)
 {
-    auto refuse = [](DropReason r) { return MrParseResult{std::nullopt, r}; };
     if (size < kMrCommonSize || wireSize < size)
     {
-        return refuse(DropReason::Truncated);
+        return DropReason::Truncated;
     }
     if (data[0] >> 4 != kMetaRoceVersion)
     {
-        return refuse(DropReason::BadVersion);
+        return DropReason::BadVersion;
     }
     const MrOpcodeInfo* info = MrLookupOpcode(data[0] & 0x0f);
     if (info == nullptr)
     {
-        return refuse(DropReason::BadOpcode);
+        return DropReason::BadOpcode;
     }
     if (size < info->headerSize)
     {
-        return refuse(DropReason::Truncated);
+        return DropReason::Truncated;
     }
-    MrHeader h;
     h.opcode = info->opcode;
     h.flags = data[1];
     if ((h.flags & ~AllowedFlags(h.opcode)) != 0)
     {
-        return refuse(DropReason::BadField);
+        return DropReason::BadField;
     }
     h.pathId = load_big_u16(data + 2);
     h.connection = load_big_u32(data + 4);
@@ -356,31 +354,40 @@ MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
         headerSize = MrAckRepeatsOffset(h.flags);
         if (size < headerSize)
         {
-            return refuse(DropReason::Truncated);
+            return DropReason::Truncated;
         }
         const std::size_t extra = wireSize - headerSize;
         if (extra % kMrAckRepeatSize != 0 || extra / kMrAckRepeatSize > kMrMaxAckRepeats)
         {
-            return refuse(DropReason::BadField);
+            return DropReason::BadField;
         }
         h.repeatCount = static_cast<uint8_t>(extra / kMrAckRepeatSize);
         headerSize = wireSize;
         if (size < headerSize)
         {
-            return refuse(DropReason::Truncated);
+            return DropReason::Truncated;
         }
     }
     const std::size_t payload = wireSize - headerSize;
     if (!(info->mask & kMrOpData) && payload != 0)
     {
-        return refuse(DropReason::BadField);
+        return DropReason::BadField;
     }
-    const DropReason verdict = ParseBody(data, payload, h);
-    if (verdict != kWellFormed)
+    return ParseBody(data, payload, h);
+}
+
+} // namespace
+
+MrParseResult
+MrParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
+{
+    MrParseResult result;
+    result.reason = ParseInto(data, size, wireSize, result.header.emplace());
+    if (result.reason != kWellFormed)
     {
-        return refuse(verdict);
+        result.header.reset();
     }
-    return MrParseResult{h, kWellFormed};
+    return result;
 }
 
 } // namespace metaroce
