@@ -21,8 +21,8 @@ TEST(PathRecovery, ReleasedGeneratorContinuesTheSameSequence)
     MetaRoceConfig config;
     config.entropyCount = 60000;
     Counters counters;
-    PathRecovery kept(config, counters);
-    PathRecovery released(config, counters);
+    PathRecovery kept(config, counters, IdsOf(config));
+    PathRecovery released(config, counters, IdsOf(config));
     for (int i = 0; i < 70; ++i)
     {
         ASSERT_EQ(kept.DrawEntropy(), released.DrawEntropy()) << "draw " << i;

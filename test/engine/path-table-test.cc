@@ -27,7 +27,7 @@ TEST(PathTable, NothingIsMadeUntilUsed)
 {
     const MetaRoceConfig config = TwoPortsOfFour();
     Counters counters;
-    PathRecovery recovery(config, counters);
+    PathRecovery recovery(config, counters, IdsOf(config));
     PathTable paths(config);
     EXPECT_TRUE(paths.IsEmpty());
     paths.Make(recovery);
@@ -55,8 +55,8 @@ TEST(PathTable, EntropiesAreTheFirstDrawsInPathOrderWhateverIsMadeFirst)
 {
     const MetaRoceConfig config = TwoPortsOfFour();
     Counters counters;
-    PathRecovery reference(config, counters);
-    PathRecovery recovery(config, counters);
+    PathRecovery reference(config, counters, IdsOf(config));
+    PathRecovery recovery(config, counters, IdsOf(config));
     PathTable paths(config);
     paths.Make(recovery);
     for (uint16_t id : {6, 1, 7, 0, 3, 2, 5, 4})
@@ -78,7 +78,7 @@ TEST(PathTable, MadeSkipsUnusedPaths)
 {
     const MetaRoceConfig config = TwoPortsOfFour();
     Counters counters;
-    PathRecovery recovery(config, counters);
+    PathRecovery recovery(config, counters, IdsOf(config));
     PathTable paths(config);
     paths.Make(recovery);
     paths[2];

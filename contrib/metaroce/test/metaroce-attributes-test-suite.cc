@@ -123,6 +123,18 @@ class AttributesReachTheEngineTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(aimd->GetConfig().pathDecrease, 0.125, "PathDecrease");
         NS_TEST_EXPECT_MSG_EQ(conn.Config().ports, 1, "ports are the NIC's");
 
+        // A NIC's connections share one configuration until an attribute changes; those made
+        // before keep theirs.
+        const auto [second, secondPeer] = MetaRoceNic::Connect(a, b, Transport::MetaRoce);
+        const auto& conn2 = dynamic_cast<const metaroce::MetaRoceConnection&>(second->GetEngine());
+        NS_TEST_EXPECT_MSG_EQ((&conn2.Config() == &conn.Config()), true, "one configuration");
+        NS_TEST_EXPECT_MSG_EQ((conn2.Ids().local != conn.Ids().local), true, "own identity");
+        a->SetAttribute("RtoMin", TimeValue(MicroSeconds(88)));
+        const auto [third, thirdPeer] = MetaRoceNic::Connect(a, b, Transport::MetaRoce);
+        const auto& conn3 = dynamic_cast<const metaroce::MetaRoceConnection&>(third->GetEngine());
+        NS_TEST_EXPECT_MSG_EQ(conn3.Config().rtoMinNs, 88'000, "a changed attribute");
+        NS_TEST_EXPECT_MSG_EQ(conn.Config().rtoMinNs, 77'000, "kept by the connections before");
+
         const auto [rq, rqPeer] = MetaRoceNic::Connect(a, b, Transport::RoceV2);
         const auto& qp = dynamic_cast<const metaroce::RoceV2QueuePair&>(rq->GetEngine());
         NS_TEST_EXPECT_MSG_EQ(qp.GetConfig().ackEveryPackets, 3, "RoceAckEveryPackets");

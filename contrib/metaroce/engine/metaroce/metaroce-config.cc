@@ -2,6 +2,7 @@
 
 #include "metaroce-wire.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -255,6 +256,19 @@ MetaRoceConfig::BytesAtLineRate(TimeNs ns) const
 {
     const long double bits = static_cast<long double>(portRateBps) * ports * ns / 1e9L;
     return static_cast<uint64_t>(bits / 8);
+}
+
+bool
+SameTunablesAndShape(const MetaRoceConfig& a, const MetaRoceConfig& b)
+{
+    if (a.ports != b.ports || a.portRateBps != b.portRateBps)
+    {
+        return false;
+    }
+    const ConfigFields<MetaRoceConfig>& fields = MetaRoceConfigFields();
+    return std::all_of(fields.begin(), fields.end(), [&](const ConfigField<MetaRoceConfig>& f) {
+        return f.get(a) == f.get(b);
+    });
 }
 
 } // namespace metaroce

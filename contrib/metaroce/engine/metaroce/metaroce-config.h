@@ -105,6 +105,31 @@ struct MetaRoceConfig
 };
 
 /**
+ * What tells a connection from the others of its NIC, kept apart from the configuration they
+ * share: a NIC's connections refer to one configuration (a million of them in a 1,024-host
+ * all-to-all; doc/benchmarks.md "A NIC's configuration, shared").
+ */
+struct ConnectionIds
+{
+    uint32_t local{1};  ///< MetaRoceConfig::localConnection
+    uint32_t remote{1}; ///< MetaRoceConfig::remoteConnection
+    uint64_t seed{1};   ///< MetaRoceConfig::seed
+};
+
+/// The identity fields of `config`.
+inline ConnectionIds
+IdsOf(const MetaRoceConfig& config)
+{
+    return ConnectionIds{config.localConnection, config.remoteConnection, config.seed};
+}
+
+/**
+ * True when `a` and `b` have the same tunables (every row of MetaRoceConfigFields()) and shape
+ * (ports, portRateBps), whatever their identity: connections made from either behave alike.
+ */
+bool SameTunablesAndShape(const MetaRoceConfig& a, const MetaRoceConfig& b);
+
+/**
  * The tunables of MetaRoceConfig, one row each. Not in it: the identity (connection ids,
  * seed) and the shape the NIC dictates (ports, portRateBps).
  */

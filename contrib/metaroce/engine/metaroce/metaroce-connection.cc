@@ -10,10 +10,15 @@ namespace metaroce
 namespace
 {
 
-const MetaRoceConfig&
-Validated(const MetaRoceConfig& config)
+/// `config`, after MetaRoceConfig::Validate() found nothing wrong with it.
+std::shared_ptr<const MetaRoceConfig>
+Validated(std::shared_ptr<const MetaRoceConfig> config)
 {
-    config.Validate();
+    if (!config)
+    {
+        throw std::invalid_argument("MetaRoceConnection: no configuration");
+    }
+    config->Validate();
     return config;
 }
 
@@ -52,7 +57,22 @@ MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
                                        MemoryRegistry* memory,
                                        std::unique_ptr<CongestionControl> cc,
                                        std::unique_ptr<PathSelector> selector)
-    : m_config(Validated(config))
+    : MetaRoceConnection(std::make_shared<const MetaRoceConfig>(config),
+                         IdsOf(config),
+                         memory,
+                         std::move(cc),
+                         std::move(selector))
+{
+}
+
+MetaRoceConnection::MetaRoceConnection(std::shared_ptr<const MetaRoceConfig> shared,
+                                       const ConnectionIds& ids,
+                                       MemoryRegistry* memory,
+                                       std::unique_ptr<CongestionControl> cc,
+                                       std::unique_ptr<PathSelector> selector)
+    : m_shared(Validated(std::move(shared)))
+    , m_config(*m_shared)
+    , m_ids(ids)
     , m_memory(memory)
     , m_cc(DefaultCc(m_config, std::move(cc)))
     , m_selector(DefaultSelector(std::move(selector)))
@@ -69,6 +89,7 @@ MetaRoceConnection::SendHalf() const
         // completions, which do not move: the connection is neither copied nor moved.
         auto& self = const_cast<MetaRoceConnection&>(*this);
         m_requester = std::make_unique<DeadlineCached<MetaRoceRequester>>(m_config,
+                                                                          m_ids,
                                                                           m_memory,
                                                                           self.m_counters,
                                                                           self.m_sendCompletions,
@@ -85,7 +106,8 @@ MetaRoceConnection::ReceiveHalf() const
     if (!m_responder)
     {
         auto& self = const_cast<MetaRoceConnection&>(*this);
-        m_responder = std::make_unique<MetaRoceResponder>(m_config, m_memory, self.m_counters);
+        m_responder =
+            std::make_unique<MetaRoceResponder>(m_config, m_ids.remote, m_memory, self.m_counters);
         m_responder->ShareHints(m_hints);
     }
     return *m_responder;
@@ -164,7 +186,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
         return Refuse(parsed.reason);
     }
     const MrHeader& h = *parsed.header;
-    if (h.connection != m_config.localConnection)
+    if (h.connection != m_ids.local)
     {
         return Refuse(DropReason::WrongConnection);
     }

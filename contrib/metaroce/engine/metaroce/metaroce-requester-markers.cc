@@ -90,7 +90,7 @@ MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
         // shows the tail's PSN missing (rule 1) or covers it (spec 5.5). No ACKREQ: the
         // receiver answers at once only when it arrives above a gap, the case it is for; an
         // arrived tail has had its own ACK (6.4).
-        OutPacket out = MakeProbePacket(m_config, path, now, false);
+        OutPacket out = MakeProbePacket(m_ids.remote, path, now, false);
         out.isControl = false;
         RecordSent(path, out, kProbeMessage, 0, now);
         ++m_counters.txControlPackets;

@@ -9,6 +9,7 @@ namespace metaroce
 {
 
 MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
+                                     const ConnectionIds& ids,
                                      MemoryRegistry* memory,
                                      Counters& counters,
                                      std::vector<Completion>& completions,
@@ -16,11 +17,12 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
                                      std::unique_ptr<CongestionControl> cc,
                                      std::unique_ptr<PathSelector> selector)
     : m_config(config)
+    , m_ids(ids)
     , m_memory(memory)
     , m_counters(counters)
     , m_cc(std::move(cc))
     , m_selector(std::move(selector))
-    , m_recovery(m_config, counters)
+    , m_recovery(m_config, counters, ids)
     , m_paths(m_config)
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
@@ -192,6 +194,7 @@ MetaRoceRequester::SendData(Path& path,
     const bool lone = m_config.ackLonePackets && !burstGoesOn &&
                       (path.packetsSent == 0 || now - path.lastDataAt > m_config.ackDelayNs);
     OutPacket out = MakeDataPacket(m_config,
+                                   m_ids.remote,
                                    m_memory,
                                    path,
                                    m,
@@ -242,7 +245,7 @@ MetaRoceRequester::SendProbe(Path& path, TimeNs now)
         }
     }
     path.PopResolved();
-    OutPacket out = MakeProbePacket(m_config, path, now);
+    OutPacket out = MakeProbePacket(m_ids.remote, path, now);
     RecordSent(path, out, kProbeMessage, 0, now);
     m_recovery.OnProbeSent(path, now);
     ++m_counters.txControlPackets;

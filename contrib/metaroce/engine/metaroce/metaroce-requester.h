@@ -66,9 +66,10 @@ namespace metaroce
 class MetaRoceRequester
 {
   public:
-    /// `config`, `counters` and `completions` are the connection's, `evidence` the connection's
-    /// or its NIC's (5.3, A47); all must outlive it.
+    /// `config` (perhaps shared with other connections), `counters` and `completions` are the
+    /// connection's, `evidence` the connection's or its NIC's (5.3, A47); all must outlive it.
     MetaRoceRequester(const MetaRoceConfig& config,
+                      const ConnectionIds& ids,
                       MemoryRegistry* memory,
                       Counters& counters,
                       std::vector<Completion>& completions,
@@ -349,6 +350,7 @@ class MetaRoceRequester
     };
 
     const MetaRoceConfig& m_config; ///< the connection's, which outlives this requester
+    ConnectionIds m_ids;            ///< the connection's identity (the configuration's is not)
     MemoryRegistry* m_memory;
     Counters& m_counters;
     std::unique_ptr<CongestionControl> m_cc;

@@ -46,9 +46,11 @@ SendIndexFits(const Messages& messages, uint32_t msn, uint32_t recvIndex)
 } // namespace
 
 MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
+                                     uint32_t peer,
                                      MemoryRegistry* memory,
                                      Counters& counters)
     : m_config(config)
+    , m_peer(peer)
     , m_memory(memory)
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
@@ -425,7 +427,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         return std::nullopt;
     }
     MrHeader h;
-    h.connection = m_config.remoteConnection;
+    h.connection = m_peer;
     if (NakQueued(port))
     {
         const Nak nak = m_nakQueue[port].front();

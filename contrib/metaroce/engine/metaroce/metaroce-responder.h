@@ -46,8 +46,12 @@ namespace metaroce
 class MetaRoceResponder
 {
   public:
-    /// `config` and `counters` are the connection's and must outlive it.
-    MetaRoceResponder(const MetaRoceConfig& config, MemoryRegistry* memory, Counters& counters);
+    /// `config` (perhaps shared with other connections) and `counters` are the connection's and
+    /// must outlive it; `peer` is the peer's connection id, which its ACKs and NAKs carry.
+    MetaRoceResponder(const MetaRoceConfig& config,
+                      uint32_t peer,
+                      MemoryRegistry* memory,
+                      Counters& counters);
 
     /// Queues a RECV buffer on its stream (already validated by the connection).
     void PostRecv(const WorkRequest& wr);
@@ -181,6 +185,7 @@ class MetaRoceResponder
     uint16_t PortOf(uint16_t pathId) const;
 
     const MetaRoceConfig& m_config; ///< the connection's, which outlives this responder
+    uint32_t m_peer;                ///< the peer's connection id
     MemoryRegistry* m_memory;
     Counters& m_counters;
     uint64_t m_fairShareBps;

@@ -5,10 +5,12 @@
 namespace metaroce
 {
 
-PathRecovery::PathRecovery(const MetaRoceConfig& config, Counters& counters)
+PathRecovery::PathRecovery(const MetaRoceConfig& config,
+                           Counters& counters,
+                           const ConnectionIds& ids)
     : m_config(config)
     , m_counters(counters)
-    , m_seed(config.seed * 0x9e3779b97f4a7c15ULL + config.localConnection)
+    , m_seed(ids.seed * 0x9e3779b97f4a7c15ULL + ids.local)
 {
 }
 

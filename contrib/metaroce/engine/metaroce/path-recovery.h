@@ -34,7 +34,8 @@ namespace metaroce
 class PathRecovery
 {
   public:
-    PathRecovery(const MetaRoceConfig& config, Counters& counters);
+    /// The generator is seeded from the connection's `ids` (its seed and local id).
+    PathRecovery(const MetaRoceConfig& config, Counters& counters, const ConnectionIds& ids);
 
     /// A fresh entropy (UDP source port) from the connection's generator (spec 4.4).
     uint16_t DrawEntropy();

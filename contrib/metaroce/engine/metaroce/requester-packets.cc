@@ -19,6 +19,7 @@ Serialised(const MrHeader& h)
 
 OutPacket
 MakeDataPacket(const MetaRoceConfig& config,
+               uint32_t destination,
                MemoryRegistry* memory,
                const Path& path,
                const SendQueue::Message& m,
@@ -31,7 +32,7 @@ MakeDataPacket(const MetaRoceConfig& config,
     MrHeader h;
     h.opcode = m.wr.op == Opcode::Write ? MrOpcode::Write : MrOpcode::Send;
     h.pathId = path.id;
-    h.connection = config.remoteConnection;
+    h.connection = destination;
     h.psn = static_cast<uint32_t>(path.nextPsn);
     h.ackFloor = static_cast<uint32_t>(path.Floor());
     h.stream = m.wr.stream;
@@ -70,13 +71,13 @@ MakeDataPacket(const MetaRoceConfig& config,
 }
 
 OutPacket
-MakeProbePacket(const MetaRoceConfig& config, const Path& path, TimeNs now, bool ackRequest)
+MakeProbePacket(uint32_t destination, const Path& path, TimeNs now, bool ackRequest)
 {
     MrHeader h;
     h.opcode = MrOpcode::Probe;
     h.flags = ackRequest ? kMrFlagAckReq : 0;
     h.pathId = path.id;
-    h.connection = config.remoteConnection;
+    h.connection = destination;
     h.psn = static_cast<uint32_t>(path.nextPsn);
     h.ackFloor = static_cast<uint32_t>(path.Floor());
     h.timestamp = now;

@@ -16,12 +16,14 @@ namespace metaroce
 {
 
 /**
- * DATA for packet `index` (of `payloadBytes`) of `m` on `path`, under the path's next PSN.
+ * DATA for packet `index` (of `payloadBytes`) of `m` on `path`, under the path's next PSN, to
+ * the peer's connection `destination`.
  * With a local key the payload is read from `memory` (left virtual when that fails). `retx`
  * marks a retransmission, which asks for an immediate ACK, as the last packet does, and as
  * `askAck` does for any other (a lone packet, spec 6.4).
  */
 OutPacket MakeDataPacket(const MetaRoceConfig& config,
+                         uint32_t destination,
                          MemoryRegistry* memory,
                          const Path& path,
                          const SendQueue::Message& m,
@@ -31,9 +33,10 @@ OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          TimeNs now,
                          bool askAck);
 
-/// A PROBE on `path` under its next PSN (control class). `ackRequest`: ACKREQ, asking for an
-/// immediate ACK, as a Down path's probe does; a tail marker does not (spec 5.5, 6.4).
-OutPacket MakeProbePacket(const MetaRoceConfig& config,
+/// A PROBE to the peer's connection `destination` on `path` under its next PSN (control
+/// class). `ackRequest`: ACKREQ, asking for an immediate ACK, as a Down path's probe does; a
+/// tail marker does not (spec 5.5, 6.4).
+OutPacket MakeProbePacket(uint32_t destination,
                           const Path& path,
                           TimeNs now,
                           bool ackRequest = true);

@@ -98,16 +98,19 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                         "ns3::MetaRoceNic::DropTracedCallback");
 }
 
-metaroce::MetaRoceConfig
-MetaRoceNic::MetaRoceConfigFor(uint32_t local, uint32_t remote) const
+std::shared_ptr<const metaroce::MetaRoceConfig>
+MetaRoceNic::SharedMetaRoceConfig()
 {
     metaroce::MetaRoceConfig c = m_metaRoce;
-    c.localConnection = local;
-    c.remoteConnection = remote;
-    c.seed = static_cast<uint64_t>(m_rng->GetInteger(1, 0x7fffffff));
     c.ports = static_cast<uint16_t>(m_ports.size());
     c.portRateBps = LineRateBps(0);
-    return c;
+    // Attributes may change between connections: those made before keep what they were made
+    // with, as when every connection held a copy.
+    if (!m_sharedMetaRoce || !metaroce::SameTunablesAndShape(*m_sharedMetaRoce, c))
+    {
+        m_sharedMetaRoce = std::make_shared<const metaroce::MetaRoceConfig>(c);
+    }
+    return m_sharedMetaRoce;
 }
 
 metaroce::RoceV2Config

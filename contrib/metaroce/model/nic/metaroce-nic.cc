@@ -347,8 +347,13 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     {
         if (transport == metaroce::Transport::MetaRoce)
         {
+            const metaroce::ConnectionIds ids{
+                localId,
+                remoteId,
+                static_cast<uint64_t>(m_rng->GetInteger(1, 0x7fffffff))};
             auto connection =
-                std::make_unique<metaroce::MetaRoceConnection>(MetaRoceConfigFor(localId, remoteId),
+                std::make_unique<metaroce::MetaRoceConnection>(SharedMetaRoceConfig(),
+                                                               ids,
                                                                &m_memory,
                                                                GetCongestionOps()->Create(),
                                                                GetPathSelection()->Create());

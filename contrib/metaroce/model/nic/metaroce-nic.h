@@ -150,7 +150,9 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     ObjectFactory GetPathSelectionFactory() const;
     void SetRoceRateControlFactory(const ObjectFactory& factory);
     ObjectFactory GetRoceRateControlFactory() const;
-    metaroce::MetaRoceConfig MetaRoceConfigFor(uint32_t local, uint32_t remote) const;
+    /// The configuration all of this NIC's MetaRoCE connections refer to (its attributes and
+    /// ports, no identity), made anew only when those changed since the last connection.
+    std::shared_ptr<const metaroce::MetaRoceConfig> SharedMetaRoceConfig();
     metaroce::RoceV2Config RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane);
     Ptr<MetaRoceQueuePair> CreateQueuePair(metaroce::Transport transport,
                                            uint32_t localId,
@@ -204,6 +206,8 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     // PathSelection, RoceRateControl: metaroce-nic-algorithms.cc). Each queue pair gets a
     // copy, completed with what the NIC decides (ids, seed, ports, line rate, MTU for RoCEv2).
     metaroce::MetaRoceConfig m_metaRoce;
+    /// SharedMetaRoceConfig()'s latest: one copy for every connection made since
+    std::shared_ptr<const metaroce::MetaRoceConfig> m_sharedMetaRoce;
     metaroce::RoceV2Config m_roceV2;
     bool m_realPayload;
     Time m_fairShareWindow;
