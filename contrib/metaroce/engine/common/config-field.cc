@@ -55,11 +55,7 @@ CheckFieldValue(double value, double min, double max, bool integer)
         return "must be in [" + FormatFieldValue(FieldUnit::Real, min) + ", " +
                FormatFieldValue(FieldUnit::Real, max) + "]";
     }
-    if (integer && std::floor(value) != value)
-    {
-        return "must be a whole number";
-    }
-    return "";
+    return "must be a whole number"; // in range, so FieldValueOk() found a fraction
 }
 
 void

@@ -70,11 +70,10 @@ MetaRoceConnection::MetaRoceConnection(std::shared_ptr<const MetaRoceConfig> sha
                                        MemoryRegistry* memory,
                                        std::unique_ptr<CongestionControl> cc,
                                        std::unique_ptr<PathSelector> selector)
-    : m_shared(Validated(std::move(shared)))
-    , m_config(*m_shared)
+    : m_config(Validated(std::move(shared)))
     , m_ids(ids)
     , m_memory(memory)
-    , m_cc(DefaultCc(m_config, std::move(cc)))
+    , m_cc(DefaultCc(*m_config, std::move(cc)))
     , m_selector(DefaultSelector(std::move(selector)))
     , m_portUp(~uint64_t{0})
 {
@@ -88,7 +87,7 @@ MetaRoceConnection::SendHalf() const
         // The requester keeps references to the connection's configuration, counters and
         // completions, which do not move: the connection is neither copied nor moved.
         auto& self = const_cast<MetaRoceConnection&>(*this);
-        m_requester = std::make_unique<DeadlineCached<MetaRoceRequester>>(m_config,
+        m_requester = std::make_unique<DeadlineCached<MetaRoceRequester>>(*m_config,
                                                                           m_ids,
                                                                           m_memory,
                                                                           self.m_counters,
@@ -107,7 +106,7 @@ MetaRoceConnection::ReceiveHalf() const
     {
         auto& self = const_cast<MetaRoceConnection&>(*this);
         m_responder =
-            std::make_unique<MetaRoceResponder>(m_config, m_ids.remote, m_memory, self.m_counters);
+            std::make_unique<MetaRoceResponder>(*m_config, m_ids.remote, m_memory, self.m_counters);
         m_responder->ShareHints(m_hints);
     }
     return *m_responder;
@@ -130,10 +129,10 @@ MetaRoceConnection::ValidateWorkRequest(const WorkRequest& wr, bool recv) const
     {
         bad(recv ? "PostRecv takes RECV requests only" : "PostSend takes WRITE or SEND only");
     }
-    if (wr.stream >= m_config.streams)
+    if (wr.stream >= m_config->streams)
     {
         bad("stream " + std::to_string(wr.stream) + " beyond the configured " +
-            std::to_string(m_config.streams));
+            std::to_string(m_config->streams));
     }
     if (!recv && wr.length == 0)
     {
@@ -176,7 +175,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
 {
     ++m_counters.rxPackets;
     m_counters.rxBytes += pkt.wireSize;
-    if (pkt.port >= m_config.ports || !m_portUp[pkt.port])
+    if (pkt.port >= m_config->ports || !m_portUp[pkt.port])
     {
         return Refuse(DropReason::PortDown);
     }
@@ -209,7 +208,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
         break;
     case MrOpcode::Ack:
         ++m_counters.rxControlPackets;
-        if (!KnowsPaths(h, m_config))
+        if (!KnowsPaths(h, *m_config))
         {
             result = RxResult{false, DropReason::BadField};
         }
@@ -248,10 +247,10 @@ MetaRoceConnection::OnTimeout(TimeNs now)
 void
 MetaRoceConnection::OnPortState(uint16_t port, bool up, TimeNs now)
 {
-    if (port >= m_config.ports)
+    if (port >= m_config->ports)
     {
         throw std::invalid_argument("port " + std::to_string(port) + " beyond the configured " +
-                                    std::to_string(m_config.ports));
+                                    std::to_string(m_config->ports));
     }
     m_portUp[port] = up;
     if (m_responder)
@@ -284,7 +283,7 @@ MetaRoceConnection::PullRecoveryPacket(uint16_t port, TimeNs now)
 std::optional<OutPacket>
 MetaRoceConnection::Pull(uint16_t port, TimeNs now, PullKind kind)
 {
-    if (port >= m_config.ports || !m_portUp[port])
+    if (port >= m_config->ports || !m_portUp[port])
     {
         return std::nullopt;
     }
@@ -306,7 +305,7 @@ MetaRoceConnection::Pull(uint16_t port, TimeNs now, PullKind kind)
 bool
 MetaRoceConnection::HasWork(uint16_t port) const
 {
-    return port < m_config.ports && m_portUp[port] &&
+    return port < m_config->ports && m_portUp[port] &&
            ((m_responder && m_responder->HasWork(port)) ||
             (m_requester && m_requester->Get().HasWork(port)));
 }
@@ -314,27 +313,27 @@ MetaRoceConnection::HasWork(uint16_t port) const
 bool
 MetaRoceConnection::HasControlWork(uint16_t port) const
 {
-    return port < m_config.ports && m_portUp[port] && m_responder && m_responder->HasWork(port);
+    return port < m_config->ports && m_portUp[port] && m_responder && m_responder->HasWork(port);
 }
 
 bool
 MetaRoceConnection::HasRecoveryWork(uint16_t port) const
 {
-    return port < m_config.ports && m_portUp[port] && m_requester &&
+    return port < m_config->ports && m_portUp[port] && m_requester &&
            m_requester->Get().HasRecoveryWork(port);
 }
 
 bool
 MetaRoceConnection::ContinuesBurst(uint16_t port) const
 {
-    return port < m_config.ports && m_portUp[port] && m_requester &&
+    return port < m_config->ports && m_portUp[port] && m_requester &&
            m_requester->Get().ContinuesBurst(port);
 }
 
 PortWork
 MetaRoceConnection::WorkOnPorts(uint16_t ports) const
 {
-    const uint64_t up = m_portUp.to_ullong() & PortBits(std::min(ports, m_config.ports));
+    const uint64_t up = m_portUp.to_ullong() & PortBits(std::min(ports, m_config->ports));
     PortWork work;
     if (m_requester)
     {

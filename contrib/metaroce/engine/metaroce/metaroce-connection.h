@@ -99,7 +99,7 @@ class MetaRoceConnection : public TransportEngine
     /// none; Ids() tells this connection's.
     const MetaRoceConfig& Config() const
     {
-        return m_config;
+        return *m_config;
     }
 
     /// This connection's identity: its and its peer's connection ids, its seed.
@@ -132,8 +132,7 @@ class MetaRoceConnection : public TransportEngine
     /// The responder, made on the first call (reading the NIC's hints if shared).
     MetaRoceResponder& ReceiveHalf() const;
 
-    std::shared_ptr<const MetaRoceConfig> m_shared; ///< the configuration, perhaps shared
-    const MetaRoceConfig& m_config;                 ///< *m_shared
+    std::shared_ptr<const MetaRoceConfig> m_config; ///< perhaps shared with other connections
     ConnectionIds m_ids;
     MemoryRegistry* m_memory;
     Counters m_counters;
