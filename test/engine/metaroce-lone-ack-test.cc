@@ -93,10 +93,11 @@ TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsPathDoesNotAsk)
 TEST(MetaRoceLoneAck, TheFirstPacketOfABurstDoesNotAsk)
 {
     HandDrivenPair pair(Config(true, 8, 2));
-    pair.a->PostSend(Write(1, 6 * 1024), 0);
+    const TimeNs now = pair.TimeEveryPath(); // bursts start on timed paths only (4.2)
+    pair.a->PostSend(Write(1, 6 * 1024), now);
     // The second of each burst follows at once and is acknowledged with the first
     // (ackEveryPackets); only the message's last packet asks.
-    EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, 0)),
+    EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, now)),
               (std::vector<bool>{false, false, false, false, false, true}));
 }
 

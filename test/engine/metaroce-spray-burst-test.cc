@@ -52,10 +52,11 @@ TEST(MetaRoceSprayBurst, ABurstOfTwoTakesOnePathThenTheNext)
               (std::vector<uint16_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 
     HandDrivenPair two(Config(2));
-    two.a->PostSend(Write(1, 8 * 1024), 0);
+    const TimeNs now = two.TimeEveryPath();
+    two.a->PostSend(Write(1, 8 * 1024), now);
     std::vector<uint16_t> paths;
     std::vector<bool> again; // what the NIC is told after each packet (ContinuesBurst)
-    while (auto p = two.a->PullPacket(0, 0))
+    while (auto p = two.a->PullPacket(0, now))
     {
         paths.push_back(PathOf(*p));
         again.push_back(two.a->ContinuesBurst(0));
@@ -65,15 +66,44 @@ TEST(MetaRoceSprayBurst, ABurstOfTwoTakesOnePathThenTheNext)
     EXPECT_FALSE(one.a->ContinuesBurst(0)) << "single packets never ask for the port again";
 }
 
+TEST(MetaRoceSprayBurst, APathNotYetTimedSendsAlone)
+{
+    // Before its first ACK a path's route may hold a first-round queue nobody has measured:
+    // a pair there would double its share and arrive later than the time rule expects (4.2).
+    HandDrivenPair pair(Config(2));
+    pair.a->PostSend(Write(1, 12 * 1024), 10);
+    std::vector<OutPacket> first;
+    std::vector<bool> again;
+    for (int k = 0; k < 8; ++k)
+    {
+        first.push_back(*pair.a->PullPacket(0, 10));
+        again.push_back(pair.a->ContinuesBurst(0));
+    }
+    EXPECT_EQ(PathsOf(first), (std::vector<uint16_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(again, std::vector<bool>(8, false));
+    // Path 0 acknowledged, so timed: it takes the next two packets; path 1 is not, and sends one.
+    pair.Deliver({first[0]}, 100, 200);
+    std::vector<uint16_t> paths;
+    again.clear();
+    while (auto p = pair.a->PullPacket(0, 300))
+    {
+        paths.push_back(PathOf(*p));
+        again.push_back(pair.a->ContinuesBurst(0));
+    }
+    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 0, 1, 2}));
+    EXPECT_EQ(again, (std::vector<bool>{true, false, false, false}));
+}
+
 TEST(MetaRoceSprayBurst, ABurstAsksForThePortAgainOnlyWhileDataWaits)
 {
     HandDrivenPair pair(Config(4));
-    pair.a->PostSend(Write(1, 2 * 1024), 0);
-    ASSERT_TRUE(pair.a->PullPacket(0, 0).has_value());
+    const TimeNs now = pair.TimeEveryPath();
+    pair.a->PostSend(Write(1, 2 * 1024), now);
+    ASSERT_TRUE(pair.a->PullPacket(0, now).has_value());
     EXPECT_TRUE(pair.a->ContinuesBurst(0));
-    ASSERT_TRUE(pair.a->PullPacket(0, 0).has_value());
+    ASSERT_TRUE(pair.a->PullPacket(0, now).has_value());
     EXPECT_FALSE(pair.a->ContinuesBurst(0)) << "nothing left to send";
-    pair.a->PostSend(Write(2, 1024), 0);
+    pair.a->PostSend(Write(2, 1024), now);
     EXPECT_TRUE(pair.a->ContinuesBurst(0)) << "the burst has room for two more";
     EXPECT_FALSE(pair.a->ContinuesBurst(1)) << "a port the connection does not have";
 }
@@ -81,13 +111,14 @@ TEST(MetaRoceSprayBurst, ABurstAsksForThePortAgainOnlyWhileDataWaits)
 TEST(MetaRoceSprayBurst, EachPortHasItsOwnBurst)
 {
     HandDrivenPair pair(Config(2, 2));
-    pair.a->PostSend(Write(1, 8 * 1024), 0);
+    const TimeNs now = pair.TimeEveryPath(2);
+    pair.a->PostSend(Write(1, 8 * 1024), now);
     std::vector<uint16_t> paths;
     for (int k = 0; k < 4; ++k)
     {
         for (uint16_t port = 0; port < 2; ++port)
         {
-            paths.push_back(PathOf(*pair.a->PullPacket(port, 0)));
+            paths.push_back(PathOf(*pair.a->PullPacket(port, now)));
         }
     }
     // Port 1's paths are 8-15 (spec 4.1); the ports' pulls interleave, their bursts do not mix.
@@ -97,12 +128,14 @@ TEST(MetaRoceSprayBurst, EachPortHasItsOwnBurst)
 TEST(MetaRoceSprayBurst, ABurstEndsWhereThePathHasNoRoom)
 {
     MetaRoceConfig c = Config(2);
-    c.initialPathWindowPackets = 1; // room for one packet at a time (spec 4.2)
+    c.initialPathWindowPackets = 1;   // room for one packet at a time (spec 4.2) ...
+    c.aimd.additiveIncreaseBytes = 1; // ... still after the ACKs that time the paths
     HandDrivenPair pair(c);
-    pair.a->PostSend(Write(1, 4 * 1024), 0);
+    const TimeNs now = pair.TimeEveryPath();
+    pair.a->PostSend(Write(1, 4 * 1024), now);
     std::vector<uint16_t> paths;
     std::vector<bool> again;
-    while (auto p = pair.a->PullPacket(0, 0))
+    while (auto p = pair.a->PullPacket(0, now))
     {
         paths.push_back(PathOf(*p));
         again.push_back(pair.a->ContinuesBurst(0));
@@ -116,18 +149,19 @@ TEST(MetaRoceSprayBurst, ABurstEndsWhereThePathHasNoRoom)
 TEST(MetaRoceSprayBurst, ABurstIsAcknowledgedInOneAck)
 {
     HandDrivenPair pair(Config(2));
-    pair.a->PostSend(Write(1, 8 * 1024), 0);
-    const std::vector<OutPacket> data = PullAllPackets(*pair.a, 0, 0);
-    ASSERT_TRUE(DeliverPacket(*pair.b, data[0], 1'000).accepted);
+    const TimeNs now = pair.TimeEveryPath();
+    pair.a->PostSend(Write(1, 8 * 1024), now);
+    const std::vector<OutPacket> data = PullAllPackets(*pair.a, 0, now);
+    ASSERT_TRUE(DeliverPacket(*pair.b, data[0], now + 1'000).accepted);
     EXPECT_FALSE(pair.b->HasWork(0)) << "the first of the burst waits for the second";
-    ASSERT_TRUE(DeliverPacket(*pair.b, data[1], 1'100).accepted);
+    ASSERT_TRUE(DeliverPacket(*pair.b, data[1], now + 1'100).accepted);
     ASSERT_TRUE(pair.b->HasWork(0)) << "ackEveryPackets reached: the ACK goes now";
-    const std::optional<OutPacket> ack = pair.b->PullPacket(0, 1'100);
+    const std::optional<OutPacket> ack = pair.b->PullPacket(0, now + 1'100);
     ASSERT_TRUE(ack.has_value());
     const MrHeader h = *MrParse(ack->header.data(), ack->header.size(), ack->WireSize()).header;
     EXPECT_EQ(h.opcode, MrOpcode::Ack);
     EXPECT_EQ(h.pathId, 0);
-    EXPECT_EQ(h.cumulativePsn, 2u) << "one ACK for both packets of the burst";
+    EXPECT_EQ(h.cumulativePsn, 3u) << "one ACK for both packets of the burst (PSN 0 timed it)";
     EXPECT_FALSE(pair.b->HasWork(0));
 }
 
@@ -137,10 +171,11 @@ TEST(MetaRoceSprayBurst, ThePacingBucketHoldsABurstPerPort)
     // and the one due (spec 7.4), where a bucket of one packet per port would hold four.
     MetaRoceConfig c = Config(4, 2);
     HandDrivenPair pair(c);
+    const TimeNs now = pair.TimeEveryPath(2);
     pair.b->SetFairShare(10'000'000'000);
-    pair.a->PostSend(Write(1, 64 * 1024), 0);
-    const OutPacket first = *pair.a->PullPacket(0, 0);
-    pair.Deliver({first, *pair.a->PullPacket(0, 0)}, 100, 200); // a pair: acknowledged at once
+    pair.a->PostSend(Write(1, 64 * 1024), now);
+    const OutPacket first = *pair.a->PullPacket(0, now);
+    pair.Deliver({first, *pair.a->PullPacket(0, now)}, now + 100, now + 200); // a pair: one ACK
     ASSERT_EQ(pair.a->Requester().RateHintBps(), 10'000'000'000u);
     const TimeNs idle = 100'000;
     std::size_t sent = 0;

@@ -275,8 +275,9 @@ class SprayBurstTestCase : public TestCase
     void DoRun() override
     {
         // Measured (16 hosts, one plane, 4 MiB, one channel; 64 hosts and 8 planes in
-        // doc/results.md section 18): 86,906 against 115,620 packet-hops, the hosts' bytes over
-        // the payload 1.030 against 1.039, 337.1 against 337.6 us, 2 copies against none.
+        // doc/results.md sections 18 and 22), bursts on timed paths only: 90,192 against 115,392
+        // packet-hops, the hosts' bytes over the payload 1.031 against 1.039, 340.6 against
+        // 337.6 us, no copies (bursts from a path's first packet: 86,906 hops and 2 copies).
         MetaRoceExperimentConfig fabric = LeafSpine(16, 4, "100Gbps", 1);
         fabric.channels = 1;
         const MetaRoceExperimentResults pairs = AllToAll(fabric, "SprayBurstPackets=2", 4 << 20);

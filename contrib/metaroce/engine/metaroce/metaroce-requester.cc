@@ -144,8 +144,11 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
         {
             // A burst cut short takes this one packet on another path and ends the NIC's turn
             // (ContinuesBurst), so that a turn never exceeds a burst; the next one starts anew.
+            // A path not yet timed sends alone: how late its route runs is unknown, and a
+            // pair would double its share of a first-round queue (4.2).
+            const bool timed = m_paths[static_cast<uint16_t>(chosen)].rtt.HasSample();
             m_bursts[port] = {static_cast<uint16_t>(chosen),
-                              cut ? 0 : m_config.sprayBurstPackets - 1};
+                              cut || !timed ? 0 : m_config.sprayBurstPackets - 1};
         }
     }
     const bool retx = m_queue.Take(*next);
