@@ -4,37 +4,13 @@
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
 
-#include <algorithm>
-#include <functional>
+#include <vector>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("MetaRoceHorizonScheduler");
 NS_OBJECT_ENSURE_REGISTERED(MetaRoceHorizonScheduler);
-
-namespace
-{
-
-/// Takes `ev` out of the min-heap `heap`; false when it is not there.
-bool
-RemoveFrom(std::vector<Scheduler::Event>& heap, const Scheduler::Event& ev)
-{
-    const auto it = std::find_if(heap.begin(), heap.end(), [&ev](const Scheduler::Event& e) {
-        return e.key.m_uid == ev.key.m_uid;
-    });
-    if (it == heap.end())
-    {
-        return false;
-    }
-    NS_ASSERT(it->impl == ev.impl);
-    *it = heap.back();
-    heap.pop_back();
-    std::make_heap(heap.begin(), heap.end(), std::greater<>());
-    return true;
-}
-
-} // namespace
 
 TypeId
 MetaRoceHorizonScheduler::GetTypeId()
@@ -61,9 +37,7 @@ MetaRoceHorizonScheduler::~MetaRoceHorizonScheduler() = default;
 void
 MetaRoceHorizonScheduler::Insert(const Event& ev)
 {
-    std::vector<Event>& heap = ev.key.m_ts < m_horizon ? m_near : m_far;
-    heap.push_back(ev);
-    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    (ev.key.m_ts < m_horizon ? m_near : m_far).push(ev);
 }
 
 bool
@@ -77,7 +51,7 @@ MetaRoceHorizonScheduler::PeekNext() const
 {
     NS_ASSERT(!IsEmpty());
     // Every near event is due before every far one.
-    return m_near.empty() ? m_far.front() : m_near.front();
+    return m_near.empty() ? m_far.top() : m_near.top();
 }
 
 Scheduler::Event
@@ -88,9 +62,8 @@ MetaRoceHorizonScheduler::RemoveNext()
     {
         Refill();
     }
-    std::pop_heap(m_near.begin(), m_near.end(), std::greater<>());
-    const Event next = m_near.back();
-    m_near.pop_back();
+    const Event next = m_near.top();
+    m_near.pop();
     return next;
 }
 
@@ -104,23 +77,50 @@ MetaRoceHorizonScheduler::Remove(const Event& ev)
     NS_ABORT_MSG_UNLESS(removed, "MetaRoceHorizonScheduler: no event with uid " << ev.key.m_uid);
 }
 
+bool
+MetaRoceHorizonScheduler::RemoveFrom(Heap& heap, const Event& ev)
+{
+    // Rare (ns-3 cancels events in place; only Simulator::Remove comes here): rebuilt without it.
+    std::vector<Event> kept;
+    kept.reserve(heap.size());
+    bool found = false;
+    for (const Event& e : heap)
+    {
+        if (!found && e.key.m_uid == ev.key.m_uid)
+        {
+            NS_ASSERT(e.impl == ev.impl);
+            found = true;
+            continue;
+        }
+        kept.push_back(e);
+    }
+    if (found)
+    {
+        heap.clear();
+        for (const Event& e : kept)
+        {
+            heap.push(e);
+        }
+    }
+    return found;
+}
+
 void
 MetaRoceHorizonScheduler::Refill()
 {
     // At least one step, whatever the time resolution makes of the window.
     const auto window = std::max<uint64_t>(1, static_cast<uint64_t>(m_window.GetTimeStep()));
-    const uint64_t earliest = m_far.front().key.m_ts;
+    const uint64_t earliest = m_far.top().key.m_ts;
     m_horizon = earliest > UINT64_MAX - window ? UINT64_MAX : earliest + window;
     // The earliest always moves (at the end of time the horizon cannot pass it); later events
     // inserted at its timestamp have larger uids, so they may wait in the far heap.
     bool first = true;
-    while (!m_far.empty() && (first || m_far.front().key.m_ts < m_horizon))
+    while (!m_far.empty() && (first || m_far.top().key.m_ts < m_horizon))
     {
         first = false;
-        std::pop_heap(m_far.begin(), m_far.end(), std::greater<>());
-        m_near.push_back(m_far.back());
-        m_far.pop_back();
-        // The far heap gives them up in order: appended, they already form a heap.
+        // In order, so each stays where it is pushed: one comparison with its parent.
+        m_near.push(m_far.top());
+        m_far.pop();
     }
     NS_LOG_LOGIC("horizon " << m_horizon << ": " << m_near.size() << " near, " << m_far.size()
                             << " far");

@@ -14,7 +14,9 @@
  * is due before every far one, so events leave in exactly the order of (timestamp, uid) that
  * every ns-3 scheduler keeps: results are identical to any other scheduler's, bit for bit. A far
  * event is sifted through the large heap twice (in and out) instead of the whole heap being
- * sifted for every event.
+ * sifted for every event. Both heaps are 4-ary (Boost.Heap's d_ary_heap): half the levels of a
+ * binary heap, and a node's four children share a cache line or two, where a binary heap's
+ * sift visits a new line at every level (doc/benchmarks.md).
  */
 #ifndef METAROCE_HORIZON_SCHEDULER_H
 #define METAROCE_HORIZON_SCHEDULER_H
@@ -22,8 +24,9 @@
 #include "ns3/nstime.h"
 #include "ns3/scheduler.h"
 
+#include <boost/heap/d_ary_heap.hpp>
 #include <cstdint>
-#include <vector>
+#include <functional>
 
 namespace ns3
 {
@@ -51,14 +54,21 @@ class MetaRoceHorizonScheduler : public Scheduler
     std::size_t FarCount() const;
 
   private:
+    /// A min-heap of events by (timestamp, uid).
+    using Heap =
+        boost::heap::d_ary_heap<Event, boost::heap::arity<4>, boost::heap::compare<std::greater<>>>;
+
+    /// Takes `ev` out of `heap`; false when it is not there.
+    static bool RemoveFrom(Heap& heap, const Event& ev);
+
     /// Moves the horizon past the far heap's earliest event and its far events before it
     /// into the (empty) near heap.
     void Refill();
 
-    Time m_window;             //!< Window attribute
-    uint64_t m_horizon{0};     //!< in time steps: near events are due before it, far ones not
-    std::vector<Event> m_near; //!< a min-heap (std::greater)
-    std::vector<Event> m_far;  //!< a min-heap (std::greater)
+    Time m_window;         //!< Window attribute
+    uint64_t m_horizon{0}; //!< in time steps: near events are due before it, far ones not
+    Heap m_near;           //!< events due before the horizon
+    Heap m_far;            //!< the others
 };
 
 } // namespace ns3
