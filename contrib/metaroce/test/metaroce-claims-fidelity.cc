@@ -289,7 +289,7 @@ class SprayBurstTestCase : public TestCase
         const double singleRatio = double(single.HostWireBytes()) / single.bytesDelivered;
         NS_TEST_EXPECT_MSG_LT(pairsRatio + 0.005, singleRatio, "fewer bytes per payload byte");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(pairs.durationUs, single.durationUs * 1.01, "no slower");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(pairs.retransmitted, uint64_t{4}, "next to no copies");
+        NS_TEST_EXPECT_MSG_EQ(pairs.retransmitted, 0, "no copies: bursts wait for timed paths");
     }
 };
 
