@@ -45,7 +45,8 @@ SenderFields()
         METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "4.2",
                        "Packets a connection sends back to back on one path of a plane (the NIC "
                        "pulls the port again while the burst goes on) before spraying on: a "
-                       "burst of ackEveryPackets comes back in one ACK."),
+                       "burst of ackEveryPackets comes back in one ACK. A burst starts only on "
+                       "a path with an RTT sample; before it, one packet at a time."),
         METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "6.4",
                        "Ask for the ACK of a lone DATA packet at once (ACKREQ): one whose path "
                        "sent nothing in the ACK delay before it and that no burst continues on. "
