@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <memory>
+#include <set>
 #include <tuple> // std::tie, for callers unpacking ConnectedEnds()
 #include <utility>
 #include <vector>
@@ -73,16 +74,22 @@ struct HandDrivenPair
         std::tie(a, b) = ConnectedEnds(c);
     }
 
-    /// Delivers `packets` to b at `arrive`; b's ACKs go back to a at `ackBack`.
+    /// Delivers `packets` to b at `arrive`; b's ACKs on the ports they arrived on go back to a at
+    /// `ackBack`, port by port.
     void Deliver(const std::vector<OutPacket>& packets, TimeNs arrive, TimeNs ackBack)
     {
+        std::set<uint16_t> ports;
         for (const OutPacket& p : packets)
         {
             ASSERT_TRUE(DeliverPacket(*b, p, arrive).accepted);
+            ports.insert(p.port);
         }
-        while (auto ack = b->PullPacket(0, arrive))
+        for (uint16_t port : ports)
         {
-            ASSERT_TRUE(DeliverPacket(*a, *ack, ackBack).accepted);
+            while (auto ack = b->PullPacket(port, arrive))
+            {
+                ASSERT_TRUE(DeliverPacket(*a, *ack, ackBack).accepted);
+            }
         }
     }
 
@@ -101,17 +108,7 @@ struct HandDrivenPair
                 sent.push_back(*a->PullPacket(port, 10)); // at 0 it would carry no timestamp
             }
         }
-        for (const OutPacket& p : sent)
-        {
-            EXPECT_TRUE(DeliverPacket(*b, p, 100).accepted);
-        }
-        for (uint16_t port = 0; port < ports; ++port)
-        {
-            for (const OutPacket& ack : PullAllPackets(*b, port, 100))
-            {
-                EXPECT_TRUE(DeliverPacket(*a, ack, 200).accepted);
-            }
-        }
+        Deliver(sent, 100, 200);
         EXPECT_TRUE(a->Requester().Idle()) << "every path timed";
         return 1'000;
     }
