@@ -5,7 +5,9 @@
  * again), control first and recovery first each on and off, pulls of control only (a PFC
  * pause), senders that say they may have work but are held back (a full window), senders marked
  * as maybe having work or with the work they report, and senders with bursts (pulled again at
- * once while their burst goes on, spec 4.2), the first sender of a port among them.
+ * once while their burst goes on, spec 4.2), the first sender of a port among them; and
+ * MayHaveWork never says no while a sender of the port has work, and says no after a pull that
+ * found nothing.
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -265,6 +267,10 @@ class RoundRobinTestCase : public TestCase
                                       "drain " << port);
                 if (got == 0)
                 {
+                    // A pull that found nothing has cleared every mark there.
+                    NS_TEST_ASSERT_MSG_EQ(scheduler.MayHaveWork(port),
+                                          false,
+                                          "port " << port << " drained, still marked");
                     break;
                 }
                 mark(FakeSender::SenderOf(got));
@@ -313,6 +319,18 @@ class RoundRobinTestCase : public TestCase
             {
                 // As the NIC does after a pull.
                 mark(FakeSender::SenderOf(got));
+            }
+            // MayHaveWork never denies work a sender has (the NIC's ports rely on it).
+            for (uint32_t q = 0; q < kPorts; ++q)
+            {
+                bool any = false;
+                for (const auto& sender : theirs)
+                {
+                    any = any || sender->HasWork(q);
+                }
+                NS_TEST_ASSERT_MSG_EQ(!any || scheduler.MayHaveWork(q),
+                                      true,
+                                      "round " << round << ": port " << q << " has work, unmarked");
             }
         }
     }

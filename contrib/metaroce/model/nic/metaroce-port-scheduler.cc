@@ -35,6 +35,7 @@ MetaRocePortScheduler::AddPort()
 {
     const std::size_t ports = m_ports.size();
     m_ports.emplace_back();
+    m_markedAny.push_back(0);
     // The layout interleaves the ports' words: lay the bits out again for one more port.
     for (std::vector<uint64_t>& bits : m_maybe)
     {
@@ -67,11 +68,9 @@ MetaRocePortScheduler::MarkWork(const std::vector<Slot>& slots, const metaroce::
 {
     for (const auto& [port, slot] : slots)
     {
-        const uint64_t bit = uint64_t(1) << (slot % 64);
-        auto put = [&](std::size_t kind, uint64_t ports) {
-            uint64_t& word = Word(kind, port, slot);
+        auto put = [&, port = port, slot = slot](std::size_t kind, uint64_t ports) {
             // PortWork has 64 bits: a port beyond them is marked as maybe having work.
-            word = port >= 64 || (ports >> port & 1) != 0 ? word | bit : word & ~bit;
+            SetMark(kind, port, slot, port >= 64 || (ports >> port & 1) != 0);
         };
         put(kAny, work.any);
         if (m_controlFirst)
@@ -88,6 +87,12 @@ MetaRocePortScheduler::MarkWork(const std::vector<Slot>& slots, const metaroce::
 Ptr<Packet>
 MetaRocePortScheduler::Pull(uint32_t port, bool controlOnly)
 {
+    if (!MayHaveWork(port))
+    {
+        // No sender marked in the round-robin of any packet: none has control or recovery
+        // either (HasWork covers them), whatever their own marks say.
+        return nullptr;
+    }
     Port& p = m_ports[port];
     if (m_controlFirst)
     {
@@ -137,7 +142,7 @@ MetaRocePortScheduler::PullFromSlots(Port& port,
                                                  : sender.HasWork(index);
         if (!work)
         {
-            Word(rr.kind, index, slot) &= ~(uint64_t(1) << (slot % 64));
+            SetMark(rr.kind, index, slot, false);
             continue;
         }
         Ptr<Packet> p = sender.Pull(index, kind);
@@ -158,6 +163,7 @@ void
 MetaRocePortScheduler::Clear()
 {
     m_ports.clear();
+    m_markedAny.clear();
     for (std::vector<uint64_t>& bits : m_maybe)
     {
         bits.clear();

@@ -102,6 +102,14 @@ class MetaRocePortScheduler
     /// the cursor, or null when no sender has one.
     Ptr<Packet> Pull(uint32_t port, bool controlOnly);
 
+    /// False only when no sender of `port` may have work (no mark in its round-robin of any
+    /// packet): a pull returns null, and reads no sender's marks, until MarkWork marks a sender
+    /// there again.
+    bool MayHaveWork(uint32_t port) const
+    {
+        return m_markedAny[port] != 0;
+    }
+
     /// Forgets every port and sender.
     void Clear();
 
@@ -154,6 +162,19 @@ class MetaRocePortScheduler
         return m_maybe[kind][slot / 64 * m_ports.size() + port];
     }
 
+    /// Sets or clears the mark of `slot` of `port` in m_maybe[kind], counting kAny's marks.
+    void SetMark(std::size_t kind, uint32_t port, std::size_t slot, bool marked)
+    {
+        uint64_t& word = Word(kind, port, slot);
+        const uint64_t bit = uint64_t(1) << (slot % 64);
+        const uint64_t next = marked ? word | bit : word & ~bit;
+        if (kind == kAny && next != word)
+        {
+            m_markedAny[port] += marked ? 1 : -1;
+        }
+        word = next;
+    }
+
     std::vector<Port> m_ports;
     /// Per round-robin kind, one bit per slot of each port's senders: that sender may have work
     /// of this kind; a clear bit means it certainly has none. Word w of port p is at
@@ -161,6 +182,9 @@ class MetaRocePortScheduler
     /// cache line: marking a queue pair after every call into its engine read a separate array
     /// per port and kind, two cache misses per port in large fabrics (doc/benchmarks.md).
     std::array<std::vector<uint64_t>, 3> m_maybe;
+    /// Per port, the senders marked in m_maybe[kAny] (MayHaveWork without reading its words).
+    std::vector<uint32_t> m_markedAny;
+
     bool m_controlFirst{false};
     bool m_recoveryFirst{false};
 };
