@@ -7,7 +7,7 @@
  * as maybe having work or with the work they report, and senders with bursts (pulled again at
  * once while their burst goes on, spec 4.2), the first sender of a port among them; and
  * MayHaveWork never says no while a sender of the port has work, and says no after a pull that
- * found nothing.
+ * found nothing; MarkWork reports the ports it turns from no mark to one.
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -214,21 +214,32 @@ class RoundRobinTestCase : public TestCase
         std::vector<std::unique_ptr<FakeSender>> mine;
         std::vector<std::unique_ptr<FakeSender>> theirs;
         std::vector<std::vector<MetaRocePortScheduler::Slot>> slots;
+        // Marks sender `id`; MarkWork must report exactly the ports it woke (none marked before).
         auto mark = [&](uint32_t id) {
-            if (!exactMarks)
+            uint64_t idle = 0;
+            for (uint32_t port = 0; port < kPorts; ++port)
             {
-                scheduler.MarkWork(slots[id], MetaRocePortScheduler::kMaybeWork);
-                return;
+                idle |= scheduler.MayHaveWork(port) ? 0 : uint64_t{1} << port;
             }
-            metaroce::PortWork work;
-            for (const auto& [port, slot] : slots[id])
+            metaroce::PortWork work = MetaRocePortScheduler::kMaybeWork;
+            if (exactMarks)
             {
-                const uint64_t bit = uint64_t{1} << port;
-                work.any |= mine[id]->HasWork(port) ? bit : 0;
-                work.control |= mine[id]->HasControlWork(port) ? bit : 0;
-                work.recovery |= mine[id]->HasRecoveryWork(port) ? bit : 0;
+                work = {};
+                for (const auto& [port, slot] : slots[id])
+                {
+                    const uint64_t bit = uint64_t{1} << port;
+                    work.any |= mine[id]->HasWork(port) ? bit : 0;
+                    work.control |= mine[id]->HasControlWork(port) ? bit : 0;
+                    work.recovery |= mine[id]->HasRecoveryWork(port) ? bit : 0;
+                }
             }
-            scheduler.MarkWork(slots[id], work);
+            const uint64_t woken = scheduler.MarkWork(slots[id], work);
+            uint64_t nowMarked = 0;
+            for (uint32_t port = 0; port < kPorts; ++port)
+            {
+                nowMarked |= scheduler.MayHaveWork(port) ? uint64_t{1} << port : 0;
+            }
+            NS_TEST_EXPECT_MSG_EQ(woken, (idle & nowMarked), "ports woken by marking " << id);
         };
         scheduler.AddPort();
         scheduler.AddPort();

@@ -280,14 +280,42 @@ MetaRoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protoc
         Fire(kMacTxDrop, m_macTxDropTrace, packet);
         return false;
     }
-    if (!m_busy)
+    if (!IsTransmitting())
     {
         Ptr<Packet> next = m_queue->Dequeue();
         Fire(kSniffer, m_snifferTrace, next);
         Fire(kPromiscSniffer, m_promiscSnifferTrace, next);
         return TransmitStart(next);
     }
+    RequestCompletion();
     return true;
+}
+
+void
+MetaRoceNetDevice::DeferCompletion()
+{
+    m_deferNext = true;
+}
+
+bool
+MetaRoceNetDevice::IsTransmitting()
+{
+    if (m_busy && !m_completionScheduled && Simulator::Now() >= m_txEnd)
+    {
+        m_busy = false;
+    }
+    return m_busy;
+}
+
+void
+MetaRoceNetDevice::RequestCompletion()
+{
+    if (!IsTransmitting() || m_completionScheduled)
+    {
+        return;
+    }
+    m_completionScheduled = true;
+    Simulator::Schedule(m_txEnd - Simulator::Now(), &MetaRoceNetDevice::TransmitComplete, this);
 }
 
 bool
@@ -295,10 +323,20 @@ MetaRoceNetDevice::TransmitStart(Ptr<Packet> p)
 {
     NS_ASSERT_MSG(!m_busy, "MetaRoceNetDevice: transmission started while busy");
     m_busy = true;
-    m_current = p;
     Fire(kPhyTxBegin, m_phyTxBeginTrace, p);
     const Time txTime = TxTime(p->GetSize());
-    Simulator::Schedule(txTime + m_interframeGap, &MetaRoceNetDevice::TransmitComplete, this);
+    const bool defer = m_deferNext && (m_listened & kPhyTxEnd) == 0;
+    m_deferNext = false;
+    m_completionScheduled = !defer;
+    if (defer)
+    {
+        m_txEnd = Simulator::Now() + txTime + m_interframeGap;
+    }
+    else
+    {
+        m_current = p;
+        Simulator::Schedule(txTime + m_interframeGap, &MetaRoceNetDevice::TransmitComplete, this);
+    }
     if (!m_channel->TransmitStart(p, this, txTime))
     {
         Fire(kPhyTxDrop, m_phyTxDropTrace, p);
@@ -310,10 +348,16 @@ MetaRoceNetDevice::TransmitStart(Ptr<Packet> p)
 void
 MetaRoceNetDevice::TransmitComplete()
 {
-    NS_ASSERT_MSG(m_busy && m_current, "MetaRoceNetDevice: transmission ended while idle");
+    NS_ASSERT_MSG(m_busy && m_completionScheduled,
+                  "MetaRoceNetDevice: transmission ended while idle");
     m_busy = false;
-    Fire(kPhyTxEnd, m_phyTxEndTrace, m_current);
-    m_current = nullptr;
+    m_completionScheduled = false;
+    if (m_current != nullptr)
+    {
+        // A deferred frame's end (RequestCompletion) keeps no frame: its PhyTxEnd had no sink.
+        Fire(kPhyTxEnd, m_phyTxEndTrace, m_current);
+        m_current = nullptr;
+    }
     Ptr<Packet> next = m_queue->Dequeue();
     if (next == nullptr)
     {

@@ -21,6 +21,10 @@
  *    counts packets 2 bytes shorter than on the stock device.
  *  - Transmission times are cached per frame size (the two latest, then 16 entries), not
  *    computed per packet (DataRate's 128-bit division was 7% of a hop).
+ *  - A frame whose queue says nothing follows it (DeferCompletion, a NIC's or switch's port
+ *    queue with nothing queued) ends without an event; a frame sent during it still starts
+ *    the instant it is over, and a PhyTxEnd sink still gets its end on time (the device then
+ *    schedules the event). In a fabric's all-to-all this spares a fifth of the events.
  *  - The channel hands the receiver the sender's packet, not a copy: Send() takes the packet
  *    over (change it no more), receivers get a Ptr<const Packet> and copy before they change
  *    anything (the switch copies every packet it forwards).
@@ -95,6 +99,23 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     void SetInterframeGap(Time gap);
     /// Sets the transmit queue (a NIC or switch port installs its MetaRocePortQueue).
     void SetQueue(Ptr<Queue<Packet>> queue);
+    /**
+     * The frame about to start (from the queue's Dequeue(), which calls this) needs no event at
+     * its end: nothing waits to follow it. The device then keeps only the time its wire is free
+     * again; RequestCompletion() makes the event after all, and Send() does so itself when a
+     * frame comes while the wire is busy. A PhyTxEnd sink gets its event regardless. A port
+     * queue asks this when its owner has nothing more queued (MetaRocePortOwner::MayHaveWork):
+     * a fabric's ports are often idle between frames, and a transmit completion that finds
+     * nothing to send was an event, a pull and a cache line of the owner per frame
+     * (doc/benchmarks.md, "Completions only when something waits").
+     */
+    void DeferCompletion();
+    /// True while a frame is on the wire (a deferred one until its end, then the device is
+    /// idle again).
+    bool IsTransmitting();
+    /// Schedules the end of a deferred frame, which then asks the queue for the next one as
+    /// any completion does; nothing when no frame is on the wire or its end is scheduled.
+    void RequestCompletion();
     /// The transmit queue.
     Ptr<Queue<Packet>> GetQueue() const;
     /// Sets the model that decides which arriving frames are lost (null: none).
@@ -213,7 +234,10 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     uint32_t m_ifIndex{0};
     bool m_linkUp{false};
     bool m_busy{false};
-    bool m_remoteKnown{false}; ///< m_remote is the other end's current address
+    bool m_completionScheduled{false}; ///< TransmitComplete() is due at m_txEnd
+    bool m_deferNext{false};           ///< DeferCompletion() for the frame about to start
+    Time m_txEnd;                      ///< when the current frame and its gap are over
+    bool m_remoteKnown{false};         ///< m_remote is the other end's current address
     /// The two latest frame sizes and their times, latest first (a port mostly alternates
     /// between two sizes: full DATA packets and ACKs); UINT32_MAX: none.
     std::array<uint32_t, 2> m_recentBytes{UINT32_MAX, UINT32_MAX};

@@ -70,9 +70,15 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     /// the marks of the others: call after any call into its engine.
     void MarkWork()
     {
-        m_nic.m_scheduler.MarkWork(
+        const uint64_t woken = m_nic.m_scheduler.MarkWork(
             m_slots,
             m_engine.WorkOnPorts(static_cast<uint16_t>(m_nic.m_ports.size())));
+        // A port whose frame ends without pulling (no sender had work when it started) pulls
+        // after all now that one has (MetaRocePortQueue::Wake): as if every frame's end pulled.
+        for (uint64_t ports = woken; ports != 0; ports &= ports - 1)
+        {
+            m_nic.m_ports[__builtin_ctzll(ports)].queue->Wake();
+        }
     }
 
     /// After any event of the queue pair: deliver completions, start idle ports, re-arm.
@@ -487,6 +493,14 @@ void
 MetaRoceNic::PortBusyChanged(uint32_t port, bool busy)
 {
     m_ports[port].busy = busy;
+}
+
+bool
+MetaRoceNic::MayHaveWork(uint32_t port) const
+{
+    // Work that appears later is marked after a call into some engine (QueuePairHost::MarkWork),
+    // which wakes the port; the marks of ports from 64 on wake nothing.
+    return port >= 64 || m_scheduler.MayHaveWork(port);
 }
 
 void

@@ -162,6 +162,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     Ptr<Packet> PullPort(uint32_t port) override;
     /// Keeps Port::busy (MetaRocePortOwner).
     void PortBusyChanged(uint32_t port, bool busy) override;
+    bool MayHaveWork(uint32_t port) const override;
     /// A packet arrived on port `index` (MetaRoceFrameSink): PFC frames, then IPv4/UDP
     /// datagrams for the queue pairs.
     void ReceiveFrame(uint32_t index, Ptr<const Packet> packet) override;

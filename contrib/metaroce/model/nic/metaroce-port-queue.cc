@@ -70,6 +70,11 @@ MetaRocePortQueue::Kick()
     {
         return;
     }
+    if (m_device->IsTransmitting())
+    {
+        Wake();
+        return;
+    }
     Ptr<Packet> p = m_owner->PullPort(m_port);
     if (p == nullptr)
     {
@@ -80,6 +85,17 @@ MetaRocePortQueue::Kick()
     // Address made once for all ports (converting it per packet was 0.8% of a fabric run).
     static const Address kBroadcast = Mac48Address::GetBroadcast();
     m_device->Send(p, kBroadcast, MetaRoceNetDevice::kIpv4);
+}
+
+void
+MetaRocePortQueue::Wake()
+{
+    if (!m_busy && m_device != nullptr && m_owner != nullptr && m_device->IsTransmitting())
+    {
+        // A frame that ends without pulling (MayHaveWork was false): its end pulls now.
+        m_device->RequestCompletion();
+        SetBusy(true);
+    }
 }
 
 bool
@@ -102,7 +118,20 @@ MetaRocePortQueue::Dequeue()
         m_arrivals->DeliverDue();
         p = m_owner->PullPort(m_port);
     }
-    const bool busy = p != nullptr;
+    bool pulls = p != nullptr;
+    if (pulls && m_owner != nullptr && m_device != nullptr && !m_owner->MayHaveWork(m_port))
+    {
+        // Nothing follows this frame unless the owner kicks the port again.
+        m_device->DeferCompletion();
+        pulls = false;
+    }
+    SetBusy(pulls);
+    return p;
+}
+
+void
+MetaRocePortQueue::SetBusy(bool busy)
+{
     if (busy != m_busy)
     {
         m_busy = busy;
@@ -111,7 +140,6 @@ MetaRocePortQueue::Dequeue()
             m_owner->PortBusyChanged(m_port, busy);
         }
     }
-    return p;
 }
 
 Ptr<Packet>

@@ -12,6 +12,12 @@
  *
  * When the device is idle and the owner gets new work, the owner calls Kick(): the next packet
  * is pulled and handed to the device through its ordinary Send().
+ *
+ * A frame pulled while the owner has nothing more queued (MayHaveWork) ends without an event
+ * (MetaRoceNetDevice::DeferCompletion): the port counts as idle, and the owner's next Kick()
+ * either starts a packet at once, if the frame is over, or asks the device for the event at the
+ * frame's end, which pulls as any completion does. Packets leave at the same instants as with
+ * an event at every frame's end.
  */
 #ifndef METAROCE_PORT_QUEUE_H
 #define METAROCE_PORT_QUEUE_H
@@ -43,6 +49,14 @@ class MetaRocePortOwner
     virtual void PortBusyChanged(uint32_t port, bool busy)
     {
     }
+
+    /// False only when port `port` certainly has nothing queued to send: until the owner Kick()s
+    /// it again, a pull would return null. Its device then schedules no event at the end of the
+    /// frame it has just been given (MetaRoceNetDevice::DeferCompletion). By default true.
+    virtual bool MayHaveWork(uint32_t /* port */) const
+    {
+        return true;
+    }
 };
 
 /**
@@ -66,10 +80,15 @@ class MetaRocePortQueue : public Queue<Packet>
     /// Binds the queue to its device and installs it as the device's transmit queue.
     void Attach(Ptr<MetaRoceNetDevice> device);
 
-    /// If the device is idle, pulls one packet and starts its transmission.
+    /// If the device is idle, pulls one packet and starts its transmission; if it is still
+    /// sending a frame whose end nobody waited for, has that end pull the next one.
     void Kick();
+    /// Only the second half of Kick(): if the device is sending a frame whose end nobody waited
+    /// for, has that end pull. Safe inside another port's pull (it pulls nothing now).
+    void Wake();
 
-    /// True while the device is serialising a packet this queue gave it.
+    /// True while the device is serialising a packet this queue gave it and will pull when it is
+    /// done (false during a frame that ends without pulling: MayHaveWork).
     bool IsBusy() const;
 
     bool Enqueue(Ptr<Packet> item) override;
@@ -88,7 +107,10 @@ class MetaRocePortQueue : public Queue<Packet>
     Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's arrivals, delivered before a pull
     Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue
     uint32_t m_port{0};
-    bool m_busy{false};
+    bool m_busy{false}; ///< the device will pull when its frame is over (IsBusy)
+
+    /// Sets m_busy, telling the owner when it changes.
+    void SetBusy(bool busy);
 };
 
 } // namespace ns3

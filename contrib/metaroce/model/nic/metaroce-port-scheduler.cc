@@ -63,16 +63,20 @@ MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
     return {port, slot};
 }
 
-void
+uint64_t
 MetaRocePortScheduler::MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work)
 {
+    uint64_t woken = 0;
     for (const auto& [port, slot] : slots)
     {
         auto put = [&, port = port, slot = slot](std::size_t kind, uint64_t ports) {
             // PortWork has 64 bits: a port beyond them is marked as maybe having work.
-            SetMark(kind, port, slot, port >= 64 || (ports >> port & 1) != 0);
+            return SetMark(kind, port, slot, port >= 64 || (ports >> port & 1) != 0);
         };
-        put(kAny, work.any);
+        if (put(kAny, work.any) && port < 64)
+        {
+            woken |= uint64_t(1) << port;
+        }
         if (m_controlFirst)
         {
             put(kControl, work.control);
@@ -82,6 +86,7 @@ MetaRocePortScheduler::MarkWork(const std::vector<Slot>& slots, const metaroce::
             put(kRecovery, work.recovery);
         }
     }
+    return woken;
 }
 
 Ptr<Packet>

@@ -96,7 +96,8 @@ class MetaRocePortScheduler
      * the engine's state is still in the cache, where a pull would find it cold, on every port,
      * only to learn that most have nothing (doc/benchmarks.md).
      */
-    void MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work);
+    /// Returns the ports (below 64) that had no sender marked (MayHaveWork) and now have one.
+    uint64_t MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work);
 
     /// The next packet for `port` (only control packets with `controlOnly`), round-robin from
     /// the cursor, or null when no sender has one.
@@ -162,17 +163,21 @@ class MetaRocePortScheduler
         return m_maybe[kind][slot / 64 * m_ports.size() + port];
     }
 
-    /// Sets or clears the mark of `slot` of `port` in m_maybe[kind], counting kAny's marks.
-    void SetMark(std::size_t kind, uint32_t port, std::size_t slot, bool marked)
+    /// Sets or clears the mark of `slot` of `port` in m_maybe[kind], counting kAny's marks;
+    /// true when that makes `port` go from no sender marked in kAny to one.
+    bool SetMark(std::size_t kind, uint32_t port, std::size_t slot, bool marked)
     {
         uint64_t& word = Word(kind, port, slot);
         const uint64_t bit = uint64_t(1) << (slot % 64);
         const uint64_t next = marked ? word | bit : word & ~bit;
-        if (kind == kAny && next != word)
-        {
-            m_markedAny[port] += marked ? 1 : -1;
-        }
+        const bool changed = next != word;
         word = next;
+        if (kind != kAny || !changed)
+        {
+            return false;
+        }
+        m_markedAny[port] += marked ? 1 : -1;
+        return marked && m_markedAny[port] == 1;
     }
 
     std::vector<Port> m_ports;

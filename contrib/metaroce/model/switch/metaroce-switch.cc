@@ -483,6 +483,17 @@ MetaRoceSwitch::PullPort(uint32_t port)
     return nullptr;
 }
 
+bool
+MetaRoceSwitch::MayHaveWork(uint32_t port) const
+{
+    // Everything that queues for a port kicks it (KickPort); a paused class counts, its RESUME
+    // kicks as well.
+    const Port& pt = m_ports[port];
+    return !pt.pfcOut.empty() || std::any_of(pt.egress.begin(), pt.egress.end(), [](const auto& q) {
+        return !q.empty();
+    });
+}
+
 void
 MetaRoceSwitch::KickPort(uint32_t port)
 {

@@ -236,6 +236,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     void ReceiveFrame(uint32_t port, Ptr<const Packet> packet) override;
     /// The port queue's pull (MetaRocePortOwner): the next packet for `port`, or null.
     Ptr<Packet> PullPort(uint32_t port) override;
+    bool MayHaveWork(uint32_t port) const override;
 
     /// Admission of `size` bytes into (port, cls): COUNT when admitted, else the reason.
     MetaRoceDropReason Admit(uint32_t port, uint32_t cls, uint32_t size) const;
