@@ -104,9 +104,8 @@ MetaRoceArrivals::Stage(Time at,
 }
 
 void
-MetaRoceArrivals::Deliver()
+MetaRoceArrivals::Deliver(int64_t now)
 {
-    const int64_t now = Simulator::Now().GetTimeStep();
     m_delivering = true;
     while (!m_due.empty() && m_due.front().at <= now)
     {

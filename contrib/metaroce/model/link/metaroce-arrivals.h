@@ -67,7 +67,7 @@ class MetaRoceArrivals : public Object
         m_lastEvent = now;
         if (!m_delivering && !m_due.empty() && m_due.front().at <= now)
         {
-            Deliver();
+            Deliver(now);
         }
     }
 
@@ -121,7 +121,8 @@ class MetaRoceArrivals : public Object
         return a.at != b.at ? a.at > b.at : a.ifIndex > b.ifIndex;
     }
 
-    void Deliver();
+    /// Delivers the packets due by `now` (the current time step).
+    void Deliver(int64_t now);
     /// Calls the observers due at `now` and sets m_observeAt to the next one's time.
     void Observe(int64_t now);
 
