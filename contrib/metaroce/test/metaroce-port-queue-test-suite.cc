@@ -139,7 +139,9 @@ class DeferredCompletionTestCase : public TestCase
         for (std::size_t i = 0; i < expected.size(); ++i)
         {
             NS_TEST_EXPECT_MSG_EQ(pulling.arrivals[i], expected[i], "frame " << i << ", pulling");
-            NS_TEST_EXPECT_MSG_EQ(deferring.arrivals[i], expected[i], "frame " << i << ", deferred");
+            NS_TEST_EXPECT_MSG_EQ(deferring.arrivals[i],
+                                  expected[i],
+                                  "frame " << i << ", deferred");
         }
         // The first and third frames end with nothing queued; the last one too.
         NS_TEST_EXPECT_MSG_LT(deferring.events, pulling.events, "deferred frames spare events");

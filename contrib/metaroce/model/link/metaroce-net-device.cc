@@ -280,15 +280,14 @@ MetaRoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protoc
         Fire(kMacTxDrop, m_macTxDropTrace, packet);
         return false;
     }
-    if (!IsTransmitting())
+    if (PullAtFrameEnd())
     {
-        Ptr<Packet> next = m_queue->Dequeue();
-        Fire(kSniffer, m_snifferTrace, next);
-        Fire(kPromiscSniffer, m_promiscSnifferTrace, next);
-        return TransmitStart(next);
+        return true;
     }
-    RequestCompletion();
-    return true;
+    Ptr<Packet> next = m_queue->Dequeue();
+    Fire(kSniffer, m_snifferTrace, next);
+    Fire(kPromiscSniffer, m_promiscSnifferTrace, next);
+    return TransmitStart(next);
 }
 
 void
@@ -298,24 +297,21 @@ MetaRoceNetDevice::DeferCompletion()
 }
 
 bool
-MetaRoceNetDevice::IsTransmitting()
+MetaRoceNetDevice::PullAtFrameEnd()
 {
-    if (m_busy && !m_completionScheduled && Simulator::Now() >= m_txEnd)
+    if (!m_busy || m_completionScheduled)
     {
-        m_busy = false;
+        return m_busy;
     }
-    return m_busy;
-}
-
-void
-MetaRoceNetDevice::RequestCompletion()
-{
-    if (!IsTransmitting() || m_completionScheduled)
+    const Time now = Simulator::Now();
+    if (now >= m_txEnd)
     {
-        return;
+        m_busy = false; // the deferred frame is over
+        return false;
     }
     m_completionScheduled = true;
-    Simulator::Schedule(m_txEnd - Simulator::Now(), &MetaRoceNetDevice::TransmitComplete, this);
+    Simulator::Schedule(m_txEnd - now, &MetaRoceNetDevice::TransmitComplete, this);
+    return true;
 }
 
 bool
@@ -354,7 +350,7 @@ MetaRoceNetDevice::TransmitComplete()
     m_completionScheduled = false;
     if (m_current != nullptr)
     {
-        // A deferred frame's end (RequestCompletion) keeps no frame: its PhyTxEnd had no sink.
+        // A deferred frame's end (PullAtFrameEnd) keeps no frame: its PhyTxEnd had no sink.
         Fire(kPhyTxEnd, m_phyTxEndTrace, m_current);
         m_current = nullptr;
     }

@@ -102,7 +102,7 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /**
      * The frame about to start (from the queue's Dequeue(), which calls this) needs no event at
      * its end: nothing waits to follow it. The device then keeps only the time its wire is free
-     * again; RequestCompletion() makes the event after all, and Send() does so itself when a
+     * again; PullAtFrameEnd() makes the event after all, and Send() does so itself when a
      * frame comes while the wire is busy. A PhyTxEnd sink gets its event regardless. A port
      * queue asks this when its owner has nothing more queued (MetaRocePortOwner::MayHaveWork):
      * a fabric's ports are often idle between frames, and a transmit completion that finds
@@ -110,12 +110,10 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
      * (doc/benchmarks.md, "Completions only when something waits").
      */
     void DeferCompletion();
-    /// True while a frame is on the wire (a deferred one until its end, then the device is
-    /// idle again).
-    bool IsTransmitting();
-    /// Schedules the end of a deferred frame, which then asks the queue for the next one as
-    /// any completion does; nothing when no frame is on the wire or its end is scheduled.
-    void RequestCompletion();
+    /// If a frame is on the wire, makes sure its end is an event that asks the queue for the
+    /// next one (scheduling it for a deferred frame) and returns true; false when the wire is
+    /// free (a deferred frame that is over leaves the device idle).
+    bool PullAtFrameEnd();
     /// The transmit queue.
     Ptr<Queue<Packet>> GetQueue() const;
     /// Sets the model that decides which arriving frames are lost (null: none).

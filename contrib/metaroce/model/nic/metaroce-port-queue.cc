@@ -66,13 +66,12 @@ MetaRocePortQueue::IsBusy() const
 void
 MetaRocePortQueue::Kick()
 {
-    if (m_busy || m_device == nullptr || m_owner == nullptr)
+    if (Wake())
     {
-        return;
+        return; // the end of the frame on the wire pulls
     }
-    if (m_device->IsTransmitting())
+    if (m_device == nullptr || m_owner == nullptr)
     {
-        Wake();
         return;
     }
     Ptr<Packet> p = m_owner->PullPort(m_port);
@@ -87,15 +86,15 @@ MetaRocePortQueue::Kick()
     m_device->Send(p, kBroadcast, MetaRoceNetDevice::kIpv4);
 }
 
-void
+bool
 MetaRocePortQueue::Wake()
 {
-    if (!m_busy && m_device != nullptr && m_owner != nullptr && m_device->IsTransmitting())
+    if (!m_busy && m_device != nullptr && m_owner != nullptr && m_device->PullAtFrameEnd())
     {
-        // A frame that ends without pulling (MayHaveWork was false): its end pulls now.
-        m_device->RequestCompletion();
+        // A frame that ends without pulling (MayHaveWork was false) now pulls at its end.
         SetBusy(true);
     }
+    return m_busy;
 }
 
 bool

@@ -83,9 +83,10 @@ class MetaRocePortQueue : public Queue<Packet>
     /// If the device is idle, pulls one packet and starts its transmission; if it is still
     /// sending a frame whose end nobody waited for, has that end pull the next one.
     void Kick();
-    /// Only the second half of Kick(): if the device is sending a frame whose end nobody waited
-    /// for, has that end pull. Safe inside another port's pull (it pulls nothing now).
-    void Wake();
+    /// The first half of Kick(): if the device is sending a frame whose end nobody waited for,
+    /// has that end pull. Returns true when the device will pull at a frame's end (IsBusy).
+    /// Safe inside another port's pull (it pulls nothing now).
+    bool Wake();
 
     /// True while the device is serialising a packet this queue gave it and will pull when it is
     /// done (false during a frame that ends without pulling: MayHaveWork).
