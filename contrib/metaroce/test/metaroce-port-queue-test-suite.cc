@@ -3,8 +3,10 @@
  * (model/nic/metaroce-port-queue.h). A frame pulled while its owner has nothing more queued ends
  * without an event; a packet that comes during it still starts the instant the frame is over, one
  * that comes later starts at once, one that comes at the frame's very end too; a PhyTxEnd sink
- * gets every frame's end at its time; and the deferred frames do spare events.
+ * gets every frame's end at its time; the deferred frames do spare events; and with
+ * DeferIdleCompletions=false every frame's end is an event again.
  */
+#include "ns3/boolean.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-port-queue.h"
@@ -94,7 +96,7 @@ class DeferredCompletionTestCase : public TestCase
 
     /// Packets come at 1 us (alone), 5 us (during the first frame), 30 us (the wire idle),
     /// 38 us (the very end of the third frame) and 39 and 40 us (both during the fourth).
-    Seen Run(bool exact, bool endSink)
+    Seen Run(bool exact, bool endSink, bool deferIdle = true)
     {
         MetaRoceLinkHelper link;
         link.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
@@ -103,6 +105,7 @@ class DeferredCompletionTestCase : public TestCase
         Ptr<MetaRoceNetDevice> tx = DynamicCast<MetaRoceNetDevice>(ends.Get(0));
         FifoOwner owner(exact);
         owner.queue = CreateObject<MetaRocePortQueue>();
+        owner.queue->SetAttribute("DeferIdleCompletions", BooleanValue(deferIdle));
         owner.queue->Attach(tx);
         owner.queue->SetOwner(&owner, 0);
         Seen seen;
@@ -145,6 +148,12 @@ class DeferredCompletionTestCase : public TestCase
         }
         // The first and third frames end with nothing queued; the last one too.
         NS_TEST_EXPECT_MSG_LT(deferring.events, pulling.events, "deferred frames spare events");
+        const Seen off = Run(true, false, false);
+        NS_TEST_EXPECT_MSG_EQ((off.arrivals == expected), true, "DeferIdleCompletions=false");
+        NS_TEST_EXPECT_MSG_EQ(off.events,
+                              pulling.events,
+                              "DeferIdleCompletions=false: an event "
+                              "at every frame's end");
 
         const Seen watched = Run(true, true);
         NS_TEST_EXPECT_MSG_EQ((watched.arrivals == deferring.arrivals),

@@ -1,5 +1,6 @@
 #include "metaroce-port-queue.h"
 
+#include "ns3/boolean.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
 
@@ -11,10 +12,21 @@ NS_OBJECT_ENSURE_REGISTERED(MetaRocePortQueue);
 TypeId
 MetaRocePortQueue::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::MetaRocePortQueue")
-                            .SetParent<Queue<Packet>>()
-                            .SetGroupName("MetaRoce")
-                            .AddConstructor<MetaRocePortQueue>();
+    static TypeId tid =
+        TypeId("ns3::MetaRocePortQueue")
+            .SetParent<Queue<Packet>>()
+            .SetGroupName("MetaRoce")
+            .AddConstructor<MetaRocePortQueue>()
+            .AddAttribute("DeferIdleCompletions",
+                          "A frame handed over while the owner has nothing more "
+                          "queued ends without an event (the device's end is "
+                          "scheduled only when work comes). False: every "
+                          "frame's end is an event that pulls, as before "
+                          "2026-12-05 (the same instants; simultaneous events "
+                          "of a node may run in another order).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&MetaRocePortQueue::m_deferIdleCompletions),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -118,7 +130,8 @@ MetaRocePortQueue::Dequeue()
         p = m_owner->PullPort(m_port);
     }
     bool pulls = p != nullptr;
-    if (pulls && m_owner != nullptr && m_device != nullptr && !m_owner->MayHaveWork(m_port))
+    if (pulls && m_deferIdleCompletions && m_owner != nullptr && m_device != nullptr &&
+        !m_owner->MayHaveWork(m_port))
     {
         // Nothing follows this frame unless the owner kicks the port again.
         m_device->DeferCompletion();

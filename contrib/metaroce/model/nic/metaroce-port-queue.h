@@ -17,7 +17,8 @@
  * (MetaRoceNetDevice::DeferCompletion): the port counts as idle, and the owner's next Kick()
  * either starts a packet at once, if the frame is over, or asks the device for the event at the
  * frame's end, which pulls as any completion does. Packets leave at the same instants as with
- * an event at every frame's end.
+ * an event at every frame's end (the DeferIdleCompletions attribute, true by default; false
+ * gives every frame's end an event).
  */
 #ifndef METAROCE_PORT_QUEUE_H
 #define METAROCE_PORT_QUEUE_H
@@ -108,7 +109,8 @@ class MetaRocePortQueue : public Queue<Packet>
     Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's arrivals, delivered before a pull
     Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue
     uint32_t m_port{0};
-    bool m_busy{false}; ///< the device will pull when its frame is over (IsBusy)
+    bool m_busy{false};                ///< the device will pull when its frame is over (IsBusy)
+    bool m_deferIdleCompletions{true}; ///< DeferIdleCompletions attribute
 
     /// Sets m_busy, telling the owner when it changes.
     void SetBusy(bool busy);
