@@ -147,6 +147,7 @@ MetaRoceNetDevice::DoDispose()
     m_rxCallback.Nullify();
     m_sink = nullptr;
     m_promiscCallback.Nullify();
+    m_listened &= ~kPromiscCallback;
     NetDevice::DoDispose();
 }
 
@@ -390,12 +391,12 @@ MetaRoceNetDevice::Receive(Ptr<Packet> packet)
     Fire(kSniffer, m_snifferTrace, packet);
     Fire(kPromiscSniffer, m_promiscSnifferTrace, packet);
     Fire(kPhyRxEnd, m_phyRxEndTrace, packet);
-    if (!m_remoteKnown)
+    if ((m_listened & kPromiscCallback) != 0)
     {
-        RefreshRemote();
-    }
-    if (!m_promiscCallback.IsNull())
-    {
+        if (!m_remoteKnown)
+        {
+            RefreshRemote();
+        }
         Fire(kMacPromiscRx, m_macPromiscRxTrace, packet);
         m_promiscCallback(this, packet, kIpv4, m_remote, GetAddress(), NetDevice::PACKET_HOST);
     }
@@ -404,6 +405,10 @@ MetaRoceNetDevice::Receive(Ptr<Packet> packet)
     {
         m_sink->ReceiveFrame(m_sinkPort, packet);
         return;
+    }
+    if (!m_remoteKnown)
+    {
+        RefreshRemote();
     }
     m_rxCallback(this, packet, kIpv4, m_remote);
 }
@@ -580,6 +585,7 @@ void
 MetaRoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
     m_promiscCallback = cb;
+    m_listened = cb.IsNull() ? m_listened & ~kPromiscCallback : m_listened | kPromiscCallback;
 }
 
 bool

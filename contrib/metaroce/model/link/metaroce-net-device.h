@@ -181,6 +181,9 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
         kPhyRxDrop = 1U << 8,
         kSniffer = 1U << 9,
         kPromiscSniffer = 1U << 10,
+        /// Not a trace source: set while a promiscuous receive callback is installed, so that
+        /// a receive reads no more than this word to know there is none.
+        kPromiscCallback = 1U << 11,
     };
 
     /// GetTypeId's trace sources.
@@ -228,20 +231,22 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     Ptr<ErrorModel> m_receiveErrorModel;
     MetaRoceFrameSink* m_sink{nullptr}; ///< if set, gets arrivals instead of m_rxCallback
     uint32_t m_sinkPort{0};
-    uint32_t m_listened{0}; ///< a TraceBit set while that trace source has sinks
+    uint32_t m_listened{0}; ///< a TraceBit set while that trace source has sinks (or callback)
     uint32_t m_ifIndex{0};
     bool m_linkUp{false};
     bool m_busy{false};
     bool m_completionScheduled{false}; ///< TransmitComplete() is due at m_txEnd
     bool m_deferNext{false};           ///< DeferCompletion() for the frame about to start
     Time m_txEnd;                      ///< when the current frame and its gap are over
-    bool m_remoteKnown{false};         ///< m_remote is the other end's current address
     /// The two latest frame sizes and their times, latest first (a port mostly alternates
     /// between two sizes: full DATA packets and ACKs); UINT32_MAX: none.
     std::array<uint32_t, 2> m_recentBytes{UINT32_MAX, UINT32_MAX};
     std::array<Time, 2> m_recentTimes;
     Time m_interframeGap;
+
+    // Read only by receives with a receive callback (not a frame sink) or a promiscuous one.
     NetDevice::PromiscReceiveCallback m_promiscCallback;
+    bool m_remoteKnown{false}; ///< m_remote is the other end's current address
 
     // The rest: set-up, rarely used paths and the trace sources' sink lists.
     Ptr<Node> m_node;
