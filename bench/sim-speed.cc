@@ -40,6 +40,7 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <string>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <utility>
@@ -76,6 +77,7 @@ struct ModelFigures
     uint64_t queuePairs{0};
     long peakRssKb{0};
     long connectRssKb{0}; ///< before the queue pairs were made
+    long hugePagesKb{0};  ///< resident on transparent huge pages at the end of the run
 };
 
 /// When the last message completed (the simulation runs on until the last timer lapses).
@@ -109,6 +111,24 @@ CurrentRssKb()
     long resident = 0;
     std::ifstream("/proc/self/statm") >> pages >> resident;
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/// Memory resident on transparent huge pages (support/huge-page-heap.cc), from the kernel.
+long
+HugePagesKb()
+{
+    std::ifstream rollup("/proc/self/smaps_rollup");
+    std::string key;
+    long kb = 0;
+    while (rollup >> key)
+    {
+        if (key == "AnonHugePages:")
+        {
+            rollup >> kb;
+            break;
+        }
+    }
+    return kb;
 }
 
 long
@@ -242,6 +262,7 @@ RunModel(const Options& o, std::vector<std::vector<PortTrace>>& traces)
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     m.setupSeconds = std::chrono::duration<double>(runStart - setupStart).count();
     m.peakRssKb = PeakRssKb();
+    m.hugePagesKb = HugePagesKb();
     for (const auto& qp : senders)
     {
         m.completed += qp->GetCompletedCount();
@@ -276,7 +297,8 @@ Print(const Options& o, const ModelFigures& m, const RunFigures* stock)
               << " setup_s=" << m.setupSeconds << " completion_us=" << m.completionUs;
     PrintPerHop("", m.run);
     std::cout << " events_per_s=" << static_cast<uint64_t>(m.run.events / m.run.wallSeconds)
-              << " max_rss_mb=" << m.peakRssKb / 1024 << " queue_pairs=" << m.queuePairs
+              << " max_rss_mb=" << m.peakRssKb / 1024 << " huge_mb=" << m.hugePagesKb / 1024
+              << " queue_pairs=" << m.queuePairs
               << " kb_per_qp=" << static_cast<double>(m.peakRssKb - m.connectRssKb) / m.queuePairs
               << " completed=" << m.completed << "/" << m.expected;
     if (stock)
