@@ -87,6 +87,7 @@ struct Path
     uint16_t port;
     uint16_t entropy;
     PathHealth health{PathHealth::Up};
+    bool countedDown{false}; ///< counted in the requester's paths Down at its last Refresh()
     uint32_t epoch{0};
     uint32_t consecutiveTimeouts{0};
     uint32_t markedRounds{0};  ///< consecutive ACKs echoing CE, towards an entropy re-draw

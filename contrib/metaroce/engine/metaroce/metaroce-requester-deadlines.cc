@@ -33,9 +33,9 @@ MetaRoceRequester::Refresh(Path& path)
     {
         RefreshPlane(path.port);
     }
-    if (m_down[path.id] != down)
+    if (path.countedDown != down)
     {
-        m_down[path.id] = down;
+        path.countedDown = down;
         m_downPaths = down ? m_downPaths + 1 : m_downPaths - 1;
     }
 }

@@ -59,7 +59,6 @@ MetaRoceRequester::MakePaths()
     const size_t count = m_paths.Count();
     m_rtoAt = DeadlineTree(count);
     m_firstDataOrder = DeadlineTree(count);
-    m_down.assign(count, false);
 }
 
 void

@@ -390,7 +390,6 @@ class MetaRoceRequester
     /// that order, so its minimum is also the earliest sent (the first of a nanosecond's ties).
     /// Its send time is the path's `firstDataAt`.
     DeadlineTree m_firstDataOrder;
-    std::vector<bool> m_down;         ///< health == Down
     uint32_t m_downPaths{0};          ///< paths Down (their probes are looked at only then)
     std::vector<uint16_t> m_duePaths; ///< PathsDueBy()'s answer
     std::vector<Burst> m_bursts;      ///< per port when sprayBurstPackets > 1, else empty
