@@ -70,13 +70,21 @@ MetaRoceConnection::MetaRoceConnection(std::shared_ptr<const MetaRoceConfig> sha
                                        MemoryRegistry* memory,
                                        std::unique_ptr<CongestionControl> cc,
                                        std::unique_ptr<PathSelector> selector)
-    : m_config(Validated(std::move(shared)))
+    : m_portUp(~uint64_t{0})
+    , m_config(Validated(std::move(shared)))
     , m_ids(ids)
     , m_memory(memory)
     , m_cc(DefaultCc(*m_config, std::move(cc)))
     , m_selector(DefaultSelector(std::move(selector)))
-    , m_portUp(~uint64_t{0})
 {
+}
+
+MetaRoceConnection::~MetaRoceConnection()
+{
+    // The halves hold references to the configuration, counters and evidence declared after
+    // them (and so destroyed before them).
+    m_requester.reset();
+    m_responder.reset();
 }
 
 DeadlineCached<MetaRoceRequester>&

@@ -58,6 +58,7 @@ class MetaRoceConnection : public TransportEngine
     // Its halves refer to its configuration and counters: it stays where it was made.
     MetaRoceConnection(const MetaRoceConnection&) = delete;
     MetaRoceConnection& operator=(const MetaRoceConnection&) = delete;
+    ~MetaRoceConnection() override;
 
     const char* Name() const override;
     void PostSend(const WorkRequest& wr, TimeNs now) override;
@@ -132,23 +133,28 @@ class MetaRoceConnection : public TransportEngine
     /// The responder, made on the first call (reading the NIC's hints if shared).
     MetaRoceResponder& ReceiveHalf() const;
 
-    std::shared_ptr<const MetaRoceConfig> m_config; ///< perhaps shared with other connections
-    ConnectionIds m_ids;
-    MemoryRegistry* m_memory;
-    Counters m_counters;
-    /// The requester's finished work requests, drained by TakeCompletions(): outside the
-    /// requester, so taking them keeps its cached deadline.
-    std::vector<Completion> m_sendCompletions;
+    // What every event reads first - the two halves, the ports' state, the completions - shares
+    // the vtable pointer's cache line: a connection of a large fabric is cold at each of its
+    // events, and each further line is a miss (doc/benchmarks.md). The halves refer to members
+    // declared after them, so the destructor destroys them first.
+
     /// Every call that may change the requester goes through Mutate(), which forgets the
     /// remembered NextTimeout() (most events leave the requester alone: no rescan then).
     mutable std::unique_ptr<DeadlineCached<MetaRoceRequester>> m_requester; ///< SendHalf()
     mutable std::unique_ptr<MetaRoceResponder> m_responder;                 ///< ReceiveHalf()
+    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
+    /// The requester's finished work requests, drained by TakeCompletions(): outside the
+    /// requester, so taking them keeps its cached deadline.
+    std::vector<Completion> m_sendCompletions;
+    std::shared_ptr<const MetaRoceConfig> m_config; ///< perhaps shared with other connections
+    ConnectionIds m_ids;
+    MemoryRegistry* m_memory;
+    Counters m_counters;
     mutable std::unique_ptr<CongestionControl> m_cc;  ///< the requester's, until it is made
     mutable std::unique_ptr<PathSelector> m_selector; ///< the requester's, until it is made
     ReceiverHintsView m_hints;                        ///< ShareReceiverHints(), for a new responder
     LossEvidence m_ownEvidence;                       ///< its own, until the NIC shares one
     LossEvidence* m_evidence{&m_ownEvidence};         ///< ShareLossEvidence(), for the requester
-    std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
 };
 
 } // namespace metaroce
