@@ -9,7 +9,8 @@
  *  - the fair share counts a sender of short SENDs (a few bytes) as active;
  *  - receiver admission splits the NIC's budget among its active senders the moment one joins,
  *    and its ACKs carry the credit;
- *  - with ControlFirst a NIC's ACKs overtake the data of its other queue pairs.
+ *  - with ControlFirst a NIC's ACKs overtake the data of its other queue pairs;
+ *  - a queue pair disposed mid-transfer is served no more, its NIC's other one completes.
  */
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -197,6 +198,33 @@ class LinkFailureTestCase : public TestCase
                                   (path.port == 1),
                                   "path " << path.id << " health");
         }
+        Simulator::Destroy();
+    }
+};
+
+/// A queue pair disposed 10 us into a 4 MiB WRITE: its NIC serves it no more (nothing is
+/// delivered to it), and the NIC's other queue pair completes.
+class DisposedQueuePairTestCase : public TestCase
+{
+  public:
+    DisposedQueuePairTestCase()
+        : TestCase("a queue pair disposed mid-transfer is served no more")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BackToBack net(2, false);
+        auto [qa, qb] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
+        auto [other, otherPeer] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
+        qa->PostWrite(0, 4 << 20);
+        other->PostWrite(0, 1 << 20);
+        Simulator::Schedule(MicroSeconds(10), [qa = qa]() { qa->Dispose(); });
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(qa->GetNic(), nullptr, "disposed");
+        NS_TEST_ASSERT_MSG_EQ(qa->GetCompletedCount(), 0, "nothing delivered after disposal");
+        NS_TEST_ASSERT_MSG_EQ(other->GetCompletedCount(), 1, "the other queue pair completes");
         Simulator::Destroy();
     }
 };
@@ -554,6 +582,7 @@ class MetaRoceNicTestSuite : public TestSuite
             AddTestCase(new ShortSendFairShareTestCase(t), QUICK);
         }
         AddTestCase(new LinkFailureTestCase, QUICK);
+        AddTestCase(new DisposedQueuePairTestCase, QUICK);
         AddTestCase(new SprayTestCase, QUICK);
         AddTestCase(new PcapDecodesTestCase, QUICK);
         AddTestCase(new AdmissionCreditTestCase, QUICK);

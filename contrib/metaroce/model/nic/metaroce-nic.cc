@@ -84,9 +84,9 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     /// After any event of the queue pair: deliver completions, start idle ports, re-arm.
     void Service()
     {
-        if (m_qp->GetNic() == nullptr)
+        if (m_disposed)
         {
-            return; // disposed
+            return;
         }
         MarkWork();
         m_driver.Service(EngineNow());
@@ -183,6 +183,12 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         return m_timer.IsRunning() && static_cast<int64_t>(m_timer.GetTs()) <= step;
     }
 
+    /// The queue pair was disposed (Setup::disposed): Service() does nothing from now on.
+    void OnDisposed()
+    {
+        m_disposed = true;
+    }
+
   private:
     void OnTimer()
     {
@@ -200,6 +206,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     Ptr<MetaRoceQueuePair> m_qp;
     metaroce::TransportEngine& m_engine; ///< m_qp's, which outlives this host
     bool m_realPayload;
+    bool m_disposed{false}; ///< OnDisposed(): here, not read from the queue pair at every event
     std::vector<Ipv4Address> m_peerAddresses;         ///< per plane
     std::vector<MetaRocePortScheduler::Slot> m_slots; ///< where this queue pair is scheduled
     metaroce::EngineDriver m_driver;                  ///< drives m_qp's engine
@@ -398,6 +405,7 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     setup.remoteId = remoteId;
     setup.engine = std::move(engine);
     setup.posted = MakeCallback(&QueuePairHost::Service, host.get());
+    setup.disposed = MakeCallback(&QueuePairHost::OnDisposed, host.get());
     qp->Init(std::move(setup));
     if (m_hostById.size() <= localId)
     {

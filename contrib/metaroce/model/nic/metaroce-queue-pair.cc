@@ -45,11 +45,17 @@ MetaRoceQueuePair::Init(Setup setup)
     m_remoteId = setup.remoteId;
     m_engine = std::move(setup.engine);
     m_posted = setup.posted;
+    m_disposed = setup.disposed;
 }
 
 void
 MetaRoceQueuePair::DoDispose()
 {
+    if (!m_disposed.IsNull())
+    {
+        m_disposed();
+        m_disposed = Callback<void>();
+    }
     m_posted = Callback<void>();
     m_completionCallback = CompletionCallback();
     m_nic = nullptr;
