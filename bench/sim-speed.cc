@@ -26,6 +26,7 @@
 // CPU per hop, model over stock. bench/sim-speed.sh prints a table. This is a benchmark, not a
 // test: it checks only that every message completed and every replayed packet arrived.
 #include "alloc-counter.h"
+#include "huge-page-heap.h"
 #include "stock-reference.h"
 
 #include "ns3/command-line.h"
@@ -40,7 +41,6 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
-#include <string>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <utility>
@@ -111,24 +111,6 @@ CurrentRssKb()
     long resident = 0;
     std::ifstream("/proc/self/statm") >> pages >> resident;
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-/// Memory resident on transparent huge pages (support/huge-page-heap.cc), from the kernel.
-long
-HugePagesKb()
-{
-    std::ifstream rollup("/proc/self/smaps_rollup");
-    std::string key;
-    long kb = 0;
-    while (rollup >> key)
-    {
-        if (key == "AnonHugePages:")
-        {
-            rollup >> kb;
-            break;
-        }
-    }
-    return kb;
 }
 
 long
@@ -262,7 +244,7 @@ RunModel(const Options& o, std::vector<std::vector<PortTrace>>& traces)
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
     m.setupSeconds = std::chrono::duration<double>(runStart - setupStart).count();
     m.peakRssKb = PeakRssKb();
-    m.hugePagesKb = HugePagesKb();
+    m.hugePagesKb = metaroce::ResidentOnHugePagesKb();
     for (const auto& qp : senders)
     {
         m.completed += qp->GetCompletedCount();

@@ -46,23 +46,6 @@ KernelMode()
     return "";
 }
 
-long
-AnonHugePagesKb()
-{
-    std::ifstream rollup("/proc/self/smaps_rollup");
-    std::string key;
-    long kb = 0;
-    while (rollup >> key)
-    {
-        if (key == "AnonHugePages:")
-        {
-            rollup >> kb;
-            break;
-        }
-    }
-    return kb;
-}
-
 class InstalledTestCase : public TestCase
 {
   public:
@@ -144,13 +127,13 @@ class HugePagesTestCase : public TestCase
             return; // no huge pages to expect
         }
         constexpr std::size_t kBytes = std::size_t{16} << 20;
-        const long before = AnonHugePagesKb();
+        const long before = metaroce::ResidentOnHugePagesKb();
         SysAllocator* alloc = MallocExtension::instance()->GetSystemAllocator();
         std::size_t actual = 0;
         void* p = alloc->Alloc(kBytes, &actual, metaroce::kHugePageBytes);
         NS_TEST_ASSERT_MSG_NE(p, nullptr, "16 MiB");
         std::memset(p, 1, kBytes);
-        const long gained = AnonHugePagesKb() - before;
+        const long gained = metaroce::ResidentOnHugePagesKb() - before;
         // The kernel may fall back to small pages where it cannot find a free 2 MiB page; of
         // eight, at least one must be huge.
         NS_TEST_EXPECT_MSG_GT_OR_EQ(gained, 2048, "kB more on huge pages after touching 16 MiB");

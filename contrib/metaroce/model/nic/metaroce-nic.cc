@@ -183,7 +183,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         return m_timer.IsRunning() && static_cast<int64_t>(m_timer.GetTs()) <= step;
     }
 
-    /// The queue pair was disposed (Setup::disposed): Service() does nothing from now on.
+    /// The queue pair was disposed (QueuePairDisposed()): Service() does nothing from now on.
     void OnDisposed()
     {
         m_disposed = true;
@@ -256,6 +256,15 @@ MetaRoceNic::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
     return 1;
+}
+
+void
+MetaRoceNic::QueuePairDisposed(uint32_t localId)
+{
+    if (localId < m_hostById.size() && m_hostById[localId] != nullptr)
+    {
+        m_hostById[localId]->OnDisposed();
+    }
 }
 
 uint32_t
@@ -405,7 +414,6 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
     setup.remoteId = remoteId;
     setup.engine = std::move(engine);
     setup.posted = MakeCallback(&QueuePairHost::Service, host.get());
-    setup.disposed = MakeCallback(&QueuePairHost::OnDisposed, host.get());
     qp->Init(std::move(setup));
     if (m_hostById.size() <= localId)
     {

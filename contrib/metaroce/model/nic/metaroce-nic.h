@@ -105,6 +105,10 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     /// The queue pairs of this NIC.
     std::vector<Ptr<MetaRoceQueuePair>> GetQueuePairs() const;
 
+    /// Called by MetaRoceQueuePair::DoDispose: the NIC serves that queue pair no more (a flag
+    /// in its host, so that no event reads the queue pair to find out).
+    void QueuePairDisposed(uint32_t localId);
+
     /// Current fair share advertised to each sender (bits/s).
     uint64_t GetFairShare() const;
 

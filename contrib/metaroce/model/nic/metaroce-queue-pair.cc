@@ -45,16 +45,14 @@ MetaRoceQueuePair::Init(Setup setup)
     m_remoteId = setup.remoteId;
     m_engine = std::move(setup.engine);
     m_posted = setup.posted;
-    m_disposed = setup.disposed;
 }
 
 void
 MetaRoceQueuePair::DoDispose()
 {
-    if (!m_disposed.IsNull())
+    if (m_nic != nullptr)
     {
-        m_disposed();
-        m_disposed = Callback<void>();
+        m_nic->QueuePairDisposed(m_localId);
     }
     m_posted = Callback<void>();
     m_completionCallback = CompletionCallback();

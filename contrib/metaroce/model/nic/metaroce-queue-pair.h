@@ -45,9 +45,6 @@ class MetaRoceQueuePair : public Object
         /// Called after each work request is posted to the engine: the NIC serves the engine
         /// (spec 2.3: Service after any call into the engine).
         Callback<void> posted;
-        /// Called once when the queue pair is disposed: the NIC stops serving it without
-        /// reading the queue pair at each of its events.
-        Callback<void> disposed;
     };
 
     static TypeId GetTypeId();
@@ -117,8 +114,7 @@ class MetaRoceQueuePair : public Object
     std::unique_ptr<metaroce::TransportEngine> m_engine;
     uint32_t m_localId{0};
     uint32_t m_remoteId{0};
-    Callback<void> m_posted;   ///< see Setup::posted
-    Callback<void> m_disposed; ///< see Setup::disposed
+    Callback<void> m_posted; ///< see Setup::posted
     uint64_t m_nextWrId{1};
     uint64_t m_completed{0};
     CompletionCallback m_completionCallback;
