@@ -332,7 +332,7 @@ class TraceSinksTestCase : public TestCase
 class RecordingSink : public MetaRoceFrameSink
 {
   public:
-    void ReceiveFrame(uint32_t port, Ptr<const Packet> packet) override
+    void ReceiveFrame(uint32_t port, Ptr<Packet> packet) override
     {
         got.emplace_back(port, packet->GetSize());
     }

@@ -68,8 +68,12 @@ class MetaRoceFrameSink
 {
   public:
     virtual ~MetaRoceFrameSink() = default;
-    /// An IPv4 packet has arrived intact through the sink's port `port`.
-    virtual void ReceiveFrame(uint32_t port, Ptr<const Packet> packet) = 0;
+    /**
+     * An IPv4 packet has arrived intact through the sink's port `port`. The sink may forward
+     * the packet object itself: trace sinks may hold it too, so whoever changes a packet's
+     * bytes or tags copies it first (a switch marking CE, a remote channel adding its tag).
+     */
+    virtual void ReceiveFrame(uint32_t port, Ptr<Packet> packet) = 0;
 };
 
 /**

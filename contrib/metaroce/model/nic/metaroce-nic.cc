@@ -520,7 +520,7 @@ MetaRoceNic::MayHaveWork(uint32_t port) const
 }
 
 void
-MetaRoceNic::ReceiveFrame(uint32_t index, Ptr<const Packet> packet)
+MetaRoceNic::ReceiveFrame(uint32_t index, Ptr<Packet> packet)
 {
     m_rxTrace(packet, index);
     if (!m_ports[index].up)

@@ -169,7 +169,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     bool MayHaveWork(uint32_t port) const override;
     /// A packet arrived on port `index` (MetaRoceFrameSink): PFC frames, then IPv4/UDP
     /// datagrams for the queue pairs.
-    void ReceiveFrame(uint32_t index, Ptr<const Packet> packet) override;
+    void ReceiveFrame(uint32_t index, Ptr<Packet> packet) override;
     /// Hands `arrival` (`packet` unwrapped), which came in on port `index`, to `host`'s engine.
     void HandToEngine(QueuePairHost& host,
                       uint32_t index,

@@ -239,7 +239,7 @@ MetaRoceSwitch::GetNextHops(Ipv4Address dst) const
 }
 
 void
-MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<const Packet> packet)
+MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<Packet> packet)
 {
     NS_LOG_FUNCTION(this << port << packet);
     if (!m_configChecked)
@@ -288,8 +288,7 @@ MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<const Packet> packet)
     const uint32_t egress = route.port;
     const uint32_t cls = MetaRoceClassify(info.tos, info.l4Payload, m_controlMaxPayload);
 
-    // 3. Admission to the shared buffer; a refused DATA packet may survive trimmed. The
-    //    packet is copied (copy-on-write, cheap) only once it is going somewhere.
+    // 3. Admission to the shared buffer; a refused DATA packet may survive trimmed (a copy).
     const MetaRoceDropReason verdict = Admit(egress, cls, packet->GetSize());
     if (verdict != kAdmitted)
     {
@@ -300,10 +299,9 @@ MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<const Packet> packet)
         return;
     }
 
-    // 4. ECN: the marker's policy on the DATA queue, ECT(0) and ECT(1) only.
-    Ptr<Packet> p = packet->Copy();
-    MaybeMarkCe(p, info, egress, cls);
-    Enqueue(p, port, egress, cls);
+    // 4. ECN: the marker's policy on the DATA queue, ECT(0) and ECT(1) only. An unmarked
+    //    packet goes on as it came, uncopied (MetaRoceFrameSink::ReceiveFrame).
+    Enqueue(MaybeMarkCe(packet, info, egress, cls), port, egress, cls);
 }
 
 bool
@@ -330,7 +328,7 @@ MetaRoceSwitch::TrimAndEnqueue(Ptr<const Packet> packet,
     return true;
 }
 
-void
+Ptr<Packet>
 MetaRoceSwitch::MaybeMarkCe(Ptr<Packet> p,
                             const MetaRocePacketInfo& info,
                             uint32_t egress,
@@ -340,15 +338,18 @@ MetaRoceSwitch::MaybeMarkCe(Ptr<Packet> p,
     if (!m_ecnEnabled || cls != METAROCE_CLASS_DATA ||
         (ecn != Ipv4Header::ECN_ECT0 && ecn != Ipv4Header::ECN_ECT1))
     {
-        return;
+        return p;
     }
     const uint64_t q = m_ports[egress].egressBytes[METAROCE_CLASS_DATA];
-    if (m_ecnMarker->ShouldMark(q))
+    if (!m_ecnMarker->ShouldMark(q))
     {
-        MarkCe(p);
-        m_ports[egress].counters.ecnMarked++;
-        m_ecnTrace(p, egress, q);
+        return p;
     }
+    Ptr<Packet> marked = p->Copy(); // trace sinks upstream may hold `p`
+    MarkCe(marked);
+    m_ports[egress].counters.ecnMarked++;
+    m_ecnTrace(marked, egress, q);
+    return marked;
 }
 
 MetaRoceDropReason

@@ -233,7 +233,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     };
 
     /// A packet arrived on `port` (MetaRoceFrameSink).
-    void ReceiveFrame(uint32_t port, Ptr<const Packet> packet) override;
+    void ReceiveFrame(uint32_t port, Ptr<Packet> packet) override;
     /// The port queue's pull (MetaRocePortOwner): the next packet for `port`, or null.
     Ptr<Packet> PullPort(uint32_t port) override;
     bool MayHaveWork(uint32_t port) const override;
@@ -258,8 +258,12 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
                         uint32_t ingress,
                         uint32_t egress,
                         uint32_t cls);
-    /// Marks `p` CE when the ECN marker says so (DATA class, ECN-capable transport only).
-    void MaybeMarkCe(Ptr<Packet> p, const MetaRocePacketInfo& info, uint32_t egress, uint32_t cls);
+    /// `p`, or a copy of it marked CE when the ECN marker says so (DATA class, ECN-capable
+    /// transport only).
+    Ptr<Packet> MaybeMarkCe(Ptr<Packet> p,
+                            const MetaRocePacketInfo& info,
+                            uint32_t egress,
+                            uint32_t cls);
     /// Rewrites the IPv4 header of `p` with ECN = CE.
     static void MarkCe(Ptr<Packet> p);
     /// Cuts `p` to IPv4 + UDP + TrimSize payload bytes (see the file comment).
