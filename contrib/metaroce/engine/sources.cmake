@@ -31,6 +31,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/common/engine-drop-reasons.cc
     engine/common/engine-memory.cc
     engine/common/engine-types.cc
+    engine/common/ipv4-udp-head.cc
     engine/common/transport-engine.cc
     engine/driver/engine-driver.cc
     engine/driver/loopback-harness.cc
@@ -76,6 +77,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/common/engine-memory.h
     engine/common/engine-types.h
     engine/common/header-bytes.h
+    engine/common/ipv4-udp-head.h
     engine/common/id-slots.h
     engine/common/transport-engine.h
     engine/driver/engine-driver.h

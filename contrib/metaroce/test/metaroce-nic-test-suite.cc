@@ -10,12 +10,17 @@
  *  - receiver admission splits the NIC's budget among its active senders the moment one joins,
  *    and its ACKs carry the credit;
  *  - with ControlFirst a NIC's ACKs overtake the data of its other queue pairs;
- *  - a queue pair disposed mid-transfer is served no more, its NIC's other one completes.
+ *  - a queue pair disposed mid-transfer is served no more, its NIC's other one completes;
+ *  - a frame's one header carries the bytes of the IPv4, UDP and transport headers.
  */
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/metaroce-connection.h"
+#include "ns3/metaroce-frame-header.h"
+#include "ns3/metaroce-framing.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/metaroce-switch-pfc.h"
 #include "ns3/metaroce-transport-header.h"
 #include "ns3/metaroce-wire.h"
 #include "ns3/nstime.h"
@@ -569,6 +574,82 @@ class TransportHeaderSizeTestCase : public TestCase
     }
 };
 
+/// A frame's head (MetaRoceFrameHeader) is byte for byte what Ipv4Header, UdpHeader and the
+/// transport header give when added one by one (MetaRoceFraming::FrameOneByOne, the frame of
+/// packet printing); its fields are the NIC's; it reads back whole, a truncated one not at all.
+class FrameHeaderTestCase : public TestCase
+{
+  public:
+    FrameHeaderTestCase()
+        : TestCase("framing: one frame header, the bytes of IPv4, UDP and transport headers")
+    {
+    }
+
+  private:
+    static std::vector<uint8_t> Bytes(Ptr<const Packet> p)
+    {
+        std::vector<uint8_t> b(p->GetSize());
+        p->CopyData(b.data(), p->GetSize());
+        return b;
+    }
+
+    void DoRun() override
+    {
+        const Ipv4Address s("10.0.3.1");
+        const Ipv4Address d("10.1.250.7");
+        metaroce::MrHeader write;
+        write.opcode = metaroce::MrOpcode::Write;
+        write.flags = metaroce::kMrFlagFirst;
+        write.messageLength = 9000;
+        write.payloadLength = 4096;
+        metaroce::MrHeader ack;
+        ack.opcode = metaroce::MrOpcode::Ack;
+        ack.repeatCount = 2;
+        for (const auto& [h, payload, control] :
+             {std::tuple{write, 4096u, false}, std::tuple{ack, 0u, true}})
+        {
+            metaroce::OutPacket out;
+            out.header.resize(h.Size());
+            metaroce::MrSerialize(h, out.header.data());
+            out.payloadSize = payload;
+            out.udpSrcPort = 49152 + 777;
+            out.udpDstPort = metaroce::kMetaRoceUdpPort;
+            out.isControl = control;
+            const Ptr<Packet> framed = MetaRoceFraming::Frame(out, s, d);
+            NS_TEST_ASSERT_MSG_EQ(
+                (Bytes(framed) == Bytes(MetaRoceFraming::FrameOneByOne(out, s, d))),
+                true,
+                "frame bytes differ, control " << control);
+
+            Ipv4Header ip;
+            ip.EnableChecksum();
+            framed->PeekHeader(ip);
+            NS_TEST_EXPECT_MSG_EQ(ip.IsChecksumOk(), true, "IPv4 checksum");
+            NS_TEST_EXPECT_MSG_EQ(ip.GetDestination(), d, "destination");
+            NS_TEST_EXPECT_MSG_EQ(ip.GetTtl(), 64, "TTL");
+            NS_TEST_EXPECT_MSG_EQ(ip.GetEcn(), Ipv4Header::ECN_ECT0, "ECN-capable");
+            NS_TEST_EXPECT_MSG_EQ(uint32_t(ip.GetDscp()),
+                                  (control ? uint32_t(kMetaRoceControlDscp) : 0u),
+                                  "ACKs in the CONTROL class, data not");
+            NS_TEST_EXPECT_MSG_EQ(ip.GetPayloadSize(), 8 + h.Size() + payload, "IPv4 length");
+            MetaRoceFrameHeader head;
+            const uint32_t size = framed->PeekHeader(head);
+            NS_TEST_EXPECT_MSG_EQ(size, 28 + h.Size(), "the whole head reads back");
+            NS_TEST_EXPECT_MSG_EQ(head.GetSerializedSize(), size, "and serialises as long");
+            std::ostringstream printed;
+            head.Print(printed);
+            NS_TEST_EXPECT_MSG_NE(printed.str().find("MetaRoCE"),
+                                  std::string::npos,
+                                  "printed: " << printed.str());
+
+            const auto bytes = Bytes(framed);
+            const Ptr<Packet> cut = Create<Packet>(bytes.data(), 24); // IPv4, half of UDP
+            MetaRoceFrameHeader partial;
+            NS_TEST_EXPECT_MSG_EQ(cut->PeekHeader(partial), 0, "a truncated head reads as none");
+        }
+    }
+};
+
 class MetaRoceNicTestSuite : public TestSuite
 {
   public:
@@ -588,6 +669,7 @@ class MetaRoceNicTestSuite : public TestSuite
         AddTestCase(new AdmissionCreditTestCase, QUICK);
         AddTestCase(new ControlFirstTestCase, QUICK);
         AddTestCase(new TransportHeaderSizeTestCase, QUICK);
+        AddTestCase(new FrameHeaderTestCase, QUICK);
     }
 };
 

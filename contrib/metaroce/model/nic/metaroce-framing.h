@@ -1,6 +1,7 @@
 /*
  * The NIC's IPv4/UDP framing (spec 3.1, 8.2): an engine's packet becomes IPv4 | UDP | transport
- * header | payload on transmit, and an arriving datagram is unwrapped for the engine.
+ * header | payload on transmit (one MetaRoceFrameHeader), and an arriving datagram is unwrapped
+ * for the engine.
  *
  * Hosts run no ns-3 Internet stack: the NIC is the RDMA offload and writes the IPv4 header
  * itself, with ECT(0) so switches can mark CE (passed to the engine on arrival), and with the
@@ -54,6 +55,24 @@ class MetaRoceFraming
      * switches read them (MetaRoceParseIpv4): the packet itself is neither copied nor changed.
      */
     static bool Unframe(Ptr<const Packet> packet, uint16_t protocol, Arrival& arrival);
+
+    /**
+     * The frame Frame() builds, with an Ipv4Header, a UdpHeader and a MetaRoceTransportHeader
+     * added one by one: what Frame() does when packets record their headers
+     * (Packet::EnablePrinting), and the reference its single header is checked against.
+     */
+    static Ptr<Packet> FrameOneByOne(const metaroce::OutPacket& out,
+                                     Ipv4Address source,
+                                     Ipv4Address destination);
+
+  private:
+    /// Whether packets record their headers (Packet::EnablePrinting).
+    static bool PacketPrintingOn();
+    /// A packet of `out`'s payload, headers still to be added.
+    static Ptr<Packet> Payload(const metaroce::OutPacket& out);
+    /// The IPv4 DSCP of `out`: ACK, NAK, CNP and probe go in the switches' CONTROL class
+    /// (metaroce-switch-pfc.h).
+    static uint8_t Dscp(const metaroce::OutPacket& out);
 };
 
 } // namespace ns3

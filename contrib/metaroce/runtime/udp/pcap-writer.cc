@@ -1,6 +1,9 @@
 #include "pcap-writer.h"
 
+#include "ipv4-udp-head.h"
+
 #include <algorithm>
+#include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -15,30 +18,6 @@ namespace
 
 constexpr uint32_t kMagicNanoseconds = 0xa1b23c4d;
 constexpr uint32_t kLinkTypeRaw = 101;
-constexpr std::size_t kIpv4Header = 20;
-constexpr std::size_t kUdpHeader = 8;
-
-void
-Put16(uint8_t* p, uint16_t v)
-{
-    p[0] = static_cast<uint8_t>(v >> 8);
-    p[1] = static_cast<uint8_t>(v);
-}
-
-uint16_t
-Ipv4Checksum(const uint8_t* header)
-{
-    uint32_t sum = 0;
-    for (std::size_t i = 0; i < kIpv4Header; i += 2)
-    {
-        sum += static_cast<uint32_t>(header[i] << 8 | header[i + 1]);
-    }
-    while (sum >> 16)
-    {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return static_cast<uint16_t>(~sum);
-}
 
 } // namespace
 
@@ -73,21 +52,18 @@ PcapWriter::Write(const sockaddr_in& src,
     {
         payload += iov[i].iov_len;
     }
-    const std::size_t total = kIpv4Header + kUdpHeader + payload;
-    uint8_t head[kIpv4Header + kUdpHeader] = {};
-    head[0] = 0x45;
-    head[1] = ecnCe ? 0x03 : 0x00;
-    Put16(head + 2, static_cast<uint16_t>(total));
-    Put16(head + 4, static_cast<uint16_t>(m_packets));
-    Put16(head + 6, 0x4000); // don't fragment
-    head[8] = 64;
-    head[9] = IPPROTO_UDP;
-    std::memcpy(head + 12, &src.sin_addr, 4);
-    std::memcpy(head + 16, &dst.sin_addr, 4);
-    Put16(head + 10, Ipv4Checksum(head));
-    std::memcpy(head + 20, &src.sin_port, 2); // already in network order
-    std::memcpy(head + 22, &dst.sin_port, 2);
-    Put16(head + 24, static_cast<uint16_t>(kUdpHeader + payload));
+    const std::size_t total = kIpv4UdpHeadSize + payload;
+    Ipv4UdpHead fields;
+    fields.tos = ecnCe ? 0x03 : 0x00;
+    fields.identification = static_cast<uint16_t>(m_packets);
+    fields.dontFragment = true;
+    fields.source = ntohl(src.sin_addr.s_addr);
+    fields.destination = ntohl(dst.sin_addr.s_addr);
+    fields.sourcePort = ntohs(src.sin_port);
+    fields.destinationPort = ntohs(dst.sin_port);
+    fields.udpPayload = static_cast<uint16_t>(payload);
+    uint8_t head[kIpv4UdpHeadSize];
+    WriteIpv4UdpHead(fields, head);
 
     timespec ts{};
     clock_gettime(CLOCK_REALTIME, &ts);
