@@ -5,7 +5,8 @@
  *
  * 1. forwarding: longest prefix wins, a withdrawn prefix falls back, no-route/port-down drops;
  * 2. ECMP: even spread (chi-square), stable per 5-tuple, different per seed, down ports left out;
- * 3. ECN: a 2:1 incast marks ECT packets only and only above Kmin; a 1:1 flow is never marked;
+ * 3. ECN: a 2:1 incast marks ECT packets only and only above Kmin, in copies (an upstream holder
+ *    of the packet sees it unmarked); a 1:1 flow is never marked;
  * 4. drop-tail: a small buffer drops under the right reason and conserves packets;
  * 5. strict priority: CONTROL packets overtake a standing DATA queue;
  * 6. trimming: refused DATA arrives as headers, with its original UDP length;
@@ -95,9 +96,12 @@ class TestHost : public MetaRocePortOwner
         MetaRoceParseIpv4(p, info);
         m_tx[MetaRoceClassify(info.tos, info.l4Payload, kMetaRoceControlMaxPayload)].push_back(p);
         m_queue->Kick();
+        sent.push_back(p);
     }
 
     std::vector<Arrival> rx;
+    /// The packets sent, as a trace sink upstream of the switch would hold them.
+    std::vector<Ptr<const Packet>> sent;
     uint32_t pausesReceived{0};
     uint32_t resumesReceived{0};
 
@@ -438,6 +442,14 @@ class EcnTestCase : public SwitchTestCase
             NS_TEST_EXPECT_MSG_EQ(ce[1], 0, "non-ECT packets are never marked");
             NS_TEST_EXPECT_MSG_EQ(s.sw->GetPortCounters(2).ecnMarked, ce[0], "counter = marks");
             NS_TEST_EXPECT_MSG_EQ(marksAboveKmin, true, "no mark at or below Kmin");
+            uint32_t changedUpstream = 0;
+            for (const Ptr<const Packet>& p : s.hosts[0]->sent)
+            {
+                Ipv4Header ip;
+                p->PeekHeader(ip);
+                changedUpstream += ip.GetEcn() != Ipv4Header::ECN_ECT0;
+            }
+            NS_TEST_EXPECT_MSG_EQ(changedUpstream, 0, "a mark changes a copy, not the sender's");
             if (senders == 2)
             {
                 NS_TEST_EXPECT_MSG_GT(ce[0], 50, "a 2:1 incast marks ECT packets");
