@@ -38,11 +38,27 @@ EngineDriver::Collect()
 void
 EngineDriver::ServePorts()
 {
+    if (!m_options.offerOnlyWithWork)
+    {
+        for (uint16_t port = 0; port < m_ports; ++port)
+        {
+            if (m_host.PortIdle(port))
+            {
+                m_host.StartPort(port);
+            }
+        }
+        return;
+    }
+    // One WorkOnPorts call answers HasWork for every port, until a port starts: its pulls
+    // take work and may add some elsewhere (the markers behind every path's tail, spec 5.5).
+    uint64_t work = m_engine.WorkOnPorts(m_ports).any;
     for (uint16_t port = 0; port < m_ports; ++port)
     {
-        if (m_host.PortIdle(port) && (!m_options.offerOnlyWithWork || m_engine.HasWork(port)))
+        const bool hasWork = port < 64 ? (work >> port & 1) != 0 : m_engine.HasWork(port);
+        if (hasWork && m_host.PortIdle(port))
         {
             m_host.StartPort(port);
+            work = m_engine.WorkOnPorts(m_ports).any;
         }
     }
 }
