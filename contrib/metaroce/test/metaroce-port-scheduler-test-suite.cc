@@ -7,7 +7,8 @@
  * as maybe having work or with the work they report, and senders with bursts (pulled again at
  * once while their burst goes on, spec 4.2), the first sender of a port among them; and
  * MayHaveWork never says no while a sender of the port has work, and says no after a pull that
- * found nothing; MarkWork reports the ports it turns from no mark to one.
+ * found nothing; MarkWork reports the ports it turns from no mark to one, and marks a port a
+ * sender joined after reporting work there.
  */
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
@@ -233,7 +234,7 @@ class RoundRobinTestCase : public TestCase
                     work.recovery |= mine[id]->HasRecoveryWork(port) ? bit : 0;
                 }
             }
-            const uint64_t woken = scheduler.MarkWork(slots[id], work);
+            const uint64_t woken = scheduler.MarkWork(*mine[id], slots[id], work);
             uint64_t nowMarked = 0;
             for (uint32_t port = 0; port < kPorts; ++port)
             {
@@ -367,7 +368,8 @@ class BurstTestCase : public TestCase
         {
             senders.push_back(std::make_unique<FakeSender>(id, 1, bursts[id]));
             senders.back()->data[0] = 4;
-            scheduler.MarkWork({scheduler.Add(0, senders.back().get())},
+            scheduler.MarkWork(*senders.back(),
+                               {scheduler.Add(0, senders.back().get())},
                                MetaRocePortScheduler::kMaybeWork);
         }
         std::vector<uint32_t> order;
@@ -384,6 +386,35 @@ class BurstTestCase : public TestCase
     }
 };
 
+/// MarkWork writes only what changed since a sender's last marks (Sender::m_marks): a port the
+/// sender joins after reporting work there starts unmarked, and the same report marks it then.
+class MarkAfterJoinTestCase : public TestCase
+{
+  public:
+    MarkAfterJoinTestCase()
+        : TestCase("port scheduler: work reported before joining a port is marked after it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRocePortScheduler scheduler;
+        scheduler.AddPort();
+        scheduler.AddPort();
+        FakeSender sender(0, 2);
+        sender.data = {1, 1};
+        const metaroce::PortWork work{0b11, 0, 0};
+        std::vector<MetaRocePortScheduler::Slot> slots{scheduler.Add(0, &sender)};
+        scheduler.MarkWork(sender, slots, work);
+        slots.push_back(scheduler.Add(1, &sender));
+        NS_TEST_EXPECT_MSG_EQ(scheduler.MayHaveWork(1), false, "a new slot starts unmarked");
+        scheduler.MarkWork(sender, slots, work);
+        NS_TEST_EXPECT_MSG_EQ(scheduler.MayHaveWork(1), true, "the same report marks it");
+        NS_TEST_EXPECT_MSG_NE(scheduler.Pull(1, false), nullptr, "and its packet leaves");
+    }
+};
+
 class PortSchedulerTestSuite : public TestSuite
 {
   public:
@@ -392,6 +423,7 @@ class PortSchedulerTestSuite : public TestSuite
     {
         AddTestCase(new RoundRobinTestCase, TestCase::QUICK);
         AddTestCase(new BurstTestCase, TestCase::QUICK);
+        AddTestCase(new MarkAfterJoinTestCase, TestCase::QUICK);
     }
 };
 

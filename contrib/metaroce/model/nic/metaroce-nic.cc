@@ -71,6 +71,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     void MarkWork()
     {
         const uint64_t woken = m_nic.m_scheduler.MarkWork(
+            *this,
             m_slots,
             m_engine.WorkOnPorts(static_cast<uint16_t>(m_nic.m_ports.size())));
         // A port whose frame ends without pulling (no sender had work when it started) pulls

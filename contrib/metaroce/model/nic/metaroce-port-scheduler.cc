@@ -60,11 +60,59 @@ MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
     {
         bits.resize(std::max(bits.size(), (slot / 64 + 1) * m_ports.size()), 0);
     }
+    if (port < 64)
+    {
+        // The new slot starts unmarked, whatever the sender's marks elsewhere.
+        const uint64_t keep = ~(uint64_t(1) << port);
+        sender->m_marks = {sender->m_marks.any & keep,
+                           sender->m_marks.control & keep,
+                           sender->m_marks.recovery & keep};
+    }
     return {port, slot};
 }
 
 uint64_t
-MetaRocePortScheduler::MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work)
+MetaRocePortScheduler::MarkWork(Sender& sender,
+                                const std::vector<Slot>& slots,
+                                const metaroce::PortWork& work)
+{
+    if (m_ports.size() > 64)
+    {
+        return MarkEverySlot(slots, work);
+    }
+    // Called after every call into an engine, which seldom changes the ports it has work on:
+    // only the bits that differ from the sender's marks are written.
+    metaroce::PortWork& marks = sender.m_marks;
+    const uint64_t any = marks.any ^ work.any;
+    const uint64_t control = m_controlFirst ? marks.control ^ work.control : 0;
+    const uint64_t recovery = m_recoveryFirst ? marks.recovery ^ work.recovery : 0;
+    if ((any | control | recovery) == 0)
+    {
+        return 0;
+    }
+    marks = work;
+    uint64_t woken = 0;
+    for (const auto& [port, slot] : slots)
+    {
+        const uint64_t bit = uint64_t(1) << port;
+        if ((any & bit) != 0 && SetMark(kAny, port, slot, (work.any & bit) != 0))
+        {
+            woken |= bit;
+        }
+        if ((control & bit) != 0)
+        {
+            SetMark(kControl, port, slot, (work.control & bit) != 0);
+        }
+        if ((recovery & bit) != 0)
+        {
+            SetMark(kRecovery, port, slot, (work.recovery & bit) != 0);
+        }
+    }
+    return woken;
+}
+
+uint64_t
+MetaRocePortScheduler::MarkEverySlot(const std::vector<Slot>& slots, const metaroce::PortWork& work)
 {
     uint64_t woken = 0;
     for (const auto& [port, slot] : slots)
@@ -148,6 +196,13 @@ MetaRocePortScheduler::PullFromSlots(Port& port,
         if (!work)
         {
             SetMark(rr.kind, index, slot, false);
+            if (index < 64)
+            {
+                uint64_t& marks = rr.kind == kControl    ? sender.m_marks.control
+                                  : rr.kind == kRecovery ? sender.m_marks.recovery
+                                                         : sender.m_marks.any;
+                marks &= ~(uint64_t(1) << index);
+            }
             continue;
         }
         Ptr<Packet> p = sender.Pull(index, kind);

@@ -73,6 +73,14 @@ class MetaRocePortScheduler
         {
             return false;
         }
+
+      private:
+        friend class MetaRocePortScheduler;
+        /// The sender's marks on ports below 64, by kind, that the scheduler holds for certain:
+        /// MarkWork writes only the bits that differ from what it is told. A mark held beyond
+        /// these (SetControlFirst marks every sender) is a "maybe" that a pull clears when it
+        /// finds no work; one of these never is missing, or work would go unmarked.
+        metaroce::PortWork m_marks;
     };
 
     /// (port, slot in that port's round-robin): where a sender is registered.
@@ -97,7 +105,9 @@ class MetaRocePortScheduler
      * only to learn that most have nothing (doc/benchmarks.md).
      */
     /// Returns the ports (below 64) that had no sender marked (MayHaveWork) and now have one.
-    uint64_t MarkWork(const std::vector<Slot>& slots, const metaroce::PortWork& work);
+    uint64_t MarkWork(Sender& sender,
+                      const std::vector<Slot>& slots,
+                      const metaroce::PortWork& work);
 
     /// The next packet for `port` (only control packets with `controlOnly`), round-robin from
     /// the cursor, or null when no sender has one.
@@ -156,6 +166,10 @@ class MetaRocePortScheduler
                               std::size_t from,
                               std::size_t end,
                               metaroce::PullKind kind);
+
+    /// MarkWork on a NIC of more than 64 ports, where the sender's m_marks cannot hold them all:
+    /// every slot's marks written.
+    uint64_t MarkEverySlot(const std::vector<Slot>& slots, const metaroce::PortWork& work);
 
     /// The bit word of `slot` of `port` in m_maybe[kind].
     uint64_t& Word(std::size_t kind, uint32_t port, std::size_t slot)
