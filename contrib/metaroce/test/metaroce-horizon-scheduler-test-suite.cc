@@ -2,11 +2,14 @@
  * metaroce-horizon-scheduler: ns3::MetaRoceHorizonScheduler (model/sim) gives events in the
  * order ns3::PriorityQueueScheduler gives them, (timestamp, uid), under random inserts, removals
  * and events taken out, with many ties, with windows from one step to longer than the run, and
- * with events scheduled before the horizon while later ones wait in the far heap.
+ * with events scheduled before the horizon while later ones wait in the far heap; and the
+ * module's clock (MetaRoceNow) reads the simulator's, across simulations.
  */
 #include "ns3/metaroce-horizon-scheduler.h"
+#include "ns3/metaroce-now.h"
 #include "ns3/nstime.h"
 #include "ns3/priority-queue-scheduler.h"
+#include "ns3/simulator.h"
 #include "ns3/test.h"
 
 #include <cstdint>
@@ -139,6 +142,41 @@ class EndOfTimeTestCase : public TestCase
     }
 };
 
+/// MetaRoceNow (model/sim/metaroce-now.h) is Simulator::Now() in every event, before a run and
+/// after Simulator::Destroy(), when a new simulation starts its clock at zero again.
+class ClockTestCase : public TestCase
+{
+  public:
+    ClockTestCase()
+        : TestCase("the module's clock reads the simulator's, across simulations")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (int64_t start : {5000, 3})
+        {
+            NS_TEST_EXPECT_MSG_EQ(MetaRoceNow(), Simulator::Now(), "before the run");
+            uint32_t checked = 0;
+            for (int64_t ns : {start, start, start + 1, start + 777})
+            {
+                Simulator::Schedule(NanoSeconds(ns), [&checked, ns]() {
+                    checked +=
+                        MetaRoceNow() == Simulator::Now() && MetaRoceNow() == NanoSeconds(ns);
+                });
+            }
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(checked, 4, "every event read the simulator's time");
+            NS_TEST_EXPECT_MSG_EQ(MetaRoceNow(), NanoSeconds(start + 777), "after the run");
+            Simulator::Destroy();
+            // A pointer kept past Destroy() would name a deleted implementation (its memory is
+            // often reused by the next one, so reading it might even seem to work).
+            NS_TEST_EXPECT_MSG_EQ((metaroce_now::g_impl == nullptr), true, "forgotten");
+        }
+    }
+};
+
 class HorizonSchedulerTestSuite : public TestSuite
 {
   public:
@@ -147,6 +185,7 @@ class HorizonSchedulerTestSuite : public TestSuite
     {
         AddTestCase(new SameOrderTestCase, TestCase::QUICK);
         AddTestCase(new EndOfTimeTestCase, TestCase::QUICK);
+        AddTestCase(new ClockTestCase, TestCase::QUICK);
     }
 };
 

@@ -45,7 +45,7 @@ MetaRoceArrivals::Stage(Time at,
                         uint32_t ifIndex,
                         Ptr<Packet> packet)
 {
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = MetaRoceNow().GetTimeStep();
     NS_ABORT_MSG_UNLESS(at.GetTimeStep() > now,
                         "MetaRoceArrivals: a packet for node " << m_nodeId << " staged at " << at
                                                                << ", not after now");

@@ -21,6 +21,7 @@
 #define METAROCE_ARRIVALS_H
 
 #include "ns3/engine-types.h"
+#include "ns3/metaroce-now.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
@@ -59,7 +60,7 @@ class MetaRoceArrivals : public Object
     /// Delivers every staged packet due by now. Every event of the node calls this first.
     void DeliverDue()
     {
-        const int64_t now = Simulator::Now().GetTimeStep();
+        const int64_t now = MetaRoceNow().GetTimeStep();
         if (now >= m_observeAt)
         {
             Observe(now);

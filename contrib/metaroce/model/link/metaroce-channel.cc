@@ -1,6 +1,7 @@
 #include "metaroce-channel.h"
 
 #include "ns3/abort.h"
+#include "ns3/metaroce-now.h"
 #include "ns3/node.h"
 
 #include <algorithm>
@@ -91,7 +92,7 @@ MetaRoceChannel::StartOnWire(const Ptr<Packet>& p, const Ptr<MetaRoceNetDevice>&
 Time
 MetaRoceChannel::ArrivalTime(Time txTime) const
 {
-    return Simulator::Now() + std::max(txTime, TimeStep(1)) + m_delay;
+    return MetaRoceNow() + std::max(txTime, TimeStep(1)) + m_delay;
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-now.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/ppp-header.h"
@@ -304,7 +305,7 @@ MetaRoceNetDevice::PullAtFrameEnd()
     {
         return m_busy;
     }
-    const Time now = Simulator::Now();
+    const Time now = MetaRoceNow();
     if (now >= m_txEnd)
     {
         m_busy = false; // the deferred frame is over
@@ -327,7 +328,7 @@ MetaRoceNetDevice::TransmitStart(Ptr<Packet> p)
     m_completionScheduled = !defer;
     if (defer)
     {
-        m_txEnd = Simulator::Now() + txTime + m_interframeGap;
+        m_txEnd = MetaRoceNow() + txTime + m_interframeGap;
     }
     else
     {

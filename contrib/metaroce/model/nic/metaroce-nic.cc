@@ -8,6 +8,7 @@
 #include "ns3/event-id.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-connection.h"
+#include "ns3/metaroce-now.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
@@ -27,7 +28,7 @@ namespace
 metaroce::TimeNs
 EngineNow()
 {
-    return static_cast<metaroce::TimeNs>(Simulator::Now().GetNanoSeconds());
+    return static_cast<metaroce::TimeNs>(MetaRoceNow().GetNanoSeconds());
 }
 
 /// The NIC re-arms only to an earlier deadline and after every pull (its device pulls outside
