@@ -1,18 +1,22 @@
 /*
- * metaroce-horizon-scheduler: ns3::MetaRoceHorizonScheduler (model/sim) gives events in the
- * order ns3::PriorityQueueScheduler gives them, (timestamp, uid), under random inserts, removals
- * and events taken out, with many ties, with windows from one step to longer than the run, and
- * with events scheduled before the horizon while later ones wait in the far heap; and the
- * module's clock (MetaRoceNow) reads the simulator's, across simulations.
+ * metaroce-scheduler: the module's event schedulers (model/sim), ns3::MetaRoceRadixScheduler and
+ * ns3::MetaRoceHorizonScheduler, give events in the order ns3::PriorityQueueScheduler gives
+ * them, (timestamp, uid), under random inserts, removals and events taken out, with many ties
+ * and timers far ahead; the horizon scheduler with windows from one step to longer than the run
+ * and with events scheduled before the horizon while later ones wait in the far heap; both with
+ * events at the end of time. The radix scheduler refuses an event before the last one taken
+ * out. And the module's clock (MetaRoceNow) reads the simulator's, across simulations.
  */
 #include "ns3/metaroce-horizon-scheduler.h"
 #include "ns3/metaroce-now.h"
+#include "ns3/metaroce-radix-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/priority-queue-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 using namespace ns3;
@@ -20,18 +24,37 @@ using namespace ns3;
 namespace
 {
 
+/// A scheduler under test, made with a horizon window (used by the horizon scheduler only).
+using MakeScheduler = std::function<Ptr<Scheduler>(const Time& window)>;
+
+Ptr<Scheduler>
+MakeHorizon(const Time& window)
+{
+    auto horizon = CreateObject<MetaRoceHorizonScheduler>();
+    horizon->SetAttribute("Window", TimeValue(window));
+    return horizon;
+}
+
+Ptr<Scheduler>
+MakeRadix(const Time&)
+{
+    return CreateObject<MetaRoceRadixScheduler>();
+}
+
 class SameOrderTestCase : public TestCase
 {
   public:
-    SameOrderTestCase()
-        : TestCase("horizon scheduler: the order of a single heap, for any window")
+    SameOrderTestCase(const std::string& name, MakeScheduler make, std::vector<Time> windows)
+        : TestCase(name + ": the order of a single heap")
+        , m_make(std::move(make))
+        , m_windows(std::move(windows))
     {
     }
 
   private:
     void DoRun() override
     {
-        for (const Time& window : {NanoSeconds(1), NanoSeconds(50), MicroSeconds(20), Seconds(1)})
+        for (const Time& window : m_windows)
         {
             Run(window);
         }
@@ -39,8 +62,8 @@ class SameOrderTestCase : public TestCase
 
     void Run(const Time& window)
     {
-        auto horizon = CreateObject<MetaRoceHorizonScheduler>();
-        horizon->SetAttribute("Window", TimeValue(window));
+        Ptr<Scheduler> tested = m_make(window);
+        auto horizon = DynamicCast<MetaRoceHorizonScheduler>(tested);
         auto reference = CreateObject<PriorityQueueScheduler>();
         // The schedulers only order and hand back events; the impl pointers are never called.
         std::vector<EventImpl*> impls(20'000);
@@ -63,41 +86,43 @@ class SameOrderTestCase : public TestCase
                 Scheduler::Event ev{reinterpret_cast<EventImpl*>(&impls[uid % impls.size()]),
                                     {now + delay, uid, next() % 8}};
                 ++uid;
-                horizon->Insert(ev);
+                tested->Insert(ev);
                 reference->Insert(ev);
                 pending.push_back(ev);
-                sawFar = sawFar || horizon->FarCount() > 0;
+                sawFar = sawFar || (horizon != nullptr && horizon->FarCount() > 0);
             }
             else if (op == 9 && !pending.empty())
             {
                 const Scheduler::Event ev = pending[next() % pending.size()];
-                horizon->Remove(ev);
+                tested->Remove(ev);
                 reference->Remove(ev);
                 Forget(pending, ev);
             }
             else
             {
                 const Scheduler::Event want = reference->PeekNext();
-                NS_TEST_ASSERT_MSG_EQ(horizon->PeekNext().key.m_uid,
+                NS_TEST_ASSERT_MSG_EQ(tested->PeekNext().key.m_uid,
                                       want.key.m_uid,
                                       "peek, step " << step << ", window " << window);
-                const Scheduler::Event got = horizon->RemoveNext();
+                const Scheduler::Event got = tested->RemoveNext();
                 reference->RemoveNext();
                 NS_TEST_ASSERT_MSG_EQ(got.key.m_uid, want.key.m_uid, "step " << step);
                 NS_TEST_ASSERT_MSG_EQ(got.impl, want.impl, "step " << step);
                 now = got.key.m_ts;
                 Forget(pending, got);
             }
-            NS_TEST_ASSERT_MSG_EQ(horizon->IsEmpty(), reference->IsEmpty(), "step " << step);
+            NS_TEST_ASSERT_MSG_EQ(tested->IsEmpty(), reference->IsEmpty(), "step " << step);
         }
-        NS_TEST_EXPECT_MSG_EQ(sawFar, true, "some events waited in the far heap");
+        NS_TEST_EXPECT_MSG_EQ((horizon == nullptr || sawFar),
+                              true,
+                              "some events waited in the far heap");
         while (!reference->IsEmpty())
         {
-            NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid,
+            NS_TEST_ASSERT_MSG_EQ(tested->RemoveNext().key.m_uid,
                                   reference->RemoveNext().key.m_uid,
                                   "draining, window " << window);
         }
-        NS_TEST_EXPECT_MSG_EQ(horizon->IsEmpty(), true, "both empty");
+        NS_TEST_EXPECT_MSG_EQ(tested->IsEmpty(), true, "both empty");
     }
 
     static void Forget(std::vector<Scheduler::Event>& pending, const Scheduler::Event& ev)
@@ -112,34 +137,41 @@ class SameOrderTestCase : public TestCase
             }
         }
     }
+
+    MakeScheduler m_make;
+    std::vector<Time> m_windows;
 };
 
-/// Events at the last timestamp there is: the horizon cannot pass them, and they still come out
-/// in uid order, also those inserted after the first was taken.
+/// Events at the last timestamp there is: the horizon cannot pass them, the radix buckets hold
+/// them as any other, and they come out in uid order, also those inserted after the first was
+/// taken.
 class EndOfTimeTestCase : public TestCase
 {
   public:
-    EndOfTimeTestCase()
-        : TestCase("horizon scheduler: events at the end of time")
+    EndOfTimeTestCase(const std::string& name, MakeScheduler make)
+        : TestCase(name + ": events at the end of time")
+        , m_make(std::move(make))
     {
     }
 
   private:
     void DoRun() override
     {
-        auto horizon = CreateObject<MetaRoceHorizonScheduler>();
+        Ptr<Scheduler> scheduler = m_make(MicroSeconds(20));
         EventImpl* impl = nullptr;
         const uint64_t end = UINT64_MAX;
-        horizon->Insert({impl, {end - 1, 0, 0}});
-        horizon->Insert({impl, {end, 2, 0}});
-        horizon->Insert({impl, {end, 1, 0}});
-        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 0, "the earlier one first");
-        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 1, "then by uid");
-        horizon->Insert({impl, {end, 3, 0}});
-        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 2, "uid 2");
-        NS_TEST_ASSERT_MSG_EQ(horizon->RemoveNext().key.m_uid, 3, "uid 3");
-        NS_TEST_ASSERT_MSG_EQ(horizon->IsEmpty(), true, "all out");
+        scheduler->Insert({impl, {end - 1, 0, 0}});
+        scheduler->Insert({impl, {end, 2, 0}});
+        scheduler->Insert({impl, {end, 1, 0}});
+        NS_TEST_ASSERT_MSG_EQ(scheduler->RemoveNext().key.m_uid, 0, "the earlier one first");
+        NS_TEST_ASSERT_MSG_EQ(scheduler->RemoveNext().key.m_uid, 1, "then by uid");
+        scheduler->Insert({impl, {end, 3, 0}});
+        NS_TEST_ASSERT_MSG_EQ(scheduler->RemoveNext().key.m_uid, 2, "uid 2");
+        NS_TEST_ASSERT_MSG_EQ(scheduler->RemoveNext().key.m_uid, 3, "uid 3");
+        NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), true, "all out");
     }
+
+    MakeScheduler m_make;
 };
 
 /// MetaRoceNow (model/sim/metaroce-now.h) is Simulator::Now() in every event, before a run and
@@ -177,18 +209,26 @@ class ClockTestCase : public TestCase
     }
 };
 
-class HorizonSchedulerTestSuite : public TestSuite
+class SchedulerTestSuite : public TestSuite
 {
   public:
-    HorizonSchedulerTestSuite()
-        : TestSuite("metaroce-horizon-scheduler", UNIT)
+    SchedulerTestSuite()
+        : TestSuite("metaroce-scheduler", UNIT)
     {
-        AddTestCase(new SameOrderTestCase, TestCase::QUICK);
-        AddTestCase(new EndOfTimeTestCase, TestCase::QUICK);
+        const std::vector<Time> windows{NanoSeconds(1),
+                                        NanoSeconds(50),
+                                        MicroSeconds(20),
+                                        Seconds(1)};
+        AddTestCase(new SameOrderTestCase("horizon scheduler", &MakeHorizon, windows),
+                    TestCase::QUICK);
+        AddTestCase(new SameOrderTestCase("radix scheduler", &MakeRadix, {MicroSeconds(20)}),
+                    TestCase::QUICK);
+        AddTestCase(new EndOfTimeTestCase("horizon scheduler", &MakeHorizon), TestCase::QUICK);
+        AddTestCase(new EndOfTimeTestCase("radix scheduler", &MakeRadix), TestCase::QUICK);
         AddTestCase(new ClockTestCase, TestCase::QUICK);
     }
 };
 
-HorizonSchedulerTestSuite g_horizonSchedulerTestSuite;
+SchedulerTestSuite g_schedulerTestSuite;
 
 } // namespace
