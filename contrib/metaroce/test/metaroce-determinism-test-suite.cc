@@ -4,7 +4,8 @@
  * a seeded pseudo-random order (as a distributed run may); each experiment must give the same
  * results, byte for byte, under the stock scheduler and under several shuffles
  * (model/link/metaroce-arrivals.h says how the model keeps it so). The same experiments under
- * ns3::MetaRoceHorizonScheduler, which keeps ns-3's own order, must not change either.
+ * ns3::MetaRoceHorizonScheduler and ns3::MetaRoceRadixScheduler, which keep ns-3's own order,
+ * must not change either.
  */
 #include "ns3/config.h"
 #include "ns3/metaroce-experiment.h"
@@ -38,8 +39,8 @@ Results(const MetaRoceExperimentConfig& c)
     return os.str();
 }
 
-/// Runs c under the stock scheduler, under shuffles 1..3 and under the horizon scheduler with
-/// several windows: the results must match.
+/// Runs c under ns-3's default scheduler, under shuffles 1..3, under the horizon scheduler with
+/// several windows and under the radix scheduler: the results must match.
 class ShuffledTiesTestCase : public TestCase
 {
   public:
@@ -57,6 +58,7 @@ class ShuffledTiesTestCase : public TestCase
             m_config.cdfFile = CreateTempDirFilename("sizes.cdf");
             std::ofstream(m_config.cdfFile) << "1000 0.5\n100000 0.9\n1000000 1\n";
         }
+        m_config.scheduler = "ns3::MapScheduler"; // ns-3's default
         const std::string reference = Results(m_config);
         MetaRoceExperimentConfig shuffled = m_config;
         shuffled.scheduler = "ns3::MetaRoceTieShuffleScheduler";
@@ -75,6 +77,10 @@ class ShuffledTiesTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ((Results(horizon) == reference), true, "window " << window);
         }
         Config::SetDefault("ns3::MetaRoceHorizonScheduler::Window", StringValue("20us"));
+        // So does the radix scheduler, the experiment runner's default.
+        MetaRoceExperimentConfig radix = m_config;
+        radix.scheduler = "ns3::MetaRoceRadixScheduler";
+        NS_TEST_EXPECT_MSG_EQ((Results(radix) == reference), true, "radix scheduler");
     }
 
     MetaRoceExperimentConfig m_config;

@@ -84,7 +84,7 @@ struct MetaRoceExperimentConfig
     bool progress{false};     ///< a progress line on stderr every few seconds
     /// The event scheduler. Every ns-3 scheduler runs events in the same order (time, then
     /// scheduling order), so results do not depend on it; speed does (doc/benchmarks.md).
-    std::string scheduler{"ns3::MetaRoceHorizonScheduler"};
+    std::string scheduler{"ns3::MetaRoceRadixScheduler"};
     std::string stopTime{"1s"}; ///< simulated-time limit (a run that hits it is incomplete)
     /// Distributed runs only: "leaf" (blocks of leaves with their hosts, spines round robin) or
     /// one rank per host, "0,0,1,1,..." (MetaRoceFabricPartition). Results do not depend on it.
