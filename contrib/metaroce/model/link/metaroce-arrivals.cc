@@ -109,17 +109,19 @@ MetaRoceArrivals::Deliver(int64_t now)
     m_delivering = true;
     while (!m_due.empty() && m_due.front().at <= now)
     {
-        std::pop_heap(m_due.begin(), m_due.end(), Later);
-        const uint32_t ifIndex = m_due.back().ifIndex;
-        m_due.pop_back();
+        const uint32_t ifIndex = m_due.front().ifIndex;
         Wire& wire = m_wires[ifIndex];
         Ptr<Packet> packet = std::move(wire.packets.front().packet);
         wire.packets.pop_front();
         --m_nStaged;
-        if (!wire.packets.empty())
+        if (wire.packets.empty())
         {
-            m_due.push_back({wire.packets.front().at, ifIndex});
-            std::push_heap(m_due.begin(), m_due.end(), Later);
+            std::pop_heap(m_due.begin(), m_due.end(), Later);
+            m_due.pop_back();
+        }
+        else
+        {
+            PostponeFront(wire.packets.front().at);
         }
         // Receive() applies the device's error model, fires its traces (pcap) and hands the
         // packet to its owner (frame sink or receive callback), which may stage more packets
@@ -127,6 +129,31 @@ MetaRoceArrivals::Deliver(int64_t now)
         wire.device->Receive(std::move(packet));
     }
     m_delivering = false;
+}
+
+void
+MetaRoceArrivals::PostponeFront(int64_t at)
+{
+    // The wire's next packet takes its place: one sift down from the root, where a pop and a
+    // push would sift twice. (Time, interface) orders the wires totally, so any heap gives
+    // them in the same order.
+    const Due moved{at, m_due.front().ifIndex};
+    const std::size_t n = m_due.size();
+    std::size_t i = 0;
+    for (std::size_t child = 1; child < n; child = 2 * i + 1)
+    {
+        if (child + 1 < n && Later(m_due[child], m_due[child + 1]))
+        {
+            ++child;
+        }
+        if (!Later(moved, m_due[child]))
+        {
+            break;
+        }
+        m_due[i] = m_due[child];
+        i = child;
+    }
+    m_due[i] = moved;
 }
 
 void

@@ -116,6 +116,9 @@ class MetaRoceArrivals : public Object
         uint32_t ifIndex;
     };
 
+    /// Moves the front wire of m_due to time `at` (later than its own), keeping the heap.
+    void PostponeFront(int64_t at);
+
     /// True when a is delivered after b (the heap keeps the earliest at the front).
     static bool Later(const Due& a, const Due& b)
     {
