@@ -4,8 +4,9 @@
  * them, (timestamp, uid), under random inserts, removals and events taken out, with many ties
  * and timers far ahead; the horizon scheduler with windows from one step to longer than the run
  * and with events scheduled before the horizon while later ones wait in the far heap; both with
- * events at the end of time. The radix scheduler refuses an event before the last one taken
- * out. And the module's clock (MetaRoceNow) reads the simulator's, across simulations.
+ * events at the end of time and an event inserted after a peek, before the one peeked at (as a
+ * distributed simulator does). And the module's clock (MetaRoceNow) reads the simulator's, across
+ * simulations.
  */
 #include "ns3/metaroce-horizon-scheduler.h"
 #include "ns3/metaroce-now.h"
@@ -81,6 +82,13 @@ class SameOrderTestCase : public TestCase
             const uint32_t op = next() % 10;
             if (op < 5 || reference->IsEmpty())
             {
+                if (next() % 3 == 0 && !reference->IsEmpty())
+                {
+                    // A peek, then perhaps an earlier event (a distributed simulator's way).
+                    NS_TEST_ASSERT_MSG_EQ(tested->PeekNext().key.m_uid,
+                                          reference->PeekNext().key.m_uid,
+                                          "peek before an insert, step " << step);
+                }
                 // Mostly soon (many ties), sometimes far ahead (a retransmission timer).
                 const uint64_t delay = next() % 4 == 0 ? 100'000 + next() % 500'000 : next() % 64;
                 Scheduler::Event ev{reinterpret_cast<EventImpl*>(&impls[uid % impls.size()]),
@@ -174,6 +182,36 @@ class EndOfTimeTestCase : public TestCase
     MakeScheduler m_make;
 };
 
+/// A distributed simulator peeks at its next event, then receives events from other ranks that
+/// may come before it: a peek must not keep them out.
+class InsertAfterPeekTestCase : public TestCase
+{
+  public:
+    InsertAfterPeekTestCase(const std::string& name, MakeScheduler make)
+        : TestCase(name + ": an event before the one peeked at, inserted after the peek")
+        , m_make(std::move(make))
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Scheduler> scheduler = m_make(MicroSeconds(20));
+        EventImpl* impl = nullptr;
+        scheduler->Insert({impl, {100, 0, 0}});
+        NS_TEST_ASSERT_MSG_EQ(scheduler->RemoveNext().key.m_uid, 0, "the first event");
+        scheduler->Insert({impl, {1'000'000, 1, 0}});
+        NS_TEST_ASSERT_MSG_EQ(scheduler->PeekNext().key.m_uid, 1, "the only one left");
+        scheduler->Insert({impl, {500, 2, 0}});
+        NS_TEST_ASSERT_MSG_EQ(scheduler->PeekNext().key.m_uid, 2, "the earlier one, peeked");
+        NS_TEST_ASSERT_MSG_EQ(scheduler->RemoveNext().key.m_uid, 2, "the earlier one, taken");
+        NS_TEST_ASSERT_MSG_EQ(scheduler->RemoveNext().key.m_uid, 1, "then the later one");
+        NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), true, "all out");
+    }
+
+    MakeScheduler m_make;
+};
+
 /// MetaRoceNow (model/sim/metaroce-now.h) is Simulator::Now() in every event, before a run and
 /// after Simulator::Destroy(), when a new simulation starts its clock at zero again.
 class ClockTestCase : public TestCase
@@ -225,6 +263,9 @@ class SchedulerTestSuite : public TestSuite
                     TestCase::QUICK);
         AddTestCase(new EndOfTimeTestCase("horizon scheduler", &MakeHorizon), TestCase::QUICK);
         AddTestCase(new EndOfTimeTestCase("radix scheduler", &MakeRadix), TestCase::QUICK);
+        AddTestCase(new InsertAfterPeekTestCase("horizon scheduler", &MakeHorizon),
+                    TestCase::QUICK);
+        AddTestCase(new InsertAfterPeekTestCase("radix scheduler", &MakeRadix), TestCase::QUICK);
         AddTestCase(new ClockTestCase, TestCase::QUICK);
     }
 };

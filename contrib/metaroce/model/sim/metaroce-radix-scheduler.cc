@@ -50,7 +50,7 @@ MetaRoceRadixScheduler::Insert(const Event& ev)
 }
 
 void
-MetaRoceRadixScheduler::Append(std::size_t b, const Event& ev) const
+MetaRoceRadixScheduler::Append(std::size_t b, const Event& ev)
 {
     m_buckets[b].push_back(ev);
     m_occupied |= uint64_t(1) << (b - 1);
@@ -66,11 +66,14 @@ Scheduler::Event
 MetaRoceRadixScheduler::PeekNext() const
 {
     NS_ASSERT(!IsEmpty());
-    if (m_next == m_now.size())
+    if (m_next < m_now.size())
     {
-        Redistribute();
+        return m_now[m_next];
     }
-    return m_now[m_next];
+    // The lowest bucket's earliest event, found without moving anything: events before it may
+    // still come (a distributed simulator peeks, then receives events from other ranks).
+    const std::vector<Event>& lowest = m_buckets[__builtin_ctzll(m_occupied) + 1];
+    return *std::min_element(lowest.begin(), lowest.end());
 }
 
 Scheduler::Event
@@ -86,7 +89,7 @@ MetaRoceRadixScheduler::RemoveNext()
 }
 
 void
-MetaRoceRadixScheduler::Redistribute() const
+MetaRoceRadixScheduler::Redistribute()
 {
     m_now.clear();
     m_next = 0;

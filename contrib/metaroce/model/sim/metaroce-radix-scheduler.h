@@ -39,7 +39,8 @@ class MetaRoceRadixScheduler : public Scheduler
     MetaRoceRadixScheduler();
     ~MetaRoceRadixScheduler() override;
 
-    /// Aborts for an event before the last one taken out (no ns-3 simulator inserts one).
+    /// Aborts for an event before the last one taken out (no ns-3 simulator inserts one; one
+    /// before the last one peeked at is fine).
     void Insert(const Event& ev) override;
     bool IsEmpty() const override;
     Event PeekNext() const override;
@@ -57,21 +58,22 @@ class MetaRoceRadixScheduler : public Scheduler
     }
 
     /// Appends `ev` to bucket `b` (> 0).
-    void Append(std::size_t b, const Event& ev) const;
+    void Append(std::size_t b, const Event& ev);
 
     /// With bucket 0 taken out: moves the lowest non-empty bucket's earliest timestamp into m_last
-    /// and its events into lower buckets (logically const: PeekNext() needs it).
-    void Redistribute() const;
+    /// and its events into lower buckets. Only RemoveNext() does it: after a PeekNext() events
+    /// before the one it returned may still be inserted.
+    void Redistribute();
 
-    mutable uint64_t m_last{0}; //!< the last timestamp taken out (where bucket 0 is)
+    uint64_t m_last{0}; //!< the last timestamp taken out (where bucket 0 is)
     /// Bit b - 1 set when bucket b (> 0) holds events.
-    mutable uint64_t m_occupied{0};
+    uint64_t m_occupied{0};
     /// Buckets 1 to 64, in no order (m_buckets[0] is unused: bucket 0 is m_now).
-    mutable std::array<std::vector<Event>, kBuckets> m_buckets;
+    std::array<std::vector<Event>, kBuckets> m_buckets;
     /// Bucket 0 in (timestamp, uid) order: the events at m_last, those before m_next taken out.
-    mutable std::vector<Event> m_now;
-    mutable std::size_t m_next{0}; //!< the next event of m_now to take out
-    std::size_t m_size{0};         //!< events held
+    std::vector<Event> m_now;
+    std::size_t m_next{0}; //!< the next event of m_now to take out
+    std::size_t m_size{0}; //!< events held
 };
 
 } // namespace ns3
