@@ -123,13 +123,15 @@ void
 MetaRoceRadixScheduler::Remove(const Event& ev)
 {
     // Rare (ns-3 cancels events in place; only Simulator::Remove comes here).
-    const std::size_t b = ev.key.m_ts < m_last ? kBuckets : BucketOf(ev.key.m_ts);
-    std::vector<Event>& bucket = b == 0 ? m_now : m_buckets[b % kBuckets];
+    NS_ABORT_MSG_IF(ev.key.m_ts < m_last,
+                    "MetaRoceRadixScheduler: no event with uid " << ev.key.m_uid);
+    const std::size_t b = BucketOf(ev.key.m_ts);
+    std::vector<Event>& bucket = b == 0 ? m_now : m_buckets[b];
     const auto first = b == 0 ? bucket.begin() + m_next : bucket.begin();
     const auto it = std::find_if(first, bucket.end(), [&ev](const Event& e) {
         return e.key.m_uid == ev.key.m_uid;
     });
-    NS_ABORT_MSG_IF(b == kBuckets || it == bucket.end(),
+    NS_ABORT_MSG_IF(it == bucket.end(),
                     "MetaRoceRadixScheduler: no event with uid " << ev.key.m_uid);
     NS_ASSERT(it->impl == ev.impl);
     if (b == 0)
