@@ -185,7 +185,8 @@ RoceV2QueuePair::PullPacket(uint16_t port, TimeNs now)
         m_nextSendTime = Pacing() ? std::max(m_nextSendTime, now) + PacingGap(wire) : now;
         m_rp.OnBytesSent(wire, now);
     }
-    return Stamp(std::move(data));
+    Stamp(data);
+    return data;
 }
 
 std::optional<OutPacket>
@@ -198,7 +199,8 @@ RoceV2QueuePair::PullControlPacket(uint16_t port, TimeNs now)
     }
     if (std::optional<OutPacket> response = m_responder.TakeResponse())
     {
-        return Stamp(std::move(*response));
+        Stamp(*response);
+        return response;
     }
     if (m_cnpPending)
     {
@@ -213,7 +215,8 @@ RoceV2QueuePair::PullControlPacket(uint16_t port, TimeNs now)
         cnp.payloadSize = kIbIcrcSize;
         cnp.payload.assign(kIbIcrcSize, 0);
         cnp.isControl = true;
-        return Stamp(std::move(cnp));
+        Stamp(cnp);
+        return cnp;
     }
     return std::nullopt;
 }
@@ -325,8 +328,8 @@ RoceV2QueuePair::Refuse(DropReason reason)
     return RxResult{false, reason};
 }
 
-OutPacket
-RoceV2QueuePair::Stamp(OutPacket pkt)
+void
+RoceV2QueuePair::Stamp(OutPacket& pkt)
 {
     pkt.port = m_config.port;
     pkt.udpSrcPort = m_config.udpSrcPort;
@@ -341,7 +344,6 @@ RoceV2QueuePair::Stamp(OutPacket pkt)
     {
         ++m_counters.txDataPackets;
     }
-    return pkt;
 }
 
 TimeNs

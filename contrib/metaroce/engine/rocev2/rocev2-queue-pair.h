@@ -78,7 +78,7 @@ class RoceV2QueuePair : public TransportEngine
     /// Counts the refusal and returns it.
     RxResult Refuse(DropReason reason);
     /// Fills in port and UDP ports, and counts the packet as sent.
-    OutPacket Stamp(OutPacket pkt);
+    void Stamp(OutPacket& pkt);
     /// Serialization time of `bytes` (plus frame overhead) at the current DCQCN rate.
     TimeNs PacingGap(std::size_t bytes) const;
     /// True when data is paced now (DCQCN on and below line rate).

@@ -32,6 +32,66 @@ constexpr std::array<IbOpcodeInfo, 10> kIbOpcodes = {{
     {IbOpcode::Cnp, "CNP", kIbCnp | kIbHasCnpPad, kIbBthSize + kIbCnpReservedSize},
 }};
 
+constexpr uint8_t kNoRow = 0xFF;
+
+/// Row of kIbOpcodes by opcode byte (kNoRow: unsupported), derived from the table once, at
+/// compile time, so that a look-up per packet is one load instead of a scan.
+constexpr std::array<uint8_t, 256> kIbOpcodeRows = [] {
+    std::array<uint8_t, 256> rows{};
+    for (uint8_t& row : rows)
+    {
+        row = kNoRow;
+    }
+    for (std::size_t i = 0; i < kIbOpcodes.size(); ++i)
+    {
+        rows[static_cast<uint8_t>(kIbOpcodes[i].opcode)] = static_cast<uint8_t>(i);
+    }
+    return rows;
+}();
+
+constexpr std::size_t
+DataShapeIndex(bool write, bool first, bool last)
+{
+    return (write ? 4 : 0) | (first ? 2 : 0) | (last ? 1 : 0);
+}
+
+/// The data opcode of every (write, first, last), taken from the table's request rows at
+/// compile time; a shape without a row would leave RcSendOnly and fail the check below.
+constexpr std::array<IbOpcode, 8> kIbDataOpcodes = [] {
+    std::array<IbOpcode, 8> ops{};
+    for (std::size_t shape = 0; shape < ops.size(); ++shape)
+    {
+        const bool write = (shape & 4) != 0;
+        const bool first = (shape & 2) != 0;
+        const bool last = (shape & 1) != 0;
+        uint16_t want = (write ? kIbWrite : kIbSend) | (first ? kIbFirst : 0) |
+                        (last ? kIbLast : 0) | (!first && !last ? kIbMiddle : 0);
+        constexpr uint16_t kShape = kIbWrite | kIbSend | kIbFirst | kIbMiddle | kIbLast;
+        ops[shape] = IbOpcode::Cnp; // no row: caught by the static_assert below
+        for (const IbOpcodeInfo& info : kIbOpcodes)
+        {
+            if ((info.mask & kIbRequest) && (info.mask & kShape) == want)
+            {
+                ops[shape] = info.opcode;
+            }
+        }
+    }
+    return ops;
+}();
+
+static_assert(
+    [] {
+        for (IbOpcode op : kIbDataOpcodes)
+        {
+            if (op == IbOpcode::Cnp)
+            {
+                return false;
+            }
+        }
+        return true;
+    }(),
+    "every (write, first, last) must have a data opcode in kIbOpcodes");
+
 /// RNR timer codes in units of 10 us (IBA ch. 9.7 RNR timer table: code 0 is the longest,
 /// 655.36 ms).
 constexpr std::array<uint32_t, 32> kRnrTimerUnits = {
@@ -58,33 +118,14 @@ Store24(uint8_t* p, uint32_t v)
 const IbOpcodeInfo*
 IbLookupOpcode(uint8_t opcode)
 {
-    for (const IbOpcodeInfo& info : kIbOpcodes)
-    {
-        if (static_cast<uint8_t>(info.opcode) == opcode)
-        {
-            return &info;
-        }
-    }
-    return nullptr;
+    const uint8_t row = kIbOpcodeRows[opcode];
+    return row == kNoRow ? nullptr : &kIbOpcodes[row];
 }
 
 IbOpcode
 IbDataOpcode(bool write, bool first, bool last)
 {
-    uint16_t want = (write ? kIbWrite : kIbSend) | (first ? kIbFirst : 0) | (last ? kIbLast : 0);
-    if (!first && !last)
-    {
-        want |= kIbMiddle;
-    }
-    constexpr uint16_t kShape = kIbWrite | kIbSend | kIbFirst | kIbMiddle | kIbLast;
-    for (const IbOpcodeInfo& info : kIbOpcodes)
-    {
-        if ((info.mask & kIbRequest) && (info.mask & kShape) == want)
-        {
-            return info.opcode;
-        }
-    }
-    return IbOpcode::RcSendOnly; // unreachable: every (write, first, last) has a row
+    return kIbDataOpcodes[DataShapeIndex(write, first, last)];
 }
 
 uint8_t
@@ -214,25 +255,22 @@ ParsePayloadLength(IbPacket& pkt, std::size_t wireSize)
     return DropReason::Count;
 }
 
-} // namespace
-
-IbParseResult
-IbParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
+/// Parses into `pkt`, in place: the result's packet is filled where it lies, never copied.
+DropReason
+ParseInto(const uint8_t* data, std::size_t size, std::size_t wireSize, IbPacket& pkt)
 {
-    auto refuse = [](DropReason reason) { return IbParseResult{std::nullopt, reason}; };
     if (data == nullptr || size < kIbBthSize)
     {
-        return refuse(DropReason::Truncated);
+        return DropReason::Truncated;
     }
     if (size > wireSize)
     {
-        return refuse(DropReason::BadField);
+        return DropReason::BadField;
     }
-    IbPacket pkt;
     pkt.info = IbLookupOpcode(data[0]);
     if (pkt.info == nullptr)
     {
-        return refuse(DropReason::BadOpcode);
+        return DropReason::BadOpcode;
     }
     const uint16_t mask = pkt.info->mask;
     IbBth& bth = pkt.bth;
@@ -243,7 +281,7 @@ IbParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     bth.tver = data[1] & 0xF;
     if (bth.tver != 0)
     {
-        return refuse(DropReason::BadVersion);
+        return DropReason::BadVersion;
     }
     bth.pKey = boost::endian::load_big_u16(data + 2);
     bth.destQpn = Load24(data + 5);
@@ -253,7 +291,7 @@ IbParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
     const std::size_t headerSize = pkt.info->headerSize;
     if (size < headerSize || wireSize < headerSize + kIbIcrcSize)
     {
-        return refuse(DropReason::Truncated);
+        return DropReason::Truncated;
     }
     const uint8_t* ext = data + kIbBthSize;
     if (mask & kIbHasReth)
@@ -268,20 +306,34 @@ IbParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
         pkt.aeth.msn = Load24(ext + 1);
         if (IbSyndromeType(pkt.aeth.syndrome) == IbAethType::Reserved)
         {
-            return refuse(DropReason::BadField);
+            return DropReason::BadField;
         }
     }
 
     const DropReason payloadVerdict = ParsePayloadLength(pkt, wireSize);
     if (payloadVerdict != DropReason::Count)
     {
-        return refuse(payloadVerdict);
+        return payloadVerdict;
     }
     if (size == wireSize && pkt.payloadLength > 0)
     {
         pkt.payload = data + headerSize;
     }
-    return IbParseResult{pkt, DropReason::Count};
+    return DropReason::Count;
+}
+
+} // namespace
+
+IbParseResult
+IbParse(const uint8_t* data, std::size_t size, std::size_t wireSize)
+{
+    IbParseResult result;
+    result.reason = ParseInto(data, size, wireSize, result.packet.emplace());
+    if (result.reason != DropReason::Count)
+    {
+        result.packet.reset();
+    }
+    return result;
 }
 
 std::optional<uint32_t>
