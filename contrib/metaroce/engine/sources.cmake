@@ -31,6 +31,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/common/engine-drop-reasons.cc
     engine/common/engine-memory.cc
     engine/common/engine-types.cc
+    engine/common/header-bytes.cc
     engine/common/ipv4-udp-head.cc
     engine/common/transport-engine.cc
     engine/driver/engine-driver.cc

@@ -13,8 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
+#include <cstring>
 #include <vector>
 
 namespace metaroce
@@ -39,12 +38,13 @@ class HeaderBytes
     {
         if (size > kCapacity)
         {
-            throw std::length_error("header of " + std::to_string(size) + " bytes exceeds " +
-                                    std::to_string(kCapacity));
+            ThrowTooLong(size);
         }
-        for (std::size_t i = m_size; i < size; ++i)
+        // Bytes past the size are kept zero, so growing writes nothing: a header is sized once
+        // per packet, and only a shrink, which is rare, has bytes to clear.
+        if (size < m_size)
         {
-            m_bytes[i] = 0;
+            std::memset(m_bytes.data() + size, 0, m_size - size);
         }
         m_size = static_cast<uint8_t>(size);
     }
@@ -106,7 +106,10 @@ class HeaderBytes
     }
 
   private:
-    std::array<uint8_t, kCapacity> m_bytes; ///< only the first m_size are meaningful
+    /// Out of line, so that resize() stays small enough to inline.
+    [[noreturn]] static void ThrowTooLong(std::size_t size);
+
+    std::array<uint8_t, kCapacity> m_bytes{}; ///< the first m_size; zero after them
     uint8_t m_size{0};
 };
 
