@@ -132,23 +132,37 @@ LoopbackHarness::Push(TimeNs time, EventType type, int side, uint16_t port, std:
 const LoopbackHarness::Event*
 LoopbackHarness::Earliest() const
 {
-    const Event* earliest = m_events.empty() ? nullptr : &m_events.top();
-    const auto consider = [&earliest](const Event& e) {
-        if (e.time != kNever && (earliest == nullptr || *earliest > e))
+    // Called once per event: the best (time, seq) so far is kept in locals rather than read
+    // back through the pointer at every candidate.
+    const Event* earliest = nullptr;
+    TimeNs bestTime = kNever;
+    uint64_t bestSeq = 0;
+    const auto consider = [&](const Event& e) {
+        if (e.time < bestTime || (e.time == bestTime && e.time != kNever && e.seq < bestSeq))
         {
             earliest = &e;
+            bestTime = e.time;
+            bestSeq = e.seq;
         }
     };
+    if (!m_events.empty())
+    {
+        earliest = &m_events.top();
+        bestTime = earliest->time;
+        bestSeq = earliest->seq;
+    }
+    const uint16_t ports = m_channel.ports;
     for (int side = 0; side < 2; ++side)
     {
         consider(m_timers[side]);
-        for (uint16_t port = 0; port < m_channel.ports; ++port)
+        const Event* portFree = m_portFree[side].data();
+        const Ring<Event>* wires = m_wires[side].data();
+        for (uint16_t port = 0; port < ports; ++port)
         {
-            consider(m_portFree[side][port]);
-            const Ring<Event>& wire = m_wires[side][port];
-            if (!wire.empty())
+            consider(portFree[port]);
+            if (!wires[port].empty())
             {
-                consider(wire.front());
+                consider(wires[port].front());
             }
         }
     }
