@@ -56,7 +56,7 @@ DataShapeIndex(bool write, bool first, bool last)
 }
 
 /// The data opcode of every (write, first, last), taken from the table's request rows at
-/// compile time; a shape without a row would leave RcSendOnly and fail the check below.
+/// compile time; a shape without a row would keep the Cnp placeholder and fail the check below.
 constexpr std::array<IbOpcode, 8> kIbDataOpcodes = [] {
     std::array<IbOpcode, 8> ops{};
     for (std::size_t shape = 0; shape < ops.size(); ++shape)
