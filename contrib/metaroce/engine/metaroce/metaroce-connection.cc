@@ -364,6 +364,11 @@ MetaRoceConnection::NextTimeout() const
 std::vector<Completion>
 MetaRoceConnection::TakeCompletions()
 {
+    // Asked after every event; most have nothing to hand over.
+    if (m_sendCompletions.empty() && (!m_responder || !m_responder->HasCompletions()))
+    {
+        return {};
+    }
     std::vector<Completion> out;
     out.swap(m_sendCompletions);
     if (m_responder)

@@ -79,6 +79,12 @@ class MetaRoceResponder
     TimeNs NextTimeout() const;
     void TakeCompletions(std::vector<Completion>& out);
 
+    /// True when TakeCompletions() would append something.
+    bool HasCompletions() const
+    {
+        return !m_completions.empty();
+    }
+
     /// Sets the share of the inbound line rate advertised to this sender (bits/s).
     void SetFairShare(uint64_t bps)
     {
