@@ -67,11 +67,17 @@ Scenarios()
 int
 main(int argc, char** argv)
 {
-    const bool quiet = argc == 2 && std::strcmp(argv[1], "--quiet") == 0;
-    if (argc > 2 || (argc == 2 && !quiet))
+    bool quiet = false;
+    for (int i = 1; i < argc; ++i)
     {
-        std::fprintf(stderr, "usage: metaroce-engine-train [--quiet]\n");
-        return 2;
+        if (std::strcmp(argv[i], "--quiet") != 0)
+        {
+            std::fprintf(stderr,
+                         "metaroce-engine-train: unknown argument '%s' (only --quiet)\n",
+                         argv[i]);
+            return 2;
+        }
+        quiet = true;
     }
     const std::vector<ScenarioConfig> scenarios = Scenarios();
     uint64_t packets = 0;

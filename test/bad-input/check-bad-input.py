@@ -132,6 +132,8 @@ CASES = [
     ("metaroce-perf", ["127.0.0.1"], "--loss=200", ["--loss", "200"]),
     ("metaroce-perf", ["127.0.0.1"], "--test=read_bw", ["--test", "read_bw"]),
     ("metaroce-perf", ["127.0.0.1"], "--port=0", ["--port", "0"]),
+    # The engine's training workload (scripts/engine-profile.sh) takes no value at all.
+    ("metaroce-engine-train", [], "--scenarios=3", ["unknown argument", "--scenarios=3"]),
     # A distributed run's partition (a rank per host, or "leaf").
     ("metaroce-8-plane", SMALL, "--partition=0,1", ["--partition", "rank of 2 hosts", "has 4"]),
     ("metaroce-8-plane", SMALL, "--partition=0,1,x,1", ["--partition", "'x' is not a rank"]),
@@ -147,6 +149,8 @@ CASES = [
 def program_path(build, name):
     if name in ("metaroce-perf",):
         return os.path.join(build, name)
+    if name in ("metaroce-engine-train",):
+        return os.path.join(build, "bench", name)
     return os.path.join(build, "examples", name)
 
 
