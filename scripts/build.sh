@@ -10,7 +10,9 @@ source "$(dirname "$0")/common.sh"
 bash "$ROOT/scripts/install-deps.sh"
 mkdir -p "$CCACHE_DIR"
 pgo=(-DMETAROCE_PGO=off -DMETAROCE_PGO_DIR=)
-if [ "${METAROCE_PGO:-use}" != off ]; then
+# The profile is GCC's (another compiler, chosen through CXX, builds without one).
+if [ "${METAROCE_PGO:-use}" != off ] &&
+  "${CXX:-c++}" --version 2>/dev/null | grep -q 'Free Software Foundation'; then
   pgo=(-DMETAROCE_PGO=use -DMETAROCE_PGO_DIR="$(bash "$ROOT/scripts/engine-profile.sh")")
 fi
 cached() { sed -n "s/^$1:[A-Z]*=//p" "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; }

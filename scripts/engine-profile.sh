@@ -11,7 +11,7 @@ tree="$BUILD_DIR-pgo"
 profile="$tree/profile"
 log="$tree/profile-build.log"
 key="$(cd "$ROOT" && {
-  c++ --version
+  "${CXX:-c++}" --version
   cat CMakeLists.txt bench/CMakeLists.txt bench/engine-train.cc scripts/engine-profile.sh
   find contrib/metaroce/engine -type f | LC_ALL=C sort | xargs cat
 } | sha256sum | cut -c1-16)"
