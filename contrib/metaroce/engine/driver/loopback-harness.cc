@@ -228,7 +228,7 @@ LoopbackHarness::Intact(const Frame& f) const
 }
 
 void
-LoopbackHarness::Transmit(int side, const OutPacket& pkt)
+LoopbackHarness::Transmit(int side, const OutPacket& pkt, TimeNs serialisation)
 {
     ++m_stats.sent;
     const uint64_t index = m_txCount[side]++;
@@ -257,7 +257,6 @@ LoopbackHarness::Transmit(int side, const OutPacket& pkt)
         ++m_stats.dropped;
         return;
     }
-    const TimeNs serialisation = pkt.WireSize() * 8'000'000'000ULL / m_channel.rateBps;
     TimeNs arrival = m_now + serialisation + m_channel.delayNs;
     if (reorderDraw < m_channel.reorderRate)
     {
@@ -310,11 +309,11 @@ LoopbackHarness::ServePort(int side, uint16_t port)
     {
         return;
     }
-    Push(m_now + pkt->WireSize() * 8'000'000'000ULL / m_channel.rateBps,
-         EventType::PortFree,
-         side,
-         port);
-    Transmit(side, *pkt);
+    // One division per frame: it is a slow instruction, and the port and the wire need the same
+    // time.
+    const TimeNs serialisation = pkt->WireSize() * 8'000'000'000ULL / m_channel.rateBps;
+    Push(m_now + serialisation, EventType::PortFree, side, port);
+    Transmit(side, *pkt, serialisation);
 }
 
 void

@@ -196,7 +196,8 @@ class LoopbackHarness
     void Consume(const Event* e);
     void ServePort(int side, uint16_t port);
     void ServeAll(int side);
-    void Transmit(int side, const OutPacket& pkt);
+    /// Puts `pkt` on the wire; `serialisation`: its time on the port.
+    void Transmit(int side, const OutPacket& pkt, TimeNs serialisation);
 
     std::array<TransportEngine*, 2> m_engines;
     std::array<SideHost, 2> m_hosts;
