@@ -85,7 +85,14 @@ MetaRoceRadixScheduler::RemoveNext()
         Redistribute();
     }
     --m_size;
-    return m_now[m_next++];
+    const Event& out = m_now[m_next++];
+    // The next event of this timestamp is known: its object, allocated when it was scheduled
+    // and cold in a large fabric, is fetched while this one runs (a hint: nothing else changes).
+    if (m_next < m_now.size())
+    {
+        __builtin_prefetch(m_now[m_next].impl);
+    }
+    return out;
 }
 
 void
