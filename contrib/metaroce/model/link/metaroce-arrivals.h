@@ -90,6 +90,14 @@ class MetaRoceArrivals : public Object
     /// Packets staged and not yet delivered (on a wire towards this node).
     std::size_t GetNStaged() const;
 
+    /**
+     * For MetaRoceRadixScheduler's context prefetcher: fetches into the cache what the next
+     * delivery of node `context` reads, one step of the chain per call, the deepest step for
+     * the nearest event (`ahead` 1): the wire's packet, its slot in the wire, the wire, the
+     * due list, this object. Each step reads what the step before it fetched; nothing changes.
+     */
+    static void Prefetch(uint32_t context, int ahead);
+
   protected:
     void DoDispose() override;
 

@@ -128,6 +128,18 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /// A packet arriving from the channel (its transmission has ended at the far end).
     void Receive(Ptr<Packet> packet);
 
+    /// Fetches into the cache what Receive() reads first (MetaRoceArrivals::Prefetch): `deeper`
+    /// false this device's receive fields, true also its frame sink (read from those fields).
+    void PrefetchReceive(bool deeper) const
+    {
+        __builtin_prefetch(&m_receiveErrorModel);
+        __builtin_prefetch(&m_sink);
+        if (deeper && m_sink != nullptr)
+        {
+            __builtin_prefetch(m_sink);
+        }
+    }
+
     /// Hands intact arrivals to sink's port `port` instead of the receive callback, until
     /// SetReceiveCallback() is called again (null: back to the receive callback). The sink
     /// outlives the device or detaches first. Traces and the promiscuous callback are unchanged.

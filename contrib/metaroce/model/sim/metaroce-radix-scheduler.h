@@ -47,7 +47,24 @@ class MetaRoceRadixScheduler : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
+    /**
+     * Called as an event is taken out, with the context (node) of each of the next events of
+     * its timestamp and how far ahead it is (1: the next one, up to kPrefetchDepth), so that
+     * what those events will read can be fetched into the cache first, a step of a chain of
+     * loads per event. It must change nothing.
+     */
+    using ContextPrefetcher = void (*)(uint32_t context, int ahead);
+    static constexpr int kPrefetchDepth = 5;
+
+    /// Sets the prefetcher (nullptr: none) of every MetaRoceRadixScheduler.
+    static void SetContextPrefetcher(ContextPrefetcher prefetcher);
+
   private:
+    /// Prefetches for the events after the one just taken out (m_next is the next one's).
+    void PrefetchAhead() const;
+
+    static ContextPrefetcher s_prefetcher;
+
     /// Bucket 0 and one per bit of a 64-bit timestamp.
     static constexpr std::size_t kBuckets = 65;
 
