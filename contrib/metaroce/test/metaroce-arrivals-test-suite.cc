@@ -2,10 +2,14 @@
  * metaroce-arrivals: a node's staged packets are delivered in (arrival time, receiving
  * interface) order, each link's in the order it sent them, whatever order they were staged in;
  * an observer sees the node's state at the start of an instant (model/link/metaroce-arrivals.h).
+ * The scheduler's prefetcher for deliveries is installed only in fabrics of more than 128 nodes
+ * with arrivals, removed when they are disposed, and asks nothing of a node without arrivals.
  */
 #include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-net-device.h"
+#include "ns3/metaroce-radix-scheduler.h"
+#include "ns3/node-container.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
@@ -97,6 +101,51 @@ class DeliveryOrderTestCase : public TestCase
     std::vector<int64_t> m_times;
 };
 
+class PrefetcherTestCase : public TestCase
+{
+  public:
+    PrefetcherTestCase()
+        : TestCase("the deliveries' prefetcher: above 128 nodes only, gone with them")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        using Prefetcher = MetaRoceRadixScheduler::ContextPrefetcher;
+        const Prefetcher installed = &MetaRoceArrivals::Prefetch;
+        NS_TEST_ASSERT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == nullptr),
+                              true,
+                              "none before any fabric");
+        NodeContainer nodes;
+        nodes.Create(129);
+        for (uint32_t i = 0; i < 128; ++i)
+        {
+            MetaRoceArrivals::Of(nodes.Get(i));
+        }
+        NS_TEST_EXPECT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == nullptr),
+                              true,
+                              "128 nodes stay in the caches: none");
+        MetaRoceArrivals::Of(nodes.Get(128));
+        NS_TEST_EXPECT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == installed),
+                              true,
+                              "installed with the 129th");
+        // Nodes with nothing staged, beyond the last node and without a context: nothing to
+        // fetch, and nothing read that is not there.
+        for (int ahead = 1; ahead <= MetaRoceRadixScheduler::kPrefetchDepth; ++ahead)
+        {
+            for (uint32_t context : {0u, 128u, 129u, 100'000u, uint32_t{Simulator::NO_CONTEXT}})
+            {
+                MetaRoceArrivals::Prefetch(context, ahead);
+            }
+        }
+        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == nullptr),
+                              true,
+                              "gone when the nodes are disposed");
+    }
+};
+
 class ArrivalsTestSuite : public TestSuite
 {
   public:
@@ -104,6 +153,7 @@ class ArrivalsTestSuite : public TestSuite
         : TestSuite("metaroce-arrivals", UNIT)
     {
         AddTestCase(new DeliveryOrderTestCase, TestCase::QUICK);
+        AddTestCase(new PrefetcherTestCase, TestCase::QUICK);
     }
 };
 

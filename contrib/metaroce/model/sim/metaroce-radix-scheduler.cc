@@ -98,6 +98,12 @@ MetaRoceRadixScheduler::SetContextPrefetcher(ContextPrefetcher prefetcher)
     s_prefetcher = prefetcher;
 }
 
+MetaRoceRadixScheduler::ContextPrefetcher
+MetaRoceRadixScheduler::GetContextPrefetcher()
+{
+    return s_prefetcher;
+}
+
 void
 MetaRoceRadixScheduler::PrefetchAhead() const
 {

@@ -58,6 +58,8 @@ class MetaRoceRadixScheduler : public Scheduler
 
     /// Sets the prefetcher (nullptr: none) of every MetaRoceRadixScheduler.
     static void SetContextPrefetcher(ContextPrefetcher prefetcher);
+    /// The prefetcher set, or nullptr.
+    static ContextPrefetcher GetContextPrefetcher();
 
   private:
     /// Prefetches for the events after the one just taken out (m_next is the next one's).
