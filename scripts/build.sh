@@ -9,18 +9,20 @@ source "$(dirname "$0")/common.sh"
 
 bash "$ROOT/scripts/install-deps.sh"
 mkdir -p "$CCACHE_DIR"
-pgo=(-DMETAROCE_PGO=off -DMETAROCE_PGO_DIR=)
+pgo_mode=off
+pgo_dir=
 # The profile is GCC's (another compiler, chosen through CXX, builds without one).
 if [ "${METAROCE_PGO:-use}" != off ] &&
   "${CXX:-c++}" --version 2>/dev/null | grep -q 'Free Software Foundation'; then
-  pgo=(-DMETAROCE_PGO=use -DMETAROCE_PGO_DIR="$(bash "$ROOT/scripts/engine-profile.sh")")
+  pgo_mode=use
+  pgo_dir="$(bash "$ROOT/scripts/engine-profile.sh")"
 fi
 cached() { sed -n "s/^$1:[A-Z]*=//p" "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; }
-if [ ! -f "$BUILD_DIR/build.ninja" ] ||
-  [ "-DMETAROCE_PGO=$(cached METAROCE_PGO)" != "${pgo[0]}" ] ||
-  [ "-DMETAROCE_PGO_DIR=$(cached METAROCE_PGO_DIR)" != "${pgo[1]}" ]; then
+if [ ! -f "$BUILD_DIR/build.ninja" ] || [ "$(cached METAROCE_PGO)" != "$pgo_mode" ] ||
+  [ "$(cached METAROCE_PGO_DIR)" != "$pgo_dir" ]; then
   step "configure ($BUILD_DIR)"
-  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${pgo[@]}"
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DMETAROCE_PGO="$pgo_mode" -DMETAROCE_PGO_DIR="$pgo_dir"
 fi
 step "build"
 cmake --build "$BUILD_DIR" -j "$JOBS"

@@ -128,13 +128,16 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /// A packet arriving from the channel (its transmission has ended at the far end).
     void Receive(Ptr<Packet> packet);
 
-    /// Fetches into the cache what Receive() reads first (MetaRoceArrivals::Prefetch): `deeper`
-    /// false this device's receive fields, true also its frame sink (read from those fields).
-    void PrefetchReceive(bool deeper) const
+    /// Fetches into the cache what Receive() reads first (MetaRoceArrivals::Prefetch), a step
+    /// per call: `sink` false this device's receive fields, true the frame sink they name.
+    void PrefetchReceive(bool sink) const
     {
-        __builtin_prefetch(&m_receiveErrorModel);
-        __builtin_prefetch(&m_sink);
-        if (deeper && m_sink != nullptr)
+        if (!sink)
+        {
+            __builtin_prefetch(&m_receiveErrorModel);
+            __builtin_prefetch(&m_sink);
+        }
+        else if (m_sink != nullptr)
         {
             __builtin_prefetch(m_sink);
         }
