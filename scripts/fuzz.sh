@@ -6,6 +6,8 @@
 #   scripts/fuzz.sh engine mr-parse       only these targets
 #   METAROCE_FUZZ_RUNS=10000000           stop each target after that many executions
 #   METAROCE_FUZZ_SECONDS=600             or after that many seconds (default 60)
+#   METAROCE_FUZZ_TIMEOUT=120             seconds one input may run (default 10; raise it beside
+#                                         other work, where a starved process looks hung)
 #   METAROCE_FUZZ_BUILD_DIR               build directory
 #
 # Each target starts from its committed seed corpus (test/fuzz/corpus/<target>) and grows a
@@ -49,7 +51,7 @@ for t in "${targets[@]}"; do
   echo "== fuzz $t (${limit[*]})"
   # -timeout: an input that runs for seconds is a hang; -rss_limit_mb: one that allocates
   # without bound is a finding too.
-  if ! "$dir/fuzz/metaroce-fuzz-$t" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+  if ! "$dir/fuzz/metaroce-fuzz-$t" "${limit[@]}" -timeout="${METAROCE_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$dir/crashes/$t/" \
       "$corpus" "$ROOT/test/fuzz/corpus/$t" > "$dir/logs/$t.log" 2>&1; then
     status=1
