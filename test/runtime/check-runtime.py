@@ -8,7 +8,8 @@
 3. The verification has teeth: a server that flips one received byte makes both exit 1.
 4. Captures: `--pcap` files decoded by tshark with the project's dissector: every UDP 4792
    datagram decodes as MetaRoCE with nothing flagged malformed, the WRITE segments cover
-   every message exactly, retransmissions carry RETX, the rkey is the server's; a RoCEv2
+   every message exactly, retransmissions carry RETX, the rkey is the one the server drew
+   (the client's banner shows it); a RoCEv2
    capture decodes as InfiniBand BTH.
 5. Off loopback: two network namespaces made here, joined by a veth pair with a 1500-byte MTU,
    one process in each, a MetaRoCE transfer at 1% injected loss verified (skipped, saying so,
@@ -111,6 +112,16 @@ def tshark(pcap, fields):
     return [dict(zip(fields, line.split("\t"))) for line in out.splitlines()]
 
 
+def server_rkey(client_stdout):
+    """The server's rkey, from the client's "remote address: ... RKey 0x..." banner line."""
+    for line in client_stdout.splitlines():
+        words = line.split()
+        if line.startswith(" remote address:") and "RKey" in words:
+            return int(words[words.index("RKey") + 1], 16)
+    check(False, "no remote address line in the client's banner")
+    return -1
+
+
 def check_capture(perf, tmp):
     size, iters = 20000, 20
     pcap = tmp / "metaroce.pcap"
@@ -132,8 +143,9 @@ def check_capture(perf, tmp):
     for msn, offset, length in segments:
         covered[msn] = covered.get(msn, 0) + length
     check(covered == {m: size for m in range(iters)}, f"WRITE segments cover {covered}")
-    check(all(r["metaroce.msg_len"] == str(size) and int(r["metaroce.rkey"], 0) == 0x5e5e
-              for r in writes), "a WRITE with another message length or rkey")
+    rkey = server_rkey(cout)
+    check(all(r["metaroce.msg_len"] == str(size) and int(r["metaroce.rkey"], 0) == rkey
+              for r in writes), f"a WRITE with another message length or rkey than {rkey:#x}")
     check(any(r["metaroce.flags.retx"] in ("1", "True") for r in writes),
           "no retransmission (RETX) in a capture at 2% loss")
     check(any(r["metaroce.opcode"] == "3" for r in rows), "no ACK in the capture")
@@ -168,7 +180,7 @@ def check_namespaces(perf):
             if not check(r.returncode == 0, f"ip {' '.join(step)}: {r.stderr.strip()}"):
                 return
         port = str(TCP_PORT + 50)
-        server = subprocess.Popen(["ip", "netns", "exec", a, perf, "-p", port,
+        server = subprocess.Popen(["ip", "netns", "exec", a, perf, "-p", port, "--bind=10.77.0.1",
                                    "--udp-addrs=10.77.0.1", "--mtu=1024", "--timeout=30"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(0.3)

@@ -14,7 +14,8 @@
  * Buffer slots. Message i of a size lands in slot i mod S of the server's buffer. For WRITE,
  * S covers every message when they fit under --buffer (1 GiB: a 1 GiB test is verified
  * whole) and is never below --tx-depth, so that two messages in flight never share a slot;
- * for SEND, S is the number of RECVs kept posted.
+ * for SEND, S is the number of RECVs kept posted. The server refuses a test whose slots of
+ * some size exceed its --buffer (perf-hello.h).
  */
 #ifndef METAROCE_RUNTIME_PERF_RUN_H
 #define METAROCE_RUNTIME_PERF_RUN_H
@@ -30,8 +31,9 @@ uint64_t ServerSlots(const PerfOptions& o, uint64_t size);
 /// Slots of the client's source buffer for one message size.
 uint64_t ClientSlots(const PerfOptions& o, uint64_t size);
 
-/// RECVs the server keeps posted in a SEND test.
-uint64_t ReceiveDepth(const PerfOptions& o);
+/// RECVs the server keeps posted in a SEND test of `size`-byte messages: twice --tx-depth
+/// (16 in latency tests) where its --buffer holds them, never fewer than --tx-depth.
+uint64_t ReceiveDepth(const PerfOptions& o, uint64_t size);
 
 /// The server role; returns the exit status.
 int RunServer(const PerfOptions& o);
