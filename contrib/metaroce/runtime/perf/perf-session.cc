@@ -107,6 +107,21 @@ DriverConfig(const PerfOptions& o, bool server, const Identity& local, const Ide
     return d;
 }
 
+/// ": reason n, ..." for the engine's refusals that happened (empty when none did).
+std::string
+RefusalsByReason(const Counters& c)
+{
+    std::string out;
+    for (const auto& row : kDropReasons)
+    {
+        if (const uint64_t n = c.drops[static_cast<std::size_t>(row.reason)]; n > 0)
+        {
+            out += (out.empty() ? ": " : ", ") + std::string(row.name) + " " + std::to_string(n);
+        }
+    }
+    return out;
+}
+
 /// A zeroed buffer of `bytes`, or std::runtime_error saying how much could not be had.
 std::unique_ptr<uint8_t[]>
 Allocate(uint64_t bytes)
@@ -195,10 +210,11 @@ Session::CountersLine() const
     std::ostringstream out;
     out << "tx " << c.txPackets << " pkts (" << c.retransmittedPackets << " retransmitted, "
         << c.timeouts << " timeouts, " << c.fastRetransmits << " fast retransmits), rx "
-        << c.rxPackets << " pkts (" << c.TotalDrops() << " refused), injected: " << s.faults.dropped
-        << " dropped " << s.faults.duplicated << " duplicated " << s.faults.reordered
-        << " reordered; entropy sockets " << s.planes.entropySockets << ", EAGAIN "
-        << s.planes.sendWouldBlock << ", loop sleeps " << s.sleeps << "; not from the peer:";
+        << c.rxPackets << " pkts (" << c.TotalDrops() << " refused" << RefusalsByReason(c)
+        << "), injected: " << s.faults.dropped << " dropped " << s.faults.duplicated
+        << " duplicated " << s.faults.reordered << " reordered; entropy sockets "
+        << s.planes.entropySockets << ", EAGAIN " << s.planes.sendWouldBlock << ", loop sleeps "
+        << s.sleeps << "; not from the peer:";
     for (const auto& row : udp::kUdpDropReasons)
     {
         out << " " << row.name << " " << s.rxDropped[static_cast<std::size_t>(row.reason)];
