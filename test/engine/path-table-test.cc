@@ -28,7 +28,7 @@ TEST(PathTable, NothingIsMadeUntilUsed)
     const MetaRoceConfig config = TwoPortsOfFour();
     Counters counters;
     PathRecovery recovery(config, counters, IdsOf(config));
-    PathTable paths(config);
+    PathTable paths(config, 0);
     EXPECT_TRUE(paths.IsEmpty());
     paths.Make(recovery);
     EXPECT_EQ(paths.Count(), 8u);
@@ -57,7 +57,7 @@ TEST(PathTable, EntropiesAreTheFirstDrawsInPathOrderWhateverIsMadeFirst)
     Counters counters;
     PathRecovery reference(config, counters, IdsOf(config));
     PathRecovery recovery(config, counters, IdsOf(config));
-    PathTable paths(config);
+    PathTable paths(config, 0);
     paths.Make(recovery);
     for (uint16_t id : {6, 1, 7, 0, 3, 2, 5, 4})
     {
@@ -79,7 +79,7 @@ TEST(PathTable, MadeSkipsUnusedPaths)
     const MetaRoceConfig config = TwoPortsOfFour();
     Counters counters;
     PathRecovery recovery(config, counters, IdsOf(config));
-    PathTable paths(config);
+    PathTable paths(config, 0);
     paths.Make(recovery);
     paths[2];
     paths[7];

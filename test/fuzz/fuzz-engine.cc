@@ -3,7 +3,8 @@
 // byte chooses) driven through the TransportEngine API by the fuzz input, one operation at a
 // time: post WRITE/SEND/RECV (valid and invalid), move packets between the ends (delivered,
 // dropped, duplicated, bit-flipped, truncated, reordered), inject raw bytes or mutated copies of
-// real packets, take ports down and up, advance the clock and fire timers.
+// real packets (bytes overwritten, or one header field set to an edge value:
+// fuzz-field-mutation.h), take ports down and up, advance the clock and fire timers.
 //
 // After every operation it checks what must hold whatever a peer sends (spec 2.3, 3.9, 6.6):
 //   - no crash, no sanitizer report, no exception but std::invalid_argument from a Post;
@@ -17,6 +18,7 @@
 // At the end, with every port up and no more faults, every posted WRITE/SEND must complete
 // (successfully or with an error) within a bounded number of timer events.
 // METAROCE_FUZZ_TRACE=1 prints each step, post and injection (to read a crash input).
+#include "fuzz-field-mutation.h"
 #include "fuzz-input.h"
 #include "metaroce-connection.h"
 #include "rocev2-queue-pair.h"
@@ -306,15 +308,23 @@ FireTimers(Pair& p, bool jump)
     }
 }
 
+/// How Inject() makes its packet.
+enum class Injected
+{
+    Raw,      ///< bytes from the input
+    Bytes,    ///< a recent real packet with a few bytes overwritten
+    OneField, ///< a recent real packet with one header field set to an edge value
+};
+
 void
-Inject(Pair& p, FuzzInput& in, bool fromHistory)
+Inject(Pair& p, FuzzInput& in, Injected kind)
 {
     const uint8_t how = in.U8();
     std::vector<uint8_t> bytes;
     int side = how & 1;
     uint16_t port = (how >> 1) % 3; // 2: out of range for both transports
     std::size_t wire;
-    if (fromHistory && !p.history.empty())
+    if (kind != Injected::Raw && !p.history.empty())
     {
         const auto& [to, pkt] = p.history[(how >> 3) % p.history.size()];
         side = to;
@@ -322,7 +332,14 @@ Inject(Pair& p, FuzzInput& in, bool fromHistory)
         bytes = pkt.header.ToVector();
         bytes.insert(bytes.end(), pkt.payload.begin(), pkt.payload.end());
         wire = pkt.WireSize();
-        for (int k = in.U8() % 4; k >= 0 && !bytes.empty(); --k)
+        const bool metaroce = p.ends[side].metaroce != nullptr;
+        if (kind == Injected::OneField &&
+            !(metaroce ? metaroce_fuzz::MutateMrField(bytes, wire, in)
+                       : metaroce_fuzz::MutateIbField(bytes, wire, in)))
+        {
+            return; // not a header this end parses (a cut copy): nothing to inject
+        }
+        for (int k = kind == Injected::Bytes ? in.U8() % 4 : -1; k >= 0 && !bytes.empty(); --k)
         {
             const uint8_t at = in.U8();
             bytes[at % bytes.size()] = in.U8();
@@ -353,7 +370,10 @@ Inject(Pair& p, FuzzInput& in, bool fromHistory)
 void
 Step(Pair& p, FuzzInput& in)
 {
-    const uint8_t op = in.U8() % 10;
+    // Op bytes 250-255 inject a packet with one field at an edge value; the rest choose as they
+    // always did, so the committed corpora keep their meaning but for those six values.
+    const uint8_t byte = in.U8();
+    const uint8_t op = byte >= 250 ? 10 : byte % 10;
     if (std::getenv("METAROCE_FUZZ_TRACE"))
     {
         std::fprintf(stderr, "step %u at %llu\n", op, static_cast<unsigned long long>(p.now));
@@ -378,10 +398,13 @@ Step(Pair& p, FuzzInput& in)
         }
         break;
     case 5:
-        Inject(p, in, false);
+        Inject(p, in, Injected::Raw);
         break;
     case 6:
-        Inject(p, in, true);
+        Inject(p, in, Injected::Bytes);
+        break;
+    case 10:
+        Inject(p, in, Injected::OneField);
         break;
     case 7: {
         const uint8_t b = in.U8();

@@ -82,7 +82,8 @@ def main():
     # Engine target: first byte 0 = MetaRoCE, 1 = RoCEv2, 2 = MetaRoCE with the plane time rule,
     # 0x0c = MetaRoCE with receiver admission (credit 2 packets), 0x0e = both, 0x42 = the time
     # rule and two copies of every retransmission (Setup in fuzz-engine.cc); then operations:
-    # post WRITE (0), SEND (1), RECV (2), pump (3), inject (5), replay (6), port (7), timers (8).
+    # post WRITE (0), SEND (1), RECV (2), pump (3), inject (5), replay (6), port (7), timers (8),
+    # replay with one field at an edge value (250-255).
     write_ok = bytes([0, 0, 0x28, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00])
     send_ok = bytes([1, 0, 0x28, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00])
     recv_ok = bytes([2, 0, 0x28, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00])
@@ -95,6 +96,10 @@ def main():
               lossy + bytes([6, 0x08, 2, 5, 0xff]) + pump)
         write("engine", "port-%d" % t, bytes([t]) + write_ok + pump + bytes([7, 0x00, 8]) +
               pump + bytes([7, 0x10]) + pump)
+        # Op 250: a lost packet replayed with one header field at an edge value (the message
+        # length at its maximum, flags made consistent), then the rest delivered.
+        write("engine", "field-%d" % t, bytes([t]) + write_ok + bytes([3, 0, 1]) +
+              bytes([250, 0, 0x85, 1, 0]) + bytes([250, 0, 0x01, 5, 3]) + pump + bytes([8]) + pump)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ MemoryRegistry::Check(uint32_t key, uint64_t addr, uint64_t length) const
     static const MemoryRegion kVirtual{};
     if (key == 0)
     {
-        return &kVirtual;
+        return m_virtualAllowed ? &kVirtual : nullptr;
     }
     auto it = m_regions.find(key);
     if (it == m_regions.end())

@@ -37,7 +37,8 @@ class MemoryRegistry
 
     /**
      * Checks that [addr, addr+length) lies inside the region named by key.
-     * Key 0 always passes (virtual buffers). Returns the region, or nullptr when refused.
+     * Key 0 passes (virtual buffers) unless RefuseVirtual() was called. Returns the region, or
+     * nullptr when refused.
      */
     const MemoryRegion* Check(uint32_t key, uint64_t addr, uint64_t length) const;
 
@@ -48,8 +49,17 @@ class MemoryRegistry
     /// Copies bytes out of registered memory; returns false for a virtual region.
     bool Read(const MemoryRegion& region, uint64_t addr, uint8_t* dst, uint64_t length) const;
 
+    /// Refuses key 0 from now on: every buffer a packet names must be registered. For ends that
+    /// take packets from outside (the UDP runtime); a simulation keeps key 0 for data it does
+    /// not carry.
+    void RefuseVirtual()
+    {
+        m_virtualAllowed = false;
+    }
+
   private:
     std::map<uint32_t, MemoryRegion> m_regions;
+    bool m_virtualAllowed{true};
 };
 
 } // namespace metaroce

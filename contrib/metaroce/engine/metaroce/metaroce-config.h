@@ -29,6 +29,11 @@ struct MetaRoceConfig
     uint32_t localConnection{1};  ///< our connection id: peers put it in their packets
     uint32_t remoteConnection{1}; ///< the peer's connection id
     uint64_t seed{1};             ///< seeds entropy draws; same seed -> same packets
+    /// PSN at which each of this end's paths starts sending (spec 3.2): 0 in the simulator, drawn
+    /// at random per connection where packets from strangers can arrive (the UDP runtime).
+    uint32_t initialPsn{0};
+    uint32_t remoteInitialPsn{
+        0}; ///< the peer's initialPsn: where each path's receive window starts
 
     // Shape.
     uint16_t ports{1};        ///< NIC ports = planes this connection may use
@@ -111,16 +116,22 @@ struct MetaRoceConfig
  */
 struct ConnectionIds
 {
-    uint32_t local{1};  ///< MetaRoceConfig::localConnection
-    uint32_t remote{1}; ///< MetaRoceConfig::remoteConnection
-    uint64_t seed{1};   ///< MetaRoceConfig::seed
+    uint32_t local{1};            ///< MetaRoceConfig::localConnection
+    uint32_t remote{1};           ///< MetaRoceConfig::remoteConnection
+    uint64_t seed{1};             ///< MetaRoceConfig::seed
+    uint32_t initialPsn{0};       ///< MetaRoceConfig::initialPsn
+    uint32_t remoteInitialPsn{0}; ///< MetaRoceConfig::remoteInitialPsn
 };
 
 /// The identity fields of `config`.
 inline ConnectionIds
 IdsOf(const MetaRoceConfig& config)
 {
-    return ConnectionIds{config.localConnection, config.remoteConnection, config.seed};
+    return ConnectionIds{config.localConnection,
+                         config.remoteConnection,
+                         config.seed,
+                         config.initialPsn,
+                         config.remoteInitialPsn};
 }
 
 /**

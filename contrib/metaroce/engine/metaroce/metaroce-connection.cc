@@ -113,8 +113,11 @@ MetaRoceConnection::ReceiveHalf() const
     if (!m_responder)
     {
         auto& self = const_cast<MetaRoceConnection&>(*this);
-        m_responder =
-            std::make_unique<MetaRoceResponder>(*m_config, m_ids.remote, m_memory, self.m_counters);
+        m_responder = std::make_unique<MetaRoceResponder>(*m_config,
+                                                          m_ids.remote,
+                                                          m_ids.remoteInitialPsn,
+                                                          m_memory,
+                                                          self.m_counters);
         m_responder->ShareHints(m_hints);
     }
     return *m_responder;
@@ -227,7 +230,10 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
         break;
     case MrOpcode::Nak:
         ++m_counters.rxControlPackets;
-        SendHalf().Mutate().OnNak(h, pkt.now);
+        if (const std::optional<DropReason> refused = SendHalf().Mutate().OnNak(h, pkt.now))
+        {
+            result = RxResult{false, *refused};
+        }
         break;
     }
     if (!result.accepted)

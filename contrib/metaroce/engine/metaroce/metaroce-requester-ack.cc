@@ -103,7 +103,8 @@ MetaRoceRequester::ReadRepeats(const MrHeader& ack,
     {
         // A repeat may name a path this end never used (a peer's error): nothing sent there.
         const Path* of = m_paths.Find(ack.repeats[k].pathId);
-        const std::optional<uint64_t> read = ReadAckRepeat(ack.repeats[k], of ? of->nextPsn : 0);
+        const std::optional<uint64_t> read =
+            ReadAckRepeat(ack.repeats[k], of ? of->nextPsn : m_ids.initialPsn);
         if (!read)
         {
             return false;

@@ -23,7 +23,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_cc(std::move(cc))
     , m_selector(std::move(selector))
     , m_recovery(m_config, counters, ids)
-    , m_paths(m_config)
+    , m_paths(m_config, ids.initialPsn)
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
     , m_evidence(&evidence)
@@ -458,10 +458,10 @@ MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
     }
 }
 
-void
+std::optional<DropReason>
 MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
 {
-    m_queue.OnNak(nak.stream, nak.msn, now);
+    return m_queue.OnNak(nak.stream, nak.msn, now);
 }
 
 // What the driver asks (spec 2.3)

@@ -89,8 +89,9 @@ class MetaRoceRequester
     /// Processes an ACK; returns false (and changes nothing) when it acknowledges PSNs never sent.
     bool OnAck(const MrHeader& ack, TimeNs now);
 
-    /// Processes a NAK: the named message failed at the responder; the connection fails.
-    void OnNak(const MrHeader& nak, TimeNs now);
+    /// Processes a NAK: the named message failed at the responder; the connection fails. Returns
+    /// why it was refused instead (SendQueue::OnNak).
+    std::optional<DropReason> OnNak(const MrHeader& nak, TimeNs now);
 
     /// Acts on every deadline <= `now`: loss checks, path timeouts, the tail-loss probe.
     void OnTimeout(TimeNs now);

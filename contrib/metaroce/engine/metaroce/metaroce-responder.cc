@@ -47,10 +47,12 @@ SendIndexFits(const Messages& messages, uint32_t msn, uint32_t recvIndex)
 
 MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
                                      uint32_t peer,
+                                     uint32_t peerInitialPsn,
                                      MemoryRegistry* memory,
                                      Counters& counters)
     : m_config(config)
     , m_peer(peer)
+    , m_peerInitialPsn(peerInitialPsn)
     , m_memory(memory)
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
@@ -80,8 +82,13 @@ MetaRoceResponder::MakeState()
 MetaRoceResponder::PathRx&
 MetaRoceResponder::Rx(uint16_t id)
 {
-    PathRx* rx = m_paths.Find(id);
-    return rx ? *rx : m_paths.Make(id);
+    if (PathRx* rx = m_paths.Find(id))
+    {
+        return *rx;
+    }
+    PathRx& made = m_paths.Make(id);
+    made.window = PathReceiveWindow(m_peerInitialPsn);
+    return made;
 }
 
 MetaRoceResponder::Stream&
@@ -95,16 +102,15 @@ MetaRoceResponder::StreamAt(uint16_t id)
     return m_streams[id];
 }
 
-const PathReceiveWindow&
+PathReceiveWindow
 MetaRoceResponder::Window(uint16_t pathId) const
 {
-    static const PathReceiveWindow kNothingReceived;
     if (!m_paths.Empty() && pathId >= m_paths.Size())
     {
         throw std::out_of_range("no path " + std::to_string(pathId));
     }
     const PathRx* rx = m_paths.Empty() ? nullptr : m_paths.Find(pathId);
-    return rx ? rx->window : kNothingReceived;
+    return rx ? rx->window : PathReceiveWindow(m_peerInitialPsn);
 }
 
 void
@@ -149,7 +155,13 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
             QueueNak(port, Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
             return refuse(DropReason::AccessError);
         }
-        if (m_memory != nullptr && !m_memory->Check(h.remoteKey, h.remoteAddr, h.payloadLength))
+        // The whole message, not only this packet, lies in the region its key names: what the
+        // responder keeps for a message (its placement bitmap) is then bounded by the memory it
+        // registered, not by the length a packet claims (spec 3.9). A virtual buffer (key 0)
+        // has no addresses to check.
+        const bool wraps = h.remoteKey != 0 && h.remoteAddr < h.offset;
+        if (m_memory != nullptr &&
+            (wraps || !m_memory->Check(h.remoteKey, h.remoteAddr - h.offset, h.messageLength)))
         {
             QueueNak(port, Nak{h.stream, h.msn, MrNakSyndrome::RemoteAccess});
             return refuse(DropReason::AccessError);
@@ -202,7 +214,10 @@ MetaRoceResponder::Place(const MrHeader& h, const uint8_t* payload, TimeNs now)
         m.op = h.opcode == MrOpcode::Write ? Opcode::Write : Opcode::Send;
         m.length = h.messageLength;
         m.recvIndex = h.recvIndex;
-        m.packets = (h.messageLength + m_config.mtu - 1) / m_config.mtu;
+        // In 64 bits: a length near 4 GiB plus an MTU does not fit in 32 (MrParse has checked
+        // that the offset lies inside the message, so the packet's index is below the count).
+        m.packets =
+            static_cast<uint32_t>((uint64_t{h.messageLength} + m_config.mtu - 1) / m_config.mtu);
         m.placed.resize(m.packets);
     }
     const uint32_t index = h.offset / m_config.mtu;
@@ -333,9 +348,9 @@ MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPac
     PathRx& rx = Rx(h.pathId);
     const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
     const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
-    // The sender keeps at most 256 PSNs above its floor (spec 5.1); anything else is refused
-    // before it can move the window.
-    if (psn < floor || psn - floor >= kSackBits)
+    // The sender keeps at most 256 PSNs above its floor (spec 5.1), and no floor jumps further
+    // than a path can lose (A51); anything else is refused before it can move the window.
+    if (psn < floor || psn - floor >= kSackBits || !rx.window.FloorFits(floor))
     {
         return RxResult{false, DropReason::PsnOutOfWindow};
     }
@@ -369,6 +384,10 @@ MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
     PathRx& rx = Rx(h.pathId);
     const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
     const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
+    if (!rx.window.FloorFits(floor))
+    {
+        return RxResult{false, DropReason::PsnOutOfWindow};
+    }
     const auto verdict = rx.window.Observe(psn, floor);
     if (verdict == PathReceiveWindow::Verdict::OutOfWindow)
     {

@@ -47,9 +47,11 @@ class MetaRoceResponder
 {
   public:
     /// `config` (perhaps shared with other connections) and `counters` are the connection's and
-    /// must outlive it; `peer` is the peer's connection id, which its ACKs and NAKs carry.
+    /// must outlive it; `peer` is the peer's connection id, which its ACKs and NAKs carry, and
+    /// `peerInitialPsn` the PSN at which each of the peer's paths starts (spec 3.2).
     MetaRoceResponder(const MetaRoceConfig& config,
                       uint32_t peer,
+                      uint32_t peerInitialPsn,
                       MemoryRegistry* memory,
                       Counters& counters);
 
@@ -120,7 +122,7 @@ class MetaRoceResponder
 
     /// Receive state of one path, for tests and the compliance harness (an empty window
     /// before anything was received).
-    const PathReceiveWindow& Window(uint16_t pathId) const;
+    PathReceiveWindow Window(uint16_t pathId) const;
 
   private:
     /// 64 bytes: a receiving end makes one per path it receives on (doc/benchmarks.md).
@@ -192,6 +194,7 @@ class MetaRoceResponder
 
     const MetaRoceConfig& m_config; ///< the connection's, which outlives this responder
     uint32_t m_peer;                ///< the peer's connection id
+    uint32_t m_peerInitialPsn;      ///< where a path's window starts before it received anything
     MemoryRegistry* m_memory;
     Counters& m_counters;
     uint64_t m_fairShareBps;

@@ -42,6 +42,25 @@ class PathReceiveWindow
      */
     Verdict Observe(uint64_t psn, uint64_t floor);
 
+    PathReceiveWindow() = default;
+
+    /// A window expecting `first` next: nothing below it will be received (spec 3.2).
+    explicit PathReceiveWindow(uint64_t first)
+        : m_cumulative(first)
+    {
+    }
+
+    /// Most PSNs a sender's floor may move the window at once (A51): the PSNs a path can lose
+    /// in a row while the receiver hears nothing of it (hundreds of seconds of a down path's
+    /// probes), far fewer than the 2^31 a 32-bit wire PSN can reach.
+    static constexpr uint64_t kMaxFloorAdvance = uint64_t{1} << 24;
+
+    /// True when `floor` moves the cumulative point by at most kMaxFloorAdvance (spec 3.9).
+    bool FloorFits(uint64_t floor) const
+    {
+        return floor <= m_cumulative || floor - m_cumulative <= kMaxFloorAdvance;
+    }
+
     /// Checks a PSN without recording it (same classification as Observe, floor ignored).
     Verdict Classify(uint64_t psn) const;
 

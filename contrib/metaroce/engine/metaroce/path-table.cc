@@ -10,8 +10,9 @@
 namespace metaroce
 {
 
-PathTable::PathTable(const MetaRoceConfig& config)
+PathTable::PathTable(const MetaRoceConfig& config, uint32_t initialPsn)
     : m_config(config)
+    , m_initialPsn(initialPsn)
 {
 }
 
@@ -50,6 +51,7 @@ PathTable::MakePath(uint16_t id)
     path.window.minWindow = mtu;
     path.window.maxWindow = mtu * m_config.maxPathWindowPackets;
     path.window.window = mtu * m_config.initialPathWindowPackets;
+    path.nextPsn = m_initialPsn;
     return path;
 }
 

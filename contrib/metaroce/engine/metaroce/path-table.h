@@ -35,7 +35,8 @@ class PathRecovery;
 class PathTable
 {
   public:
-    explicit PathTable(const MetaRoceConfig& config);
+    /// Paths of a connection configured by `config` whose PSNs start at `initialPsn`.
+    PathTable(const MetaRoceConfig& config, uint32_t initialPsn);
 
     /// Draws every path's first entropy, in path order; nothing is made yet. Once only.
     void Make(PathRecovery& recovery);
@@ -120,6 +121,7 @@ class PathTable
     const MetaRoceConfig& m_config;       ///< the connection's, which outlives this table
     LazySlots<Path> m_slots;              ///< two bytes per path until it is made
     std::vector<uint16_t> m_firstEntropy; ///< per path, drawn by Make()
+    uint32_t m_initialPsn;                ///< every path's first PSN (spec 3.2)
 };
 
 } // namespace metaroce

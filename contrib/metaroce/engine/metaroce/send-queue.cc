@@ -219,9 +219,15 @@ SendQueue::QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies)
     }
 }
 
-void
+std::optional<DropReason>
 SendQueue::OnNak(uint16_t stream, uint32_t msn, TimeNs now)
 {
+    // Sent: below the stream's next MSN (MSNs are 32-bit and never wrap, spec 11).
+    const bool sent = stream < m_streams.size() && msn < m_streams[stream].nextMsn;
+    if (!sent)
+    {
+        return DropReason::BadField;
+    }
     uint64_t culprit = 0;
     bool found = false;
     m_messages.ForEach([&](uint64_t id, const Message& m) {
@@ -231,10 +237,12 @@ SendQueue::OnNak(uint16_t stream, uint32_t msn, TimeNs now)
             found = true;
         }
     });
-    if (found)
+    if (!found)
     {
-        Fail(CompletionStatus::RemoteAccessError, culprit, now);
+        return DropReason::Duplicate;
     }
+    Fail(CompletionStatus::RemoteAccessError, culprit, now);
+    return std::nullopt;
 }
 
 void

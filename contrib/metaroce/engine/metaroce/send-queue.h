@@ -122,8 +122,12 @@ class SendQueue
     /// the windows do not hold back.
     void QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies);
 
-    /// The responder refused message `msn` of `stream` (a NAK): the queue fails.
-    void OnNak(uint16_t stream, uint32_t msn, TimeNs now);
+    /**
+     * The responder refused message `msn` of `stream` (a NAK): the queue fails. Returns nothing
+     * when it did, Duplicate when the message already finished (another of its packets was
+     * refused first), BadField when the message was never sent (spec 3.9).
+     */
+    std::optional<DropReason> OnNak(uint16_t stream, uint32_t msn, TimeNs now);
 
     /// Message `message`, which must still be held (throws std::out_of_range otherwise).
     const Message& At(uint64_t message) const
