@@ -72,6 +72,8 @@ MakeEngine(const PerfOptions& o,
     MetaRoceConfig c;
     c.localConnection = local.connection;
     c.remoteConnection = peer.connection;
+    c.initialPsn = local.initialPsn;
+    c.remoteInitialPsn = peer.initialPsn;
     c.seed = o.seed * 2 + server;
     c.ports = o.planes;
     c.portRateBps = rate;
@@ -196,6 +198,9 @@ Session::Session(const PerfOptions& o,
     : m_buffer(Allocate(bufferBytes))
     , m_key(local.rkey)
 {
+    // Packets come from outside: a remote key of 0 (virtual memory in a simulation) names
+    // nothing here.
+    m_memory.RefuseVirtual();
     m_memory.Register({m_key, BufferAddr(), bufferBytes, m_buffer.get()});
     m_engine = MakeEngine(o, server, local, peer, m_memory);
     m_driver = std::make_unique<udp::UdpDriver>(*m_engine, DriverConfig(o, server, local, peer));
