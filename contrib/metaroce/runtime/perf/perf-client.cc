@@ -21,7 +21,7 @@ CheckRefused(const Message& m)
 {
     if (m.Has("refused"))
     {
-        throw ControlError("the server ended the session: " + m.Get("refused"));
+        throw ControlError("the server ended the session: " + Abridged(m.Get("refused")));
     }
     return m;
 }

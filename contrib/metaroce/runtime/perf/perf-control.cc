@@ -105,6 +105,13 @@ FindEnd(const std::string& buffer)
 
 } // namespace
 
+std::string
+Abridged(const std::string& text)
+{
+    constexpr std::size_t kMax = 300;
+    return text.size() <= kMax ? text : text.substr(0, kMax - 3) + "...";
+}
+
 Message&
 Message::Set(const std::string& key, const std::string& value)
 {

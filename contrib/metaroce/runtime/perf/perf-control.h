@@ -41,6 +41,10 @@ class ControlError : public std::runtime_error
 /// Most bytes of one control message, its "end" line included.
 constexpr std::size_t kMaxMessageBytes = 16384;
 
+/// `text` cut to 300 characters ("..." marks a cut): what a peer sent, quoted in an error
+/// line, keeps the line readable.
+std::string Abridged(const std::string& text);
+
 /// One control message.
 class Message
 {

@@ -290,13 +290,14 @@ RunServer(const PerfOptions& own)
         {
             // The client's fault: it hears why, the operator gets one line, the next client
             // is served.
-            std::cerr << "metaroce-perf: client " << control->Peer() << ": " << e.what()
+            const std::string reason = Abridged(e.what());
+            std::cerr << "metaroce-perf: client " << control->Peer() << ": " << reason
                       << "; session ended, waiting for the next client\n"
                       << std::flush;
             try
             {
                 control->SetSendTimeout(1);
-                control->Send(Message().Set("refused", e.what()));
+                control->Send(Message().Set("refused", reason));
             }
             catch (const ControlError&)
             {
