@@ -7,7 +7,8 @@
 #      check (examples' --pcap files decoded by tshark with the MetaRoCE Lua dissector),
 #   4. the compliance suite on the engine, udp (real sockets) and ns-3 NIC adapters, and its
 #      mutation check; the UDP runtime (two metaroce-perf processes moving verified bytes over
-#      loopback per transport, with and without loss, and their captures decoded by tshark),
+#      loopback per transport, with and without loss, and their captures decoded by tshark)
+#      and the same under attack (test/runtime/attack-perf.py),
 #   5. the Python bindings' pytest suite (test/python) in the project's virtualenv,
 #   6. reliability (doc/reliability.md): bad input to every program (test/bad-input), the fuzz
 #      targets' committed corpora replayed (test/fuzz), the engine under ASan+UBSan
@@ -64,6 +65,10 @@ done
 
 step "UDP runtime: metaroce-perf over loopback, verified bytes, captures (test/runtime)"
 python3 "$ROOT/test/runtime/check-runtime.py" "$BUILD_DIR"
+passed=$((passed + 1))
+
+step "UDP runtime under attack: forged, replayed and off-path datagrams, bad control messages (test/runtime)"
+python3 "$ROOT/test/runtime/attack-perf.py" "$BUILD_DIR"
 passed=$((passed + 1))
 
 step "compliance mutation check (the suite must fail on a broken engine)"

@@ -8,8 +8,10 @@
 3. The verification has teeth: a server that flips one received byte makes both exit 1.
 4. Captures: `--pcap` files decoded by tshark with the project's dissector: every UDP 4792
    datagram decodes as MetaRoCE with nothing flagged malformed, the WRITE segments cover
-   every message exactly, retransmissions carry RETX, the rkey is the server's; a RoCEv2
-   capture decodes as InfiniBand BTH.
+   every message exactly, retransmissions carry RETX, the rkey is the one the server drew
+   (the client's banner shows it); a RoCEv2
+   capture decodes as InfiniBand BTH. A capture that cannot be written whole (the file size
+   limit) fails the run in one line naming the file, and leaves no partial file behind.
 5. Off loopback: two network namespaces made here, joined by a veth pair with a 1500-byte MTU,
    one process in each, a MetaRoCE transfer at 1% injected loss verified (skipped, saying so,
    where namespaces cannot be made: not root, no iproute2).
@@ -18,6 +20,8 @@ Usage: test/runtime/check-runtime.py BUILD_DIR
 """
 import os
 import pathlib
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -111,6 +115,16 @@ def tshark(pcap, fields):
     return [dict(zip(fields, line.split("\t"))) for line in out.splitlines()]
 
 
+def server_rkey(client_stdout):
+    """The server's rkey, from the client's "remote address: ... RKey 0x..." banner line."""
+    for line in client_stdout.splitlines():
+        words = line.split()
+        if line.startswith(" remote address:") and "RKey" in words:
+            return int(words[words.index("RKey") + 1], 16)
+    check(False, "no remote address line in the client's banner")
+    return -1
+
+
 def check_capture(perf, tmp):
     size, iters = 20000, 20
     pcap = tmp / "metaroce.pcap"
@@ -132,8 +146,9 @@ def check_capture(perf, tmp):
     for msn, offset, length in segments:
         covered[msn] = covered.get(msn, 0) + length
     check(covered == {m: size for m in range(iters)}, f"WRITE segments cover {covered}")
-    check(all(r["metaroce.msg_len"] == str(size) and int(r["metaroce.rkey"], 0) == 0x5e5e
-              for r in writes), "a WRITE with another message length or rkey")
+    rkey = server_rkey(cout)
+    check(all(r["metaroce.msg_len"] == str(size) and int(r["metaroce.rkey"], 0) == rkey
+              for r in writes), f"a WRITE with another message length or rkey than {rkey:#x}")
     check(any(r["metaroce.flags.retx"] in ("1", "True") for r in writes),
           "no retransmission (RETX) in a capture at 2% loss")
     check(any(r["metaroce.opcode"] == "3" for r in rows), "no ACK in the capture")
@@ -143,6 +158,37 @@ def check_capture(perf, tmp):
     check(ib and all(r["infiniband.bth.opcode"] for r in ib if r["udp.dstport"] == "4791"),
           "RoCEv2 capture does not decode as InfiniBand")
     print(f"ok   captures decode ({len(rows)} MetaRoCE frames, {len(ib)} RoCEv2)")
+
+
+def check_capture_errors(perf, tmp):
+    """A capture is written under a temporary name and renamed when whole; a write error (here
+    the file size limit, RLIMIT_FSIZE) fails the run in one line naming the file, and leaves
+    neither the file nor its temporary behind."""
+    pcap = tmp / "limited.pcap"
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+
+    port = str(TCP_PORT + 6)
+    server = subprocess.Popen([perf, "-p", port, f"--udp-addrs={addrs(True, 1, 6)}",
+                               "--timeout=30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    client = subprocess.run([perf, "-p", port, f"--udp-addrs={addrs(False, 1, 6)}", "--timeout=30",
+                             "-s", "64K", "-n", "16", f"--pcap={pcap}", "127.0.0.1"],
+                            capture_output=True, text=True, timeout=60, preexec_fn=limit)
+    server.communicate(timeout=60)
+    lines = client.stderr.strip().splitlines()
+    check(client.returncode == 1 and len(lines) == 1 and str(pcap) in lines[0] and
+          "File too large" in lines[0], f"capture past the size limit: exit {client.returncode}, "
+          f"stderr {client.stderr!r}")
+    left = sorted(p.name for p in tmp.iterdir() if p.name.startswith("limited.pcap"))
+    check(not left, f"a failed capture left {left}")
+    pcap = tmp / "whole.pcap"
+    pair(perf, ["-s", "8192", "-n", "4", f"--pcap={pcap}"], offset=6)
+    left = sorted(p.name for p in tmp.iterdir() if p.name.startswith("whole.pcap"))
+    check(left == ["whole.pcap"], f"a whole capture: {left}, expected whole.pcap alone")
+    print("ok   a capture write error fails the run in one line; a whole capture is renamed")
 
 
 def netns(*args):
@@ -168,7 +214,7 @@ def check_namespaces(perf):
             if not check(r.returncode == 0, f"ip {' '.join(step)}: {r.stderr.strip()}"):
                 return
         port = str(TCP_PORT + 50)
-        server = subprocess.Popen(["ip", "netns", "exec", a, perf, "-p", port,
+        server = subprocess.Popen(["ip", "netns", "exec", a, perf, "-p", port, "--bind=10.77.0.1",
                                    "--udp-addrs=10.77.0.1", "--mtu=1024", "--timeout=30"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(0.3)
@@ -195,6 +241,7 @@ def main():
     check_mismatch(perf)
     with tempfile.TemporaryDirectory() as tmp:
         check_capture(perf, pathlib.Path(tmp))
+        check_capture_errors(perf, pathlib.Path(tmp))
     check_namespaces(perf)
     if FAILURES:
         print(f"check-runtime: {len(FAILURES)} failures")

@@ -7,7 +7,10 @@
  *   metaroce-perf --transport=metaroce -s 1M -n 1024 127.0.0.1   # client
  *
  * Exit status: 0 when every message size ran and the server verified its bytes; 1 on a data
- * mismatch, a failed completion or a timeout; 2 on a bad option (one line naming it).
+ * mismatch, a failed completion, a timeout or a session the server refused (client); 2 on a
+ * bad option (one line naming it). The server serves clients one at a time until a session
+ * runs to its end; a client whose control messages are wrong is refused in one line on stderr
+ * and the next one is served (perf-run.h).
  */
 #include "perf-options.h"
 #include "perf-run.h"

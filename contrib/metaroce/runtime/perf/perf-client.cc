@@ -1,4 +1,6 @@
 #include "perf-control.h"
+#include "perf-hello.h"
+#include "perf-identity.h"
 #include "perf-report.h"
 #include "perf-run.h"
 #include "perf-session.h"
@@ -13,27 +15,14 @@ namespace metaroce::perf
 namespace
 {
 
-constexpr uint32_t kClientKey = 0xc1c1;
-constexpr uint32_t kClientConnection = 0x12;
-
-Message
-Hello(const PerfOptions& o, const Identity& local)
+/// The server's message, or ControlError with its reason when it ended the session.
+const Message&
+CheckRefused(const Message& m)
 {
-    std::string sizes;
-    for (uint64_t s : o.sizes)
+    if (m.Has("refused"))
     {
-        sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
+        throw ControlError("the server ended the session: " + Abridged(m.Get("refused")));
     }
-    Message m;
-    m.Set("test", TestName(o.test)).Set("transport", TransportName(o.transport));
-    m.Set("sizes", sizes).Set("iters", o.Iterations()).Set("txDepth", o.txDepth);
-    m.Set("planes", o.planes).Set("rate", std::to_string(o.rateGbps)).Set("mtu", o.mtu);
-    m.Set("loss", std::to_string(o.lossPercent)).Set("reorder", std::to_string(o.reorderPercent));
-    m.Set("duplicate", std::to_string(o.duplicatePercent)).Set("delay", std::to_string(o.delayUs));
-    m.Set("reorderDelay", std::to_string(o.reorderDelayUs)).Set("seed", o.seed);
-    m.Set("timeout", std::to_string(o.timeoutSeconds));
-    m.Set("udpAddrs", JoinComma(local.udpAddrs)).Set("udpPort", local.udpPort);
-    m.Set("connection", local.connection);
     return m;
 }
 
@@ -150,9 +139,9 @@ Await(const PerfOptions& o, Session& s, ControlChannel& control)
     if (!s.Driver().RunUntil(arrived,
                              s.Driver().Now() + static_cast<TimeNs>(o.timeoutSeconds * 1e9)))
     {
-        throw std::runtime_error("the server sent nothing within --timeout");
+        throw ControlError("the server sent nothing within --timeout");
     }
-    return *m;
+    return CheckRefused(*m);
 }
 
 void
@@ -185,16 +174,21 @@ PlayRound(const PerfOptions& o,
     r.iters = o.Iterations();
     r.srcSlots = ClientSlots(o, size);
     control.Send(Message().Set("round", 1).Set("size", size).Set("iters", r.iters));
-    r.slots = Await(o, s, control).GetU64("slots");
+    const Message ready = Await(o, s, control);
+    ready.Expect({"ready", "slots"});
+    // The server's targets: within the buffer it announced.
+    r.slots = ready.GetU64("slots", 1, server.bufferLength / size);
     const bool finished = Drive(o, s, server, r);
     control.Send(Message().Set("done", 1).Set("posted", r.posted));
     const Message verdict = Await(o, s, control);
+    verdict.Expect({"ok", "error", "counters"});
+    const bool verified = verdict.GetU64("ok", 0, 1) == 1;
     if (!finished && r.error.empty())
     {
         r.error = std::to_string(r.completed) + " of " + std::to_string(r.iters) +
                   " messages completed within --timeout=" + std::to_string(o.timeoutSeconds);
     }
-    if (r.error.empty() && verdict.GetU64("ok") == 1)
+    if (r.error.empty() && verified)
     {
         PrintRow(o, r);
     }
@@ -208,7 +202,7 @@ PlayRound(const PerfOptions& o,
         std::cerr << "metaroce-perf: size " << size << ": " << r.error << "\n";
         return false;
     }
-    if (verdict.GetU64("ok") != 1)
+    if (!verified)
     {
         std::cerr << "metaroce-perf: size " << size
                   << ": data mismatch at the server: " << verdict.Get("error") << "\n";
@@ -222,44 +216,49 @@ PlayRound(const PerfOptions& o,
 int
 RunClient(const PerfOptions& o)
 {
-    Identity local;
-    local.udpAddrs = o.udpAddrs.empty() ? DefaultUdpAddrs(false, o.planes, o.host) : o.udpAddrs;
-    local.udpPort = TransportUdpPort(o);
-    local.connection = kClientConnection;
-    local.rkey = kClientKey;
-    ControlChannel control = ControlChannel::Connect(o.host, o.tcpPort, o.timeoutSeconds);
-    control.Send(Hello(o, local));
-    const Message reply = control.Receive(o.timeoutSeconds);
-    Identity server;
-    std::stringstream addrs(reply.Get("udpAddrs"));
-    for (std::string a; std::getline(addrs, a, ',');)
-    {
-        server.udpAddrs.push_back(a);
-    }
-    server.udpPort = static_cast<uint16_t>(reply.GetU64("udpPort"));
-    server.connection = static_cast<uint32_t>(reply.GetU64("connection"));
-    server.bufferAddr = reply.GetU64("bufferAddr");
-    server.bufferLength = reply.GetU64("bufferLength");
-    server.rkey = static_cast<uint32_t>(reply.GetU64("rkey"));
+    Identity local =
+        DrawIdentity(o, o.udpAddrs.empty() ? DefaultUdpAddrs(false, o.planes, o.host) : o.udpAddrs);
+    ControlChannel control =
+        ControlChannel::Connect(o.host, o.tcpPort, o.bindAddr, o.timeoutSeconds);
+    control.SetSendTimeout(o.timeoutSeconds);
+    control.Send(EncodeHello(o, local));
+    const Message reply = CheckRefused(control.Receive(o.timeoutSeconds));
+    reply.Expect(IdentityKeys(true));
+    const Identity server = TakeIdentity(reply, o, true);
     uint64_t bytes = 0;
     for (uint64_t size : o.sizes)
     {
         bytes = std::max(bytes, (ClientSlots(o, size) + 1) * size);
     }
     Session s(o, false, local, server, bytes);
+    local.bufferAddr = s.BufferAddr();
+    local.bufferLength = bytes;
     s.Driver().WatchFd(control.Fd()); // a control message ends a wait for it at once
-    PrintBanner(std::cout,
-                o,
-                JoinComma(local.udpAddrs) + ":" + std::to_string(local.udpPort),
-                JoinComma(server.udpAddrs) + ":" + std::to_string(server.udpPort));
+    PrintBanner(std::cout, o, local, server);
     PrintColumns(std::cout, o.test);
     bool ok = true;
-    for (uint64_t size : o.sizes)
+    try
     {
-        ok = PlayRound(o, s, control, server, size) && ok;
-        std::cout << std::flush;
+        for (uint64_t size : o.sizes)
+        {
+            ok = PlayRound(o, s, control, server, size) && ok;
+            std::cout << std::flush;
+        }
+        control.Send(Message().Set("bye", 1));
     }
-    control.Send(Message().Set("bye", 1));
+    catch (...)
+    {
+        try
+        {
+            s.FinishCapture();
+        }
+        catch (const std::exception&)
+        {
+            // The run's own error is the one reported.
+        }
+        throw;
+    }
+    s.FinishCapture();
     PrintRule(std::cout);
     std::cout << " " << (ok ? "data verified by the server: OK" : "DATA MISMATCH or FAILURE")
               << "; " << s.CountersLine() << "\n";
@@ -267,9 +266,12 @@ RunClient(const PerfOptions& o)
 }
 
 uint64_t
-ReceiveDepth(const PerfOptions& o)
+ReceiveDepth(const PerfOptions& o, uint64_t size)
 {
-    return std::min<uint64_t>(o.Iterations(), IsLatency(o.test) ? 16 : 2ULL * o.txDepth);
+    const uint64_t want =
+        std::min<uint64_t>(o.Iterations(), IsLatency(o.test) ? 16 : 2ULL * o.txDepth);
+    const uint64_t least = std::min<uint64_t>(o.Iterations(), IsLatency(o.test) ? 1 : o.txDepth);
+    return std::max(least, std::min(want, o.bufferCap / size));
 }
 
 uint64_t
@@ -277,10 +279,12 @@ ServerSlots(const PerfOptions& o, uint64_t size)
 {
     if (o.test == Test::SendBw || o.test == Test::SendLat)
     {
-        return ReceiveDepth(o);
+        return ReceiveDepth(o, size);
     }
     const uint64_t fit = std::max<uint64_t>(1, o.bufferCap / size);
-    const uint64_t floor = o.test == Test::WriteBw ? o.txDepth : 1;
+    // Messages in flight never share a slot.
+    const uint64_t floor =
+        o.test == Test::WriteBw ? std::min<uint64_t>(o.txDepth, o.Iterations()) : 1;
     return std::max(floor, std::min(o.Iterations(), fit));
 }
 

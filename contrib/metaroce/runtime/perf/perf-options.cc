@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace metaroce::perf
 {
@@ -25,18 +26,21 @@ Refuse(const std::string& name, const std::string& value, const std::string& all
 uint64_t
 ParseCount(const std::string& name, const std::string& v, uint64_t lo, uint64_t hi, bool units)
 {
+    // Digits first: stoull would also take leading blanks and a sign.
     std::size_t used = 0;
     unsigned long long n = 0;
     try
     {
-        n = std::stoull(v, &used);
+        n = !v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) ? std::stoull(v, &used)
+                                                                         : 0;
     }
     catch (const std::exception&)
     {
         used = 0;
     }
+    const std::size_t digits = used;
     uint64_t scale = 1;
-    if (units && used + 1 == v.size())
+    if (units && digits > 0 && used + 1 == v.size())
     {
         const std::map<char, uint64_t> suffix{{'K', 1ULL << 10},
                                               {'M', 1ULL << 20},
@@ -47,8 +51,7 @@ ParseCount(const std::string& name, const std::string& v, uint64_t lo, uint64_t 
     }
     std::ostringstream allowed;
     allowed << "an integer in [" << lo << ", " << hi << "]" << (units ? " (K, M, G allowed)" : "");
-    if (v.empty() || v[0] == '-' || used != v.size() || scale == 0 || n * scale < lo ||
-        n * scale > hi || n > hi)
+    if (digits == 0 || used != v.size() || scale == 0 || n > hi / scale || n * scale < lo)
     {
         Refuse(name, v, "expected " + allowed.str());
     }
@@ -58,9 +61,13 @@ ParseCount(const std::string& name, const std::string& v, uint64_t lo, uint64_t 
 double
 ParseReal(const std::string& name, const std::string& v, double lo, double hi)
 {
+    // Decimal notation only: strtod would also take blanks, hexadecimal, "inf" and "nan".
+    const bool decimal = !v.empty() &&
+                         (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.') &&
+                         v.find_first_not_of("0123456789.eE+-") == std::string::npos;
     char* end = nullptr;
-    const double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(x >= lo && x <= hi))
+    const double x = decimal ? std::strtod(v.c_str(), &end) : 0;
+    if (!decimal || *end != '\0' || !(x >= lo && x <= hi))
     {
         std::ostringstream allowed;
         allowed << "expected a number in [" << lo << ", " << hi << "]";
@@ -96,6 +103,19 @@ ParseTest(const std::string& v)
     return it->second;
 }
 
+/// `path` when a file can be made there (its directory exists and is writable).
+std::string
+CheckOutputPath(const std::string& name, const std::string& path)
+{
+    const std::size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+    if (path.empty() || path.back() == '/' || access(dir.c_str(), W_OK) != 0)
+    {
+        Refuse(name, path, "expected a file name in an existing, writable directory");
+    }
+    return path;
+}
+
 using Setter = std::function<void(PerfOptions&, const std::string&)>;
 
 /// One setter per long option; the short options map onto them in ParseOptions().
@@ -127,7 +147,8 @@ Setters()
          [](auto& o, auto& v) { o.iters = ParseCount("--iters", v, 1, 1ULL << 40, true); }},
         {"tx-depth",
          [](auto& o, auto& v) { o.txDepth = ParseCount("--tx-depth", v, 1, 1024, false); }},
-        {"planes", [](auto& o, auto& v) { o.planes = ParseCount("--planes", v, 1, 16, false); }},
+        {"planes",
+         [](auto& o, auto& v) { o.planes = ParseCount("--planes", v, 1, kMaxPlanes, false); }},
         {"rate", [](auto& o, auto& v) { o.rateGbps = ParseReal("--rate", v, 0.001, 400); }},
         {"mtu", [](auto& o, auto& v) { o.mtu = ParseCount("--mtu", v, 256, 8192, false); }},
         {"loss", [](auto& o, auto& v) { o.lossPercent = ParseReal("--loss", v, 0, 100); }},
@@ -149,7 +170,12 @@ Setters()
              }
              o.entropy = v == "bind" ? udp::EntropyMode::Bind : udp::EntropyMode::Fixed;
          }},
-        {"pcap", [](auto& o, auto& v) { o.pcap = v; }},
+        {"pcap", [](auto& o, auto& v) { o.pcap = CheckOutputPath("--pcap", v); }},
+        {"bind",
+         [](auto& o, auto& v) {
+             udp::ParseIpv4(v, 0, "--bind");
+             o.bindAddr = v;
+         }},
         {"pcap-snaplen",
          [](auto& o, auto& v) {
              o.pcapSnapLength = ParseCount("--pcap-snaplen", v, 0, 262144, false);
@@ -165,9 +191,10 @@ Setters()
     return setters;
 }
 
-/// Checks the options against each other.
+} // namespace
+
 void
-Validate(PerfOptions& o)
+ValidateOptions(PerfOptions& o)
 {
     if (o.transport == Transport::RoceV2 && o.planes != 1)
     {
@@ -202,13 +229,28 @@ Validate(PerfOptions& o)
                std::to_string(o.udpAddrs.size()) + " addresses",
                "give one IPv4 address per plane (--planes=" + std::to_string(o.planes) + ")");
     }
+    if (o.udpAddrs.size() > kMaxPlanes)
+    {
+        Refuse("--udp-addrs",
+               std::to_string(o.udpAddrs.size()) + " addresses",
+               "at most " + std::to_string(kMaxPlanes) + ", one per plane");
+    }
     for (const std::string& a : o.udpAddrs)
     {
         udp::ParseIpv4(a, 0, "--udp-addrs");
     }
 }
 
-} // namespace
+void
+ApplyOption(PerfOptions& o, const std::string& name, const std::string& value)
+{
+    auto it = Setters().find(name);
+    if (it == Setters().end())
+    {
+        throw std::invalid_argument("--" + name + ": unknown option");
+    }
+    it->second(o, value);
+}
 
 const char*
 TestName(Test t)
@@ -282,7 +324,7 @@ ParseOptions(int argc, char** argv, bool& help)
     {
         throw std::invalid_argument(std::string(argv[optind]) + ": unexpected argument (one host)");
     }
-    Validate(o);
+    ValidateOptions(o);
     return o;
 }
 
@@ -316,7 +358,7 @@ DefaultUdpAddrs(bool server, uint16_t planes, const std::string& host)
 const char*
 UsageText()
 {
-    return R"(usage: metaroce-perf [options]            server (waits for one client)
+    return R"(usage: metaroce-perf [options]            server (serves until one client's test is done)
        metaroce-perf [options] SERVER_ADDR  client (runs the test, prints the report)
 
   --test=write_bw|send_bw|write_lat|send_lat   test (default write_bw)
@@ -326,6 +368,8 @@ UsageText()
   -n, --iters=N           messages per size (default 5000, latency 1000)
   -t, --tx-depth=N        outstanding work requests in bandwidth tests (default 128)
   -p, --port=PORT         TCP control port (default 18515)
+  --bind=ADDR             server: the IPv4 address the control port listens on (default
+                          127.0.0.1); client: the address it connects from
   --planes=N              planes = UDP sockets per side (MetaRoCE; default 1)
   --rate=GBPS             line rate each plane is paced at (default 10)
   --mtu=BYTES             payload bytes per packet (default 4096)
@@ -335,8 +379,9 @@ UsageText()
                           .2 client); --udp-port=PORT (default 4792 MetaRoCE, 4791 RoCEv2)
   --entropy=bind|fixed    send from the engine's UDP source port (default) or one socket
   --pcap=FILE             capture this side's datagrams (LINKTYPE_RAW); --pcap-snaplen=N
-  --buffer=BYTES          most bytes the server registers for WRITE targets (default 1G)
-  --timeout=SECONDS       give up on a message size after this long (default 60)
+  --buffer=BYTES          most bytes the server registers for its targets (default 1G)
+  --timeout=SECONDS       give up on a message size, or a silent peer, after this long
+                          (default 60; the server waits at most its own)
   --busy-poll=US          poll, not sleep, this long after traffic (default 200; 0: off)
   --verbose               engine and driver counters after each size
   --corrupt-for-test      (server) flip a received byte first: the run must fail

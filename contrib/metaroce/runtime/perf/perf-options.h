@@ -41,6 +41,9 @@ struct PerfOptions
     bool server{true};       ///< no host argument: this process is the server
     std::string host;        ///< the server's address (client)
     uint16_t tcpPort{18515}; ///< control connection (perftest's default port)
+    /// Server: the address its control port listens on (empty: 127.0.0.1, loopback only);
+    /// client: the address its control connection comes from (empty: any).
+    std::string bindAddr;
     Test test{Test::WriteBw};
     Transport transport{Transport::MetaRoce};
     std::vector<uint64_t> sizes; ///< one, or the -a sweep (2 B .. 8 MiB)
@@ -60,7 +63,7 @@ struct PerfOptions
     udp::EntropyMode entropy{udp::EntropyMode::Bind};
     std::string pcap;
     uint32_t pcapSnapLength{0};
-    uint64_t bufferCap{1ULL << 30}; ///< most bytes the server registers for WRITE targets
+    uint64_t bufferCap{1ULL << 30}; ///< most bytes the server registers for its targets
     double timeoutSeconds{60};      ///< per message size
     double busyPollUs{200};         ///< poll instead of sleeping this long after traffic
     bool verbose{false};
@@ -72,8 +75,19 @@ struct PerfOptions
     uint64_t Iterations() const;
 };
 
+/// Most planes (UDP sockets per side) a test may use.
+constexpr uint16_t kMaxPlanes = 16;
+
 /// Parses argv; throws std::invalid_argument with a one-line message. Sets `help` for -h.
 PerfOptions ParseOptions(int argc, char** argv, bool& help);
+
+/// Sets the long option `name` (without "--") to `value`, checked as the command line checks
+/// it; throws std::invalid_argument naming the option and the value. The server reads a
+/// client's test parameters with it.
+void ApplyOption(PerfOptions& o, const std::string& name, const std::string& value);
+
+/// Checks the options against each other (defaults the sizes); throws std::invalid_argument.
+void ValidateOptions(PerfOptions& o);
 
 /// The usage text.
 const char* UsageText();

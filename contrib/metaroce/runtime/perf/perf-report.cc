@@ -35,6 +35,23 @@ Percentile(const std::vector<uint64_t>& sorted, double p)
     return sorted[i] / 1000.0;
 }
 
+std::string
+Endpoint(const Identity& id)
+{
+    return JoinComma(id.udpAddrs) + ":" + std::to_string(id.udpPort);
+}
+
+/// perftest's " local address: LID ... QPN ... PSN ... RKey ... VAddr ..." line.
+void
+AddressLine(std::ostream& out, const char* side, Transport t, const Identity& id)
+{
+    const int width = t == Transport::RoceV2 ? 6 : 8;
+    out << " " << side << " address: " << (t == Transport::RoceV2 ? "QPN" : "Connection") << " 0x"
+        << std::hex << std::setfill('0') << std::setw(width) << id.connection << " PSN 0x"
+        << std::setw(width) << id.initialPsn << " RKey 0x" << std::setw(8) << id.rkey << " VAddr 0x"
+        << std::setw(16) << id.bufferAddr << std::dec << std::setfill(' ') << "\n";
+}
+
 } // namespace
 
 void
@@ -44,10 +61,7 @@ PrintRule(std::ostream& out)
 }
 
 void
-PrintBanner(std::ostream& out,
-            const PerfOptions& o,
-            const std::string& local,
-            const std::string& remote)
+PrintBanner(std::ostream& out, const PerfOptions& o, const Identity& local, const Identity& remote)
 {
     PrintRule(out);
     out << "                    " << Title(o.test) << "\n";
@@ -61,9 +75,12 @@ PrintBanner(std::ostream& out,
     out << " Entropy         : " << std::setw(20)
         << (o.entropy == udp::EntropyMode::Bind ? "bound source ports" : "one socket")
         << " Reorder/dup    : " << o.reorderPercent << " % / " << o.duplicatePercent << " %\n";
-    out << " Local UDP       : " << std::setw(20) << local << " Remote UDP     : " << remote
-        << "\n";
+    out << " Local UDP       : " << std::setw(20) << Endpoint(local)
+        << " Remote UDP     : " << Endpoint(remote) << "\n";
     out << std::right;
+    PrintRule(out);
+    AddressLine(out, "local", o.transport, local);
+    AddressLine(out, "remote", o.transport, remote);
     PrintRule(out);
 }
 

@@ -13,6 +13,7 @@
 #ifndef METAROCE_RUNTIME_PERF_REPORT_H
 #define METAROCE_RUNTIME_PERF_REPORT_H
 
+#include "perf-identity.h"
 #include "perf-options.h"
 
 #include <ostream>
@@ -22,11 +23,12 @@
 namespace metaroce::perf
 {
 
-/// Prints the banner of the test (perftest's header block).
+/// Prints the banner of the test (perftest's header block), with both ends' identities as
+/// perftest's "local address" and "remote address" lines (QPN, PSN, RKey, VAddr).
 void PrintBanner(std::ostream& out,
                  const PerfOptions& options,
-                 const std::string& local,
-                 const std::string& remote);
+                 const Identity& local,
+                 const Identity& remote);
 
 /// Prints the table's column header.
 void PrintColumns(std::ostream& out, Test test);

@@ -1,9 +1,12 @@
 #include "perf-control.h"
+#include "perf-hello.h"
+#include "perf-identity.h"
 #include "perf-run.h"
 #include "perf-session.h"
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace metaroce::perf
@@ -11,56 +14,6 @@ namespace metaroce::perf
 
 namespace
 {
-
-constexpr uint32_t kServerKey = 0x5e5e;
-constexpr uint32_t kServerConnection = 0x11;
-
-std::vector<std::string>
-Split(const std::string& v)
-{
-    std::vector<std::string> out;
-    std::stringstream in(v);
-    for (std::string item; std::getline(in, item, ',');)
-    {
-        out.push_back(item);
-    }
-    return out;
-}
-
-/// The server's options: its own, with the client's test parameters.
-PerfOptions
-Adopt(const PerfOptions& own, const Message& hello)
-{
-    PerfOptions o = own;
-    o.test = hello.Get("test") == "write_bw"    ? Test::WriteBw
-             : hello.Get("test") == "send_bw"   ? Test::SendBw
-             : hello.Get("test") == "write_lat" ? Test::WriteLat
-                                                : Test::SendLat;
-    o.transport = ParseTransport(hello.Get("transport"));
-    o.sizes.clear();
-    for (const std::string& s : Split(hello.Get("sizes")))
-    {
-        o.sizes.push_back(std::stoull(s));
-    }
-    o.iters = hello.GetU64("iters");
-    o.txDepth = static_cast<uint32_t>(hello.GetU64("txDepth"));
-    o.planes = static_cast<uint16_t>(hello.GetU64("planes"));
-    o.rateGbps = hello.GetDouble("rate");
-    o.mtu = static_cast<uint32_t>(hello.GetU64("mtu"));
-    o.lossPercent = hello.GetDouble("loss");
-    o.reorderPercent = hello.GetDouble("reorder");
-    o.duplicatePercent = hello.GetDouble("duplicate");
-    o.delayUs = hello.GetDouble("delay");
-    o.reorderDelayUs = hello.GetDouble("reorderDelay");
-    o.seed = hello.GetU64("seed");
-    o.timeoutSeconds = hello.GetDouble("timeout");
-    if (!own.udpAddrs.empty() && own.udpAddrs.size() != o.planes)
-    {
-        throw std::invalid_argument("--udp-addrs: the client asks for " + std::to_string(o.planes) +
-                                    " planes");
-    }
-    return o;
-}
 
 /// One round's state at the server.
 struct Round
@@ -167,27 +120,46 @@ Serve(const PerfOptions& o, Session& s, ControlChannel& control, Round& r)
         s.Driver().Now() + static_cast<TimeNs>(o.timeoutSeconds * 1e9));
     if (!ok)
     {
-        throw std::runtime_error("the client sent nothing for " + std::to_string(o.timeoutSeconds) +
-                                 " s (--timeout)");
+        std::ostringstream what;
+        what << "the client sent no whole control message for " << o.timeoutSeconds
+             << " s (--timeout)";
+        throw ControlError(what.str());
     }
     return *m;
+}
+
+/// A round's start ("round", a size of the hello, its iteration count); ControlError else.
+Round
+StartRound(const PerfOptions& o, const Message& start)
+{
+    start.Expect({"round", "size", "iters"});
+    start.GetU64("round", 1, 1);
+    Round r;
+    r.size = start.GetU64("size", 1, UINT64_MAX);
+    if (std::find(o.sizes.begin(), o.sizes.end(), r.size) == o.sizes.end())
+    {
+        throw ControlError("round: size=" + std::to_string(r.size) + ": not a size of the hello");
+    }
+    r.iters = start.GetU64("iters", o.Iterations(), o.Iterations());
+    r.slots = ServerSlots(o, r.size);
+    return r;
 }
 
 /// Plays one round; returns false when its bytes were wrong.
 bool
 PlayRound(const PerfOptions& o, Session& s, ControlChannel& control, const Message& start)
 {
-    Round r;
-    r.size = start.GetU64("size");
-    r.iters = start.GetU64("iters");
-    r.slots = ServerSlots(o, r.size);
+    Round r = StartRound(o, start);
     const bool sends = o.test == Test::SendBw || o.test == Test::SendLat;
-    while (sends && r.recvPosted < std::min(r.iters, ReceiveDepth(o)))
+    while (sends && r.recvPosted < std::min(r.iters, r.slots))
     {
         PostReceive(s, r);
     }
     control.Send(Message().Set("ready", 1).Set("slots", r.slots));
-    Serve(o, s, control, r); // "done"
+    const Message done = Serve(o, s, control, r);
+    done.Expect({"done", "posted"});
+    done.GetU64("done", 1, 1);
+    done.GetU64("posted", 0, r.iters);
     // The last RECVs may complete after the client saw its SENDs acknowledged.
     const TimeNs limit = s.Driver().Now() + 1'000'000'000;
     s.Driver().RunUntil(
@@ -225,52 +197,114 @@ PlayRound(const PerfOptions& o, Session& s, ControlChannel& control, const Messa
     return r.error.empty();
 }
 
+/// Plays rounds until the client's "bye"; returns false when some round's bytes were wrong.
+/// The capture is completed whatever ends the session.
+bool
+PlayRounds(const PerfOptions& o, Session& s, ControlChannel& control)
+{
+    bool ok = true;
+    try
+    {
+        for (Round idle;;)
+        {
+            const Message m = Serve(o, s, control, idle);
+            if (m.Has("bye"))
+            {
+                m.Expect({"bye"});
+                m.GetU64("bye", 1, 1);
+                break;
+            }
+            ok = PlayRound(o, s, control, m) && ok;
+        }
+    }
+    catch (...)
+    {
+        try
+        {
+            s.FinishCapture();
+        }
+        catch (const std::exception&)
+        {
+            // The session's own error is the one reported.
+        }
+        throw;
+    }
+    s.FinishCapture();
+    return ok;
+}
+
+/// One client's session: setup, then rounds until "bye"; returns the exit status. Throws
+/// ControlError when the client's messages are wrong or it goes silent.
+int
+ServeClient(const PerfOptions& own, ControlChannel& control)
+{
+    control.SetSendTimeout(own.timeoutSeconds);
+    const Message hello = control.Receive(own.timeoutSeconds);
+    const PerfOptions o = AdoptHello(own, hello);
+    const Identity peer = TakeIdentity(hello, o, false);
+    Identity local =
+        DrawIdentity(o, own.udpAddrs.empty() ? DefaultUdpAddrs(true, o.planes, "") : own.udpAddrs);
+    local.bufferLength = ServerBufferBytes(o);
+    std::unique_ptr<Session> s;
+    try
+    {
+        s = std::make_unique<Session>(o, true, local, peer, local.bufferLength);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ControlError(std::string("the engine refuses the client's parameters: ") + e.what());
+    }
+    local.bufferAddr = s->BufferAddr();
+    s->Driver().WatchFd(control.Fd()); // a control message ends a wait for it at once
+    Message reply;
+    PutIdentity(reply, local, true);
+    control.Send(reply);
+    const bool ok = PlayRounds(o, *s, control);
+    std::cout << "metaroce-perf server: " << (ok ? "all bytes verified" : "DATA MISMATCH") << "; "
+              << s->CountersLine() << "\n";
+    return ok ? 0 : 1;
+}
+
 } // namespace
 
 int
 RunServer(const PerfOptions& own)
 {
-    std::cout << "metaroce-perf server: waiting for a client on TCP port " << own.tcpPort << "\n"
+    const std::string addr = own.bindAddr.empty() ? "127.0.0.1" : own.bindAddr;
+    ControlListener listener(addr, own.tcpPort);
+    std::cout << "metaroce-perf server: waiting for a client on TCP " << addr << ":" << own.tcpPort
+              << "\n"
               << std::flush;
-    ControlChannel control = ControlChannel::Accept(own.tcpPort, 3600);
-    const Message hello = control.Receive(own.timeoutSeconds);
-    const PerfOptions o = Adopt(own, hello);
-    Identity local;
-    local.udpAddrs = own.udpAddrs.empty() ? DefaultUdpAddrs(true, o.planes, "") : own.udpAddrs;
-    local.udpPort = TransportUdpPort(o);
-    local.connection = kServerConnection;
-    local.rkey = kServerKey;
-    Identity peer;
-    peer.udpAddrs = Split(hello.Get("udpAddrs"));
-    peer.udpPort = static_cast<uint16_t>(hello.GetU64("udpPort"));
-    peer.connection = static_cast<uint32_t>(hello.GetU64("connection"));
-    uint64_t bytes = 0;
-    for (uint64_t size : o.sizes)
+    while (true)
     {
-        bytes = std::max(bytes, ServerSlots(o, size) * size);
-    }
-    Session s(o, true, local, peer, bytes);
-    s.Driver().WatchFd(control.Fd()); // a control message ends a wait for it at once
-    control.Send(Message()
-                     .Set("udpAddrs", JoinComma(local.udpAddrs))
-                     .Set("udpPort", local.udpPort)
-                     .Set("connection", local.connection)
-                     .Set("bufferAddr", s.BufferAddr())
-                     .Set("bufferLength", bytes)
-                     .Set("rkey", s.Key()));
-    bool ok = true;
-    for (Round idle;;)
-    {
-        const Message m = Serve(o, s, control, idle);
-        if (m.Has("bye"))
+        std::optional<ControlChannel> control = listener.Accept(3600);
+        if (!control)
         {
-            break;
+            throw std::runtime_error("no client connected within an hour");
         }
-        ok = PlayRound(o, s, control, m) && ok;
+        try
+        {
+            return ServeClient(own, *control);
+        }
+        catch (const ControlError& e)
+        {
+            // The client's fault: it hears why, the operator gets one line, the next client
+            // is served.
+            const std::string reason = Abridged(e.what());
+            std::cerr << "metaroce-perf: client " << control->Peer() << ": " << reason
+                      << "; session ended, waiting for the next client\n"
+                      << std::flush;
+            try
+            {
+                control->SetSendTimeout(1);
+                control->Send(Message().Set("refused", reason));
+            }
+            catch (const ControlError&)
+            {
+                // Gone or not reading: nothing more to tell it.
+            }
+        }
     }
-    std::cout << "metaroce-perf server: " << (ok ? "all bytes verified" : "DATA MISMATCH") << "; "
-              << s.CountersLine() << "\n";
-    return ok ? 0 : 1;
 }
 
 } // namespace metaroce::perf

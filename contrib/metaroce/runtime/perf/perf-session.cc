@@ -4,6 +4,7 @@
 #include "rocev2-queue-pair.h"
 
 #include <cstring>
+#include <new>
 #include <sstream>
 
 namespace metaroce::perf
@@ -48,23 +49,31 @@ RuntimeTimers(MetaRoceConfig& c)
 }
 
 std::unique_ptr<TransportEngine>
-MakeEngine(const PerfOptions& o, bool server, uint32_t local, uint32_t remote, MemoryRegistry& m)
+MakeEngine(const PerfOptions& o,
+           bool server,
+           const Identity& local,
+           const Identity& peer,
+           MemoryRegistry& m)
 {
     const uint64_t rate = static_cast<uint64_t>(o.rateGbps * 1e9);
     if (o.transport == Transport::RoceV2)
     {
         RoceV2Config c;
-        c.localQpn = local;
-        c.remoteQpn = remote;
+        c.localQpn = local.connection;
+        c.remoteQpn = peer.connection;
+        c.initialPsn = local.initialPsn;
+        c.remoteInitialPsn = peer.initialPsn;
         c.mtu = o.mtu;
         c.lineRateBps = rate;
-        c.udpSrcPort = static_cast<uint16_t>(49152 + (o.seed * 2 + server) % 16384);
+        c.udpSrcPort = local.srcPortBase;
         c.rtoNs = 4'000'000;
         return std::make_unique<RoceV2QueuePair>(c, m);
     }
     MetaRoceConfig c;
-    c.localConnection = local;
-    c.remoteConnection = remote;
+    c.localConnection = local.connection;
+    c.remoteConnection = peer.connection;
+    c.initialPsn = local.initialPsn;
+    c.remoteInitialPsn = peer.initialPsn;
     c.seed = o.seed * 2 + server;
     c.ports = o.planes;
     c.portRateBps = rate;
@@ -79,7 +88,12 @@ DriverConfig(const PerfOptions& o, bool server, const Identity& local, const Ide
     udp::UdpDriverConfig d;
     for (uint16_t p = 0; p < o.planes; ++p)
     {
-        d.planes.push_back({local.udpAddrs[p], local.udpPort, peer.udpAddrs[p], peer.udpPort});
+        d.planes.push_back({local.udpAddrs[p],
+                            local.udpPort,
+                            peer.udpAddrs[p],
+                            peer.udpPort,
+                            peer.srcPortBase,
+                            peer.srcPortCount});
     }
     d.rateBps = static_cast<uint64_t>(o.rateGbps * 1e9);
     d.entropy = o.entropy;
@@ -93,6 +107,36 @@ DriverConfig(const PerfOptions& o, bool server, const Identity& local, const Ide
     d.pcapPath = o.pcap;
     d.pcapSnapLength = o.pcapSnapLength;
     return d;
+}
+
+/// ": reason n, ..." for the engine's refusals that happened (empty when none did).
+std::string
+RefusalsByReason(const Counters& c)
+{
+    std::string out;
+    for (const auto& row : kDropReasons)
+    {
+        if (const uint64_t n = c.drops[static_cast<std::size_t>(row.reason)]; n > 0)
+        {
+            out += (out.empty() ? ": " : ", ") + std::string(row.name) + " " + std::to_string(n);
+        }
+    }
+    return out;
+}
+
+/// A zeroed buffer of `bytes`, or std::runtime_error saying how much could not be had.
+std::unique_ptr<uint8_t[]>
+Allocate(uint64_t bytes)
+{
+    try
+    {
+        return std::unique_ptr<uint8_t[]>(new uint8_t[bytes]());
+    }
+    catch (const std::bad_alloc&)
+    {
+        throw std::runtime_error("cannot allocate a registered buffer of " + std::to_string(bytes) +
+                                 " bytes");
+    }
 }
 
 } // namespace
@@ -151,11 +195,14 @@ Session::Session(const PerfOptions& o,
                  const Identity& local,
                  const Identity& peer,
                  uint64_t bufferBytes)
-    : m_buffer(new uint8_t[bufferBytes]())
+    : m_buffer(Allocate(bufferBytes))
     , m_key(local.rkey)
 {
+    // Packets come from outside: a remote key of 0 (virtual memory in a simulation) names
+    // nothing here.
+    m_memory.RefuseVirtual();
     m_memory.Register({m_key, BufferAddr(), bufferBytes, m_buffer.get()});
-    m_engine = MakeEngine(o, server, local.connection, peer.connection, m_memory);
+    m_engine = MakeEngine(o, server, local, peer, m_memory);
     m_driver = std::make_unique<udp::UdpDriver>(*m_engine, DriverConfig(o, server, local, peer));
     m_driver->OnCompletion([this](const Completion& c) { m_completions.push_back(c); });
 }
@@ -168,11 +215,22 @@ Session::CountersLine() const
     std::ostringstream out;
     out << "tx " << c.txPackets << " pkts (" << c.retransmittedPackets << " retransmitted, "
         << c.timeouts << " timeouts, " << c.fastRetransmits << " fast retransmits), rx "
-        << c.rxPackets << " pkts (" << c.TotalDrops() << " refused), injected: " << s.faults.dropped
-        << " dropped " << s.faults.duplicated << " duplicated " << s.faults.reordered
-        << " reordered; entropy sockets " << s.planes.entropySockets << ", EAGAIN "
-        << s.planes.sendWouldBlock << ", loop sleeps " << s.sleeps;
+        << c.rxPackets << " pkts (" << c.TotalDrops() << " refused" << RefusalsByReason(c)
+        << "), injected: " << s.faults.dropped << " dropped " << s.faults.duplicated
+        << " duplicated " << s.faults.reordered << " reordered; entropy sockets "
+        << s.planes.entropySockets << ", EAGAIN " << s.planes.sendWouldBlock << ", loop sleeps "
+        << s.sleeps << "; not from the peer:";
+    for (const auto& row : udp::kUdpDropReasons)
+    {
+        out << " " << row.name << " " << s.rxDropped[static_cast<std::size_t>(row.reason)];
+    }
     return out.str();
+}
+
+void
+Session::FinishCapture()
+{
+    m_driver->FinishCapture();
 }
 
 } // namespace metaroce::perf

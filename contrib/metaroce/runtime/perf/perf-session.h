@@ -1,7 +1,8 @@
 /*
  * One side of a metaroce-perf test: registered memory, the engine (a MetaRoceConnection or a
- * RoCEv2 queue pair, configured from the options and the peer's identity) and the UDP driver
- * that runs it, plus the byte pattern both sides agree on.
+ * RoCEv2 queue pair, configured from the options and both identities: connection ids or QP
+ * numbers, initial PSNs, keys) and the UDP driver that runs it, whose planes accept only the
+ * peer's datagrams, plus the byte pattern both sides agree on.
  *
  * Timers. The engines' defaults are a fabric's (an 8 us RTT, a 60 us minimum RTO). A process
  * on a shared host is descheduled for milliseconds at a time, so the session raises the
@@ -17,6 +18,7 @@
 #define METAROCE_RUNTIME_PERF_SESSION_H
 
 #include "engine-memory.h"
+#include "perf-identity.h"
 #include "perf-options.h"
 #include "udp-driver.h"
 
@@ -34,23 +36,14 @@ void FillPattern(uint8_t* dst, uint64_t length, uint64_t seed, uint64_t index);
 /// Offset of the first byte of `src` that differs from message `index`'s pattern, or -1.
 int64_t CheckPattern(const uint8_t* src, uint64_t length, uint64_t seed, uint64_t index);
 
-/// What one side tells the other about itself.
-struct Identity
-{
-    std::vector<std::string> udpAddrs; ///< per plane
-    uint16_t udpPort{0};
-    uint32_t connection{0}; ///< MetaRoCE connection id or RoCEv2 QP number
-    uint64_t bufferAddr{0};
-    uint64_t bufferLength{0};
-    uint32_t rkey{0};
-};
-
 /// The engine and driver of one side, with its registered buffer.
 class Session
 {
   public:
-    /// The registered buffer is `bufferBytes` long (zeroed); throws what the engine or the
-    /// driver throw (bad configuration, a UDP address that cannot be bound).
+    /// The registered buffer is `bufferBytes` long (zeroed), with `local.rkey` as its key; the
+    /// planes accept datagrams from `peer`'s addresses and source ports only. Throws what the
+    /// engine or the driver throw (bad configuration, a UDP address that cannot be bound) and
+    /// std::runtime_error when the buffer cannot be allocated.
     Session(const PerfOptions& options,
             bool server,
             const Identity& local,
@@ -89,8 +82,12 @@ class Session
         return m_completions;
     }
 
-    /// One line of engine and driver counters (retransmissions, timeouts, drops, faults).
+    /// One line of engine and driver counters (retransmissions, timeouts, drops, faults,
+    /// datagrams not from the peer).
     std::string CountersLine() const;
+
+    /// Completes the capture, if any (UdpDriver::FinishCapture); throws naming the file.
+    void FinishCapture();
 
   private:
     std::unique_ptr<uint8_t[]> m_buffer;

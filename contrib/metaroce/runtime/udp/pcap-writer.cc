@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <stdexcept>
+#include <unistd.h>
 #include <vector>
 
 namespace metaroce::udp
@@ -22,22 +24,71 @@ constexpr uint32_t kLinkTypeRaw = 101;
 } // namespace
 
 PcapWriter::PcapWriter(const std::string& path, uint32_t snapLength)
-    : m_snapLength(snapLength == 0 ? 262144 : snapLength)
+    : m_path(path)
+    , m_temporary(path + ".tmp." + std::to_string(getpid()))
+    , m_snapLength(snapLength == 0 ? 262144 : snapLength)
 {
-    m_file = std::fopen(path.c_str(), "wb");
+    const int fd = open(m_temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    m_file = fd < 0 ? nullptr : fdopen(fd, "wb");
     if (m_file == nullptr)
     {
-        throw std::runtime_error("cannot write capture " + path + ": " + std::strerror(errno));
+        const int saved = errno;
+        if (fd >= 0)
+        {
+            close(fd);
+            unlink(m_temporary.c_str());
+        }
+        throw std::runtime_error("cannot write capture " + path + ": " + std::strerror(saved));
     }
     // Global header, host byte order (readers detect it from the magic).
     const uint32_t words[] = {kMagicNanoseconds, 0x00040002, 0, 0, m_snapLength, kLinkTypeRaw};
     // The version is two u16 (major 2, minor 4): written as one u32 in little-endian order.
-    std::fwrite(words, sizeof(words), 1, m_file);
+    Put(words, sizeof(words));
 }
 
 PcapWriter::~PcapWriter()
 {
-    std::fclose(m_file);
+    if (m_file != nullptr)
+    {
+        std::fclose(m_file);
+        unlink(m_temporary.c_str());
+    }
+}
+
+void
+PcapWriter::Put(const void* data, std::size_t n)
+{
+    if (m_error == 0 && std::fwrite(data, 1, n, m_file) != n)
+    {
+        m_error = errno != 0 ? errno : EIO;
+    }
+}
+
+void
+PcapWriter::Finish()
+{
+    if (m_file == nullptr)
+    {
+        return;
+    }
+    if (std::fflush(m_file) != 0 && m_error == 0)
+    {
+        m_error = errno;
+    }
+    if (std::fclose(m_file) != 0 && m_error == 0)
+    {
+        m_error = errno;
+    }
+    m_file = nullptr;
+    if (m_error == 0 && std::rename(m_temporary.c_str(), m_path.c_str()) != 0)
+    {
+        m_error = errno;
+    }
+    if (m_error != 0)
+    {
+        unlink(m_temporary.c_str());
+        throw std::runtime_error("cannot write capture " + m_path + ": " + std::strerror(m_error));
+    }
 }
 
 void
@@ -47,6 +98,10 @@ PcapWriter::Write(const sockaddr_in& src,
                   const iovec* iov,
                   int iovCount)
 {
+    if (m_file == nullptr || m_error != 0)
+    {
+        return;
+    }
     std::size_t payload = 0;
     for (int i = 0; i < iovCount; ++i)
     {
@@ -72,17 +127,17 @@ PcapWriter::Write(const sockaddr_in& src,
                                static_cast<uint32_t>(ts.tv_nsec),
                                kept,
                                static_cast<uint32_t>(total)};
-    std::fwrite(record, sizeof(record), 1, m_file);
+    Put(record, sizeof(record));
     std::size_t left = kept;
     const std::size_t headBytes = std::min(left, sizeof(head));
-    std::fwrite(head, headBytes, 1, m_file);
+    Put(head, headBytes);
     left -= headBytes;
     for (int i = 0; i < iovCount && left > 0; ++i)
     {
         const std::size_t n = std::min(left, iov[i].iov_len);
         if (n > 0)
         {
-            std::fwrite(iov[i].iov_base, n, 1, m_file);
+            Put(iov[i].iov_base, n);
         }
         left -= n;
     }

@@ -9,6 +9,11 @@
  * IPv4 -> UDP -> MetaRoCE (port 4792, with the project's dissector) or InfiniBand (4791).
  *
  * A packet dropped by the fault injector is not captured: the capture is the wire.
+ *
+ * The file is written under a temporary name beside it ("<path>.tmp.<pid>") and renamed to
+ * its name by Finish(), so that the name only ever holds a whole capture. A write, close or
+ * rename error is reported by Finish() naming the file; a writer destroyed unfinished removes
+ * its temporary file.
  */
 #ifndef METAROCE_RUNTIME_PCAP_WRITER_H
 #define METAROCE_RUNTIME_PCAP_WRITER_H
@@ -26,8 +31,9 @@ namespace metaroce::udp
 class PcapWriter
 {
   public:
-    /// Creates (truncates) `path`; throws std::runtime_error naming it. `snapLength` caps the
-    /// bytes kept of each packet (headers included); 0 keeps them whole.
+    /// Creates the temporary file of `path` (never following a link or reusing a file);
+    /// throws std::runtime_error naming `path`. `snapLength` caps the bytes kept of each packet
+    /// (headers included); 0 keeps them whole.
     PcapWriter(const std::string& path, uint32_t snapLength);
     ~PcapWriter();
     PcapWriter(const PcapWriter&) = delete;
@@ -40,13 +46,24 @@ class PcapWriter
                const iovec* iov,
                int iovCount);
 
+    /// Flushes and closes the file and renames it to its path; throws std::runtime_error
+    /// naming the path on any error of the writes, the close or the rename. Once only; later
+    /// writes are ignored.
+    void Finish();
+
     uint64_t Packets() const
     {
         return m_packets;
     }
 
   private:
+    /// Writes `n` bytes, remembering the first error.
+    void Put(const void* data, std::size_t n);
+
+    std::string m_path;
+    std::string m_temporary;
     std::FILE* m_file{nullptr};
+    int m_error{0}; ///< errno of the first failed write, 0: none
     uint32_t m_snapLength;
     uint64_t m_packets{0};
 };

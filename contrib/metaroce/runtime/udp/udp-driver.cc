@@ -308,21 +308,29 @@ UdpDriver::Receive(std::size_t max)
         PortState& s = m_ports[port];
         std::size_t n = 0;
         ReceivedDatagram d;
-        while (s.readable && n < max)
+        // `max` bounds what is read, dropped datagrams included: a flood from elsewhere
+        // cannot keep the loop from its timers and sends.
+        for (std::size_t read = 0; s.readable && read < max; ++read)
         {
             if (!m_planes[port]->Receive(m_rxBuffer.data(), m_rxBuffer.size(), d))
             {
                 s.readable = false; // until epoll says otherwise
                 break;
             }
-            ++n;
             ++m_stats.rxDatagrams;
             m_stats.rxBytes += d.size;
             if (m_pcap)
             {
+                // The capture is the wire: a datagram from elsewhere is in it too.
                 const iovec iov{m_rxBuffer.data(), d.size};
                 m_pcap->Write(d.from, m_planes[port]->LocalAddress(), d.ecnCe, &iov, 1);
             }
+            if (const std::optional<UdpDropReason> why = m_planes[port]->Screen(d.from))
+            {
+                ++m_stats.rxDropped[static_cast<std::size_t>(*why)];
+                continue;
+            }
+            ++n;
             // A packet on a down plane still reaches the engine, which refuses and counts it
             // (PortDown), as the spec asks of every refusal.
             RxPacket rx;
@@ -486,6 +494,15 @@ UdpDriver::RunUntil(const std::function<bool()>& done, TimeNs limit)
         }
     }
     return true;
+}
+
+void
+UdpDriver::FinishCapture()
+{
+    if (m_pcap)
+    {
+        m_pcap->Finish();
+    }
 }
 
 UdpDriverStats

@@ -31,6 +31,7 @@
 #include "engine-driver.h"
 #include "fault-injector.h"
 #include "pcap-writer.h"
+#include "udp-drop-reasons.h"
 #include "udp-plane.h"
 
 #include <functional>
@@ -76,6 +77,8 @@ struct UdpDriverStats
     uint64_t rxDatagrams{0};
     uint64_t rxBytes{0};
     uint64_t rxRefused{0}; ///< datagrams the engine refused (counted under its drop reasons)
+    /// Datagrams dropped before the engine, per reason: not from the plane's peer.
+    UdpDropCounts rxDropped{};
     uint64_t loopIterations{0};
     uint64_t sleeps{0}; ///< times the loop blocked in epoll_wait
     FaultStats faults;
@@ -117,7 +120,9 @@ class UdpDriver : private DriverHost
     /// Takes a plane down or brings it back (the engine is told), then services the engine.
     void SetPortState(uint16_t port, bool up);
 
-    /// Reads up to `max` waiting datagrams per plane into the engine; returns how many.
+    /// Reads up to `max` waiting datagrams per plane; those from the plane's peer go to the
+    /// engine, the others are counted (UdpDriverStats::rxDropped). Returns how many went to
+    /// the engine.
     std::size_t Receive(std::size_t max);
 
     /// Waits up to `timeoutMs` for a datagram on `port`'s socket, then reads what is waiting
@@ -155,6 +160,11 @@ class UdpDriver : private DriverHost
 
     /// The driver's statistics, planes and faults summed in.
     UdpDriverStats Stats() const;
+
+    /// Completes the capture (--pcap): flushed, closed and moved to its name. Throws
+    /// std::runtime_error naming the file when a write, the close or the rename failed. A
+    /// capture never finished (the driver destroyed first) is removed.
+    void FinishCapture();
 
     const UdpPlane& Plane(uint16_t port) const
     {

@@ -80,6 +80,10 @@ UdpPlane::UdpPlane(const PlaneEndpoint& endpoint, EntropyMode mode, uint32_t max
     , m_local(ParseIpv4(endpoint.localAddr, endpoint.localPort, "local address"))
     , m_remote(ParseIpv4(endpoint.remoteAddr, endpoint.remotePort, "remote address"))
 {
+    if (endpoint.peerSrcPortCount > 65536 - uint32_t{endpoint.peerSrcPortBase})
+    {
+        throw std::invalid_argument("PlaneEndpoint: peer source ports beyond 65535");
+    }
     m_fd = OpenBound(m_local, true);
     if (m_fd < 0)
     {
@@ -206,6 +210,22 @@ UdpPlane::Receive(uint8_t* buffer, std::size_t capacity, ReceivedDatagram& out)
         }
     }
     return true;
+}
+
+std::optional<UdpDropReason>
+UdpPlane::Screen(const sockaddr_in& from) const
+{
+    if (from.sin_family != AF_INET || from.sin_addr.s_addr != m_remote.sin_addr.s_addr)
+    {
+        return UdpDropReason::ForeignAddress;
+    }
+    const uint16_t port = ntohs(from.sin_port);
+    const uint32_t entropy = uint32_t{port} - m_endpoint.peerSrcPortBase; // wraps when below
+    if (from.sin_port != m_remote.sin_port && entropy >= m_endpoint.peerSrcPortCount)
+    {
+        return UdpDropReason::ForeignPort;
+    }
+    return std::nullopt;
 }
 
 } // namespace metaroce::udp

@@ -19,8 +19,11 @@
 #ifndef METAROCE_RUNTIME_UDP_PLANE_H
 #define METAROCE_RUNTIME_UDP_PLANE_H
 
+#include "udp-drop-reasons.h"
+
 #include <cstdint>
 #include <netinet/in.h>
+#include <optional>
 #include <string>
 #include <sys/uio.h>
 #include <unordered_map>
@@ -28,13 +31,21 @@
 namespace metaroce::udp
 {
 
-/// Where a plane's datagrams come from and go to.
+/**
+ * Where a plane's datagrams come from and go to. The plane accepts a datagram only from its
+ * peer: source address remoteAddr, and source port remotePort or one of the peer's path
+ * entropy ports [peerSrcPortBase, peerSrcPortBase + peerSrcPortCount); anything else is
+ * dropped and counted (udp-drop-reasons.h). The default range takes every source port of the
+ * peer's address (the compliance suite's tester sends from any port a scenario names).
+ */
 struct PlaneEndpoint
 {
     std::string localAddr{"127.0.0.1"}; ///< IPv4 address the plane's sockets bind to
     uint16_t localPort{4792};           ///< where the peer sends (the transport's UDP port)
     std::string remoteAddr{"127.0.0.1"};
     uint16_t remotePort{4792};
+    uint16_t peerSrcPortBase{0};      ///< first entropy source port of the peer
+    uint32_t peerSrcPortCount{65536}; ///< how many (0: the peer sends from remotePort only)
 };
 
 /// How the engine's UDP source port reaches the wire (see the file comment).
@@ -91,6 +102,9 @@ class UdpPlane
 
     /// Reads one datagram into `buffer`; false when none is waiting.
     bool Receive(uint8_t* buffer, std::size_t capacity, ReceivedDatagram& out);
+
+    /// Why a datagram from `from` is not the peer's (see PlaneEndpoint), or nothing.
+    std::optional<UdpDropReason> Screen(const sockaddr_in& from) const;
 
     const PlaneEndpoint& Endpoint() const
     {
