@@ -57,11 +57,17 @@ EachHeader(const std::vector<OutPacket>& packets, Field field)
 
 /// The two ends of one connection configured by `c`: connection ids 7 (first) and 9 (second).
 inline std::pair<std::unique_ptr<MetaRoceConnection>, std::unique_ptr<MetaRoceConnection>>
-ConnectedEnds(MetaRoceConfig c)
+ConnectedEnds(MetaRoceConfig c, bool roundRobin = false)
 {
     c.localConnection = 7;
     c.remoteConnection = 9;
-    auto a = std::make_unique<MetaRoceConnection>(c);
+    // roundRobin: the sender sprays round-robin (SprayPathSelector) instead of recycling clean
+    // paths first, so that consecutive packets take consecutive paths whatever came back.
+    auto a = std::make_unique<MetaRoceConnection>(c,
+                                                  nullptr,
+                                                  nullptr,
+                                                  roundRobin ? std::make_unique<SprayPathSelector>()
+                                                             : nullptr);
     std::swap(c.localConnection, c.remoteConnection);
     return {std::move(a), std::make_unique<MetaRoceConnection>(c)};
 }
@@ -69,9 +75,9 @@ ConnectedEnds(MetaRoceConfig c)
 /// Both ends of a connection configured by `c`, driven by hand on port 0.
 struct HandDrivenPair
 {
-    explicit HandDrivenPair(const MetaRoceConfig& c)
+    explicit HandDrivenPair(const MetaRoceConfig& c, bool roundRobin = false)
     {
-        std::tie(a, b) = ConnectedEnds(c);
+        std::tie(a, b) = ConnectedEnds(c, roundRobin);
     }
 
     /// Delivers `packets` to b at `arrive`; b's ACKs on the ports they arrived on go back to a at

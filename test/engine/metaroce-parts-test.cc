@@ -149,7 +149,7 @@ TEST(LossDetection, TailWithoutLaterAckIsLeftToTheTimer)
 
 TEST(Aimd, MarksCutOncePerRttAndClearAcksGrow)
 {
-    AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25});
+    AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25, false});
     WindowState path{40'000, 4'000, 1'000'000};
     WindowState conn{400'000, 8'000, 10'000'000};
     AckSample marked{8'000, 2, 1, 10'000};
@@ -163,6 +163,37 @@ TEST(Aimd, MarksCutOncePerRttAndClearAcksGrow)
     AckSample clear{10'000, 2, 0, 10'000};
     cc.OnAck(path, conn, clear, 20'000);
     EXPECT_DOUBLE_EQ(path.window, 10'000 + 4096.0 * 10'000 / 10'000);
+}
+
+TEST(Aimd, TheConnectionLosesItsShareOfMarkedBytes)
+{
+    // connectionCutByShare (the default): every marked ACK takes connectionDecrease x its
+    // marked bytes off the connection, with no once-per-RTT rule; the path halves once per RTT.
+    AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25});
+    WindowState path{40'000, 4'000, 1'000'000};
+    WindowState conn{400'000, 8'000, 10'000'000};
+    AckSample oneOfTwo{8'000, 2, 1, 10'000};
+    cc.OnAck(path, conn, oneOfTwo, 100);
+    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    EXPECT_DOUBLE_EQ(conn.window, 400'000 - 0.25 * 4'000);
+    cc.OnAck(path, conn, oneOfTwo, 200); // same RTT: the path keeps its window, not the connection
+    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    EXPECT_DOUBLE_EQ(conn.window, 400'000 - 0.25 * 8'000);
+    // A window of marks takes a quarter of the window over its round trip, as the event rule.
+    WindowState all{400'000, 8'000, 10'000'000};
+    AckSample everything{4'000, 1, 1, 10'000};
+    for (int k = 0; k < 100; ++k)
+    {
+        cc.OnAck(path, all, everything, 300 + k);
+    }
+    EXPECT_DOUBLE_EQ(all.window, 300'000);
+    // A marked ACK that acknowledged nothing counts its marks as full packets (the path's
+    // minimum window), and more marks than packets count as the packets.
+    WindowState w{400'000, 8'000, 10'000'000};
+    cc.OnAck(path, w, AckSample{0, 0, 2, 10'000}, 1'000);
+    EXPECT_DOUBLE_EQ(w.window, 400'000 - 0.25 * 2 * 4'000);
+    cc.OnAck(path, w, AckSample{4'000, 1, 3, 10'000}, 1'100);
+    EXPECT_DOUBLE_EQ(w.window, 400'000 - 0.25 * 3 * 4'000);
 }
 
 TEST(Aimd, LossCutsThePathOnlyAndTimeoutResetsIt)

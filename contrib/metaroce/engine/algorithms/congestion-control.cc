@@ -53,6 +53,11 @@ AimdConfigFields()
         METAROCE_FIELD(AimdConfig, connectionDecrease, "ConnectionDecrease", Real,
                        1e-6, 1 - 1e-6, "7.2",
                        "Share of the connection window removed on CE echoes (once per RTT)."),
+        METAROCE_FIELD(AimdConfig, connectionCutByShare, "ConnectionCutByShare", Flag, 0, 1,
+                       "7.2",
+                       "Cut the connection by ConnectionDecrease x the marked bytes of each "
+                       "ACK, in proportion to the share of its traffic marked, instead of "
+                       "once per RTT on any mark."),
     };
     // clang-format on
     return fields;
@@ -68,6 +73,7 @@ AimdCongestionControl::AimdCongestionControl(const AimdConfig& config)
     : m_additiveIncrease(config.additiveIncreaseBytes)
     , m_pathDecrease(config.pathDecrease)
     , m_connectionDecrease(config.connectionDecrease)
+    , m_connectionCutByShare(config.connectionCutByShare)
 {
     config.Validate();
 }
@@ -88,6 +94,27 @@ AimdCongestionControl::Decrease(WindowState& w, double fraction, TimeNs srtt, Ti
 }
 
 void
+AimdCongestionControl::CutByShare(WindowState& connection,
+                                  double packetBytes,
+                                  const AckSample& sample,
+                                  TimeNs now) const
+{
+    // The marked packets' bytes: the ACK's own average size, or a full packet when it
+    // acknowledged nothing. Over a round trip the cuts add up to connectionDecrease x the share
+    // of the window that was marked, so a connection all of whose packets are marked backs off
+    // as the once-per-RTT rule does, and one whose few marked routes the selector leaves loses
+    // little (spec 7.2).
+    const uint32_t marked =
+        sample.ackedPackets > 0 ? std::min(sample.ceCount, sample.ackedPackets) : sample.ceCount;
+    const double perPacket = sample.ackedPackets > 0
+                                 ? static_cast<double>(sample.ackedBytes) / sample.ackedPackets
+                                 : packetBytes;
+    connection.window -= m_connectionDecrease * marked * perPacket;
+    connection.lastDecrease = now;
+    connection.Clamp();
+}
+
+void
 AimdCongestionControl::OnAck(WindowState& path,
                              WindowState& connection,
                              const AckSample& sample,
@@ -96,7 +123,14 @@ AimdCongestionControl::OnAck(WindowState& path,
     if (sample.ceCount > 0)
     {
         Decrease(path, m_pathDecrease, sample.srtt, now);
-        Decrease(connection, m_connectionDecrease, sample.srtt, now);
+        if (m_connectionCutByShare)
+        {
+            CutByShare(connection, path.minWindow, sample, now);
+        }
+        else
+        {
+            Decrease(connection, m_connectionDecrease, sample.srtt, now);
+        }
         return;
     }
     path.IncreaseAdditively(m_additiveIncrease, sample.ackedBytes);

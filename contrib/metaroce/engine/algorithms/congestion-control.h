@@ -64,6 +64,11 @@ struct AimdConfig
     uint32_t additiveIncreaseBytes{4096}; ///< per RTT, per path and per connection
     double pathDecrease{0.5};        ///< multiplicative decrease of a path on ECN (once per RTT)
     double connectionDecrease{0.25}; ///< same, for the connection window
+    /// The connection loses connectionDecrease x the marked bytes of each ACK (on every marked
+    /// ACK, no once-per-RTT rule): a cut in proportion to the share of its traffic that met a
+    /// mark, so marks on a few routes move traffic instead of throttling the connection (7.2).
+    /// false: x(1 - connectionDecrease) once per RTT on any mark.
+    bool connectionCutByShare{true};
 
     /// Throws std::invalid_argument naming the first field out of range, prefixed by `owner`.
     void Validate(const char* owner = "AimdConfig") const;
@@ -115,10 +120,16 @@ class AimdCongestionControl : public CongestionControl
   private:
     /// Multiplies the window by (1 - fraction) unless it was cut less than one RTT ago.
     static void Decrease(WindowState& w, double fraction, TimeNs srtt, TimeNs now);
+    /// Removes connectionDecrease x the bytes `sample` says were marked (connectionCutByShare).
+    void CutByShare(WindowState& connection,
+                    double packetBytes,
+                    const AckSample& sample,
+                    TimeNs now) const;
 
     double m_additiveIncrease;
     double m_pathDecrease;
     double m_connectionDecrease;
+    bool m_connectionCutByShare;
 };
 
 } // namespace metaroce

@@ -1,5 +1,9 @@
 #include "path-selector.h"
 
+#include "../metaroce/metaroce-wire.h"
+
+#include <algorithm>
+
 namespace metaroce
 {
 
@@ -20,11 +24,7 @@ SprayPathSelector::Select(const PathTable& paths,
     {
         return -1;
     }
-    if (m_cursor.size() <= port)
-    {
-        m_cursor.resize(port + 1, 0);
-    }
-    std::size_t& cursor = m_cursor[port];
+    std::size_t& cursor = Cursor(port);
     const std::size_t n = candidates.size();
     // Pass 0: healthy paths without recent marks. Pass 1: any path that may send.
     for (int pass = 0; pass < 2; ++pass)
@@ -52,6 +52,108 @@ std::unique_ptr<PathSelector>
 SprayPathSelector::Clone() const
 {
     return std::make_unique<SprayPathSelector>();
+}
+
+std::size_t&
+SprayPathSelector::Cursor(uint16_t port)
+{
+    if (m_cursor.size() <= port)
+    {
+        m_cursor.resize(port + 1, 0);
+    }
+    return m_cursor[port];
+}
+
+const char*
+RecyclingPathSelector::Name() const
+{
+    return "recycle";
+}
+
+void
+RecyclingPathSelector::Void(uint16_t id, uint16_t port)
+{
+    m_portCredits[port] -= m_credits[id];
+    m_credits[id] = 0;
+}
+
+void
+RecyclingPathSelector::OnAck(const Path& path, uint32_t ackedPackets, uint32_t ceCount)
+{
+    if (ackedPackets == 0 && ceCount == 0)
+    {
+        return;
+    }
+    if (m_credits.size() <= path.id)
+    {
+        m_credits.resize(path.id + 1, 0);
+        m_epoch.resize(path.id + 1, 0);
+    }
+    if (m_portCredits.size() <= path.port)
+    {
+        m_portCredits.resize(path.port + 1, 0);
+    }
+    const auto epoch = static_cast<uint8_t>(path.epoch);
+    if (ceCount > 0 || m_epoch[path.id] != epoch)
+    {
+        Void(path.id, path.port); // a mark, or credits earned on another route
+        m_epoch[path.id] = epoch;
+    }
+    if (ceCount > 0)
+    {
+        return;
+    }
+    // At most a SACK span of credits: a path never has more than that in flight.
+    const uint32_t add = std::min<uint32_t>(ackedPackets, kSackBits - m_credits[path.id]);
+    m_credits[path.id] = static_cast<uint16_t>(m_credits[path.id] + add);
+    m_portCredits[path.port] += add;
+}
+
+int
+RecyclingPathSelector::Select(const PathTable& paths,
+                              uint16_t port,
+                              uint32_t bytes,
+                              uint32_t maxPackets)
+{
+    if (port >= m_portCredits.size() || m_portCredits[port] == 0)
+    {
+        return SprayPathSelector::Select(paths, port, bytes, maxPackets);
+    }
+    const auto candidates = paths.OfPort(port);
+    std::size_t& cursor = Cursor(port);
+    const std::size_t n = candidates.size();
+    for (std::size_t k = 0; k < n && m_portCredits[port] > 0; ++k)
+    {
+        const std::size_t slot = (cursor + k) % n;
+        const auto id = static_cast<uint16_t>(candidates.front() + slot);
+        if (id >= m_credits.size() || m_credits[id] == 0)
+        {
+            continue;
+        }
+        // A credited path has been acknowledged, so it was made.
+        const Path& path = paths[id];
+        if (path.health != PathHealth::Up || path.markedRounds > 0 ||
+            m_epoch[id] != static_cast<uint8_t>(path.epoch))
+        {
+            Void(id, port); // its route turned bad since: the credits go to the round-robin
+            continue;
+        }
+        if (!path.HasRoom(bytes, maxPackets))
+        {
+            continue;
+        }
+        --m_credits[id];
+        --m_portCredits[port];
+        cursor = (slot + 1) % n;
+        return id;
+    }
+    return SprayPathSelector::Select(paths, port, bytes, maxPackets);
+}
+
+std::unique_ptr<PathSelector>
+RecyclingPathSelector::Clone() const
+{
+    return std::make_unique<RecyclingPathSelector>();
 }
 
 } // namespace metaroce

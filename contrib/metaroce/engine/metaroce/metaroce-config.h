@@ -36,10 +36,10 @@ struct MetaRoceConfig
         0}; ///< the peer's initialPsn: where each path's receive window starts
 
     // Shape.
-    uint16_t ports{1};        ///< NIC ports = planes this connection may use
-    uint16_t pathsPerPort{8}; ///< logical paths per plane (spec 4.1)
-    uint16_t streams{16};     ///< ordered streams multiplexed on the connection (spec 6)
-    uint32_t mtu{4096};       ///< payload bytes per data packet
+    uint16_t ports{1};         ///< NIC ports = planes this connection may use
+    uint16_t pathsPerPort{32}; ///< logical paths per plane (spec 4.1, A13)
+    uint16_t streams{16};      ///< ordered streams multiplexed on the connection (spec 6)
+    uint32_t mtu{4096};        ///< payload bytes per data packet
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
     /// Consecutive packets a connection sends on one path of a port before the selector moves on

@@ -1,0 +1,171 @@
+// Path selection (spec 4.2): round-robin spraying and entropy recycling, the default, which
+// reuses first the paths whose packets came back without a mark.
+#include "metaroce-hand-driven.h"
+#include "path-recovery.h"
+#include "path-selector.h"
+#include "path-table.h"
+
+#include <gtest/gtest.h>
+#include <map>
+
+namespace metaroce
+{
+namespace
+{
+
+MetaRoceConfig
+OnePortOfFour()
+{
+    MetaRoceConfig config;
+    config.ports = 1;
+    config.pathsPerPort = 4;
+    return config;
+}
+
+/// A connection's path table, made, with the recovery that drew its entropies.
+struct Table
+{
+    explicit Table(const MetaRoceConfig& c)
+        : config(c),
+          recovery(config, counters, IdsOf(config)),
+          paths(config, 0)
+    {
+        paths.Make(recovery);
+    }
+
+    MetaRoceConfig config;
+    Counters counters;
+    PathRecovery recovery;
+    PathTable paths;
+};
+
+constexpr uint32_t kBytes = 4160;
+
+TEST(PathSelector, SprayIsRoundRobinOverClearPathsFirst)
+{
+    Table t(OnePortOfFour());
+    SprayPathSelector spray;
+    EXPECT_STREQ(spray.Name(), "spray");
+    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 0);
+    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 1);
+    t.paths[2].markedRounds = 1; // marked: only in the second pass
+    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 3);
+    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 0);
+}
+
+TEST(PathSelector, RecyclingReusesPathsThatCameBackClean)
+{
+    Table t(OnePortOfFour());
+    RecyclingPathSelector recycle;
+    EXPECT_STREQ(recycle.Name(), "recycle");
+    // No credits yet: round-robin, as spraying.
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0);
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 1);
+    // Path 3 delivered two packets clean, path 1 one with a mark.
+    recycle.OnAck(t.paths[3], 2, 0);
+    recycle.OnAck(t.paths[1], 1, 1);
+    EXPECT_EQ(recycle.Credits(3), 2u);
+    EXPECT_EQ(recycle.Credits(1), 0u);
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
+    EXPECT_EQ(recycle.Credits(3), 0u);
+    // Credits spent: back to round-robin from past the last choice.
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0);
+}
+
+TEST(PathSelector, AMarkOrANewRouteVoidsAPathsCredits)
+{
+    Table t(OnePortOfFour());
+    RecyclingPathSelector recycle;
+    recycle.OnAck(t.paths[2], 3, 0);
+    recycle.OnAck(t.paths[3], 3, 0);
+    EXPECT_EQ(recycle.Credits(2), 3u);
+    recycle.OnAck(t.paths[2], 1, 1); // a marked ACK: its route queues
+    EXPECT_EQ(recycle.Credits(2), 0u);
+    t.paths[3].Redraw(60000); // a new route: what the old one delivered says nothing of it
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0) << "path 3's credits are void";
+    EXPECT_EQ(recycle.Credits(3), 0u);
+    recycle.OnAck(t.paths[3], 1, 0); // the new route delivered
+    EXPECT_EQ(recycle.Credits(3), 1u);
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
+}
+
+TEST(PathSelector, ACreditedPathWithoutRoomKeepsItsCreditsForLater)
+{
+    MetaRoceConfig c = OnePortOfFour();
+    Table t(c);
+    RecyclingPathSelector recycle;
+    recycle.OnAck(t.paths[2], 2, 0);
+    // Path 2 at the end of its SACK span: no room now.
+    t.paths[2].nextPsn = 300;
+    t.paths[2].outstanding.push_back(SentPacket{});
+    t.paths[2].outstanding.front().psn = 0;
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0);
+    EXPECT_EQ(recycle.Credits(2), 2u);
+    t.paths[2].outstanding.clear();
+    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 2);
+    EXPECT_EQ(recycle.Credits(2), 1u);
+}
+
+TEST(PathSelector, CreditsAreCappedAtTheSackSpan)
+{
+    Table t(OnePortOfFour());
+    RecyclingPathSelector recycle;
+    for (int k = 0; k < 10; ++k)
+    {
+        recycle.OnAck(t.paths[1], 100, 0);
+    }
+    EXPECT_EQ(recycle.Credits(1), 256u);
+}
+
+/// Sends `messages` one-packet WRITEs, one at a time; each packet's ACK echoes a mark when it
+/// went on path `marked`. Returns the packets each path carried.
+std::map<uint16_t, int>
+PacketsPerPath(bool roundRobin, uint16_t marked, int messages)
+{
+    MetaRoceConfig c = OnePortOfFour();
+    c.ackEveryPackets = 1;
+    c.tailMarkers = false;
+    c.entropyRedrawMarks = 1000; // keep every path on its route
+    HandDrivenPair m(c, roundRobin);
+    std::map<uint16_t, int> carried;
+    TimeNs now = 1'000;
+    for (int k = 0; k < messages; ++k, now += 20'000)
+    {
+        m.a->PostSend(WorkRequest{static_cast<uint64_t>(k + 1), Opcode::Write, 0, 100}, now);
+        const auto p = m.a->PullPacket(0, now);
+        EXPECT_TRUE(p);
+        if (!p)
+        {
+            break;
+        }
+        const uint16_t path = MrParse(p->header.data(), p->header.size(), p->WireSize()).header->pathId;
+        ++carried[path];
+        const bool ce = path == marked;
+        EXPECT_TRUE(DeliverPacket(*m.b, *p, now + 4'000, ce).accepted);
+        const auto ack = m.b->PullPacket(0, now + 4'000);
+        EXPECT_TRUE(ack);
+        if (ack)
+        {
+            EXPECT_TRUE(DeliverPacket(*m.a, *ack, now + 8'000).accepted);
+        }
+    }
+    return carried;
+}
+
+TEST(PathSelector, AConnectionKeepsToTheRoutesThatCameBackClean)
+{
+    // Both leave the marked path after its first packet. Round-robin then spreads the rest
+    // evenly over the clear paths; recycling sends each packet where the last one came back
+    // clean, so one packet in flight at a time stays on one clean route.
+    const auto spray = PacketsPerPath(true, 0, 40);
+    EXPECT_EQ(spray.at(0), 1);
+    EXPECT_EQ(spray.at(1), 13);
+    EXPECT_EQ(spray.at(3), 13);
+    const auto recycle = PacketsPerPath(false, 0, 40);
+    EXPECT_EQ(recycle.at(0), 1);
+    EXPECT_EQ(recycle.at(1), 39);
+}
+
+} // namespace
+} // namespace metaroce
