@@ -57,17 +57,11 @@ EachHeader(const std::vector<OutPacket>& packets, Field field)
 
 /// The two ends of one connection configured by `c`: connection ids 7 (first) and 9 (second).
 inline std::pair<std::unique_ptr<MetaRoceConnection>, std::unique_ptr<MetaRoceConnection>>
-ConnectedEnds(MetaRoceConfig c, bool roundRobin = false)
+ConnectedEnds(MetaRoceConfig c)
 {
     c.localConnection = 7;
     c.remoteConnection = 9;
-    // roundRobin: the sender sprays round-robin (SprayPathSelector) instead of recycling clean
-    // paths first, so that consecutive packets take consecutive paths whatever came back.
-    auto a = std::make_unique<MetaRoceConnection>(c,
-                                                  nullptr,
-                                                  nullptr,
-                                                  roundRobin ? std::make_unique<SprayPathSelector>()
-                                                             : nullptr);
+    auto a = std::make_unique<MetaRoceConnection>(c);
     std::swap(c.localConnection, c.remoteConnection);
     return {std::move(a), std::make_unique<MetaRoceConnection>(c)};
 }
@@ -75,9 +69,9 @@ ConnectedEnds(MetaRoceConfig c, bool roundRobin = false)
 /// Both ends of a connection configured by `c`, driven by hand on port 0.
 struct HandDrivenPair
 {
-    explicit HandDrivenPair(const MetaRoceConfig& c, bool roundRobin = false)
+    explicit HandDrivenPair(const MetaRoceConfig& c)
     {
-        std::tie(a, b) = ConnectedEnds(c, roundRobin);
+        std::tie(a, b) = ConnectedEnds(c);
     }
 
     /// Delivers `packets` to b at `arrive`; b's ACKs on the ports they arrived on go back to a at

@@ -20,6 +20,7 @@ TwoPaths(bool floor)
     c.maxTailProbes = 0;
     c.tailMarkers = false;
     c.connectionRtoFloor = floor;
+    c.entropyRecycling = false; // round-robin: each message on the next path
     return c;
 }
 
@@ -41,7 +42,7 @@ OneMessage(HandDrivenPair& m, uint64_t id, TimeNs at, TimeNs rtt)
 TimeNs
 TimeoutOfALostPacket(bool floor, uint64_t& deferrals)
 {
-    HandDrivenPair m(TwoPaths(floor), true); // round-robin: one message per path
+    HandDrivenPair m(TwoPaths(floor));
     OneMessage(m, 1, 1'000, 2'000);
     OneMessage(m, 2, 5'000, 90'000);
     m.a->PostSend(WorkRequest{3, Opcode::Write, 0, 100}, 100'000);

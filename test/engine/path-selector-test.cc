@@ -1,5 +1,5 @@
-// Path selection (spec 4.2): round-robin spraying and entropy recycling, the default, which
-// reuses first the paths whose packets came back without a mark.
+// Path selection (spec 4.2): spraying round-robin, and with entropy recycling (the default)
+// over the paths whose packets came back without a mark first.
 #include "metaroce-hand-driven.h"
 #include "path-recovery.h"
 #include "path-selector.h"
@@ -14,11 +14,12 @@ namespace
 {
 
 MetaRoceConfig
-OnePortOfFour()
+OnePortOfFour(bool recycling = true)
 {
     MetaRoceConfig config;
     config.ports = 1;
     config.pathsPerPort = 4;
+    config.entropyRecycling = recycling;
     return config;
 }
 
@@ -26,9 +27,9 @@ OnePortOfFour()
 struct Table
 {
     explicit Table(const MetaRoceConfig& c)
-        : config(c),
-          recovery(config, counters, IdsOf(config)),
-          paths(config, 0)
+        : config(c)
+        , recovery(config, counters, IdsOf(config))
+        , paths(config, 0)
     {
         paths.Make(recovery);
     }
@@ -41,13 +42,15 @@ struct Table
 
 constexpr uint32_t kBytes = 4160;
 
-TEST(PathSelector, SprayIsRoundRobinOverClearPathsFirst)
+TEST(PathSelector, WithoutRecyclingSprayIsRoundRobinOverClearPathsFirst)
 {
-    Table t(OnePortOfFour());
+    Table t(OnePortOfFour(false));
     SprayPathSelector spray;
     EXPECT_STREQ(spray.Name(), "spray");
     EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 0);
     EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 1);
+    spray.OnAck(t.paths, t.paths[0], 2, 0); // earns nothing without recycling
+    EXPECT_EQ(spray.Credits(0), 0u);
     t.paths[2].markedRounds = 1; // marked: only in the second pass
     EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 3);
     EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 0);
@@ -56,14 +59,13 @@ TEST(PathSelector, SprayIsRoundRobinOverClearPathsFirst)
 TEST(PathSelector, RecyclingReusesPathsThatCameBackClean)
 {
     Table t(OnePortOfFour());
-    RecyclingPathSelector recycle;
-    EXPECT_STREQ(recycle.Name(), "recycle");
+    SprayPathSelector recycle;
     // No credits yet: round-robin, as spraying.
     EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0);
     EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 1);
     // Path 3 delivered two packets clean, path 1 one with a mark.
-    recycle.OnAck(t.paths[3], 2, 0);
-    recycle.OnAck(t.paths[1], 1, 1);
+    recycle.OnAck(t.paths, t.paths[3], 2, 0);
+    recycle.OnAck(t.paths, t.paths[1], 1, 1);
     EXPECT_EQ(recycle.Credits(3), 2u);
     EXPECT_EQ(recycle.Credits(1), 0u);
     EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
@@ -76,16 +78,16 @@ TEST(PathSelector, RecyclingReusesPathsThatCameBackClean)
 TEST(PathSelector, AMarkOrANewRouteVoidsAPathsCredits)
 {
     Table t(OnePortOfFour());
-    RecyclingPathSelector recycle;
-    recycle.OnAck(t.paths[2], 3, 0);
-    recycle.OnAck(t.paths[3], 3, 0);
+    SprayPathSelector recycle;
+    recycle.OnAck(t.paths, t.paths[2], 3, 0);
+    recycle.OnAck(t.paths, t.paths[3], 3, 0);
     EXPECT_EQ(recycle.Credits(2), 3u);
-    recycle.OnAck(t.paths[2], 1, 1); // a marked ACK: its route queues
+    recycle.OnAck(t.paths, t.paths[2], 1, 1); // a marked ACK: its route queues
     EXPECT_EQ(recycle.Credits(2), 0u);
     t.paths[3].Redraw(60000); // a new route: what the old one delivered says nothing of it
     EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0) << "path 3's credits are void";
     EXPECT_EQ(recycle.Credits(3), 0u);
-    recycle.OnAck(t.paths[3], 1, 0); // the new route delivered
+    recycle.OnAck(t.paths, t.paths[3], 1, 0); // the new route delivered
     EXPECT_EQ(recycle.Credits(3), 1u);
     EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
 }
@@ -94,8 +96,8 @@ TEST(PathSelector, ACreditedPathWithoutRoomKeepsItsCreditsForLater)
 {
     MetaRoceConfig c = OnePortOfFour();
     Table t(c);
-    RecyclingPathSelector recycle;
-    recycle.OnAck(t.paths[2], 2, 0);
+    SprayPathSelector recycle;
+    recycle.OnAck(t.paths, t.paths[2], 2, 0);
     // Path 2 at the end of its SACK span: no room now.
     t.paths[2].nextPsn = 300;
     t.paths[2].outstanding.push_back(SentPacket{});
@@ -110,10 +112,10 @@ TEST(PathSelector, ACreditedPathWithoutRoomKeepsItsCreditsForLater)
 TEST(PathSelector, CreditsAreCappedAtTheSackSpan)
 {
     Table t(OnePortOfFour());
-    RecyclingPathSelector recycle;
+    SprayPathSelector recycle;
     for (int k = 0; k < 10; ++k)
     {
-        recycle.OnAck(t.paths[1], 100, 0);
+        recycle.OnAck(t.paths, t.paths[1], 100, 0);
     }
     EXPECT_EQ(recycle.Credits(1), 256u);
 }
@@ -121,13 +123,13 @@ TEST(PathSelector, CreditsAreCappedAtTheSackSpan)
 /// Sends `messages` one-packet WRITEs, one at a time; each packet's ACK echoes a mark when it
 /// went on path `marked`. Returns the packets each path carried.
 std::map<uint16_t, int>
-PacketsPerPath(bool roundRobin, uint16_t marked, int messages)
+PacketsPerPath(bool recycling, uint16_t marked, int messages)
 {
-    MetaRoceConfig c = OnePortOfFour();
+    MetaRoceConfig c = OnePortOfFour(recycling);
     c.ackEveryPackets = 1;
     c.tailMarkers = false;
     c.entropyRedrawMarks = 1000; // keep every path on its route
-    HandDrivenPair m(c, roundRobin);
+    HandDrivenPair m(c);
     std::map<uint16_t, int> carried;
     TimeNs now = 1'000;
     for (int k = 0; k < messages; ++k, now += 20'000)
@@ -139,7 +141,8 @@ PacketsPerPath(bool roundRobin, uint16_t marked, int messages)
         {
             break;
         }
-        const uint16_t path = MrParse(p->header.data(), p->header.size(), p->WireSize()).header->pathId;
+        const uint16_t path =
+            MrParse(p->header.data(), p->header.size(), p->WireSize()).header->pathId;
         ++carried[path];
         const bool ce = path == marked;
         EXPECT_TRUE(DeliverPacket(*m.b, *p, now + 4'000, ce).accepted);
@@ -158,11 +161,11 @@ TEST(PathSelector, AConnectionKeepsToTheRoutesThatCameBackClean)
     // Both leave the marked path after its first packet. Round-robin then spreads the rest
     // evenly over the clear paths; recycling sends each packet where the last one came back
     // clean, so one packet in flight at a time stays on one clean route.
-    const auto spray = PacketsPerPath(true, 0, 40);
+    const auto spray = PacketsPerPath(false, 0, 40);
     EXPECT_EQ(spray.at(0), 1);
     EXPECT_EQ(spray.at(1), 13);
     EXPECT_EQ(spray.at(3), 13);
-    const auto recycle = PacketsPerPath(false, 0, 40);
+    const auto recycle = PacketsPerPath(true, 0, 40);
     EXPECT_EQ(recycle.at(0), 1);
     EXPECT_EQ(recycle.at(1), 39);
 }

@@ -19,11 +19,21 @@ SprayPathSelector::Select(const PathTable& paths,
                           uint32_t bytes,
                           uint32_t maxPackets)
 {
-    const auto candidates = paths.OfPort(port);
-    if (candidates.empty())
+    if (paths.OfPort(port).empty())
     {
         return -1;
     }
+    const int recycled = Recycled(paths, port, bytes, maxPackets);
+    return recycled >= 0 ? recycled : RoundRobin(paths, port, bytes, maxPackets);
+}
+
+int
+SprayPathSelector::RoundRobin(const PathTable& paths,
+                              uint16_t port,
+                              uint32_t bytes,
+                              uint32_t maxPackets)
+{
+    const auto candidates = paths.OfPort(port);
     std::size_t& cursor = Cursor(port);
     const std::size_t n = candidates.size();
     // Pass 0: healthy paths without recent marks. Pass 1: any path that may send.
@@ -48,39 +58,53 @@ SprayPathSelector::Select(const PathTable& paths,
     return -1;
 }
 
-std::unique_ptr<PathSelector>
-SprayPathSelector::Clone() const
+int
+SprayPathSelector::Recycled(const PathTable& paths,
+                            uint16_t port,
+                            uint32_t bytes,
+                            uint32_t maxPackets)
 {
-    return std::make_unique<SprayPathSelector>();
-}
-
-std::size_t&
-SprayPathSelector::Cursor(uint16_t port)
-{
-    if (m_cursor.size() <= port)
+    if (port >= m_portCredits.size() || m_portCredits[port] == 0)
     {
-        m_cursor.resize(port + 1, 0);
+        return -1;
     }
-    return m_cursor[port];
-}
-
-const char*
-RecyclingPathSelector::Name() const
-{
-    return "recycle";
+    const auto candidates = paths.OfPort(port);
+    std::size_t& cursor = Cursor(port);
+    const std::size_t n = candidates.size();
+    for (std::size_t k = 0; k < n && m_portCredits[port] > 0; ++k)
+    {
+        const std::size_t slot = (cursor + k) % n;
+        const auto id = static_cast<uint16_t>(candidates.front() + slot);
+        if (id >= m_credits.size() || m_credits[id] == 0)
+        {
+            continue;
+        }
+        const Path& path = paths[id]; // acknowledged, so made
+        if (path.health != PathHealth::Up || path.markedRounds > 0 ||
+            m_epoch[id] != static_cast<uint8_t>(path.epoch))
+        {
+            Void(id, port); // its route turned bad, or it moved: the share goes to round-robin
+            continue;
+        }
+        if (!path.HasRoom(bytes, maxPackets))
+        {
+            continue;
+        }
+        --m_credits[id];
+        --m_portCredits[port];
+        cursor = (slot + 1) % n;
+        return id;
+    }
+    return -1;
 }
 
 void
-RecyclingPathSelector::Void(uint16_t id, uint16_t port)
+SprayPathSelector::OnAck(const PathTable& paths,
+                         const Path& path,
+                         uint32_t ackedPackets,
+                         uint32_t ceCount)
 {
-    m_portCredits[port] -= m_credits[id];
-    m_credits[id] = 0;
-}
-
-void
-RecyclingPathSelector::OnAck(const Path& path, uint32_t ackedPackets, uint32_t ceCount)
-{
-    if (ackedPackets == 0 && ceCount == 0)
+    if (!paths.Config().entropyRecycling || (ackedPackets == 0 && ceCount == 0))
     {
         return;
     }
@@ -109,51 +133,27 @@ RecyclingPathSelector::OnAck(const Path& path, uint32_t ackedPackets, uint32_t c
     m_portCredits[path.port] += add;
 }
 
-int
-RecyclingPathSelector::Select(const PathTable& paths,
-                              uint16_t port,
-                              uint32_t bytes,
-                              uint32_t maxPackets)
+void
+SprayPathSelector::Void(uint16_t id, uint16_t port)
 {
-    if (port >= m_portCredits.size() || m_portCredits[port] == 0)
+    m_portCredits[port] -= m_credits[id];
+    m_credits[id] = 0;
+}
+
+std::size_t&
+SprayPathSelector::Cursor(uint16_t port)
+{
+    if (m_cursor.size() <= port)
     {
-        return SprayPathSelector::Select(paths, port, bytes, maxPackets);
+        m_cursor.resize(port + 1, 0);
     }
-    const auto candidates = paths.OfPort(port);
-    std::size_t& cursor = Cursor(port);
-    const std::size_t n = candidates.size();
-    for (std::size_t k = 0; k < n && m_portCredits[port] > 0; ++k)
-    {
-        const std::size_t slot = (cursor + k) % n;
-        const auto id = static_cast<uint16_t>(candidates.front() + slot);
-        if (id >= m_credits.size() || m_credits[id] == 0)
-        {
-            continue;
-        }
-        // A credited path has been acknowledged, so it was made.
-        const Path& path = paths[id];
-        if (path.health != PathHealth::Up || path.markedRounds > 0 ||
-            m_epoch[id] != static_cast<uint8_t>(path.epoch))
-        {
-            Void(id, port); // its route turned bad since: the credits go to the round-robin
-            continue;
-        }
-        if (!path.HasRoom(bytes, maxPackets))
-        {
-            continue;
-        }
-        --m_credits[id];
-        --m_portCredits[port];
-        cursor = (slot + 1) % n;
-        return id;
-    }
-    return SprayPathSelector::Select(paths, port, bytes, maxPackets);
+    return m_cursor[port];
 }
 
 std::unique_ptr<PathSelector>
-RecyclingPathSelector::Clone() const
+SprayPathSelector::Clone() const
 {
-    return std::make_unique<RecyclingPathSelector>();
+    return std::make_unique<SprayPathSelector>();
 }
 
 } // namespace metaroce

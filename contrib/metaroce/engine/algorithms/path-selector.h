@@ -4,12 +4,12 @@
  * The NIC serves each port when it is free and asks the connection for a packet for that port,
  * so the plane is chosen by whichever port has capacity - the NIC alone picks the plane - and
  * the selector only has to spray over the paths of that plane. Pluggable like congestion
- * control. SprayPathSelector sprays round-robin over paths that have window room, preferring
- * paths that are Up and whose last ACK echoed no congestion, so marked paths are steered
- * around. The default, RecyclingPathSelector, first reuses the paths whose packets came back
- * without a mark, one packet per packet acknowledged clean (entropy recycling): each path then
+ * control. The default sprays over paths that have window room, preferring paths that are Up
+ * and whose last ACK echoed no congestion, so marked paths are steered around; with entropy
+ * recycling (MetaRoceConfig::entropyRecycling, on by default) it reuses first the paths whose
+ * packets came back without a mark, one packet per packet acknowledged clean: each path then
  * carries what its route delivers, and a route that queues or marks loses its share to
- * routes that do not (spec 4.2).
+ * routes that do not.
  */
 #ifndef METAROCE_ENGINE_PATH_SELECTOR_H
 #define METAROCE_ENGINE_PATH_SELECTOR_H
@@ -39,47 +39,39 @@ class PathSelector
                        uint32_t bytes,
                        uint32_t maxPackets) = 0;
 
-    /// An ACK of path `path` acknowledged `ackedPackets` in-flight DATA packets and echoed
-    /// `ceCount` marks: what the selector may learn of the path's route (none by default).
-    virtual void OnAck(const Path& /*path*/, uint32_t /*ackedPackets*/, uint32_t /*ceCount*/)
+    /// An ACK of `path` (of `paths`) acknowledged `ackedPackets` in-flight DATA packets and
+    /// echoed `ceCount` marks: what the selector may learn of the path's route (none by default).
+    virtual void OnAck(const PathTable& /*paths*/,
+                       const Path& /*path*/,
+                       uint32_t /*ackedPackets*/,
+                       uint32_t /*ceCount*/)
     {
     }
 
     virtual std::unique_ptr<PathSelector> Clone() const = 0;
 };
 
-/// Round-robin spraying over usable paths, clear ones first.
+/**
+ * Spraying (spec 4.2). With entropy recycling (the table's configuration), a path earns a
+ * credit for every packet of it that an ACK acknowledges without a mark, and credits are spent
+ * first, round-robin over the port's credited paths that are still clear and have room; a
+ * marked ACK, or the path's move to a new route (its epoch), voids the path's credits. Then,
+ * and always without recycling, round-robin: paths that are Up, unmarked and have room first,
+ * then any path that is not Down and has room. Recycling keeps a connection's packets on the
+ * routes that delivered them cleanly, each route carrying what it returns, while a route that
+ * marks or queues returns fewer credits and its share goes to the round-robin, which offers it
+ * to every clear path. State: a cursor per port, and with recycling three bytes per path made
+ * at the first clean ACK.
+ */
 class SprayPathSelector : public PathSelector
 {
   public:
     const char* Name() const override;
     int Select(const PathTable& paths, uint16_t port, uint32_t bytes, uint32_t maxPackets) override;
-    std::unique_ptr<PathSelector> Clone() const override;
-
-  protected:
-    /// Where the next round-robin search of `port` starts (made on first use).
-    std::size_t& Cursor(uint16_t port);
-
-  private:
-    std::vector<std::size_t> m_cursor; ///< per port: where the next search starts
-};
-
-/**
- * Entropy recycling (spec 4.2): a path earns a credit for every packet of it that an ACK
- * acknowledges without a mark, and the selector spends credits first, round-robin over the
- * port's credited paths that are still clear and have room; with none, it sprays as
- * SprayPathSelector. A marked ACK, or the path's move to a new route (its epoch), voids the
- * path's credits. The packets a connection has in flight then stay on the routes that delivered
- * them cleanly, each route carrying what it returns, while a route that marks or queues returns
- * fewer credits and its share goes to the round-robin, which offers it to every clear path.
- * State: three bytes per path of the connection, made at the first clean ACK.
- */
-class RecyclingPathSelector : public SprayPathSelector
-{
-  public:
-    const char* Name() const override;
-    int Select(const PathTable& paths, uint16_t port, uint32_t bytes, uint32_t maxPackets) override;
-    void OnAck(const Path& path, uint32_t ackedPackets, uint32_t ceCount) override;
+    void OnAck(const PathTable& paths,
+               const Path& path,
+               uint32_t ackedPackets,
+               uint32_t ceCount) override;
     std::unique_ptr<PathSelector> Clone() const override;
 
     /// Credits path `id` holds now (tests).
@@ -89,9 +81,16 @@ class RecyclingPathSelector : public SprayPathSelector
     }
 
   private:
+    /// The round-robin over a port's paths, clear ones first.
+    int RoundRobin(const PathTable& paths, uint16_t port, uint32_t bytes, uint32_t maxPackets);
+    /// A credited path of `port` that is clear and has room, or -1.
+    int Recycled(const PathTable& paths, uint16_t port, uint32_t bytes, uint32_t maxPackets);
+    /// Where the next search of `port` starts (made on first use).
+    std::size_t& Cursor(uint16_t port);
     /// Drops the credits of path `id` of `port`.
     void Void(uint16_t id, uint16_t port);
 
+    std::vector<std::size_t> m_cursor;   ///< per port: where the next search starts
     std::vector<uint16_t> m_credits;     ///< per path: packets acknowledged clean, not yet reused
     std::vector<uint8_t> m_epoch;        ///< per path: low byte of the epoch that earned them
     std::vector<uint32_t> m_portCredits; ///< per port: the sum of its paths' credits

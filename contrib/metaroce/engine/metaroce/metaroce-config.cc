@@ -42,6 +42,9 @@ SenderFields()
     return {
         METAROCE_FIELD(C, pathsPerPort, "PathsPerPort", Count, 1, 1024, "4.1",
                        "Logical paths per plane, each with its own PSN sequence and entropy."),
+        METAROCE_FIELD(C, entropyRecycling, "EntropyRecycling", Flag, 0, 1, "4.2",
+                       "Spray first over the paths whose packets came back without a mark, one "
+                       "packet per packet acknowledged clean; false: round-robin only."),
         METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "4.2",
                        "Packets a connection sends back to back on one path of a plane (the NIC "
                        "pulls the port again while the burst goes on) before spraying on: a "

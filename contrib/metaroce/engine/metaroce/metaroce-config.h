@@ -42,6 +42,9 @@ struct MetaRoceConfig
     uint32_t mtu{4096};        ///< payload bytes per data packet
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
+    /// Entropy recycling (4.2, A52): the spraying selector reuses first the paths whose packets
+    /// came back without a mark, one packet per packet acknowledged clean; false: round-robin.
+    bool entropyRecycling{true};
     /// Consecutive packets a connection sends on one path of a port before the selector moves on
     /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
     uint32_t sprayBurstPackets{1};

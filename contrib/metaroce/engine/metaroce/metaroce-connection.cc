@@ -35,7 +35,7 @@ DefaultCc(const MetaRoceConfig& c, std::unique_ptr<CongestionControl> cc)
 std::unique_ptr<PathSelector>
 DefaultSelector(std::unique_ptr<PathSelector> selector)
 {
-    return selector ? std::move(selector) : std::make_unique<RecyclingPathSelector>();
+    return selector ? std::move(selector) : std::make_unique<SprayPathSelector>();
 }
 
 /// True when the ACK's path and every path it repeats is one of the connection's (spec 3.9).

@@ -36,7 +36,7 @@ class MetaRoceConnection : public TransportEngine
      * \param config validated here; throws std::invalid_argument naming a bad field
      * \param memory the NIC's registered memory (may be null: virtual buffers only)
      * \param cc congestion control (default: AIMD built from config)
-     * \param selector path selection (default: entropy recycling, RecyclingPathSelector)
+     * \param selector path selection (default: spraying)
      */
     explicit MetaRoceConnection(const MetaRoceConfig& config,
                                 MemoryRegistry* memory = nullptr,

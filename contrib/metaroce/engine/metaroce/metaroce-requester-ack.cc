@@ -178,7 +178,7 @@ MetaRoceRequester::OnAckProgress(Path& path, uint16_t ceCount, AckProgress progr
     sample.srtt = path.rtt.Smoothed();
     m_cc->OnAck(path.window, m_connectionWindow, sample, now);
     m_recovery.OnMarks(path, ceCount, sample.ackedPackets, now);
-    m_selector->OnAck(path, sample.ackedPackets, ceCount);
+    m_selector->OnAck(m_paths, path, sample.ackedPackets, ceCount);
 }
 
 void

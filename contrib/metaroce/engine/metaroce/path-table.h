@@ -109,6 +109,12 @@ class PathTable
         return m_slots.Made();
     }
 
+    /// The configuration the paths follow.
+    const MetaRoceConfig& Config() const
+    {
+        return m_config;
+    }
+
     /// The number of paths made so far.
     std::size_t MadeCount() const
     {

@@ -7,7 +7,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("MetaRoceSprayPathSelection");
 NS_OBJECT_ENSURE_REGISTERED(MetaRoceSprayPathSelection);
-NS_OBJECT_ENSURE_REGISTERED(MetaRoceRecyclePathSelection);
 
 TypeId
 MetaRoceSprayPathSelection::GetTypeId()
@@ -30,29 +29,6 @@ std::unique_ptr<metaroce::PathSelector>
 MetaRoceSprayPathSelection::Create() const
 {
     return std::make_unique<metaroce::SprayPathSelector>();
-}
-
-TypeId
-MetaRoceRecyclePathSelection::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::MetaRoceRecyclePathSelection")
-                            .SetParent<MetaRocePathSelection>()
-                            .SetGroupName("MetaRoce")
-                            .AddConstructor<MetaRoceRecyclePathSelection>();
-    return tid;
-}
-
-MetaRoceRecyclePathSelection::MetaRoceRecyclePathSelection()
-{
-    NS_LOG_FUNCTION(this);
-}
-
-MetaRoceRecyclePathSelection::~MetaRoceRecyclePathSelection() = default;
-
-std::unique_ptr<metaroce::PathSelector>
-MetaRoceRecyclePathSelection::Create() const
-{
-    return std::make_unique<metaroce::RecyclingPathSelector>();
 }
 
 } // namespace ns3

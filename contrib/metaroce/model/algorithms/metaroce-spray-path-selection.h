@@ -1,7 +1,6 @@
 /*
- * The spraying path selectors (spec 4.2) as ns-3 objects, neither with parameters: entropy
- * recycling (metaroce::RecyclingPathSelector), the NIC's default "PathSelection", and plain
- * round-robin (metaroce::SprayPathSelector).
+ * Round-robin spraying (spec 4.2, metaroce::SprayPathSelector) as an ns-3 object: the NIC's
+ * default "PathSelection". It has no parameters.
  */
 #ifndef METAROCE_SPRAY_PATH_SELECTION_H
 #define METAROCE_SPRAY_PATH_SELECTION_H
@@ -21,21 +20,6 @@ class MetaRoceSprayPathSelection : public MetaRocePathSelection
     static TypeId GetTypeId();
     MetaRoceSprayPathSelection();
     ~MetaRoceSprayPathSelection() override;
-
-    std::unique_ptr<metaroce::PathSelector> Create() const override;
-};
-
-/**
- * \ingroup metaroce
- * \brief Chooses metaroce::RecyclingPathSelector: paths that came back clean first, one packet
- * per packet acknowledged without a mark, then round-robin over a port's paths.
- */
-class MetaRoceRecyclePathSelection : public MetaRocePathSelection
-{
-  public:
-    static TypeId GetTypeId();
-    MetaRoceRecyclePathSelection();
-    ~MetaRoceRecyclePathSelection() override;
 
     std::unique_ptr<metaroce::PathSelector> Create() const override;
 };

@@ -29,7 +29,7 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
         .AddAttribute("PathSelection",
                       "Path selection of MetaRoCE connections: a MetaRocePathSelection type "
                       "and its attributes (spec 4.2).",
-                      ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceRecyclePathSelection>()),
+                      ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceSprayPathSelection>()),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetPathSelectionFactory,
                                                 &MetaRoceNic::GetPathSelectionFactory),
                       MakeAlgorithmFactoryChecker(MetaRocePathSelection::GetTypeId()))
