@@ -180,6 +180,7 @@ struct Pair
         c.ackRepeats = ackRepeats;
         c.ports = ports;
         c.pathsPerPort = 1;
+        c.initialPathWindowPackets = 4; // room for four (the default of 8 paths per plane)
         c.mtu = 1024;
         c.ackEveryPackets = 1;
         c.ackDelayNs = 2'000;

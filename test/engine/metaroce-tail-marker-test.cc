@@ -19,6 +19,7 @@ OnePathConfig(bool tailMarkers, const std::function<void(MetaRoceConfig&)>& twea
 {
     MetaRoceConfig c;
     c.pathsPerPort = 1;
+    c.initialPathWindowPackets = 4; // room for four (the default of 8 paths per plane)
     c.mtu = 1024;
     c.ackEveryPackets = 1;
     c.tailMarkers = tailMarkers;

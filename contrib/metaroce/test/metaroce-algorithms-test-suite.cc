@@ -161,8 +161,10 @@ class ObjectAttributesReachTheEngineTestCase : public TestCase
 };
 
 /// A 7-to-1 incast of 1 MiB per sender on one plane, ECN marking off, with `cc` as the NIC's
-/// congestion control; returns the run's deepest switch queue (measured: AIMD 959,560 B,
-/// Swift 709,240 B, Swift with a 10 ms target 959,560 B).
+/// congestion control and 8 paths per plane; returns the run's deepest switch queue (measured:
+/// AIMD 959,560 B, Swift 709,240 B, Swift with a 10 ms target 959,560 B). With the default 32
+/// paths per plane Swift's peak is 18% below AIMD's instead of 26%: no path window goes below a
+/// packet, and 32 packets per sender stay in flight whatever the delay.
 uint64_t
 IncastPeakQueue(const std::string& cc, bool* complete)
 {
@@ -173,7 +175,7 @@ IncastPeakQueue(const std::string& cc, bool* complete)
     c.spines = 2;
     c.workload = "incast";
     c.messageBytes = 1 << 20;
-    c.nicAttributes = "CongestionControl=" + cc + ";InitialConnectionWindow=131072";
+    c.nicAttributes = "CongestionControl=" + cc + ";InitialConnectionWindow=131072;PathsPerPort=8";
     c.switchAttributes = "EcnEnabled=false";
     const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
     // The shared buffer (32 MiB) holds this incast: no switch drops ("switch-*" reasons).

@@ -53,7 +53,7 @@ struct MetaRoceConfig
     bool ackLonePackets{true};
 
     // Windows and congestion control (spec 7).
-    uint32_t initialPathWindowPackets{4};           ///< starting path window
+    uint32_t initialPathWindowPackets{1};           ///< starting path window (A15)
     uint32_t maxPathWindowPackets{256};             ///< never above the SACK bitvector width
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
