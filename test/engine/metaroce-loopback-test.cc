@@ -49,6 +49,9 @@ TwoPlanes()
     c.ports = 2;
     c.pathsPerPort = 4;
     c.streams = 4;
+    // Retransmissions on either plane, as when these cases were chosen: with a retransmission
+    // kept off the plane of its loss (A54) seed 1's held packets defer no timer.
+    c.retransmitOtherPlane = false;
     return c;
 }
 

@@ -20,6 +20,7 @@ TwoPlanes(TimeNs memory = 1'000'000)
     c.ports = 2;
     c.pathsPerPort = 1;
     c.initialPathWindowPackets = 4; // a path starts with room for four (the default of 8 paths)
+    c.retransmitOtherPlane = false; // a retransmission may go on the plane of its loss
     c.mtu = 1024;
     c.ackEveryPackets = 1;
     c.ackDelayNs = 2'000;

@@ -181,6 +181,7 @@ struct Pair
         c.ports = ports;
         c.pathsPerPort = 1;
         c.initialPathWindowPackets = 4; // room for four (the default of 8 paths per plane)
+        c.retransmitOtherPlane = false; // a retransmission may go on the plane of its loss
         c.mtu = 1024;
         c.ackEveryPackets = 1;
         c.ackDelayNs = 2'000;

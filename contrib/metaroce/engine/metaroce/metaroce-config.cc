@@ -145,6 +145,9 @@ RecoveryFields()
         METAROCE_FIELD(C, retransmitCopies, "RetransmitCopies", Count, 1, 4, "5.4",
                        "Copies sent of each retransmission, each on the path the next pull "
                        "picks: a lost retransmission then rarely costs a second recovery."),
+        METAROCE_FIELD(C, retransmitOtherPlane, "RetransmitOtherPlane", Flag, 0, 1, "5.4",
+                       "A retransmission leaves the plane its packet was lost on to the "
+                       "connection's other planes while one of them is up."),
         METAROCE_FIELD(C, tailRetransmitCopies, "TailRetransmitCopies", Count, 1, 4, "5.4",
                        "Copies sent of a retransmission (at least RetransmitCopies) when the "
                        "connection has no new data left to send: a lost retransmission is then a "

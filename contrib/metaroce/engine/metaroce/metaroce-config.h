@@ -84,6 +84,7 @@ struct MetaRoceConfig
                                      ///< in an incast queue for hundreds of microseconds
     uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
     uint32_t retransmitCopies{1};    ///< copies of each retransmission (5.4); 1: no extra
+    bool retransmitOtherPlane{true}; ///< a retransmission avoids the plane of its loss (5.4, A54)
     uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (5.4)
     uint32_t pathSuspectTimeouts{1};  ///< consecutive RTOs before a path is suspect
     uint32_t pathDownTimeouts{3};     ///< consecutive RTOs before a path is taken down

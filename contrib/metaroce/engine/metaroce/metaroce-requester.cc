@@ -120,6 +120,12 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         return std::nullopt;
     }
+    // A retransmission leaves the plane its packet was lost on to another that is up (5.4).
+    const uint64_t otherPorts = m_portUp.to_ullong() & PortBits(m_config.ports) & ~(1ULL << port);
+    if (next->lostOn == port && otherPorts != 0)
+    {
+        return std::nullopt;
+    }
     const SendQueue::Message& m = m_queue.At(next->message);
     const uint32_t bytes =
         m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxDataHeaderSize);
@@ -336,7 +342,10 @@ MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRu
     assert(p.state == SentPacket::State::InFlight);
     p.state = SentPacket::State::Lost;
     LeaveFlight(path, p);
-    if (p.message == kProbeMessage || !m_queue.Requeue(p.message, p.packetIndex, now, proven))
+    const auto lostOn =
+        static_cast<uint8_t>(m_config.retransmitOtherPlane ? path.port : QueuedPacket::kAnyPort);
+    if (p.message == kProbeMessage ||
+        !m_queue.Requeue(p.message, p.packetIndex, now, proven, lostOn))
     {
         return;
     }

@@ -176,7 +176,7 @@ SendQueue::Acknowledge(uint64_t message, uint32_t index, TimeNs now)
 }
 
 bool
-SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent)
+SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent, uint8_t lostOn)
 {
     const Message* m = Undelivered(message, index);
     if (m == nullptr)
@@ -193,7 +193,7 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent)
     const uint32_t copies = m->transmissions[index] <= 1 ? RetransmitCopies() : 1;
     for (uint32_t copy = 0; copy < copies; ++copy)
     {
-        m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent});
+        m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent, lostOn});
     }
     return true;
 }

@@ -41,6 +41,12 @@ struct QueuedPacket
     /// A retransmission of a packet proven lost (not judged late by the time rule): recovery
     /// that a NIC may send ahead of other queue pairs' data.
     bool urgent{false};
+    /// A retransmission: the port (plane) its packet was lost on, which it leaves to the
+    /// connection's other ports while one is up (MetaRoceConfig::retransmitOtherPlane);
+    /// kAnyPort: none.
+    uint8_t lostOn{kAnyPort};
+
+    static constexpr uint8_t kAnyPort = 0xff;
 };
 
 /// Messages of a requester, from posting to completion.
@@ -108,7 +114,11 @@ class SendQueue
      * returns false when it needs no retransmission (delivered, or its message finished) or has
      * used up its retransmissions (then the queue fails, spec 5.6).
      */
-    bool Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent);
+    bool Requeue(uint64_t message,
+                 uint32_t index,
+                 TimeNs now,
+                 bool urgent,
+                 uint8_t lostOn = QueuedPacket::kAnyPort);
 
     /// Copies to send of a first retransmission now: the configured copies, at least the tail
     /// copies once no new data is left to send (spec 5.4).
