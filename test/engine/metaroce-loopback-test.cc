@@ -49,8 +49,8 @@ TwoPlanes()
     c.ports = 2;
     c.pathsPerPort = 4;
     c.streams = 4;
-    // Retransmissions on either plane, as when these cases were chosen: with a retransmission
-    // kept off the plane of its loss (A54) seed 1's held packets defer no timer.
+    // Retransmissions on either plane, as when these cases were chosen (A54 keeps a packet lost
+    // twice off the plane of its last loss, which changes which timers these seeds defer).
     c.retransmitOtherPlane = false;
     return c;
 }

@@ -117,8 +117,8 @@ TEST(PortWork, ADownPathsProbeWithNothingQueuedIsWork)
     config.mtu = 1024;
     config.maxTailProbes = 0;
     config.tailMarkers = false;
-    // Retransmissions on plane 0 too, so that its path times out until it is Down (A54 would
-    // move them to plane 1 and finish the data before that).
+    // Retransmissions on plane 0 too, so that its path times out until it is Down (A54 moves a
+    // packet lost twice to plane 1, which can finish the data before that).
     config.retransmitOtherPlane = false;
     auto [a, b] = ConnectedEnds(config);
     for (uint64_t i = 0; i < 64; ++i)

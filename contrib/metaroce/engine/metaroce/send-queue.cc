@@ -191,9 +191,12 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent, ui
     // Copies of a packet's first retransmission only: a lost copy or a lost retransmission goes
     // again once, so copies never multiply when every one of them is lost (a dead route).
     const uint32_t copies = m->transmissions[index] <= 1 ? RetransmitCopies() : 1;
+    // A packet lost once goes on any plane; one lost again keeps off the plane of its last loss
+    // (5.4), which a random loss rarely repeats and a dead plane always does.
+    const uint8_t avoid = m->transmissions[index] >= 2 ? lostOn : QueuedPacket::kAnyPort;
     for (uint32_t copy = 0; copy < copies; ++copy)
     {
-        m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent, lostOn});
+        m_retransmit.push_back(QueuedPacket{message, index, copy > 0, urgent, avoid});
     }
     return true;
 }

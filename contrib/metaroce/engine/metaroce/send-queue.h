@@ -41,9 +41,9 @@ struct QueuedPacket
     /// A retransmission of a packet proven lost (not judged late by the time rule): recovery
     /// that a NIC may send ahead of other queue pairs' data.
     bool urgent{false};
-    /// A retransmission: the port (plane) its packet was lost on, which it leaves to the
-    /// connection's other ports while one is up (MetaRoceConfig::retransmitOtherPlane);
-    /// kAnyPort: none.
+    /// A retransmission of a packet lost more than once: the port (plane) of its last loss,
+    /// which it leaves to the connection's other ports while one is up
+    /// (MetaRoceConfig::retransmitOtherPlane); kAnyPort: none.
     uint8_t lostOn{kAnyPort};
 
     static constexpr uint8_t kAnyPort = 0xff;
