@@ -172,3 +172,57 @@ TEST(PathSelector, AConnectionKeepsToTheRoutesThatCameBackClean)
 
 } // namespace
 } // namespace metaroce
+
+namespace metaroce
+{
+namespace
+{
+
+/// Two planes of one path; one packet is lost to timeouts on plane 0 twice. Returns the ports
+/// its three transmissions left on (0xff: none), pulling port 0 before port 1 each time.
+std::vector<uint16_t>
+PortsOfAPacketLostTwice(bool otherPlane)
+{
+    MetaRoceConfig c;
+    c.ports = 2;
+    c.pathsPerPort = 1;
+    c.ackEveryPackets = 1;
+    c.maxTailProbes = 0;
+    c.tailMarkers = false;
+    c.tailRetransmitCopies = 1; // one transmission per loss
+    c.retransmitOtherPlane = otherPlane;
+    HandDrivenPair m(c);
+    m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 100}, 0);
+    std::vector<uint16_t> ports;
+    TimeNs now = 0;
+    for (int transmission = 0; transmission < 3; ++transmission)
+    {
+        if (transmission > 0)
+        {
+            now = m.a->NextTimeout();
+            m.a->OnTimeout(now); // the last transmission is lost
+        }
+        uint16_t port = 0xff;
+        for (uint16_t p : {uint16_t{0}, uint16_t{1}})
+        {
+            if (m.a->PullPacket(p, now))
+            {
+                port = p;
+                break;
+            }
+        }
+        ports.push_back(port);
+    }
+    return ports;
+}
+
+TEST(RetransmitOtherPlane, APacketLostTwiceKeepsOffThePlaneOfItsLastLoss)
+{
+    // Spec 5.4, A54: lost once, the packet goes again on any plane (port 0 pulls first); lost
+    // again there, port 0 leaves it to port 1.
+    EXPECT_EQ(PortsOfAPacketLostTwice(true), (std::vector<uint16_t>{0, 0, 1}));
+    EXPECT_EQ(PortsOfAPacketLostTwice(false), (std::vector<uint16_t>{0, 0, 0}));
+}
+
+} // namespace
+} // namespace metaroce
