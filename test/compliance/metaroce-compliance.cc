@@ -8,6 +8,7 @@
  */
 #include "compliance-report.h"
 #include "engine-adapter.h"
+#include "metaroce-atomic-file.h"
 #include "scenario-runner.h"
 #include "scenario.h"
 #include "udp-adapter.h"
@@ -18,7 +19,6 @@
 
 #include <algorithm>
 #include <dirent.h>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -150,6 +150,13 @@ main(int argc, char** argv)
             }
             return 0;
         }
+        // The report's file is made (under a temporary name) before anything runs, so a path
+        // that cannot be written is refused at once; it gets its name when complete.
+        std::unique_ptr<ns3::MetaRoceAtomicFile> out;
+        if (!report.empty())
+        {
+            out = std::make_unique<ns3::MetaRoceAtomicFile>(report);
+        }
         std::vector<ScenarioResult> results;
         std::size_t failed = 0;
         for (const Scenario& s : scenarios)
@@ -158,14 +165,10 @@ main(int argc, char** argv)
             failed += !results.back().passed;
             PrintResult(std::cout, results.back());
         }
-        if (!report.empty())
+        if (out)
         {
-            std::ofstream out(report);
-            if (!out)
-            {
-                throw std::invalid_argument("cannot write report " + report);
-            }
-            WriteJson(out, adapter->Name(), results);
+            WriteJson(out->Stream(), adapter->Name(), results);
+            out->Commit();
         }
         std::cout << adapter->Name() << ": " << results.size() - failed << " passed, " << failed
                   << " failed\n";

@@ -25,6 +25,7 @@
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-atomic-file.h"
 #include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/metaroce-fabric-shape.h"
@@ -35,9 +36,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -310,11 +311,7 @@ PrintRow(const std::string& t, double loss, const Result& r)
 }
 
 void
-WriteCsvRow(std::ofstream& csv,
-            const Options& o,
-            const std::string& t,
-            double loss,
-            const Result& r)
+WriteCsvRow(std::ostream& csv, const Options& o, const std::string& t, double loss, const Result& r)
 {
     csv << t << "," << loss << "," << o.hosts << "," << o.planes << "," << o.pattern << ","
         << o.messageBytes << "," << r.lastCompletionUs << "," << r.goodputGbps << "," << r.fctMeanUs
@@ -399,7 +396,8 @@ Validate(const CommandLineOptions& c)
         fail("--topology=" + o.topology + ": " + problem);
     }
     ParseRateOption("rate", o.rate);
-    ValidatePcapPrefix("pcap", o.pcap);
+    ValidateOutputPrefix("pcap", o.pcap);
+    ValidateOutputFile("output", c.output);
     if (o.pcapSwitches && o.pcap.empty())
     {
         fail("--pcapSwitches: captures nothing without --pcap");
@@ -426,20 +424,17 @@ main(int argc, char* argv[])
     {
         return 2;
     }
-    std::ofstream csv;
+    // The CSV file appears, complete, once every run is done (MetaRoceAtomicFile).
+    std::unique_ptr<MetaRoceAtomicFile> csv;
     try
     {
         Validate(c);
         if (!c.output.empty())
         {
-            csv.open(c.output);
-            if (!csv)
-            {
-                throw std::invalid_argument("--output: cannot write '" + c.output + "'");
-            }
+            csv = std::make_unique<MetaRoceAtomicFile>(c.output);
         }
     }
-    catch (const std::invalid_argument& e)
+    catch (const std::exception& e)
     {
         std::cerr << "metaroce-fabric: " << e.what() << "\n";
         return 2;
@@ -447,7 +442,8 @@ main(int argc, char* argv[])
     const Options& o = c.o;
     if (csv)
     {
-        csv << "transport,loss,hosts,planes,pattern,message_bytes,last_completion_us,"
+        csv->Stream()
+            << "transport,loss,hosts,planes,pattern,message_bytes,last_completion_us,"
                "goodput_gbps,fct_mean_us,fct_p99_us,retransmitted,timeouts,switch_drops,pfc_pauses,"
                "messages,completed\n";
     }
@@ -462,9 +458,21 @@ main(int argc, char* argv[])
             status = r.completed != r.messages ? 1 : status;
             if (csv)
             {
-                WriteCsvRow(csv, o, t, loss, r);
+                WriteCsvRow(csv->Stream(), o, t, loss, r);
             }
         }
+    }
+    try
+    {
+        if (csv)
+        {
+            csv->Commit();
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "metaroce-fabric: " << e.what() << "\n";
+        return 2;
     }
     return status;
 }

@@ -7,12 +7,13 @@
  *   ./metaroce-loopback --loss=0,0.001,0.01,0.05,0.1 --planes=1 --output=sweep.csv
  */
 #include "ns3/loopback-scenario.h"
+#include "ns3/metaroce-atomic-file.h"
 #include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-options.h"
 
-#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -124,7 +125,7 @@ PrintRow(Transport t, uint16_t planes, double loss, const ScenarioResult& r, dou
 }
 
 void
-WriteCsvRow(std::ofstream& csv,
+WriteCsvRow(std::ostream& csv,
             Transport t,
             uint16_t planes,
             double loss,
@@ -146,16 +147,15 @@ RunSweep(const Sweep& s)
     {
         transportList.push_back(ParseTransport(t));
     }
-    std::ofstream csv;
+    // The CSV file appears, complete, when the sweep ends (MetaRoceAtomicFile); a sweep
+    // stopped by a failed run still writes the rows of the runs that ran, the last not ok.
+    ValidateOutputFile("output", s.output);
+    std::unique_ptr<MetaRoceAtomicFile> csv;
     if (!s.output.empty())
     {
-        csv.open(s.output);
-        if (!csv)
-        {
-            throw std::invalid_argument("--output: cannot write '" + s.output + "'");
-        }
-        csv << "transport,planes,loss,goodput_gbps,relative,duration_ns,retransmitted,"
-               "timeouts,sent_packets,ok\n";
+        csv = std::make_unique<MetaRoceAtomicFile>(s.output);
+        csv->Stream() << "transport,planes,loss,goodput_gbps,relative,duration_ns,retransmitted,"
+                         "timeouts,sent_packets,ok\n";
     }
     PrintHeading(s);
     for (Transport t : transportList)
@@ -170,15 +170,23 @@ RunSweep(const Sweep& s)
             PrintRow(t, c.metaroce.ports, loss, r, relative);
             if (csv)
             {
-                WriteCsvRow(csv, t, c.metaroce.ports, loss, r, relative);
+                WriteCsvRow(csv->Stream(), t, c.metaroce.ports, loss, r, relative);
             }
             if (!r.Ok())
             {
+                if (csv)
+                {
+                    csv->Commit();
+                }
                 std::cerr << "error: " << TransportName(t) << " at loss " << loss << ": " << r.error
                           << "\n";
                 return false;
             }
         }
+    }
+    if (csv)
+    {
+        csv->Commit();
     }
     return true;
 }

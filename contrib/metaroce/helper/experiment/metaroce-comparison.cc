@@ -55,7 +55,9 @@ MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                                        const std::string& losses)
 {
     const auto lossList = ParseProbabilityList("loss", losses);
-    ValidatePcapPrefix("pcap", base.pcap); // before the per-run suffixes, to name what was given
+    // Before the per-run suffixes, to name what was given.
+    ValidateOutputPrefix("pcap", base.pcap);
+    ValidateOutputPrefix("output", base.output);
     for (const auto& workload : SplitOptionList("workloads", workloads))
     {
         for (const auto& transport : SplitOptionList("transports", transports))

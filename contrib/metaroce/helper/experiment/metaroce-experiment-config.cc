@@ -200,7 +200,8 @@ ValidateRun(const MetaRoceExperimentConfig& c)
     Require(c.repetitions >= 1, "repetitions", "need at least 1 repetition, not 0");
     Require(c.seed >= 1, "seed", "0 is not a seed: ns-3's generator takes 1..4294967295");
     ParseTimeOption("throughputInterval", c.throughputInterval);
-    ValidatePcapPrefix("pcap", c.pcap);
+    ValidateOutputPrefix("pcap", c.pcap);
+    ValidateOutputPrefix("output", c.output);
     Require(!c.pcapSwitches || !c.pcap.empty(), "pcapSwitches", "captures nothing without --pcap");
     Require(ParseTimeOption("stopTime", c.stopTime) > Time(0), "stopTime", "must be positive");
     ParseSchedulerOption("scheduler", c.scheduler);

@@ -284,7 +284,7 @@ ParseSchedulerOption(const std::string& option, const std::string& text)
 }
 
 void
-ValidatePcapPrefix(const std::string& option, const std::string& prefix)
+ValidateOutputPrefix(const std::string& option, const std::string& prefix)
 {
     if (prefix.empty())
     {
@@ -306,6 +306,17 @@ ValidatePcapPrefix(const std::string& option, const std::string& prefix)
     if (access(dir.c_str(), W_OK) != 0)
     {
         Fail(option, "directory '" + dir + "' of prefix '" + prefix + "' is not writable");
+    }
+}
+
+void
+ValidateOutputFile(const std::string& option, const std::string& path)
+{
+    ValidateOutputPrefix(option, path);
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+    {
+        Fail(option, "'" + path + "' is a directory; give a file name");
     }
 }
 

@@ -56,11 +56,19 @@ DataRate ParseRateOption(const std::string& option, const std::string& text);
 
 /**
  * \ingroup metaroce
- * Checks a capture file prefix ("--pcap=out/run"): empty (no capture) or a prefix whose
- * directory (the current one for a bare name) exists and is writable, so that a bad path is
- * refused before the simulation starts instead of aborting when the first file is opened.
+ * Checks a prefix of files to write ("--pcap=out/run", "--output=out/run"): empty (nothing
+ * written) or a prefix whose directory (the current one for a bare name) exists and is
+ * writable, so that a bad path is refused before the simulation starts instead of failing when
+ * the first file is opened.
  */
-void ValidatePcapPrefix(const std::string& option, const std::string& prefix);
+void ValidateOutputPrefix(const std::string& option, const std::string& prefix);
+
+/**
+ * \ingroup metaroce
+ * Checks the path of one file to write ("--output=sweep.csv"): as ValidateOutputPrefix(), and
+ * not an existing directory.
+ */
+void ValidateOutputFile(const std::string& option, const std::string& path);
 
 /**
  * \ingroup metaroce
