@@ -125,12 +125,21 @@ main(int argc, char* argv[])
     }
     try
     {
+        ParseProbabilityList("loss", losses);
+        const uint64_t rateBps = ParseRateOption("rate", rate).GetBitRate();
         for (const std::string& name : SplitOptionList("transport", transports))
         {
-            metaroce::ParseTransport(name);
+            // What the NICs would meet as a fatal error at their first connection.
+            const std::string problem =
+                MetaRoceNic::GetConfigProblem({},
+                                              planes,
+                                              rateBps,
+                                              ParseTransportOption("transport", name));
+            if (!problem.empty())
+            {
+                throw std::invalid_argument("--rate: '" + rate + "': " + problem);
+            }
         }
-        ParseProbabilityList("loss", losses);
-        ParseRateOption("rate", rate);
         if (ParseTimeOption("delay", delay) <= Time(0))
         {
             throw std::invalid_argument("--delay: '" + delay + "' is not a positive delay");
@@ -142,9 +151,9 @@ main(int argc, char* argv[])
         return 2;
     }
     std::cout << "transport,loss,planes,bytes_received,completion_us,goodput_gbps\n";
-    for (const std::string& name : SplitOptionList("transports", transports))
+    for (const std::string& name : SplitOptionList("transport", transports))
     {
-        const metaroce::Transport transport = metaroce::ParseTransport(name);
+        const metaroce::Transport transport = ParseTransportOption("transport", name);
         for (const double loss : ParseProbabilityList("loss", losses))
         {
             const Result r = RunOnce(transport, loss, planes, bytes, sendSize, rate, delay, seed);

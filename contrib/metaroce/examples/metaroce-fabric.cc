@@ -29,6 +29,7 @@
 #include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/metaroce-fabric-shape.h"
+#include "ns3/metaroce-memory-estimate.h"
 #include "ns3/metaroce-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -397,18 +398,40 @@ Validate(const CommandLineOptions& c)
     }
     ParseRateOption("rate", o.rate);
     ValidateOutputPrefix("pcap", o.pcap);
+    if (!o.pcap.empty())
+    {
+        // One file per host port, with --pcapSwitches per switch port too, open during a run.
+        const double switchPorts = 2.0 * shape.Links() - o.hosts;
+        ValidateOpenFiles("pcap", o.planes * (o.hosts + (o.pcapSwitches ? switchPorts : 0.0)));
+    }
     ValidateOutputFile("output", c.output);
     if (o.pcapSwitches && o.pcap.empty())
     {
         fail("--pcapSwitches: captures nothing without --pcap");
     }
     ParseProbabilityList("loss", c.losses);
+    const uint64_t rate = ParseRateOption("rate", o.rate).GetBitRate();
     for (const std::string& item : SplitOptionList("transports", c.transports))
     {
         if (item != "metaroce" && item != "rocev2" && item != "rocev2-pfc")
         {
             fail("--transports: '" + item + "' is not metaroce, rocev2 or rocev2-pfc");
         }
+        const auto transport =
+            item == "metaroce" ? metaroce::Transport::MetaRoce : metaroce::Transport::RoceV2;
+        // What the NICs would meet as a fatal error at their first connection.
+        const std::string problem = MetaRoceNic::GetConfigProblem({}, o.planes, rate, transport);
+        if (!problem.empty())
+        {
+            fail("--rate: '" + o.rate + "': " + problem);
+        }
+        // Every flow is a connection (RoCEv2: one per plane), both ends, made up front.
+        MetaRoceMemoryEstimate m;
+        const double hosts = o.hosts;
+        m.hostPorts = hosts * o.planes;
+        m.messages = o.pattern == "alltoall" ? hosts * (hosts - 1) : hosts;
+        m.queuePairs = 2 * m.messages * (item == "metaroce" ? 1 : o.planes);
+        m.Check("--hosts=" + std::to_string(o.hosts) + " --pattern=" + o.pattern + " over " + item);
     }
 }
 

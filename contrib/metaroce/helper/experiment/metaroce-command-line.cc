@@ -84,6 +84,19 @@ ParseBoolOption(const std::string& option, const std::string& text)
     Refuse(option, text, "true or false");
 }
 
+metaroce::Transport
+ParseTransportOption(const std::string& option, const std::string& text)
+{
+    try
+    {
+        return metaroce::ParseTransport(text);
+    }
+    catch (const std::invalid_argument&)
+    {
+        Refuse(option, text, "a transport (metaroce or rocev2)");
+    }
+}
+
 void
 AddRealOption(CommandLine& cmd,
               const std::string& name,

@@ -12,6 +12,7 @@
 #define METAROCE_COMMAND_LINE_H
 
 #include "ns3/command-line.h"
+#include "ns3/transport-engine.h"
 
 #include <cstdint>
 #include <limits>
@@ -41,6 +42,13 @@ double ParseRealOption(const std::string& option, const std::string& text, doubl
  * Parses "true", "false", "1" or "0" (what ns-3 prints for a bool); throws otherwise.
  */
 bool ParseBoolOption(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup metaroce
+ * Parses an engine transport name, "metaroce" or "rocev2" (metaroce::ParseTransport); throws
+ * std::invalid_argument naming the option otherwise.
+ */
+metaroce::Transport ParseTransportOption(const std::string& option, const std::string& text);
 
 /**
  * \ingroup metaroce

@@ -7,6 +7,7 @@
 
 #include "ns3/command-line.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -52,7 +53,8 @@ PathLoss(double linkEndLoss, uint32_t points)
 MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                                        const std::string& workloads,
                                        const std::string& transports,
-                                       const std::string& losses)
+                                       const std::string& losses,
+                                       const MetaRoceExperimentConfig& defaults)
 {
     const auto lossList = ParseProbabilityList("loss", losses);
     // Before the per-run suffixes, to name what was given.
@@ -81,6 +83,22 @@ MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                 m_runs.push_back(c);
             }
         }
+    }
+    // An option no run uses (each run's unused ones, kept while every run has them).
+    std::vector<std::string> unused = m_runs.front().UnusedOptions(defaults);
+    for (const auto& c : m_runs)
+    {
+        const std::vector<std::string> more = c.UnusedOptions(defaults);
+        unused.erase(std::remove_if(unused.begin(),
+                                    unused.end(),
+                                    [&more](const std::string& u) {
+                                        return std::find(more.begin(), more.end(), u) == more.end();
+                                    }),
+                     unused.end());
+    }
+    if (!unused.empty())
+    {
+        throw std::invalid_argument(unused.front());
     }
 }
 
@@ -191,7 +209,11 @@ RunComparisonMain(int argc,
     const uint32_t processes = MetaRoceMpi::LaunchedProcesses();
     try
     {
-        MetaRoceComparison comparison(config, workloads, transports, losses);
+        if (sync != "granted" && sync != "null")
+        {
+            throw std::invalid_argument("--sync: '" + sync + "' is not granted or null");
+        }
+        MetaRoceComparison comparison(config, workloads, transports, losses, base);
         if (processes > 1)
         {
             // ns-3.37 sets its MPI interface up once per process and tears it down with the

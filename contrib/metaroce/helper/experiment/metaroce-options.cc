@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace ns3
@@ -225,17 +226,26 @@ ParseHostRanks(const std::string& option, const std::string& text, uint32_t host
 Time
 ParseTimeOption(const std::string& option, const std::string& text)
 {
-    // The units ns-3's Time(std::string) understands; it aborts on anything else, so check
-    // first. Longest suffixes first ("ms" before "s").
-    static const std::array<const char*, 9>
-        units{"min", "ms", "us", "ns", "ps", "fs", "s", "h", "d"};
+    // The units ns-3's Time(std::string) understands, in seconds; it aborts on anything else,
+    // so check first. Longest suffixes first ("ms" before "s").
+    static const std::array<std::pair<const char*, double>, 9> units{{{"min", 60},
+                                                                      {"ms", 1e-3},
+                                                                      {"us", 1e-6},
+                                                                      {"ns", 1e-9},
+                                                                      {"ps", 1e-12},
+                                                                      {"fs", 1e-15},
+                                                                      {"s", 1},
+                                                                      {"h", 3600},
+                                                                      {"d", 86400}}};
     std::string number = text;
-    for (const char* unit : units)
+    double scale = 1; // a bare number is seconds
+    for (const auto& [unit, seconds] : units)
     {
         const std::string u(unit);
         if (text.size() > u.size() && text.compare(text.size() - u.size(), u.size(), u) == 0)
         {
             number = text.substr(0, text.size() - u.size());
+            scale = seconds;
             break;
         }
     }
@@ -247,6 +257,16 @@ ParseTimeOption(const std::string& option, const std::string& text)
     if (v < 0)
     {
         Fail(option, "'" + text + "' is negative");
+    }
+    // ns-3 counts nanoseconds in 64 bits: beyond about 292 years the count wraps around, and a
+    // positive time below 1 ns would silently become 0.
+    if (v * scale > 9.2e9)
+    {
+        Fail(option, "'" + text + "' is past the longest time ns-3 holds (about 292 years)");
+    }
+    if (v > 0 && v * scale < 1e-9)
+    {
+        Fail(option, "'" + text + "' is below ns-3's time resolution (1 ns)");
     }
     return Time(text);
 }
@@ -306,6 +326,22 @@ ValidateOutputPrefix(const std::string& option, const std::string& prefix)
     if (access(dir.c_str(), W_OK) != 0)
     {
         Fail(option, "directory '" + dir + "' of prefix '" + prefix + "' is not writable");
+    }
+}
+
+void
+ValidateOpenFiles(const std::string& option, double files)
+{
+    rlimit open{};
+    getrlimit(RLIMIT_NOFILE, &open);
+    constexpr double kOtherFiles = 64; // the process's own, the result files
+    if (open.rlim_cur != RLIM_INFINITY && files + kOtherFiles > open.rlim_cur)
+    {
+        Fail(option,
+             std::to_string(static_cast<uint64_t>(files)) +
+                 " capture files would be open at once, more than this process may open "
+                 "(ulimit -n: " +
+                 std::to_string(open.rlim_cur) + ")");
     }
 }
 

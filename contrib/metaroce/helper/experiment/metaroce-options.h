@@ -72,6 +72,14 @@ void ValidateOutputFile(const std::string& option, const std::string& path);
 
 /**
  * \ingroup metaroce
+ * Checks that `files` files (captures, which ns-3's PcapHelper keeps open and aborts on when
+ * one cannot be opened) fit in what the process may open (RLIMIT_NOFILE, less a margin for its
+ * other files).
+ */
+void ValidateOpenFiles(const std::string& option, double files);
+
+/**
+ * \ingroup metaroce
  * Parses an ns-3 scheduler type name ("ns3::PriorityQueueScheduler"): it must name a subclass
  * of ns3::Scheduler. Returns the factory for Simulator::SetScheduler().
  */
