@@ -137,7 +137,8 @@ main(int argc, char* argv[])
                                               ParseTransportOption("transport", name));
             if (!problem.empty())
             {
-                throw std::invalid_argument("--rate: '" + rate + "': " + problem);
+                throw std::invalid_argument("--rate=" + rate +
+                                            " with the NICs' attributes: " + problem);
             }
         }
         if (ParseTimeOption("delay", delay) <= Time(0))

@@ -355,6 +355,8 @@ AddOptions(CommandLine& cmd, CommandLineOptions& c)
                     "comma-separated: metaroce, rocev2, rocev2-pfc",
                     c.transports);
     AddIntegerOption(cmd, "seed", "random seed (ns-3 needs >= 1)", o.seed, 1);
+    RegisterOwnGlobal(cmd, "RngSeed", "seed"); // Run() sets the seed, and run 1
+    RegisterOwnGlobal(cmd, "RngRun", "seed");
     AddStringOption(cmd, "output", "CSV file to write (optional)", c.output);
     AddStringOption(cmd,
                     "pcap",
@@ -423,7 +425,14 @@ Validate(const CommandLineOptions& c)
         const std::string problem = MetaRoceNic::GetConfigProblem({}, o.planes, rate, transport);
         if (!problem.empty())
         {
-            fail("--rate: '" + o.rate + "': " + problem);
+            fail("--rate=" + o.rate + " with the NICs' attributes: " + problem);
+        }
+        // The switches' own rules (their attributes may come from --ns3::MetaRoceSwitch::...).
+        const std::string switchProblem = MetaRoceSwitch::GetConfigProblem(
+            {{"PfcEnabled", item == "rocev2-pfc" ? "true" : "false"}});
+        if (!switchProblem.empty())
+        {
+            fail("--transports=" + item + " with the switches' attributes: " + switchProblem);
         }
         // Every flow is a connection (RoCEv2: one per plane), both ends, made up front.
         MetaRoceMemoryEstimate m;

@@ -261,7 +261,8 @@ main(int argc, char* argv[])
     Sweep sweep;
     CommandLine cmd(__FILE__);
     sweep.AddOptions(cmd);
-    if (!ParseCommandLine(cmd, argc, argv, "metaroce-loopback"))
+    // The loopback runs the engines alone: ns-3's attribute defaults and globals do nothing.
+    if (!ParseCommandLine(cmd, argc, argv, "metaroce-loopback", false))
     {
         return 2;
     }

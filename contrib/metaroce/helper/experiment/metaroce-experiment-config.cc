@@ -89,6 +89,11 @@ void
 AddRunOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 {
     AddIntegerOption(cmd, "seed", "random seed (ns-3 needs >= 1)", c.seed);
+    // MetaRoceExperiment sets these from its own fields: ns-3's --RngSeed and the others would
+    // be overridden.
+    RegisterOwnGlobal(cmd, "RngSeed", "seed");
+    RegisterOwnGlobal(cmd, "RngRun", "run");
+    RegisterOwnGlobal(cmd, "SchedulerType", "scheduler");
     AddIntegerOption(cmd, "run", "run number (independent replications)", c.run);
     AddStringOption(cmd,
                     "throughputInterval",

@@ -277,6 +277,13 @@ TransportNicSettings(const MetaRoceExperimentConfig& c)
     return settings;
 }
 
+/// An attribute string as a message names it (the defaults, when empty: --ns3::Type::Name=).
+std::string
+Given(const std::string& attributes)
+{
+    return attributes.empty() ? "none given, the attribute defaults" : "'" + attributes + "'";
+}
+
 /**
  * The NIC and switch attributes against the model's rules across fields, which the NIC
  * would meet as a fatal error at its first connection and the switch when it starts; and a
@@ -293,7 +300,7 @@ ValidateModel(const MetaRoceExperimentConfig& c)
     Require(own.empty(), "hostRate", "'" + c.hostRate + "': " + own);
     const MetaRoceAttributeList nic = c.NicSettings();
     const std::string nicProblem = MetaRoceNic::GetConfigProblem(nic, c.planes, rate, transport);
-    Require(nicProblem.empty(), "nicAttributes", "'" + c.nicAttributes + "': " + nicProblem);
+    Require(nicProblem.empty(), "nicAttributes", Given(c.nicAttributes) + ": " + nicProblem);
     const uint64_t streams = DynamicCast<const UintegerValue>(
                                  GetSettledAttribute(MetaRoceNic::GetTypeId(), "Streams", nic))
                                  ->Get();
@@ -301,7 +308,7 @@ ValidateModel(const MetaRoceExperimentConfig& c)
     Require(transport != metaroce::Transport::MetaRoce || c.workload == "flows" ||
                 channels <= streams,
             "nicAttributes",
-            "'" + c.nicAttributes + "': " + std::to_string(channels) +
+            Given(c.nicAttributes) + ": " + std::to_string(channels) +
                 " channels (--channels, or one per plane) need as many MetaRoCE streams; the "
                 "NICs' Streams attribute is " +
                 std::to_string(streams));
@@ -309,7 +316,7 @@ ValidateModel(const MetaRoceExperimentConfig& c)
     const std::string switchProblem = MetaRoceSwitch::GetConfigProblem(sw);
     Require(switchProblem.empty(),
             "switchAttributes",
-            "'" + c.switchAttributes + "': " + switchProblem);
+            Given(c.switchAttributes) + ": " + switchProblem);
     // IPv4, UDP and the largest transport header over the MTU's payload (switch sizes are IPv4).
     constexpr uint64_t kHeaderBytes = 20 + 8 + 64;
     const uint64_t mtu =

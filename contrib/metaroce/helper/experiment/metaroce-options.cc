@@ -356,6 +356,27 @@ ValidateOutputFile(const std::string& option, const std::string& path)
     }
 }
 
+void
+CheckAttributeValue(const std::string& option,
+                    const AttributeChecker& checker,
+                    const std::string& value,
+                    const std::string& what)
+{
+    if (Readable(checker.GetValueTypeName(), value) && Valid(checker, value))
+    {
+        return;
+    }
+    // An algorithm attribute's checker names the family it takes as its underlying type
+    // (MakeAlgorithmFactoryChecker); other checkers' are no TypeId.
+    TypeId family;
+    const std::string allowed =
+        checker.HasUnderlyingTypeInformation() &&
+                TypeId::LookupByNameFailSafe(checker.GetUnderlyingTypeInformation(), &family)
+            ? " (expected a " + family.GetName() + ")"
+            : "";
+    Fail(option, "'" + value + "' is not a valid value for " + what + allowed);
+}
+
 MetaRoceAttributeList
 ParseAttributeOption(const std::string& option,
                      const std::string& text,
@@ -386,20 +407,7 @@ ParseAttributeOption(const std::string& option,
         {
             Fail(option, typeName + " has no attribute '" + name + "'");
         }
-        if (!Readable(info.checker->GetValueTypeName(), value) || !Valid(*info.checker, value))
-        {
-            // An algorithm attribute's checker names the family it takes as its underlying
-            // type (MakeAlgorithmFactoryChecker); other checkers' are no TypeId.
-            TypeId family;
-            const std::string allowed =
-                info.checker->HasUnderlyingTypeInformation() &&
-                        TypeId::LookupByNameFailSafe(info.checker->GetUnderlyingTypeInformation(),
-                                                     &family)
-                    ? " (expected a " + family.GetName() + ")"
-                    : "";
-            Fail(option,
-                 "'" + value + "' is not a valid value for " + typeName + "::" + name + allowed);
-        }
+        CheckAttributeValue(option, *info.checker, value, typeName + "::" + name);
         result.emplace_back(name, value);
     }
     return result;

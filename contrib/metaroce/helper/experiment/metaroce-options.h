@@ -85,6 +85,17 @@ void ValidateOpenFiles(const std::string& option, double files);
  */
 ObjectFactory ParseSchedulerOption(const std::string& option, const std::string& text);
 
+/**
+ * \ingroup metaroce
+ * Checks `value` for an attribute (or global value) whose checker is `checker`, named `what`
+ * in the message ("ns3::MetaRoceNic::Mtu"): text ns-3's parsers would abort on is refused
+ * before they see it, then the checker's own verdict. Throws naming `option`.
+ */
+void CheckAttributeValue(const std::string& option,
+                         const AttributeChecker& checker,
+                         const std::string& value,
+                         const std::string& what);
+
 /// Attribute settings as (name, value) pairs, in the order written.
 using MetaRoceAttributeList = std::vector<std::pair<std::string, std::string>>;
 

@@ -12,7 +12,6 @@
 #include "ns3/double.h"
 #include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-forwarded-attribute.h"
-#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -70,22 +69,19 @@ MetaRoceSwitch::GetConfigProblem(const MetaRoceAttributeSettings& settings)
         return "MetaRoceSwitch: BufferAdmission or EcnMarker cannot make its object";
     }
     // The former attributes (AddFormerAttributes), set on the objects as a switch sets them:
-    // after the objects are made, and only a value other than the former default.
-    for (const auto& [name, value] : settings)
+    // after the objects are made, and only a value other than the former default (a setting
+    // or Config::SetDefault).
+    for (const std::string name : {"DtAlpha", "EcnKmin", "EcnKmax", "EcnPmax"})
     {
-        const bool forAdmission = name == "DtAlpha";
-        if (!forAdmission && name != "EcnKmin" && name != "EcnKmax" && name != "EcnPmax")
-        {
-            continue;
-        }
         TypeId::AttributeInformation info;
         tid.LookupAttributeByName(name, &info);
-        const Ptr<AttributeValue> given = info.checker->CreateValidValue(StringValue(value));
-        if (given == nullptr || given->SerializeToString(info.checker) ==
-                                    info.initialValue->SerializeToString(info.checker))
+        const Ptr<const AttributeValue> given = GetSettledAttribute(tid, name, settings);
+        if (given->SerializeToString(info.checker) ==
+            info.originalInitialValue->SerializeToString(info.checker))
         {
             continue;
         }
+        const bool forAdmission = name == "DtAlpha";
         const Ptr<Object> target = forAdmission ? admission : marker;
         const std::string now = forAdmission ? "Alpha" : name.substr(3); // EcnKmin -> Kmin
         if (!target->SetAttributeFailSafe(now, *given))
