@@ -4,7 +4,10 @@
  * each failure, and a JSON summary. Exits 0 only when every selected scenario passes.
  *
  *   metaroce-compliance [--adapter=engine|udp|ns3-nic] [--scenario=SUBSTRING] [--report=FILE.json]
- *                       [--scenarios=DIR] [--list]
+ *                       [--scenarios=DIR|FILE.mrs] [--list]
+ *
+ * A problem with the arguments or a scenario file is one line on stderr ("<file>:<line>: ..."
+ * for a scenario) and exit status 2, before any scenario runs.
  */
 #include "compliance-report.h"
 #include "engine-adapter.h"
@@ -23,6 +26,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 using namespace metaroce::compliance;
@@ -33,10 +37,16 @@ namespace
 std::vector<std::string>
 ScenarioFiles(const std::string& dir)
 {
+    struct stat info;
+    if (stat(dir.c_str(), &info) == 0 && S_ISREG(info.st_mode))
+    {
+        return {dir}; // one scenario file
+    }
     DIR* d = opendir(dir.c_str());
     if (d == nullptr)
     {
-        throw std::invalid_argument("cannot open scenario directory " + dir);
+        throw std::invalid_argument("--scenarios: cannot open '" + dir +
+                                    "' (a directory of .mrs files, or one file)");
     }
     std::vector<std::string> files;
     for (dirent* e = readdir(d); e != nullptr; e = readdir(d))
@@ -75,13 +85,15 @@ MakeAdapter(const std::string& name)
 #endif
 }
 
+const char* const kUsage = "metaroce-compliance [--adapter=engine|udp|ns3-nic] "
+                           "[--scenario=SUBSTRING] [--report=FILE.json] "
+                           "[--scenarios=DIR|FILE.mrs] [--list]";
+
+/// A refused argument: one line, exit status 2.
 int
 Usage(const std::string& problem)
 {
-    std::cerr
-        << "metaroce-compliance: " << problem << "\n"
-        << "usage: metaroce-compliance [--adapter=engine|udp|ns3-nic] [--scenario=SUBSTRING]\n"
-        << "                           [--report=FILE.json] [--scenarios=DIR] [--list]\n";
+    std::cerr << "metaroce-compliance: " << problem << " (usage: " << kUsage << ")\n";
     return 2;
 }
 
@@ -120,6 +132,11 @@ main(int argc, char** argv)
         else if (arg == "--list")
         {
             list = true;
+        }
+        else if (arg == "--help" || arg == "-h")
+        {
+            std::cout << "usage: " << kUsage << "\n";
+            return 0;
         }
         else
         {
