@@ -19,9 +19,11 @@
 #include "ns3/metaroce-switch.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -169,7 +171,15 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
     }
     else
     {
-        const MetaRoceCollective collective = ParseCollective(c.workload);
+        MetaRoceCollective collective{};
+        try
+        {
+            collective = ParseCollective(c.workload);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Require(false, "workload", e.what());
+        }
         Require(collective != MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING ||
                     (c.hosts & (c.hosts - 1)) == 0,
                 "hosts",
@@ -362,12 +372,13 @@ ValidateMemory(const MetaRoceExperimentConfig& c)
     const bool metaroce =
         MetaRoceExperimentWorkload::TransportOf(c) == metaroce::Transport::MetaRoce;
     m.hostPorts = n * c.planes;
-    std::string what = "--hosts=" + std::to_string(c.hosts) + " ";
+    // The sizes that make the counts, the one furthest above its default named first.
+    std::vector<std::tuple<double, std::string, uint64_t>> sizes{{n / 16, "hosts", c.hosts}};
     if (c.workload == "flows")
     {
         m.messages = n * c.flowsPerHost;
         m.queuePairs = 2 * std::min(m.messages, n * (n - 1) / 2);
-        what += "--flowsPerHost=" + std::to_string(c.flowsPerHost) + ": the flows workload";
+        sizes.emplace_back(c.flowsPerHost / 20.0, "flowsPerHost", c.flowsPerHost);
     }
     else
     {
@@ -376,10 +387,21 @@ ValidateMemory(const MetaRoceExperimentConfig& c)
         m.messages = m.receives;
         m.queuePairs = 2 * pairs * (metaroce ? 1 : channels);
         m.streams = metaroce ? 2 * pairs * (channels - 1) : 0;
-        what += "with " + std::to_string(static_cast<uint64_t>(channels)) + " channels (--planes " +
-                "or --channels) --repetitions=" + std::to_string(c.repetitions) + ": " + c.workload;
+        sizes.emplace_back(channels / c.planes, c.channels ? "channels" : "planes", channels);
+        sizes.emplace_back(c.repetitions, "repetitions", c.repetitions);
     }
-    m.Check(what + " over " + c.transport);
+    std::stable_sort(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) {
+        return std::get<0>(a) > std::get<0>(b);
+    });
+    std::string what;
+    for (const auto& [ratio, option, value] : sizes)
+    {
+        what += (what.empty()                          ? "--"
+                 : what.find('(') == std::string::npos ? " (with --"
+                                                       : ", --") +
+                option + "=" + std::to_string(value);
+    }
+    m.Check(what + "): " + c.workload + " over " + c.transport);
 }
 
 } // namespace
