@@ -209,13 +209,19 @@ def limiter(limits):
 
 
 def run_program(cmd, env=None, limits=None):
-    """(stderr, exit status) of `cmd`; status None when it did not end within 30 s."""
+    """(stderr, exit status) of `cmd`; status None when it did not end within 30 s. A "stdout"
+    limit sends its standard output to that file (/dev/full: a full disk behind a redirection)."""
+    limits = limits or {}
+    out = open(limits["stdout"], "w") if "stdout" in limits else subprocess.PIPE
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=30, env=env,
-                           preexec_fn=limiter(limits or {}))
+        p = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True, timeout=30,
+                           env=env, preexec_fn=limiter(limits))
         return p.stderr, p.returncode
     except subprocess.TimeoutExpired:
         return "(timed out: a hang or a run, not a refusal)", None
+    finally:
+        if out is not subprocess.PIPE:
+            out.close()
 
 
 def report(shown, problems, line, err):

@@ -8,7 +8,8 @@ runner's own arguments.
 Each case is (program, base arguments, the bad argument, substrings of the one stderr line,
 environment, limits); limits are resource limits for the program ("fsize": bytes a file may
 grow to, as a full disk: a write fails with EFBIG; "nofile": files it may open) and
-"leaves_nothing": a directory that must be empty afterwards (no final or temporary file).
+"leaves_nothing": a directory that must be empty afterwards (no final or temporary file);
+"stdout": a file standard output goes to (/dev/full: a full disk behind a redirection).
 Arguments may name {tmp} (an empty directory of the run), {file} (a regular file) and the
 CDF files of check-bad-input.py ({good}).
 """
@@ -171,6 +172,20 @@ PROGRAM_CASES = [
          leaves_nothing="{tmp}"),
     case("metaroce-compliance", ["--scenario=ack-coalescing"], "--report={tmp}/r.json",
          ["cannot write", "{tmp}/r.json"], fsize=50, leaves_nothing="{tmp}"),
+    # What a program prints, redirected to a full disk (/dev/full), is an error too.
+    case("metaroce-4-plane", SMALL, "--seed=2", ["cannot write standard output"],
+         stdout="/dev/full"),
+    case("metaroce-fabric", FABRIC, "--seed=2", ["cannot write standard output"],
+         stdout="/dev/full"),
+    case("metaroce-loopback", ["--messages=2"], "--seed=2", ["cannot write standard output"],
+         stdout="/dev/full"),
+    case("metaroce-bulk-send", ["--bytes=10000"], "--seed=2", ["cannot write standard output"],
+         stdout="/dev/full"),
+    case("metaroce-custom-congestion", ["--hosts=4", "--planes=2", "--hostsPerLeaf=2",
+                                        "--spines=1", "--messageBytes=4096"],
+         "--seed=2", ["cannot write standard output"], stdout="/dev/full"),
+    case("metaroce-compliance", ["--scenario=ack-coalescing"], "--list",
+         ["cannot write standard output"], stdout="/dev/full"),
     # The compliance runner's arguments.
     case("metaroce-compliance", [], "--report=/no/such/dir/r.json",
          ["cannot write", "/no/such/dir/r.json"]),

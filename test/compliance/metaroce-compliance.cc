@@ -165,6 +165,7 @@ main(int argc, char** argv)
             {
                 std::cout << s.name << "  (spec " << s.spec << ")  " << s.title << "\n";
             }
+            ns3::MetaRoceFlushStandardOutput();
             return 0;
         }
         // The report's file is made (under a temporary name) before anything runs, so a path
@@ -189,6 +190,7 @@ main(int argc, char** argv)
         }
         std::cout << adapter->Name() << ": " << results.size() - failed << " passed, " << failed
                   << " failed\n";
+        ns3::MetaRoceFlushStandardOutput(); // the results, if stdout is a file on a full disk
         return failed == 0 ? 0 : 1;
     }
     catch (const std::exception& e)

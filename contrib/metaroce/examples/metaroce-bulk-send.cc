@@ -13,6 +13,7 @@
  */
 #include "ns3/applications-module.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-atomic-file.h"
 #include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-helper.h"
 #include "ns3/metaroce-options.h"
@@ -164,6 +165,15 @@ main(int argc, char* argv[])
                       << std::fixed << std::setprecision(1) << r.lastRx.GetMicroSeconds() << ","
                       << std::setprecision(2) << gbps << std::defaultfloat << "\n";
         }
+    }
+    try
+    {
+        MetaRoceFlushStandardOutput(); // the CSV rows, if stdout is a file on a full disk
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "metaroce-bulk-send: " << e.what() << "\n";
+        return 2;
     }
     return 0;
 }

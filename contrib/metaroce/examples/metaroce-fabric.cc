@@ -500,6 +500,7 @@ main(int argc, char* argv[])
         {
             csv->Commit();
         }
+        MetaRoceFlushStandardOutput();
     }
     catch (const std::exception& e)
     {

@@ -268,7 +268,9 @@ main(int argc, char* argv[])
     }
     try
     {
-        return RunSweep(sweep) ? 0 : 1;
+        const bool ok = RunSweep(sweep);
+        MetaRoceFlushStandardOutput();
+        return ok ? 0 : 1;
     }
     catch (const std::exception& e)
     {

@@ -4,8 +4,10 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <iostream>
 #include <mutex>
 #include <stdexcept>
 #include <streambuf>
@@ -358,6 +360,19 @@ MetaRoceAtomicFile::Write(const std::string& path, const std::string& text)
     MetaRoceAtomicFile file(path);
     file.Stream() << text;
     file.Commit();
+}
+
+void
+MetaRoceFlushStandardOutput()
+{
+    std::cout.flush();
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    if (!std::cout || !flushed || std::ferror(stdout))
+    {
+        throw std::runtime_error(std::string("cannot write standard output") +
+                                 (errno != 0 ? std::string(": ") + std::strerror(errno) : ""));
+    }
 }
 
 void

@@ -22,7 +22,8 @@
  *   csv.Publish(); json.Publish();        // renamed in this order
  *
  * It uses nothing of ns-3 (POSIX and the standard library), so the compliance runner, which
- * may be built without ns-3, writes its report with it too.
+ * may be built without ns-3, writes its report with it too. MetaRoceFlushStandardOutput() is
+ * the same promise for what a program prints: its table redirected to a full disk is an error.
  */
 #ifndef METAROCE_ATOMIC_FILE_H
 #define METAROCE_ATOMIC_FILE_H
@@ -89,6 +90,15 @@ class MetaRoceAtomicFile
     bool m_closed{false};
     bool m_published{false};
 };
+
+/**
+ * \ingroup metaroce
+ * Flushes std::cout and stdout; throws std::runtime_error "cannot write standard output" when
+ * some of what the program printed could not be written (stdout redirected to a full disk),
+ * which would otherwise end the program with status 0 and a short file. Programs call it
+ * before they exit.
+ */
+void MetaRoceFlushStandardOutput();
 
 } // namespace ns3
 

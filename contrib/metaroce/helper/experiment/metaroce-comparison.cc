@@ -1,5 +1,6 @@
 #include "metaroce-comparison.h"
 
+#include "metaroce-atomic-file.h"
 #include "metaroce-command-line.h"
 #include "metaroce-experiment.h"
 #include "metaroce-mpi.h"
@@ -240,6 +241,7 @@ RunComparisonMain(int argc,
                       << results.front().rankPacketHops << std::endl;
             MetaRoceMpi::Disable();
         }
+        MetaRoceFlushStandardOutput(); // the table, if stdout is a file on a full disk
         return comparison.AllComplete() ? 0 : 1;
     }
     catch (const std::exception& e)
