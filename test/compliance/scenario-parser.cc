@@ -200,10 +200,14 @@ class Parser
         {
             return;
         }
-        if (values.count("datagram") && values["datagram"] > 65507)
+        // The builder makes the datagram at these sizes: a UDP payload holds at most 65507 bytes.
+        for (const char* size : {"datagram", "payloadLength"})
         {
-            throw std::invalid_argument("datagram=" + std::to_string(values["datagram"]) +
-                                        ": a UDP payload holds at most 65507 bytes");
+            if (values.count(size) && values[size] > 65507)
+            {
+                throw std::invalid_argument(std::string(size) + "=" + std::to_string(values[size]) +
+                                            ": a UDP payload holds at most 65507 bytes");
+            }
         }
         if (values.count("port") && values["port"] >= m_scenario.setup.Ports())
         {
