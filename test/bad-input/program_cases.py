@@ -121,6 +121,7 @@ PROGRAM_CASES = [
     case("metaroce-4-plane", SMALL + ["--failure=plane"], "--failureAt=1e12s",
          ["--failureAt", "1e12s"]),
     case("metaroce-bulk-send", [], "--delay=1e300s", ["--delay", "1e300s"]),
+    case("metaroce-fabric", FABRIC, "--stopTime=0s", ["--stopTime", "0s"]),
     # The flow workload's inputs, read before any run.
     case("metaroce-4-plane", FLOWS[:-1], "--cdfFile=/etc", ["--cdfFile", "/etc"]),
     case("metaroce-4-plane", FLOWS, "--load=1e-300", ["--load", "1e-300"]),

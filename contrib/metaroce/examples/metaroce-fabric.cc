@@ -63,6 +63,7 @@ struct Options
     uint32_t seed{1};
     std::string pcap; ///< capture prefix, empty: none
     bool pcapSwitches{false};
+    std::string stopTime{"1s"}; ///< simulated-time limit of each run
 };
 
 struct Result
@@ -270,6 +271,8 @@ Run(const Options& o, const std::string& transport, double loss)
     }
     Recorder recorder;
     const std::vector<Ptr<MetaRoceQueuePair>> senders = StartFlows(fabric, o, transport, recorder);
+    // A transport that keeps retrying (MetaRoCE under very heavy loss) ends here, incomplete.
+    Simulator::Stop(ParseTimeOption("stopTime", o.stopTime));
     Simulator::Run();
     Result r = Collect(o, fabric, recorder, senders);
     Simulator::Destroy();
@@ -364,6 +367,10 @@ AddOptions(CommandLine& cmd, CommandLineOptions& c)
                     "PREFIX-<transport>-loss<percent>-host<h>-plane<p>.pcap (PPP/IPv4/UDP, ns "
                     "timestamps); the directory must exist",
                     o.pcap);
+    AddStringOption(cmd,
+                    "stopTime",
+                    "simulated-time limit of each run (one that reaches it is INCOMPLETE)",
+                    o.stopTime);
     AddBoolOption(cmd,
                   "pcapSwitches",
                   "with --pcap: every switch port too, "
@@ -399,6 +406,10 @@ Validate(const CommandLineOptions& c)
         fail("--topology=" + o.topology + ": " + problem);
     }
     ParseRateOption("rate", o.rate);
+    if (ParseTimeOption("stopTime", o.stopTime) <= Time(0))
+    {
+        fail("--stopTime: '" + o.stopTime + "' is not a positive time");
+    }
     ValidateOutputPrefix("pcap", o.pcap);
     if (!o.pcap.empty())
     {
