@@ -93,12 +93,24 @@ def test_sweep_in_processes_matches_single_runs():
         assert df.iloc[3][key] == one[key]
 
 
-def test_sweep_reports_a_failed_run():
+def test_sweep_reports_a_failed_run(tmp_path):
+    # A run that fails while it runs: its result file cannot be written (a directory has the
+    # JSON's name). Configuration errors never get that far (test_sweep_refuses_before_running).
+    (tmp_path / "run.json").mkdir()
     configs = [dict(SHAPE, workload="alltoall"),
-               dict(SHAPE, workload="alltoall", failure="spine", failure_index=7)]
+               dict(SHAPE, workload="alltoall", output=str(tmp_path / "run"))]
     df = mx.sweep(configs, processes=2, progress=False, raise_errors=False)
     assert pd.isna(df.iloc[0].get("error"))
-    assert "failureIndex" in df.iloc[1]["error"]
+    assert "cannot write" in df.iloc[1]["error"] and "run.json" in df.iloc[1]["error"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # nothing half-written
+
+
+def test_sweep_refuses_before_running():
+    # A failure naming a spine the fabric does not have: refused before any process starts.
+    configs = [dict(SHAPE, workload="alltoall"),
+               dict(SHAPE, workload="alltoall", failure="spine", failure_index=7)]
+    with pytest.raises(mx.ConfigError, match="--failureIndex: spine 7 of"):
+        mx.sweep(configs, processes=2, progress=False)
 
 
 def test_sweep_reports_a_run_whose_process_dies(monkeypatch):

@@ -1,5 +1,6 @@
 #include "metaroce-comparison.h"
 
+#include "metaroce-atomic-file.h"
 #include "metaroce-command-line.h"
 #include "metaroce-experiment.h"
 #include "metaroce-mpi.h"
@@ -7,6 +8,7 @@
 
 #include "ns3/command-line.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -52,10 +54,13 @@ PathLoss(double linkEndLoss, uint32_t points)
 MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                                        const std::string& workloads,
                                        const std::string& transports,
-                                       const std::string& losses)
+                                       const std::string& losses,
+                                       const MetaRoceExperimentConfig& defaults)
 {
     const auto lossList = ParseProbabilityList("loss", losses);
-    ValidatePcapPrefix("pcap", base.pcap); // before the per-run suffixes, to name what was given
+    // Before the per-run suffixes, to name what was given.
+    ValidateOutputPrefix("pcap", base.pcap);
+    ValidateOutputPrefix("output", base.output);
     for (const auto& workload : SplitOptionList("workloads", workloads))
     {
         for (const auto& transport : SplitOptionList("transports", transports))
@@ -79,6 +84,22 @@ MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                 m_runs.push_back(c);
             }
         }
+    }
+    // An option no run uses (each run's unused ones, kept while every run has them).
+    std::vector<std::string> unused = m_runs.front().UnusedOptions(defaults);
+    for (const auto& c : m_runs)
+    {
+        const std::vector<std::string> more = c.UnusedOptions(defaults);
+        unused.erase(std::remove_if(unused.begin(),
+                                    unused.end(),
+                                    [&more](const std::string& u) {
+                                        return std::find(more.begin(), more.end(), u) == more.end();
+                                    }),
+                     unused.end());
+    }
+    if (!unused.empty())
+    {
+        throw std::invalid_argument(unused.front());
     }
 }
 
@@ -189,7 +210,11 @@ RunComparisonMain(int argc,
     const uint32_t processes = MetaRoceMpi::LaunchedProcesses();
     try
     {
-        MetaRoceComparison comparison(config, workloads, transports, losses);
+        if (sync != "granted" && sync != "null")
+        {
+            throw std::invalid_argument("--sync: '" + sync + "' is not granted or null");
+        }
+        MetaRoceComparison comparison(config, workloads, transports, losses, base);
         if (processes > 1)
         {
             // ns-3.37 sets its MPI interface up once per process and tears it down with the
@@ -216,6 +241,7 @@ RunComparisonMain(int argc,
                       << results.front().rankPacketHops << std::endl;
             MetaRoceMpi::Disable();
         }
+        MetaRoceFlushStandardOutput(); // the table, if stdout is a file on a full disk
         return comparison.AllComplete() ? 0 : 1;
     }
     catch (const std::exception& e)

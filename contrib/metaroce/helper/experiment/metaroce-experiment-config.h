@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -91,9 +93,33 @@ struct MetaRoceExperimentConfig
     std::string partition{"leaf"};
 
     /**
-     * Checks every field; throws std::invalid_argument naming the field and the problem.
+     * Checks every field; throws std::invalid_argument naming the field and the problem. Also
+     * what only fails once the model runs, checked without building anything: the NIC's and
+     * switches' attributes against the model's rules across fields (MetaRoceNic and
+     * MetaRoceSwitch::GetConfigProblem), a failure's index against the fabric's shape, the
+     * collective's smallest block, and the memory the run needs against the machine's
+     * (MetaRoceMemoryEstimate).
      */
     void Validate() const;
+
+    /**
+     * The options that differ from `defaults` yet this run would not use (--failurePlane
+     * without --failure, --cdfFile without the flows workload, ...), each as the message that
+     * refuses it ("--failurePlane: 3 has no effect without --failure").
+     */
+    std::vector<std::string> UnusedOptions(const MetaRoceExperimentConfig& defaults) const;
+
+    /// Validate(), then throws the first of UnusedOptions(defaults), if any.
+    void ValidateAsGiven(const MetaRoceExperimentConfig& defaults) const;
+
+    /**
+     * The attributes every NIC gets, "Name", "Value" pairs in the order they are set: the
+     * transport's (RoceRateControl, Streams for many channels), then nicAttributes.
+     */
+    std::vector<std::pair<std::string, std::string>> NicSettings() const;
+
+    /// The attributes every switch gets: the transport's (PfcEnabled), then switchAttributes.
+    std::vector<std::pair<std::string, std::string>> SwitchSettings() const;
 
     /**
      * Adds every field as a --option (same names) to `cmd`. Without `withGridFields`, leaves
@@ -103,8 +129,8 @@ struct MetaRoceExperimentConfig
 
     /**
      * Parses every field from the command line (AddOptions with the grid fields), then
-     * Validate()s. Returns false after printing "<program>: <problem>" on stderr for a bad
-     * option: the caller exits with status 2.
+     * ValidateAsGiven()s against the values before parsing. Returns false after printing
+     * "<program>: <problem>" on stderr for a bad option: the caller exits with status 2.
      */
     bool ParseOptions(int argc, char* argv[], const std::string& program);
 };

@@ -2,11 +2,13 @@
  * MetaRoceSwitch, part 4 of 4: its pluggable algorithms, chosen like ns-3's QueueDisc: the
  * "EcnMarker" and "BufferAdmission" factories, the objects made from them, and the former
  * attributes DtAlpha, EcnKmin, EcnKmax and EcnPmax, forwarded to those objects
- * (metaroce-forwarded-attribute.h).
+ * (metaroce-forwarded-attribute.h); and GetConfigProblem(), the check of attribute settings
+ * that builds no switch.
  */
 #include "metaroce-switch.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-forwarded-attribute.h"
@@ -52,6 +54,59 @@ MetaRoceSwitch::AddFormerAttributes(TypeId tid)
                                  DoubleValue(0.2),
                                  MakeDoubleChecker<double>(),
                                  marker);
+}
+
+std::string
+MetaRoceSwitch::GetConfigProblem(const MetaRoceAttributeSettings& settings)
+{
+    const TypeId tid = GetTypeId();
+    const Ptr<Object> admission =
+        CreateSettledAlgorithm<MetaRoceBufferAdmission>(tid, "BufferAdmission", settings);
+    const Ptr<Object> marker =
+        CreateSettledAlgorithm<MetaRoceEcnMarker>(tid, "EcnMarker", settings);
+    if (admission == nullptr || marker == nullptr)
+    {
+        return "MetaRoceSwitch: BufferAdmission or EcnMarker cannot make its object";
+    }
+    // The former attributes (AddFormerAttributes), set on the objects as a switch sets them:
+    // after the objects are made, and only a value other than the former default (a setting
+    // or Config::SetDefault).
+    for (const std::string name : {"DtAlpha", "EcnKmin", "EcnKmax", "EcnPmax"})
+    {
+        TypeId::AttributeInformation info;
+        tid.LookupAttributeByName(name, &info);
+        const Ptr<const AttributeValue> given = GetSettledAttribute(tid, name, settings);
+        if (given->SerializeToString(info.checker) ==
+            info.originalInitialValue->SerializeToString(info.checker))
+        {
+            continue;
+        }
+        const bool forAdmission = name == "DtAlpha";
+        const Ptr<Object> target = forAdmission ? admission : marker;
+        const std::string now = forAdmission ? "Alpha" : name.substr(3); // EcnKmin -> Kmin
+        if (!target->SetAttributeFailSafe(now, *given))
+        {
+            return "MetaRoceSwitch::" + name + ": " + target->GetInstanceTypeId().GetName() +
+                   " has no attribute " + now;
+        }
+    }
+    for (const std::string& problem :
+         {DynamicCast<MetaRoceBufferAdmission>(admission)->GetConfigProblem(),
+          DynamicCast<MetaRoceEcnMarker>(marker)->GetConfigProblem()})
+    {
+        if (!problem.empty())
+        {
+            return problem;
+        }
+    }
+    const auto uinteger = [&tid, &settings](const std::string& name) {
+        return DynamicCast<const UintegerValue>(GetSettledAttribute(tid, name, settings))->Get();
+    };
+    return PfcProblem(
+        DynamicCast<const BooleanValue>(GetSettledAttribute(tid, "PfcEnabled", settings))->Get(),
+        uinteger("PfcXon"),
+        uinteger("PfcXoff"),
+        uinteger("BufferSize"));
 }
 
 void

@@ -194,16 +194,25 @@ MetaRoceSwitch::CheckConfig()
     // switch starts (DoInitialize) and, for switches never initialised, on the first packet.
     m_admission->CheckConfig();
     m_ecnMarker->CheckConfig();
-    if (m_pfcEnabled)
-    {
-        NS_ABORT_MSG_IF(m_pfcXon >= m_pfcXoff,
-                        "MetaRoceSwitch: PfcXon (" << m_pfcXon << ") must be below PfcXoff ("
-                                                   << m_pfcXoff << ")");
-        NS_ABORT_MSG_IF(m_pfcXoff >= m_bufferSize,
-                        "MetaRoceSwitch: PfcXoff (" << m_pfcXoff << ") must be below BufferSize ("
-                                                    << m_bufferSize << ")");
-    }
+    const std::string pfc = PfcProblem(m_pfcEnabled, m_pfcXon, m_pfcXoff, m_bufferSize);
+    NS_ABORT_MSG_IF(!pfc.empty(), pfc);
     m_configChecked = true;
+}
+
+std::string
+MetaRoceSwitch::PfcProblem(bool enabled, uint64_t xon, uint64_t xoff, uint64_t buffer)
+{
+    if (enabled && xon >= xoff)
+    {
+        return "MetaRoceSwitch: PfcXon (" + std::to_string(xon) + ") must be below PfcXoff (" +
+               std::to_string(xoff) + ")";
+    }
+    if (enabled && xoff >= buffer)
+    {
+        return "MetaRoceSwitch: PfcXoff (" + std::to_string(xoff) + ") must be below BufferSize (" +
+               std::to_string(buffer) + ")";
+    }
+    return "";
 }
 
 uint32_t

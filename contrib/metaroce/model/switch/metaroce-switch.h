@@ -73,6 +73,7 @@
 #include "ns3/engine-types.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-buffer-admission.h"
 #include "ns3/metaroce-ecn-marker.h"
 #include "ns3/metaroce-net-device.h"
@@ -84,6 +85,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -191,6 +193,15 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
      */
     int64_t AssignStreams(int64_t stream);
 
+    /**
+     * What a switch whose attributes were `attributes` ("Name", "Value" pairs over the
+     * attributes' defaults, values valid for their attributes) would abort with when it
+     * starts (the admission and marking objects' parameters, the PFC thresholds), or "" when it
+     * would run. Builds no switch and draws no random stream: a driver that must not abort
+     * checks its attribute strings with it before it builds anything.
+     */
+    static std::string GetConfigProblem(const MetaRoceAttributeSettings& attributes);
+
     /// The ECN marking object ("EcnMarker").
     Ptr<MetaRoceEcnMarker> GetEcnMarker() const;
     /// The buffer admission object ("BufferAdmission").
@@ -287,6 +298,8 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
 
     /// Cross-attribute validation; aborts naming the attribute.
     void CheckConfig();
+    /// The PFC thresholds' rule (Xon < Xoff < BufferSize when PFC is on), or "" when kept.
+    static std::string PfcProblem(bool enabled, uint64_t xon, uint64_t xoff, uint64_t buffer);
     void CheckConservation() const;
 
     std::vector<Port> m_ports;
