@@ -2,6 +2,7 @@
 
 #include "metaroce-command-line.h"
 #include "metaroce-options.h"
+#include "metaroce-transports.h"
 
 #include "ns3/command-line.h"
 #include "ns3/metaroce-collective-schedule.h"
@@ -124,10 +125,9 @@ ValidateFabric(const MetaRoceExperimentConfig& c)
 void
 ValidateFaults(const MetaRoceExperimentConfig& c)
 {
-    Require(c.transport == "metaroce" || c.transport == "rocev2" || c.transport == "rocev2-pfc" ||
-                c.transport == "rocev2-nocc",
+    Require(FindMetaRoceTransport(c.transport) != nullptr,
             "transport",
-            "'" + c.transport + "' is not metaroce, rocev2, rocev2-pfc or rocev2-nocc");
+            "'" + c.transport + "' is not " + MetaRoceTransportNames());
     Require(c.loss >= 0 && c.loss < 1,
             "loss",
             std::to_string(c.loss) + " is not a probability in [0, 1)");
@@ -179,7 +179,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
                 "allreduce-hd needs a power-of-two number of hosts, not " +
                     std::to_string(c.hosts));
         Require(c.messageBytes >= 1, "messageBytes", "need at least 1 byte, not 0");
-        const uint32_t used = c.channels == 0 ? c.planes : c.channels;
+        const uint32_t used = MetaRoceChannels(c.transport, c.channels, c.planes);
         Require(c.messageBytes >= used,
                 "messageBytes",
                 std::to_string(c.messageBytes) + " bytes cannot be split over " +
@@ -264,7 +264,11 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                      "messageBytes",
                      "bytes per rank (collectives) or per message",
                      c.messageBytes);
-    AddIntegerOption(cmd, "channels", "channels (0: one per plane)", c.channels);
+    AddIntegerOption(cmd,
+                     "channels",
+                     "channels: queue pairs (RoCEv2) or streams (MetaRoCE) per host pair (0: one "
+                     "per plane; rocev2-meta400: 4 per plane)",
+                     c.channels);
     AddIntegerOption(cmd, "repetitions", "times the collective runs back to back", c.repetitions);
     AddStringOption(cmd,
                     "cdfFile",
@@ -356,7 +360,7 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
     AddFabricOptions(cmd, *this);
     if (withGridFields)
     {
-        AddStringOption(cmd, "transport", "metaroce, rocev2, rocev2-pfc or rocev2-nocc", transport);
+        AddStringOption(cmd, "transport", MetaRoceTransportNames(), transport);
         AddRealOption(cmd,
                       "loss",
                       "packet loss probability at every link end",

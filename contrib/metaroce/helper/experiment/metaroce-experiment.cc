@@ -10,6 +10,7 @@
 #include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-run-end.h"
+#include "metaroce-transports.h"
 
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -230,11 +231,12 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
     fabric.SetFabricLink(ParseRateOption("fabricRate", c.fabricRate),
                          ParseTimeOption("fabricDelay", c.fabricDelay));
     fabric.SetEcmpSeed(c.seed);
-    fabric.SetSwitchAttribute("PfcEnabled", BooleanValue(c.transport == "rocev2-pfc"));
-    fabric.SetNicAttribute("RoceRateControl",
-                           StringValue(c.transport == "rocev2-nocc"
-                                           ? "ns3::MetaRoceDcqcn[Enabled=false]"
-                                           : "ns3::MetaRoceDcqcn"));
+    const MetaRoceTransportInfo& transport = *FindMetaRoceTransport(c.transport);
+    fabric.SetSwitchAttribute("PfcEnabled", BooleanValue(transport.pfc));
+    if (transport.rateControl != nullptr)
+    {
+        fabric.SetNicAttribute("RoceRateControl", StringValue(transport.rateControl));
+    }
     const uint32_t channels = MetaRoceExperimentWorkload::ChannelsOf(c);
     if (MetaRoceExperimentWorkload::TransportOf(c) == metaroce::Transport::MetaRoce &&
         channels > 16)
