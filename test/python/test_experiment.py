@@ -129,7 +129,9 @@ def test_nic_attributes_are_the_engine_tables_and_reach_the_run():
     assert nic["MaxRetransmissions"]["default"] == "32"
     assert "spec 8.3" in nic["RoceRto"]["help"]
     dcqcn = {a["name"]: a for a in objects.attributes("ns3::MetaRoceDcqcn")}
-    assert dcqcn["MinRate"]["default"] == "100000000bps"
+    assert dcqcn["CnpInterval"]["default"] == "+50000ns"
+    assert dcqcn["Variant"]["default"] == "nic"
+    assert dcqcn["MinRate"]["default"] == "0bps" and "variant" in dcqcn["MinRate"]["help"]
     assert "spec 5.6" in nic["MaxRetransmissions"]["help"]
 
     r = mx.run(**SHAPE, workload="allreduce-ring", nic={"Mtu": 2048, "RtoMin": "30us"},
