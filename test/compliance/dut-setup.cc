@@ -123,6 +123,11 @@ ApplyPortable(DutSetup& s, const std::string& key, const std::string& value)
         s.rocev2.lineRateBps = ParseUnsigned(value);
         return true;
     }
+    if (key == "dcqcn.variant")
+    {
+        s.rocev2.dcqcn.variant = ParseDcqcnVariant(value);
+        return true;
+    }
     return SetByKey(s.rocev2, RoceV2ConfigFields(), "", key, value) ||
            SetByKey(s.rocev2.dcqcn, DcqcnConfigFields(), "dcqcn.", key, value);
 }
@@ -203,7 +208,7 @@ PortableKeys(Transport transport)
     }
     else
     {
-        out = {"mtu", "lineRateBps"};
+        out = {"mtu", "lineRateBps", "dcqcn.variant"};
         AddKeys(out, RoceV2ConfigFields(), "");
         AddKeys(out, DcqcnConfigFields(), "dcqcn.");
     }

@@ -44,6 +44,17 @@ def test_python_run_equals_cpp_run(example, tmp_path, workload, transport, loss)
     pd.testing.assert_frame_equal(r.hosts, cpp_hosts, check_dtype=False, rtol=1e-11)
 
 
+def test_transports_name_every_baseline():
+    names = mx.transports()
+    assert list(names)[:2] == ["metaroce", "rocev2"]
+    assert {"rocev2-paper", "rocev2-nocc", "rocev2-pfc", "rocev2-meta400"} <= set(names)
+    assert "PFC" in names["rocev2-meta400"] and "DCQCN" in names["rocev2"]
+    for name in names:
+        mx.config(**SHAPE, transport=name, workload="permutation")
+    with pytest.raises(MetaRoceError, match="rocev2-meta400"):
+        mx.config(**SHAPE, transport="rocev2-dcqcn")
+
+
 def test_results_tables_and_record():
     r = mx.run(**SHAPE, workload="allreduce-ring", transport="metaroce", loss=0.01,
                throughput_interval="20us")
@@ -130,7 +141,9 @@ def test_nic_attributes_are_the_engine_tables_and_reach_the_run():
     assert nic["MaxRetransmissions"]["default"] == "32"
     assert "spec 8.3" in nic["RoceRto"]["help"]
     dcqcn = {a["name"]: a for a in objects.attributes("ns3::MetaRoceDcqcn")}
-    assert dcqcn["MinRate"]["default"] == "100000000bps"
+    assert dcqcn["CnpInterval"]["default"] == "+50000ns"
+    assert dcqcn["Variant"]["default"] == "nic"
+    assert dcqcn["MinRate"]["default"] == "0bps" and "variant" in dcqcn["MinRate"]["help"]
     assert "spec 5.6" in nic["MaxRetransmissions"]["help"]
 
     r = mx.run(**SHAPE, workload="allreduce-ring", nic={"Mtu": 2048, "RtoMin": "30us"},

@@ -12,7 +12,9 @@ run of the same configuration give identical results (the simulator is determini
 
 Configuration fields are those of MetaRoceExperimentConfig, in snake case as the results' JSON
 names them (hosts_per_leaf, message_bytes) or as in C++ (hostsPerLeaf, messageBytes). Results
-follow doc/results-schema.md ("metaroce-results/1").
+follow doc/results-schema.md ("metaroce-results/1"). transports() names MetaRoCE and every
+RoCEv2 baseline a run may compare with (rocev2, rocev2-paper, rocev2-nocc, rocev2-pfc,
+rocev2-meta400).
 """
 
 import itertools
@@ -49,6 +51,12 @@ def _data_members(cpp_class):
 def config_fields():
     """The configuration's fields, snake case, in declaration order."""
     return [_snake(n) for n in _data_members(ns.MetaRoceExperimentConfig)]
+
+
+def transports():
+    """The transports a run may name, {name: one-line description}, metaroce first: MetaRoCE
+    and the RoCEv2 baselines (contrib/metaroce/helper/experiment/metaroce-transports.h)."""
+    return {str(t.name): str(t.description) for t in ns.MetaRoceTransports()}
 
 
 # The range of each integer type of MetaRoceExperimentConfig's fields.

@@ -5,6 +5,7 @@
 #include "metaroce-experiment.h"
 #include "metaroce-mpi.h"
 #include "metaroce-options.h"
+#include "metaroce-transports.h"
 
 #include "ns3/command-line.h"
 
@@ -116,14 +117,14 @@ MetaRoceComparison::Run(std::ostream& os)
        << ".\nThe announced 'about 86% of throughput at 1% packet loss' is 1% per path (0.25% "
        << "per link end).\nkept: bus bandwidth over the same transport's lossless run; spur: "
        << "retransmissions the receiver already had.\n\n"
-       << std::left << std::setw(16) << "workload" << std::setw(12) << "transport" << std::right
+       << std::left << std::setw(16) << "workload" << std::setw(16) << "transport" << std::right
        << std::setw(6) << "loss" << std::setw(6) << "path" << std::setw(11) << "time (us)"
        << std::setw(9) << "algbw" << std::setw(9) << "busbw" << std::setw(8) << "kept"
        << std::setw(10) << "FCT p99" << std::setw(9) << "retx" << std::setw(7) << "spur"
        << std::setw(6) << "RTOs" << std::setw(8) << "drops" << std::setw(8) << "pauses"
        << std::setw(8) << "wall s"
        << "\n"
-       << std::setw(34) << "end" << std::setw(26) << "GB/s" << std::setw(9) << "GB/s"
+       << std::setw(38) << "end" << std::setw(26) << "GB/s" << std::setw(9) << "GB/s"
        << std::setw(8) << "%" << std::setw(10) << "us"
        << "\n";
     // The lossless busbw of each (workload, transport), for the "kept" column.
@@ -142,7 +143,7 @@ MetaRoceComparison::Run(std::ostream& os)
         {
             drops += reason.rfind("nic-", 0) == 0 ? 0 : n;
         }
-        os << std::left << std::setw(16) << c.workload << std::setw(12) << c.transport << std::right
+        os << std::left << std::setw(16) << c.workload << std::setw(16) << c.transport << std::right
            << std::fixed << std::setprecision(2) << std::setw(5) << c.loss * 100 << "%"
            << std::setprecision(1) << std::setw(5) << PathLoss(c.loss, LossPointsPerPath(c)) * 100
            << "%" << std::setw(11) << r.durationUs << std::setw(9) << r.collective.algBwGBps
@@ -196,7 +197,11 @@ RunComparisonMain(int argc,
     CommandLine cmd(program);
     config.AddOptions(cmd, false);
     AddStringOption(cmd, "workloads", "comma-separated workloads", workloads);
-    AddStringOption(cmd, "transports", "comma-separated transports", transports);
+    AddStringOption(cmd,
+                    "transports",
+                    "comma-separated transports: " + MetaRoceTransportNames() +
+                        " (metaroce-transports.h describes each)",
+                    transports);
     AddStringOption(cmd, "losses", "comma-separated loss probabilities at every link end", losses);
     std::string sync = "granted";
     AddStringOption(cmd,

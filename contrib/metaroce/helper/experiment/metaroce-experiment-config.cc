@@ -2,6 +2,7 @@
 
 #include "metaroce-command-line.h"
 #include "metaroce-options.h"
+#include "metaroce-transports.h"
 
 #include "ns3/command-line.h"
 #include "ns3/metaroce-collective-schedule.h"
@@ -69,7 +70,11 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                      "messageBytes",
                      "bytes per rank (collectives) or per message",
                      c.messageBytes);
-    AddIntegerOption(cmd, "channels", "channels (0: one per plane)", c.channels);
+    AddIntegerOption(cmd,
+                     "channels",
+                     "channels: queue pairs (RoCEv2) or streams (MetaRoCE) per host pair (0: one "
+                     "per plane; rocev2-meta400: 4 per plane)",
+                     c.channels);
     AddIntegerOption(cmd, "repetitions", "times the collective runs back to back", c.repetitions);
     AddStringOption(cmd,
                     "cdfFile",
@@ -158,7 +163,7 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
     AddFabricOptions(cmd, *this);
     if (withGridFields)
     {
-        AddStringOption(cmd, "transport", "metaroce, rocev2, rocev2-pfc or rocev2-nocc", transport);
+        AddStringOption(cmd, "transport", MetaRoceTransportNames(), transport);
         AddRealOption(cmd,
                       "loss",
                       "packet loss probability at every link end",

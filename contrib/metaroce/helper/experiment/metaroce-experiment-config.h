@@ -4,11 +4,9 @@
  * example, a test or a Python script describes a run the same way and a sweep is a loop over
  * copies of it.
  *
- * Transports:
- *   metaroce     MetaRoCE, one connection per host pair sprayed over every plane;
- *   rocev2       RoCEv2 RC with go-back-N and DCQCN, no PFC (loss drops packets);
- *   rocev2-pfc   the same with PFC on every switch (random loss still drops packets);
- *   rocev2-nocc  RoCEv2 go-back-N without DCQCN and without PFC.
+ * Transports: metaroce and the RoCEv2 baselines rocev2 (NIC-style DCQCN), rocev2-paper (the
+ * DCQCN paper's), rocev2-nocc (no congestion control), rocev2-pfc (NIC-style DCQCN and PFC) and
+ * rocev2-meta400 (PFC, no DCQCN, QP scaling), described in metaroce-transports.h.
  */
 #ifndef METAROCE_EXPERIMENT_CONFIG_H
 #define METAROCE_EXPERIMENT_CONFIG_H
@@ -68,7 +66,7 @@ struct MetaRoceExperimentConfig
     // Workload.
     std::string workload{"allreduce-ring"}; ///< see ParseCollective(), or "flows"
     uint64_t messageBytes{1 << 20};         ///< buffer per rank (collectives), message (patterns)
-    uint32_t channels{0};                   ///< 0: one per plane
+    uint32_t channels{0}; ///< 0: one per plane (rocev2-meta400: kMeta400QpsPerConnection)
     uint32_t repetitions{1};
     std::string cdfFile;       ///< flows: size distribution, lines "bytes cumulative-probability"
     double load{0.5};          ///< flows: offered load, fraction of each host's line rate x planes

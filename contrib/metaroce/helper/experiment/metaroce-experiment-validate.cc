@@ -10,6 +10,7 @@
 #include "metaroce-experiment-workload.h"
 #include "metaroce-memory-estimate.h"
 #include "metaroce-options.h"
+#include "metaroce-transports.h"
 
 #include "ns3/double.h"
 #include "ns3/metaroce-collective-schedule.h"
@@ -101,10 +102,9 @@ ValidateFabric(const MetaRoceExperimentConfig& c)
 void
 ValidateFaults(const MetaRoceExperimentConfig& c)
 {
-    Require(c.transport == "metaroce" || c.transport == "rocev2" || c.transport == "rocev2-pfc" ||
-                c.transport == "rocev2-nocc",
+    Require(FindMetaRoceTransport(c.transport) != nullptr,
             "transport",
-            "'" + c.transport + "' is not metaroce, rocev2, rocev2-pfc or rocev2-nocc");
+            "'" + c.transport + "' is not " + MetaRoceTransportNames());
     Require(c.loss >= 0 && c.loss < 1,
             "loss",
             std::to_string(c.loss) + " is not a probability in [0, 1)");
@@ -186,7 +186,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
                 "allreduce-hd needs a power-of-two number of hosts, not " +
                     std::to_string(c.hosts));
         Require(c.messageBytes >= 1, "messageBytes", "need at least 1 byte, not 0");
-        const uint32_t used = c.channels == 0 ? c.planes : c.channels;
+        const uint32_t used = MetaRoceChannels(c.transport, c.channels, c.planes);
         Require(c.messageBytes >= used,
                 "messageBytes",
                 std::to_string(c.messageBytes) + " bytes cannot be split over " +
@@ -274,10 +274,12 @@ ValidateFailureIndex(const MetaRoceExperimentConfig& c)
 MetaRoceAttributeList
 TransportNicSettings(const MetaRoceExperimentConfig& c)
 {
-    MetaRoceAttributeList settings{{"RoceRateControl",
-                                    c.transport == "rocev2-nocc"
-                                        ? "ns3::MetaRoceDcqcn[Enabled=false]"
-                                        : "ns3::MetaRoceDcqcn"}};
+    MetaRoceAttributeList settings;
+    const MetaRoceTransportInfo* transport = FindMetaRoceTransport(c.transport);
+    if (transport != nullptr && transport->rateControl != nullptr)
+    {
+        settings.emplace_back("RoceRateControl", transport->rateControl);
+    }
     const uint32_t channels = MetaRoceExperimentWorkload::ChannelsOf(c);
     if (MetaRoceExperimentWorkload::TransportOf(c) == metaroce::Transport::MetaRoce &&
         channels > 16)
@@ -523,7 +525,8 @@ MetaRoceExperimentConfig::NicSettings() const
 MetaRoceAttributeList
 MetaRoceExperimentConfig::SwitchSettings() const
 {
-    MetaRoceAttributeList settings{{"PfcEnabled", transport == "rocev2-pfc" ? "true" : "false"}};
+    const MetaRoceTransportInfo* info = FindMetaRoceTransport(transport);
+    MetaRoceAttributeList settings{{"PfcEnabled", info != nullptr && info->pfc ? "true" : "false"}};
     for (auto& setting :
          ParseAttributeOption("switchAttributes", switchAttributes, "ns3::MetaRoceSwitch"))
     {

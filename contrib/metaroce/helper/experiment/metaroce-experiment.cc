@@ -10,6 +10,7 @@
 #include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-run-end.h"
+#include "metaroce-transports.h"
 
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
