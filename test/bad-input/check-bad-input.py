@@ -1,22 +1,43 @@
 #!/usr/bin/env python3
-"""Bad input, everywhere a user types (doc/reliability.md, "Bad input"): every case runs a
-program of the build with one invalid option value and checks that it is refused the way the
-project promises:
+"""Bad input, everywhere a user types (doc/reliability.md, "Bad input"): every case gives a
+program of the build one invalid option value, argument or file, and checks that it is refused
+the way the project promises:
 
   * a non-zero exit status (2: a refused option), within a few seconds (no hang, no run);
-  * exactly one line on stderr, which names the option and the value given;
+  * exactly one line on stderr, which names the option and the value given (a scenario file:
+    the file and the line);
   * no "terminate called", no ns-3 abort report (msg=..., file=<source path>), no usage text,
     and no sanitizer report.
 
 Values include ones the option parser takes but the model cannot (zero delays, more planes
-than a NIC has ports, sizes past the wire's limits, absurd channel counts).
+than a NIC has ports, sizes past the wire's limits, absurd channel counts). The cases:
+
+  * CASES below: one option value of each program;
+  * program_cases.py: values the model would abort on later, options that would do nothing,
+    sizes past the machine's memory, times ns-3 cannot hold, arguments ns-3 reads itself,
+    result files that cannot be written (a full disk, as a file-size limit);
+  * compliance_cases.py: bad compliance scenario files (metaroce-compliance --scenarios=FILE);
+  * python_cases.py: the Python experiment API, which must raise metaroce.ConfigError naming
+    the field, one process for all of them, then a good run (python-bad-input.py, in the
+    project's virtualenv: scripts/python-env.sh).
 
     python3 test/bad-input/check-bad-input.py BUILD_DIR
 """
+import json
 import os
+import resource
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from compliance_cases import COMPLIANCE_CASES  # noqa: E402
+from program_cases import PROGRAM_CASES  # noqa: E402
+from python_cases import PYTHON_CASES  # noqa: E402
 
 SMALL = ["--hosts=4", "--planes=2", "--hostsPerLeaf=2", "--spines=1", "--messageBytes=4096",
          "--transports=metaroce", "--workloads=allreduce-ring", "--losses=0"]
@@ -161,52 +182,168 @@ CASES = [
 
 
 def program_path(build, name):
-    if name in ("metaroce-perf",):
+    if name in ("metaroce-perf", "metaroce-compliance"):
         return os.path.join(build, name)
     if name in ("metaroce-engine-train",):
         return os.path.join(build, "bench", name)
     return os.path.join(build, "examples", name)
 
 
+FORBIDDEN = ("terminate called", "file=", "msg=", "Program Options", "Sanitizer",
+             "runtime error")
+
+
+def judge(err, code, needles):
+    """The ways a refusal `err` (stderr) with exit status `code` breaks the rules."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    problems = []
+    if code is None or code <= 0:
+        problems.append(f"exit status {code}")
+    if len(lines) != 1:
+        problems.append(f"{len(lines)} lines on stderr")
+    for bad_text in FORBIDDEN:
+        if bad_text in err:
+            problems.append(f"stderr has '{bad_text}'")
+    for needle in needles:
+        if needle not in (lines[0] if lines else ""):
+            problems.append(f"the line does not name '{needle}'")
+    return problems, (lines[0] if lines else "")
+
+
+def limiter(limits):
+    """A preexec_fn applying a case's resource limits (file size: writes past it fail with
+    EFBIG, as on a full disk; open files)."""
+    def apply():
+        if "fsize" in limits:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits["fsize"], limits["fsize"]))
+        if "nofile" in limits:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limits["nofile"], limits["nofile"]))
+    return apply
+
+
+def run_program(cmd, env=None, limits=None):
+    """(stderr, exit status) of `cmd`; status None when it did not end within 30 s. A "stdout"
+    limit sends its standard output to that file (/dev/full: a full disk behind a redirection)."""
+    limits = limits or {}
+    out = open(limits["stdout"], "w") if "stdout" in limits else subprocess.PIPE
+    try:
+        p = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True, timeout=30,
+                           env=env, preexec_fn=limiter(limits))
+        return p.stderr, p.returncode
+    except subprocess.TimeoutExpired:
+        return "(timed out: a hang or a run, not a refusal)", None
+    finally:
+        if out is not subprocess.PIPE:
+            out.close()
+
+
+def report(shown, problems, line, err):
+    if problems:
+        print(f"FAIL {shown}: {'; '.join(problems)}\n     stderr: {err.strip()[:400]!r}")
+        return 1
+    print(f"ok   {shown}: {line}")
+    return 0
+
+
+def program_cases(build, files):
+    """CASES and program_cases.PROGRAM_CASES; returns (cases, failures)."""
+    cases = [(program, base, bad, needles, extra[0] if extra else None, {})
+             for program, base, bad, needles, *extra in CASES] + PROGRAM_CASES
+    failures = 0
+    for program, base, bad, needles, env, limits in cases:
+        tmp = tempfile.mkdtemp(prefix="metaroce-bad-case-")
+        names = dict(files, tmp=tmp)
+        args = [a.format(**names) for a in base + [bad]]
+        full_env = dict(os.environ, **env) if env else None
+        opts = {k: v for k, v in limits.items() if k != "leaves_nothing"}
+        err, code = run_program([program_path(build, program)] + args, full_env, opts)
+        problems, line = judge(err, code, [n.format(**names) for n in needles])
+        if "leaves_nothing" in limits:
+            left = os.listdir(limits["leaves_nothing"].format(**names))
+            if left:
+                problems.append(f"left {left} behind")
+        shutil.rmtree(tmp, ignore_errors=True)
+        failures += report(f"{program} {bad.format(**names)}", problems, line, err)
+    return len(cases), failures
+
+
+def compliance_cases(build, tmp):
+    """compliance_cases.COMPLIANCE_CASES through metaroce-compliance --scenarios=FILE."""
+    failures = 0
+    for name, text, line_number, needles in COMPLIANCE_CASES:
+        path = os.path.join(tmp, name + ".mrs")
+        with open(path, "w") as f:
+            f.write(text)
+        err, code = run_program([program_path(build, "metaroce-compliance"),
+                                 f"--scenarios={path}"])
+        problems, line = judge(err, code, [f"{path}:{line_number}: "] + needles)
+        failures += report(f"metaroce-compliance scenario {name}", problems, line, err)
+    return len(COMPLIANCE_CASES), failures
+
+
+def python_cases(build):
+    """python_cases.PYTHON_CASES in one process of the project's virtualenv."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    try:
+        venv = subprocess.run(["bash", os.path.join(root, "scripts", "python-env.sh")],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        env = dict(os.environ, METAROCE_BUILD_DIR=os.path.abspath(build),
+                   PYTHONPATH=os.path.join(root, "bindings", "python"))
+        p = subprocess.run([os.path.join(venv, "bin", "python"),
+                            os.path.join(HERE, "python-bad-input.py")],
+                           capture_output=True, text=True, timeout=600, env=env)
+        outcome = json.loads(p.stdout)
+    except (subprocess.SubprocessError, OSError, ValueError) as e:
+        for _, kwargs, field, _ in PYTHON_CASES:
+            print(f"FAIL python {field}: the Python cases could not run ({e})")
+        return len(PYTHON_CASES), len(PYTHON_CASES)
+    failures = 0
+    for (function, kwargs, field, needles), r in zip(PYTHON_CASES, outcome["cases"]):
+        problems = []
+        message = r["message"]
+        if not r["config_error"]:
+            problems.append(f"raised {r['type']}, not metaroce.ConfigError")
+        if r["field"] != field:
+            problems.append(f"field {r['field']!r}, not {field!r}")
+        if "\n" in message.strip() or not message:
+            problems.append("not one line")
+        for bad_text in FORBIDDEN:
+            if bad_text in message:
+                problems.append(f"the message has '{bad_text}'")
+        for needle in needles:
+            if needle not in message:
+                problems.append(f"the message does not name '{needle}'")
+        failures += report(f"python {r['call'][:90]}", problems, message, message)
+    good = outcome["good_run"] is True and not p.stderr.strip()
+    failures += report("python: a good run after them, same process",
+                       [] if good else [f"{outcome['good_run']}; stderr {p.stderr[:300]!r}"],
+                       "complete", "")
+    return len(PYTHON_CASES), failures
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     tmp = tempfile.mkdtemp(prefix="metaroce-bad-input-")
-    files = {}
+    files = {"file": os.path.join(tmp, "a-file")}
+    with open(files["file"], "w") as f:
+        f.write("not a directory\n")
     for key, text in (("bad", CDF_BAD), ("huge", CDF_HUGE), ("word", CDF_WORD),
                       ("good", "100 0.5\n1000 1\n")):
         files[key] = os.path.join(tmp, key + ".cdf")
         with open(files[key], "w") as f:
             f.write(text)
-    failures = 0
-    for program, base, bad, needles, *extra in CASES:
-        args = [a.format(**files) for a in base + [bad]]
-        cmd = [program_path(build, program)] + args
-        env = dict(os.environ, **extra[0]) if extra else None
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=30, env=env)
-            err, code = p.stderr, p.returncode
-        except subprocess.TimeoutExpired:
-            err, code = "(timed out: a hang or a run, not a refusal)", None
-        lines = [line for line in err.splitlines() if line.strip()]
-        problems = []
-        if code is None or code <= 0:
-            problems.append(f"exit status {code}")
-        if len(lines) != 1:
-            problems.append(f"{len(lines)} lines on stderr")
-        for bad_text in ("terminate called", "file=", "msg=", "Program Options",
-                         "Sanitizer", "runtime error"):
-            if bad_text in err:
-                problems.append(f"stderr has '{bad_text}'")
-        for needle in needles:
-            if needle.format(**files) not in (lines[0] if lines else ""):
-                problems.append(f"the line does not name '{needle}'")
-        shown = f"{program} {bad.format(**files)}"
-        if problems:
-            failures += 1
-            print(f"FAIL {shown}: {'; '.join(problems)}\n     stderr: {err.strip()[:400]!r}")
-        else:
-            print(f"ok   {shown}: {lines[0]}")
-    print(f"bad input: {len(CASES) - failures} of {len(CASES)} cases refused as promised")
+    total = failures = 0
+    counts = []
+    for what, (n, failed) in (("programs", program_cases(build, files)),
+                              ("compliance scenarios", compliance_cases(build, tmp)),
+                              ("Python API", python_cases(build))):
+        total += n
+        failures += failed
+        counts.append(f"{n} {what}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"bad input: {total - failures} of {total} cases refused as promised "
+          f"({', '.join(counts)})")
     return 1 if failures else 0
 
 

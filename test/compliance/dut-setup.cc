@@ -4,6 +4,7 @@
 #include "rocev2-queue-pair.h"
 #include "text-values.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -29,10 +30,17 @@ SetField(Config& config, const ConfigField<Config>& f, const std::string& text)
         break;
     case FieldUnit::Real: {
         std::size_t used = 0;
-        value = std::stod(text, &used);
-        if (used != text.size())
+        try
         {
-            throw std::invalid_argument("'" + text + "' is not a number");
+            value = std::stod(text, &used);
+        }
+        catch (const std::exception&) // std::stod says only "stod"
+        {
+            used = 0;
+        }
+        if (used == 0 || used != text.size() || !std::isfinite(value))
+        {
+            throw std::invalid_argument("'" + text + "' is not a finite number");
         }
         break;
     }
@@ -115,6 +123,11 @@ ApplyPortable(DutSetup& s, const std::string& key, const std::string& value)
         s.rocev2.lineRateBps = ParseUnsigned(value);
         return true;
     }
+    if (key == "dcqcn.variant")
+    {
+        s.rocev2.dcqcn.variant = ParseDcqcnVariant(value);
+        return true;
+    }
     return SetByKey(s.rocev2, RoceV2ConfigFields(), "", key, value) ||
            SetByKey(s.rocev2.dcqcn, DcqcnConfigFields(), "dcqcn.", key, value);
 }
@@ -195,7 +208,7 @@ PortableKeys(Transport transport)
     }
     else
     {
-        out = {"mtu", "lineRateBps"};
+        out = {"mtu", "lineRateBps", "dcqcn.variant"};
         AddKeys(out, RoceV2ConfigFields(), "");
         AddKeys(out, DcqcnConfigFields(), "dcqcn.");
     }

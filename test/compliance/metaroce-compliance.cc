@@ -4,10 +4,14 @@
  * each failure, and a JSON summary. Exits 0 only when every selected scenario passes.
  *
  *   metaroce-compliance [--adapter=engine|udp|ns3-nic] [--scenario=SUBSTRING] [--report=FILE.json]
- *                       [--scenarios=DIR] [--list]
+ *                       [--scenarios=DIR|FILE.mrs] [--list]
+ *
+ * A problem with the arguments or a scenario file is one line on stderr ("<file>:<line>: ..."
+ * for a scenario) and exit status 2, before any scenario runs.
  */
 #include "compliance-report.h"
 #include "engine-adapter.h"
+#include "metaroce-atomic-file.h"
 #include "scenario-runner.h"
 #include "scenario.h"
 #include "udp-adapter.h"
@@ -18,11 +22,11 @@
 
 #include <algorithm>
 #include <dirent.h>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 using namespace metaroce::compliance;
@@ -33,10 +37,16 @@ namespace
 std::vector<std::string>
 ScenarioFiles(const std::string& dir)
 {
+    struct stat info;
+    if (stat(dir.c_str(), &info) == 0 && S_ISREG(info.st_mode))
+    {
+        return {dir}; // one scenario file
+    }
     DIR* d = opendir(dir.c_str());
     if (d == nullptr)
     {
-        throw std::invalid_argument("cannot open scenario directory " + dir);
+        throw std::invalid_argument("--scenarios: cannot open '" + dir +
+                                    "' (a directory of .mrs files, or one file)");
     }
     std::vector<std::string> files;
     for (dirent* e = readdir(d); e != nullptr; e = readdir(d))
@@ -75,13 +85,15 @@ MakeAdapter(const std::string& name)
 #endif
 }
 
+const char* const kUsage = "metaroce-compliance [--adapter=engine|udp|ns3-nic] "
+                           "[--scenario=SUBSTRING] [--report=FILE.json] "
+                           "[--scenarios=DIR|FILE.mrs] [--list]";
+
+/// A refused argument: one line, exit status 2.
 int
 Usage(const std::string& problem)
 {
-    std::cerr
-        << "metaroce-compliance: " << problem << "\n"
-        << "usage: metaroce-compliance [--adapter=engine|udp|ns3-nic] [--scenario=SUBSTRING]\n"
-        << "                           [--report=FILE.json] [--scenarios=DIR] [--list]\n";
+    std::cerr << "metaroce-compliance: " << problem << " (usage: " << kUsage << ")\n";
     return 2;
 }
 
@@ -121,6 +133,11 @@ main(int argc, char** argv)
         {
             list = true;
         }
+        else if (arg == "--help" || arg == "-h")
+        {
+            std::cout << "usage: " << kUsage << "\n";
+            return 0;
+        }
         else
         {
             return Usage("unknown argument '" + arg + "'");
@@ -148,7 +165,15 @@ main(int argc, char** argv)
             {
                 std::cout << s.name << "  (spec " << s.spec << ")  " << s.title << "\n";
             }
+            ns3::MetaRoceFlushStandardOutput();
             return 0;
+        }
+        // The report's file is made (under a temporary name) before anything runs, so a path
+        // that cannot be written is refused at once; it gets its name when complete.
+        std::unique_ptr<ns3::MetaRoceAtomicFile> out;
+        if (!report.empty())
+        {
+            out = std::make_unique<ns3::MetaRoceAtomicFile>(report);
         }
         std::vector<ScenarioResult> results;
         std::size_t failed = 0;
@@ -158,17 +183,14 @@ main(int argc, char** argv)
             failed += !results.back().passed;
             PrintResult(std::cout, results.back());
         }
-        if (!report.empty())
+        if (out)
         {
-            std::ofstream out(report);
-            if (!out)
-            {
-                throw std::invalid_argument("cannot write report " + report);
-            }
-            WriteJson(out, adapter->Name(), results);
+            WriteJson(out->Stream(), adapter->Name(), results);
+            out->Commit();
         }
         std::cout << adapter->Name() << ": " << results.size() - failed << " passed, " << failed
                   << " failed\n";
+        ns3::MetaRoceFlushStandardOutput(); // the results, if stdout is a file on a full disk
         return failed == 0 ? 0 : 1;
     }
     catch (const std::exception& e)

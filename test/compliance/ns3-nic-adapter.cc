@@ -10,6 +10,7 @@
 #include "ns3/node.h"
 #include "ns3/ppp-header.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
@@ -125,6 +126,8 @@ Ns3NicAdapter::ApplyAttributes()
             SetConfigAttributes(*nic, m_setup.rocev2, RoceV2ConfigFields(), "Roce");
             Ptr<MetaRoceDcqcn> dcqcn = CreateObject<MetaRoceDcqcn>();
             SetConfigAttributes(*dcqcn, m_setup.rocev2.dcqcn, DcqcnConfigFields());
+            dcqcn->SetAttribute("Variant",
+                                StringValue(DcqcnVariantName(m_setup.rocev2.dcqcn.variant)));
             nic->SetRoceRateControl(dcqcn);
         }
         nic->SetAttribute("RealPayload", BooleanValue(false));

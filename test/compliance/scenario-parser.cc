@@ -3,7 +3,10 @@
 #include "text-values.h"
 
 #include <algorithm>
+#include <bitset>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -80,22 +83,22 @@ class Parser
             }
             catch (const std::invalid_argument& e)
             {
-                throw std::invalid_argument(m_scenario.path + ":" + std::to_string(number) + ": " +
-                                            e.what());
+                throw std::invalid_argument(Where(number) + e.what());
             }
         }
-        const std::string where = m_scenario.path + ": ";
+        // What the whole file lacks is reported at its last line.
+        const std::string end = Where(std::max(number, 1)) + "the file ends without ";
         if (!m_haveTransport)
         {
-            throw std::invalid_argument(where + "no 'transport' directive");
+            throw std::invalid_argument(end + "a 'transport' directive");
         }
         if (m_scenario.spec.empty())
         {
-            throw std::invalid_argument(where + "no 'spec' directive naming the sections checked");
+            throw std::invalid_argument(end + "a 'spec' directive naming the sections checked");
         }
         if (m_scenario.steps.empty())
         {
-            throw std::invalid_argument(where + "no timed lines");
+            throw std::invalid_argument(end + "a timed line");
         }
         try
         {
@@ -103,9 +106,171 @@ class Parser
         }
         catch (const std::invalid_argument& e)
         {
-            throw std::invalid_argument(where + "configuration: " + e.what());
+            throw std::invalid_argument(Where(m_setupLine) + "configuration: " + e.what());
         }
+        CheckValues();
         return m_scenario;
+    }
+
+  private:
+    std::string Where(int line) const
+    {
+        return m_scenario.path + ":" + std::to_string(line) + ": ";
+    }
+
+    /**
+     * The values of every timed line, now that the configuration is complete: what the runner
+     * would only meet when it plays the line (and report as a failed scenario) is refused here
+     * with the line - literals that do not parse or fit their field, ports the DUT does not
+     * have, variables used before an expectation binds them, injections that cannot be built.
+     */
+    void CheckValues() const
+    {
+        std::set<std::string> bound;
+        for (const Step& step : m_scenario.steps)
+        {
+            try
+            {
+                CheckStepValues(step, bound);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw std::invalid_argument(Where(step.line) + e.what());
+            }
+        }
+    }
+
+    void CheckStepValues(const Step& step, std::set<std::string>& bound) const
+    {
+        const bool expectation = step.kind == Step::Kind::ExpectPacket ||
+                                 step.kind == Step::Kind::ExpectCompletion ||
+                                 step.kind == Step::Kind::ExpectCounters;
+        if (step.kind == Step::Kind::PortState && step.port >= m_scenario.setup.Ports())
+        {
+            throw std::invalid_argument("the DUT has no port " + std::to_string(step.port) + " (" +
+                                        std::to_string(m_scenario.setup.Ports()) + " ports)");
+        }
+        std::map<std::string, uint64_t> values;
+        std::optional<std::bitset<kSackBits>> sack;
+        BytePatches patches;
+        std::set<std::string> binds;
+        for (const Term& t : step.terms)
+        {
+            if (t.value[0] == '$')
+            {
+                values[t.name] = CheckVariable(t, expectation, bound, binds);
+            }
+            else if (t.value == "*")
+            {
+                continue;
+            }
+            else if (t.name == "sack")
+            {
+                sack = ParseSack(t.value);
+            }
+            else if (IsBytePatch(t.name))
+            {
+                patches.emplace_back(ParseUnsigned(t.name.substr(1), 65507),
+                                     static_cast<uint8_t>(ParseUnsigned(t.value, 255)));
+            }
+            else
+            {
+                values[t.name] = CheckLiteral(step, t);
+            }
+        }
+        bound.insert(binds.begin(), binds.end());
+        if (step.kind == Step::Kind::Post)
+        {
+            // The runner narrows these to their work request fields (a length travels in 32
+            // bits, spec 3.3): a larger value would be cut silently.
+            for (const auto& [name, max] : {std::make_pair("length", uint64_t{UINT32_MAX}),
+                                            std::make_pair("stream", uint64_t{UINT16_MAX}),
+                                            std::make_pair("localKey", uint64_t{UINT32_MAX}),
+                                            std::make_pair("remoteKey", uint64_t{UINT32_MAX})})
+            {
+                if (values.count(name) && values[name] > max)
+                {
+                    throw std::invalid_argument(std::string(name) + "=" +
+                                                std::to_string(values[name]) + " is above " +
+                                                std::to_string(max));
+                }
+            }
+        }
+        if (step.kind != Step::Kind::Inject)
+        {
+            return;
+        }
+        // The builder makes the datagram at these sizes: a UDP payload holds at most 65507 bytes.
+        for (const char* size : {"datagram", "payloadLength"})
+        {
+            if (values.count(size) && values[size] > 65507)
+            {
+                throw std::invalid_argument(std::string(size) + "=" + std::to_string(values[size]) +
+                                            ": a UDP payload holds at most 65507 bytes");
+            }
+        }
+        if (values.count("port") && values["port"] >= m_scenario.setup.Ports())
+        {
+            throw std::invalid_argument("the DUT has no port " + std::to_string(values["port"]));
+        }
+        Build(m_scenario.setup, step.opcode, values, sack, patches, 0);
+    }
+
+    /// A literal value (or a range a..b in an expectation), as the runner reads it.
+    static uint64_t CheckLiteral(const Step& step, const Term& t)
+    {
+        const std::size_t dots = t.value.find("..");
+        if (step.kind == Step::Kind::ExpectCompletion && (t.name == "status" || t.name == "op"))
+        {
+            const bool known = t.name == "status"
+                                   ? ParseStatus(t.value).has_value()
+                                   : (t.value == "WRITE" || t.value == "SEND" || t.value == "RECV");
+            if (!known)
+            {
+                throw std::invalid_argument("'" + t.value + "' is not a completion " + t.name);
+            }
+            return 0;
+        }
+        if (dots != std::string::npos)
+        {
+            if (ParseFieldValue(t.name, t.value.substr(0, dots)) >
+                ParseFieldValue(t.name, t.value.substr(dots + 2)))
+            {
+                throw std::invalid_argument("range '" + t.value + "' runs backwards");
+            }
+            return 0;
+        }
+        return ParseFieldValue(t.name, t.value);
+    }
+
+    /// A variable term: "$x" binds x in an expectation; "$x+N" or "$x-N", and any use in an
+    /// injection or a post, needs x bound by an earlier expectation. Returns a stand-in value.
+    static uint64_t CheckVariable(const Term& t,
+                                  bool expectation,
+                                  const std::set<std::string>& bound,
+                                  std::set<std::string>& binds)
+    {
+        const std::size_t op = t.value.find_first_of("+-");
+        const std::string name = t.value.substr(1, op == std::string::npos ? op : op - 1);
+        if (name.empty() ||
+            name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                                   "WXYZ0123456789_") != std::string::npos)
+        {
+            throw std::invalid_argument("'" + t.value + "' is not a variable ($name or $name+N)");
+        }
+        if (op != std::string::npos)
+        {
+            ParseUnsigned(t.value.substr(op + 1));
+        }
+        if (!bound.count(name))
+        {
+            if (!expectation || op != std::string::npos || t.negate)
+            {
+                throw std::invalid_argument(t.value + " is used before an expectation binds it");
+            }
+            binds.insert(name);
+        }
+        return 0;
     }
 
   private:
@@ -135,9 +300,14 @@ class Parser
         if (first == "transport")
         {
             TransportDirective(words);
+            m_setupLine = number;
             return;
         }
         RequireTransport(first);
+        if (first == "config" || first == "memory")
+        {
+            m_setupLine = number;
+        }
         if (first == "config")
         {
             for (std::size_t i = 1; i < words.size(); ++i)
@@ -222,6 +392,7 @@ class Parser
             throw std::invalid_argument("memory needs a non-zero key=, addr= and length=");
         }
         m_scenario.setup.regions.push_back(region);
+        MakeDutMemory(m_scenario.setup); // what registration refuses (a range that wraps, ...)
     }
 
     void Timed(const std::vector<std::string>& words, const std::string& line, int number)
@@ -238,7 +409,13 @@ class Parser
             step.tolerance = ParseTime(time.substr(pm + 2));
             time.resize(pm);
         }
-        step.time = time[0] == '+' ? m_lastTime + ParseTime(time.substr(1)) : ParseTime(time);
+        const TimeNs relative = time[0] == '+' ? ParseTime(time.substr(1)) : 0;
+        if (relative > kNever - 1 - m_lastTime)
+        {
+            throw std::invalid_argument("'" + time + "' after " + FormatTime(m_lastTime) +
+                                        " is past the latest time a scenario can name");
+        }
+        step.time = time[0] == '+' ? m_lastTime + relative : ParseTime(time);
         if (step.time < m_lastTime)
         {
             throw std::invalid_argument("time " + FormatTime(step.time) + " is before the " +
@@ -405,6 +582,7 @@ class Parser
     bool m_haveTransport{false};
     TimeNs m_lastTime{0};
     TimeNs m_tolerance{0};
+    int m_setupLine{1}; ///< the last line that configured the DUT (transport, config, memory)
     std::set<std::string> m_labels;
 };
 

@@ -87,7 +87,12 @@ ParseTime(const std::string& text)
     {
         throw std::invalid_argument("'" + text + "' is not a time");
     }
-    TimeNs ns = ParseUnsigned(whole) * scale;
+    const uint64_t count = ParseUnsigned(whole);
+    if (count > (kNever - 1) / scale)
+    {
+        throw std::invalid_argument("'" + text + "' is past the latest time a scenario can name");
+    }
+    TimeNs ns = count * scale;
     // The fraction must not need finer than 1 ns.
     uint64_t unitPart = scale;
     for (char c : fraction)

@@ -98,7 +98,7 @@ TEST(ConfigField, ValidateNamesOwnerFieldAndValue)
                   "MetaRoceConfig.maxTailProbes: must be in [0, 64] (got 65)");
     }
     RoceV2Config r;
-    r.dcqcn.g = 0;
+    r.dcqcn.g = 1; // 0 is "the variant's default"
     EXPECT_THROW(r.Validate(), std::invalid_argument);
     AimdConfig a;
     a.connectionDecrease = 1;

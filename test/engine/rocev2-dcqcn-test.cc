@@ -1,6 +1,7 @@
 /*
- * DCQCN driven alone with virtual time (spec: RoCEv2 baseline, "DCQCN"), and the validation of
- * RoceV2Config. Rates are integers, so the expected values are exact.
+ * DCQCN's paper variant driven alone with virtual time (spec 8.5; the nic variant is
+ * rocev2-dcqcn-nic-test.cc), and the validation of RoceV2Config. Rates are integers, so the
+ * expected values are exact.
  */
 #include "dcqcn.h"
 #include "engine-memory.h"
@@ -21,9 +22,18 @@ namespace
 constexpr uint64_t kLine = 100000000000ULL;
 constexpr TimeNs kT = 55000;
 
+/// The paper variant with its defaults (K = T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s).
+DcqcnConfig
+Paper()
+{
+    DcqcnConfig c;
+    c.variant = DcqcnVariant::Paper;
+    return c;
+}
+
 TEST(RoceV2Dcqcn, FirstCnpHalvesTheRateAndFastRecoveryHalvesTheGap)
 {
-    DcqcnReactionPoint rp(DcqcnConfig{}, kLine);
+    DcqcnReactionPoint rp(Paper(), kLine);
     EXPECT_EQ(rp.RateBps(), kLine);
     EXPECT_EQ(rp.NextTimer(), kNever);
 
@@ -52,7 +62,7 @@ TEST(RoceV2Dcqcn, FirstCnpHalvesTheRateAndFastRecoveryHalvesTheGap)
 
 TEST(RoceV2Dcqcn, AdditiveIncreaseRaisesTheTargetAndTheRateRecovers)
 {
-    DcqcnReactionPoint rp(DcqcnConfig{}, kLine);
+    DcqcnReactionPoint rp(Paper(), kLine);
     rp.OnCnp(0);
     rp.OnCnp(10000); // within K: alpha still 1
     EXPECT_EQ(rp.TargetRateBps(), 50000000000ULL);
@@ -76,7 +86,7 @@ TEST(RoceV2Dcqcn, AdditiveIncreaseRaisesTheTargetAndTheRateRecovers)
 
 TEST(RoceV2Dcqcn, HyperIncreaseNeedsBothCountersPastF)
 {
-    DcqcnConfig config;
+    DcqcnConfig config = Paper();
     config.byteCounterBytes = 1000;
     DcqcnReactionPoint rp(config, kLine);
     rp.OnCnp(0);
@@ -100,7 +110,7 @@ TEST(RoceV2Dcqcn, HyperIncreaseNeedsBothCountersPastF)
 
 TEST(RoceV2Dcqcn, AlphaDecaysOncePerPeriodWithoutCnp)
 {
-    const DcqcnConfig config;
+    const DcqcnConfig config = Paper().Resolved(); // g = 1/256
     DcqcnReactionPoint rp(config, kLine);
     rp.OnCnp(0);
     rp.OnTimer(3 * kT);
@@ -118,7 +128,7 @@ TEST(RoceV2Dcqcn, AlphaDecaysOncePerPeriodWithoutCnp)
 
 TEST(RoceV2Dcqcn, RateNeverFallsBelowTheMinimum)
 {
-    DcqcnConfig config;
+    DcqcnConfig config = Paper();
     config.minRateBps = 10000000000ULL;
     DcqcnReactionPoint rp(config, kLine);
     const uint64_t expected[] = {50000000000ULL, 25000000000ULL, 12500000000ULL, 10000000000ULL};
@@ -179,14 +189,21 @@ TEST(RoceV2Config, DefaultsAreValidAndEveryBadFieldIsNamed)
     ExpectInvalid([](RoceV2Config& c) { c.minRnrTimerCode = 32; }, "minRnrTimerCode");
     ExpectInvalid([](RoceV2Config& c) { c.udpSrcPort = 0; }, "udpSrcPort");
     ExpectInvalid([](RoceV2Config& c) { c.lineRateBps = 0; }, "lineRateBps");
-    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.g = 0; }, "dcqcn.g");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.g = 1; }, "dcqcn.g");
     ExpectInvalid([](RoceV2Config& c) { c.dcqcn.initialAlpha = 1.5; }, "dcqcn.initialAlpha");
-    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.rateTimerNs = 0; }, "dcqcn.rateTimerNs");
-    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.alphaTimerNs = 0; }, "dcqcn.alphaTimerNs");
-    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.byteCounterBytes = 0; }, "dcqcn.byteCounterBytes");
-    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.additiveIncreaseBps = 0; },
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.rateTimerNs = 2e12; }, "dcqcn.rateTimerNs");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.alphaTimerNs = 2e12; }, "dcqcn.alphaTimerNs");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.rateDecreaseIntervalNs = 2e12; },
+                  "dcqcn.rateDecreaseIntervalNs");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.byteCounterBytes = 2e15; },
+                  "dcqcn.byteCounterBytes");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.additiveIncreaseBps = 2e15; },
                   "dcqcn.additiveIncreaseBps");
-    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.hyperIncreaseBps = 0; }, "dcqcn.hyperIncreaseBps");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.hyperIncreaseBps = 2e15; },
+                  "dcqcn.hyperIncreaseBps");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.cnpIntervalNs = 0; }, "dcqcn.cnpIntervalNs");
+    ExpectInvalid([](RoceV2Config& c) { c.dcqcn.variant = static_cast<DcqcnVariant>(7); },
+                  "dcqcn.variant");
     ExpectInvalid([](RoceV2Config& c) { c.dcqcn.minRateBps = c.lineRateBps + 1; },
                   "dcqcn.minRateBps");
 }

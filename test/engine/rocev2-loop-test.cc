@@ -293,6 +293,7 @@ TEST(RoceV2Loop, OneCnpSlowsTheSenderToPacedRateAndTheRateRecovers)
     RoceV2Config a = LoopConfig(0x11, 0x22);
     RoceV2Config b = LoopConfig(0x22, 0x11);
     a.dcqcn.enabled = b.dcqcn.enabled = true;
+    a.dcqcn.variant = b.dcqcn.variant = DcqcnVariant::Paper; // the cut at once
     RoceV2Loop l(a, b);
     l.markAtoB = [](std::size_t index, const OutPacket&) { return index == 0; };
     l.qpA.PostSend(Request(1, Opcode::Write, 64 * 1024), 0);

@@ -274,6 +274,7 @@ TEST(RoceV2QueuePair, CeMarksMakeRateLimitedCnpsThatCutThePacingRate)
     RoceV2Config a = LoopConfig(0x11, 0x22);
     RoceV2Config b = LoopConfig(0x22, 0x11);
     a.dcqcn.enabled = b.dcqcn.enabled = true;
+    a.dcqcn.variant = b.dcqcn.variant = DcqcnVariant::Paper; // a cut on every CNP
     RoceV2Loop l(a, b);
     l.qpA.PostSend(Write(1, 200 * 1024), 0);
     int cnps = 0;
@@ -308,6 +309,46 @@ TEST(RoceV2QueuePair, CeMarksMakeRateLimitedCnpsThatCutThePacingRate)
     EXPECT_EQ(l.qpA.NextSendTime(), 120696u);
     EXPECT_EQ(l.qpA.NextTimeout(), 120696u);
     EXPECT_TRUE(l.qpA.PullPacket(0, 120696).has_value());
+}
+
+TEST(RoceV2QueuePair, NicDcqcnCutsAtTheDecreaseCheckAfterEachCnp)
+{
+    RoceV2Config a = LoopConfig(0x11, 0x22);
+    RoceV2Config b = LoopConfig(0x22, 0x11);
+    a.dcqcn.enabled = b.dcqcn.enabled = true;       // the default variant: nic
+    a.dcqcn.byteCounterBytes = kDcqcnNoByteCounter; // its timers only
+    RoceV2Loop l(a, b);
+    l.qpA.PostSend(Write(1, 200 * 1024), 0);
+    DcqcnReactionPoint reference(a.dcqcn, a.lineRateBps);
+    std::vector<uint64_t> rates;
+    for (TimeNs t = 0; t < 120000; t += 1000)
+    {
+        l.now = t;
+        l.qpA.OnTimeout(t);
+        l.qpB.OnTimeout(t);
+        rates.push_back(l.qpA.GetReactionPoint().RateBps());
+        if (std::optional<OutPacket> p = l.qpA.PullPacket(0, t))
+        {
+            l.Deliver(l.qpB, *p, true);
+        }
+        while (std::optional<OutPacket> r = l.qpB.PullPacket(0, t))
+        {
+            if (LoggedPacket{*r}.Op() == IbOpcode::Cnp)
+            {
+                reference.OnCnp(t);
+            }
+            l.Deliver(l.qpA, *r);
+        }
+    }
+    reference.OnTimer(119000);
+    // One CNP per 50 us interval (NP), each cut at the next 4 us check: 4, 52 and 104 us.
+    EXPECT_EQ(l.qpB.GetNotificationPoint().CnpsGenerated(), 3u);
+    EXPECT_EQ(l.qpA.GetReactionPoint().Cuts(), 3u);
+    EXPECT_EQ(rates[3], a.lineRateBps); // at 3 us: the first CNP (0 us) has cut nothing yet
+    EXPECT_LT(rates[4], a.lineRateBps);
+    EXPECT_EQ(rates[51], rates[5]);
+    EXPECT_LT(rates[52], rates[51]);
+    EXPECT_EQ(l.qpA.GetReactionPoint().RateBps(), reference.RateBps());
 }
 
 TEST(RoceV2QueuePair, WithDcqcnDisabledCeMarksMakeNoCnpAndNothingIsPaced)

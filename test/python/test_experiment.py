@@ -44,6 +44,17 @@ def test_python_run_equals_cpp_run(example, tmp_path, workload, transport, loss)
     pd.testing.assert_frame_equal(r.hosts, cpp_hosts, check_dtype=False, rtol=1e-11)
 
 
+def test_transports_name_every_baseline():
+    names = mx.transports()
+    assert list(names)[:2] == ["metaroce", "rocev2"]
+    assert {"rocev2-paper", "rocev2-nocc", "rocev2-pfc", "rocev2-meta400"} <= set(names)
+    assert "PFC" in names["rocev2-meta400"] and "DCQCN" in names["rocev2"]
+    for name in names:
+        mx.config(**SHAPE, transport=name, workload="permutation")
+    with pytest.raises(MetaRoceError, match="rocev2-meta400"):
+        mx.config(**SHAPE, transport="rocev2-dcqcn")
+
+
 def test_results_tables_and_record():
     r = mx.run(**SHAPE, workload="allreduce-ring", transport="metaroce", loss=0.01,
                throughput_interval="20us")
@@ -93,12 +104,24 @@ def test_sweep_in_processes_matches_single_runs():
         assert df.iloc[3][key] == one[key]
 
 
-def test_sweep_reports_a_failed_run():
+def test_sweep_reports_a_failed_run(tmp_path):
+    # A run that fails while it runs: its result file cannot be written (a directory has the
+    # JSON's name). Configuration errors never get that far (test_sweep_refuses_before_running).
+    (tmp_path / "run.json").mkdir()
     configs = [dict(SHAPE, workload="alltoall"),
-               dict(SHAPE, workload="alltoall", failure="spine", failure_index=7)]
+               dict(SHAPE, workload="alltoall", output=str(tmp_path / "run"))]
     df = mx.sweep(configs, processes=2, progress=False, raise_errors=False)
     assert pd.isna(df.iloc[0].get("error"))
-    assert "failureIndex" in df.iloc[1]["error"]
+    assert "cannot write" in df.iloc[1]["error"] and "run.json" in df.iloc[1]["error"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # nothing half-written
+
+
+def test_sweep_refuses_before_running():
+    # A failure naming a spine the fabric does not have: refused before any process starts.
+    configs = [dict(SHAPE, workload="alltoall"),
+               dict(SHAPE, workload="alltoall", failure="spine", failure_index=7)]
+    with pytest.raises(mx.ConfigError, match="--failureIndex: spine 7 of"):
+        mx.sweep(configs, processes=2, progress=False)
 
 
 def test_sweep_reports_a_run_whose_process_dies(monkeypatch):
@@ -118,7 +141,9 @@ def test_nic_attributes_are_the_engine_tables_and_reach_the_run():
     assert nic["MaxRetransmissions"]["default"] == "32"
     assert "spec 8.3" in nic["RoceRto"]["help"]
     dcqcn = {a["name"]: a for a in objects.attributes("ns3::MetaRoceDcqcn")}
-    assert dcqcn["MinRate"]["default"] == "100000000bps"
+    assert dcqcn["CnpInterval"]["default"] == "+50000ns"
+    assert dcqcn["Variant"]["default"] == "nic"
+    assert dcqcn["MinRate"]["default"] == "0bps" and "variant" in dcqcn["MinRate"]["help"]
     assert "spec 5.6" in nic["MaxRetransmissions"]["help"]
 
     r = mx.run(**SHAPE, workload="allreduce-ring", nic={"Mtu": 2048, "RtoMin": "30us"},

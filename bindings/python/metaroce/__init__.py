@@ -9,7 +9,8 @@ _loader.py), so every public C++ class is usable as in C++:
 
 and adds Pythonic helpers where cppyy is awkward: create() with checked attributes, time(),
 callback(), schedule(), run(), reset(), the Fabric wrapper, on_completion(); C++ aborts and
-exceptions raised as MetaRoceError subclasses with the C++ message (errors.py).
+exceptions raised as MetaRoceError subclasses with the C++ message (errors.py), a bad
+experiment configuration as ConfigError naming the field.
 
 The build directory is $METAROCE_BUILD_DIR, or <repo>/build.
 """
@@ -20,7 +21,8 @@ ns = loader.load()
 cppyy = loader.cppyy
 engine = cppyy.gbl.metaroce
 
-from .errors import FatalError, InvalidParameter, MetaRoceError, cpp_errors  # noqa: E402
+from .errors import (ConfigError, FatalError, InvalidParameter, MetaRoceError,  # noqa: E402
+                     cpp_errors)
 from .objects import (address, attribute_value, callback, create, get_attribute,  # noqa: E402
                       include_module, now, reset, run, schedule, set_attributes, set_default,
                       time)
@@ -28,7 +30,7 @@ from .fabric import Fabric, on_completion, transport  # noqa: E402
 
 __all__ = [
     "ns", "engine", "cppyy", "build_dir", "LoadError", "MetaRoceError", "InvalidParameter",
-    "FatalError", "cpp_errors", "address", "attribute_value", "callback", "create", "get_attribute",
-    "include_module", "now", "reset", "run", "schedule", "set_attributes", "set_default", "time",
-    "Fabric", "on_completion", "transport",
+    "ConfigError", "FatalError", "cpp_errors", "address", "attribute_value", "callback", "create",
+    "get_attribute", "include_module", "now", "reset", "run", "schedule", "set_attributes",
+    "set_default", "time", "Fabric", "on_completion", "transport",
 ]

@@ -29,6 +29,21 @@ class InvalidParameter(MetaRoceError, ValueError):
     """A parameter the C++ side (or ns-3's attribute system) rejected."""
 
 
+class ConfigError(InvalidParameter):
+    """A bad experiment configuration (metaroce.experiment): a field's value or type, an unknown
+    field, a rule across fields, or an option the run would not use - raised before anything
+    runs, the simulator untouched.
+
+    ``field`` is the field it names, in snake case as the results' JSON names it
+    (``hosts_per_leaf``), or the argument of ``grid()``/``sweep()`` (``processes``); None when the
+    message names none. The message is the one a C++ example prints for the same value.
+    """
+
+    def __init__(self, message, field=None):
+        super().__init__(message)
+        self.field = field
+
+
 class FatalError(MetaRoceError):
     """ns-3 aborted (NS_ABORT_MSG, NS_FATAL_ERROR, NS_ASSERT) or C++ crashed.
 

@@ -22,6 +22,7 @@ set(METAROCE_ENGINE_DIRS
 )
 set(METAROCE_ENGINE_SOURCES
     engine/algorithms/congestion-control.cc
+    engine/algorithms/dcqcn-reaction-point.cc
     engine/algorithms/dcqcn.cc
     engine/algorithms/path-selector.cc
     engine/algorithms/swift-congestion-control.cc

@@ -13,6 +13,7 @@
  */
 #include "ns3/applications-module.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-atomic-file.h"
 #include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-helper.h"
 #include "ns3/metaroce-options.h"
@@ -125,12 +126,22 @@ main(int argc, char* argv[])
     }
     try
     {
+        ParseProbabilityList("loss", losses);
+        const uint64_t rateBps = ParseRateOption("rate", rate).GetBitRate();
         for (const std::string& name : SplitOptionList("transport", transports))
         {
-            metaroce::ParseTransport(name);
+            // What the NICs would meet as a fatal error at their first connection.
+            const std::string problem =
+                MetaRoceNic::GetConfigProblem({},
+                                              planes,
+                                              rateBps,
+                                              ParseTransportOption("transport", name));
+            if (!problem.empty())
+            {
+                throw std::invalid_argument("--rate=" + rate +
+                                            " with the NICs' attributes: " + problem);
+            }
         }
-        ParseProbabilityList("loss", losses);
-        ParseRateOption("rate", rate);
         if (ParseTimeOption("delay", delay) <= Time(0))
         {
             throw std::invalid_argument("--delay: '" + delay + "' is not a positive delay");
@@ -142,9 +153,9 @@ main(int argc, char* argv[])
         return 2;
     }
     std::cout << "transport,loss,planes,bytes_received,completion_us,goodput_gbps\n";
-    for (const std::string& name : SplitOptionList("transports", transports))
+    for (const std::string& name : SplitOptionList("transport", transports))
     {
-        const metaroce::Transport transport = metaroce::ParseTransport(name);
+        const metaroce::Transport transport = ParseTransportOption("transport", name);
         for (const double loss : ParseProbabilityList("loss", losses))
         {
             const Result r = RunOnce(transport, loss, planes, bytes, sendSize, rate, delay, seed);
@@ -154,6 +165,15 @@ main(int argc, char* argv[])
                       << std::fixed << std::setprecision(1) << r.lastRx.GetMicroSeconds() << ","
                       << std::setprecision(2) << gbps << std::defaultfloat << "\n";
         }
+    }
+    try
+    {
+        MetaRoceFlushStandardOutput(); // the CSV rows, if stdout is a file on a full disk
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "metaroce-bulk-send: " << e.what() << "\n";
+        return 2;
     }
     return 0;
 }

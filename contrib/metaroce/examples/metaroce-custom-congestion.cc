@@ -4,6 +4,7 @@
  * as attributes. Here a fixed window per path, in an incast, against AIMD.
  *   ./metaroce-custom-congestion --hosts=16 --planes=8 --messageBytes=1048576
  */
+#include "ns3/metaroce-atomic-file.h"
 #include "ns3/metaroce-congestion-ops.h"
 #include "ns3/metaroce-experiment.h"
 #include "ns3/uinteger.h"
@@ -93,6 +94,15 @@ main(int argc, char* argv[])
         incomplete += r.complete ? 0 : 1;
         std::cout << c.nicAttributes << ": " << r.durationUs << " us, peak switch queue "
                   << r.maxQueueBytes << " B, " << r.retransmitted << " retransmitted\n";
+    }
+    try
+    {
+        MetaRoceFlushStandardOutput();
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "metaroce-custom-congestion: " << e.what() << "\n";
+        return 2;
     }
     return incomplete; // 0 when every run delivered every byte
 }

@@ -25,9 +25,11 @@
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/error-model.h"
+#include "ns3/metaroce-atomic-file.h"
 #include "ns3/metaroce-command-line.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/metaroce-fabric-shape.h"
+#include "ns3/metaroce-memory-estimate.h"
 #include "ns3/metaroce-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -35,9 +37,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -61,6 +63,7 @@ struct Options
     uint32_t seed{1};
     std::string pcap; ///< capture prefix, empty: none
     bool pcapSwitches{false};
+    std::string stopTime{"1s"}; ///< simulated-time limit of each run
 };
 
 struct Result
@@ -268,6 +271,8 @@ Run(const Options& o, const std::string& transport, double loss)
     }
     Recorder recorder;
     const std::vector<Ptr<MetaRoceQueuePair>> senders = StartFlows(fabric, o, transport, recorder);
+    // A transport that keeps retrying (MetaRoCE under very heavy loss) ends here, incomplete.
+    Simulator::Stop(ParseTimeOption("stopTime", o.stopTime));
     Simulator::Run();
     Result r = Collect(o, fabric, recorder, senders);
     Simulator::Destroy();
@@ -310,11 +315,7 @@ PrintRow(const std::string& t, double loss, const Result& r)
 }
 
 void
-WriteCsvRow(std::ofstream& csv,
-            const Options& o,
-            const std::string& t,
-            double loss,
-            const Result& r)
+WriteCsvRow(std::ostream& csv, const Options& o, const std::string& t, double loss, const Result& r)
 {
     csv << t << "," << loss << "," << o.hosts << "," << o.planes << "," << o.pattern << ","
         << o.messageBytes << "," << r.lastCompletionUs << "," << r.goodputGbps << "," << r.fctMeanUs
@@ -357,6 +358,8 @@ AddOptions(CommandLine& cmd, CommandLineOptions& c)
                     "comma-separated: metaroce, rocev2, rocev2-pfc",
                     c.transports);
     AddIntegerOption(cmd, "seed", "random seed (ns-3 needs >= 1)", o.seed, 1);
+    RegisterOwnGlobal(cmd, "RngSeed", "seed"); // Run() sets the seed, and run 1
+    RegisterOwnGlobal(cmd, "RngRun", "seed");
     AddStringOption(cmd, "output", "CSV file to write (optional)", c.output);
     AddStringOption(cmd,
                     "pcap",
@@ -364,6 +367,10 @@ AddOptions(CommandLine& cmd, CommandLineOptions& c)
                     "PREFIX-<transport>-loss<percent>-host<h>-plane<p>.pcap (PPP/IPv4/UDP, ns "
                     "timestamps); the directory must exist",
                     o.pcap);
+    AddStringOption(cmd,
+                    "stopTime",
+                    "simulated-time limit of each run (one that reaches it is INCOMPLETE)",
+                    o.stopTime);
     AddBoolOption(cmd,
                   "pcapSwitches",
                   "with --pcap: every switch port too, "
@@ -399,18 +406,52 @@ Validate(const CommandLineOptions& c)
         fail("--topology=" + o.topology + ": " + problem);
     }
     ParseRateOption("rate", o.rate);
-    ValidatePcapPrefix("pcap", o.pcap);
+    if (ParseTimeOption("stopTime", o.stopTime) <= Time(0))
+    {
+        fail("--stopTime: '" + o.stopTime + "' is not a positive time");
+    }
+    ValidateOutputPrefix("pcap", o.pcap);
+    if (!o.pcap.empty())
+    {
+        // One file per host port, with --pcapSwitches per switch port too, open during a run.
+        const double switchPorts = 2.0 * shape.Links() - o.hosts;
+        ValidateOpenFiles("pcap", o.planes * (o.hosts + (o.pcapSwitches ? switchPorts : 0.0)));
+    }
+    ValidateOutputFile("output", c.output);
     if (o.pcapSwitches && o.pcap.empty())
     {
         fail("--pcapSwitches: captures nothing without --pcap");
     }
     ParseProbabilityList("loss", c.losses);
+    const uint64_t rate = ParseRateOption("rate", o.rate).GetBitRate();
     for (const std::string& item : SplitOptionList("transports", c.transports))
     {
         if (item != "metaroce" && item != "rocev2" && item != "rocev2-pfc")
         {
             fail("--transports: '" + item + "' is not metaroce, rocev2 or rocev2-pfc");
         }
+        const auto transport =
+            item == "metaroce" ? metaroce::Transport::MetaRoce : metaroce::Transport::RoceV2;
+        // What the NICs would meet as a fatal error at their first connection.
+        const std::string problem = MetaRoceNic::GetConfigProblem({}, o.planes, rate, transport);
+        if (!problem.empty())
+        {
+            fail("--rate=" + o.rate + " with the NICs' attributes: " + problem);
+        }
+        // The switches' own rules (their attributes may come from --ns3::MetaRoceSwitch::...).
+        const std::string switchProblem = MetaRoceSwitch::GetConfigProblem(
+            {{"PfcEnabled", item == "rocev2-pfc" ? "true" : "false"}});
+        if (!switchProblem.empty())
+        {
+            fail("--transports=" + item + " with the switches' attributes: " + switchProblem);
+        }
+        // Every flow is a connection (RoCEv2: one per plane), both ends, made up front.
+        MetaRoceMemoryEstimate m;
+        const double hosts = o.hosts;
+        m.hostPorts = hosts * o.planes;
+        m.messages = o.pattern == "alltoall" ? hosts * (hosts - 1) : hosts;
+        m.queuePairs = 2 * m.messages * (item == "metaroce" ? 1 : o.planes);
+        m.Check("--hosts=" + std::to_string(o.hosts) + " --pattern=" + o.pattern + " over " + item);
     }
 }
 
@@ -426,20 +467,17 @@ main(int argc, char* argv[])
     {
         return 2;
     }
-    std::ofstream csv;
+    // The CSV file appears, complete, once every run is done (MetaRoceAtomicFile).
+    std::unique_ptr<MetaRoceAtomicFile> csv;
     try
     {
         Validate(c);
         if (!c.output.empty())
         {
-            csv.open(c.output);
-            if (!csv)
-            {
-                throw std::invalid_argument("--output: cannot write '" + c.output + "'");
-            }
+            csv = std::make_unique<MetaRoceAtomicFile>(c.output);
         }
     }
-    catch (const std::invalid_argument& e)
+    catch (const std::exception& e)
     {
         std::cerr << "metaroce-fabric: " << e.what() << "\n";
         return 2;
@@ -447,7 +485,8 @@ main(int argc, char* argv[])
     const Options& o = c.o;
     if (csv)
     {
-        csv << "transport,loss,hosts,planes,pattern,message_bytes,last_completion_us,"
+        csv->Stream()
+            << "transport,loss,hosts,planes,pattern,message_bytes,last_completion_us,"
                "goodput_gbps,fct_mean_us,fct_p99_us,retransmitted,timeouts,switch_drops,pfc_pauses,"
                "messages,completed\n";
     }
@@ -462,9 +501,22 @@ main(int argc, char* argv[])
             status = r.completed != r.messages ? 1 : status;
             if (csv)
             {
-                WriteCsvRow(csv, o, t, loss, r);
+                WriteCsvRow(csv->Stream(), o, t, loss, r);
             }
         }
+    }
+    try
+    {
+        if (csv)
+        {
+            csv->Commit();
+        }
+        MetaRoceFlushStandardOutput();
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "metaroce-fabric: " << e.what() << "\n";
+        return 2;
     }
     return status;
 }

@@ -7,12 +7,17 @@
  *   ./metaroce-loopback --loss=0,0.001,0.01,0.05,0.1 --planes=1 --output=sweep.csv
  */
 #include "ns3/loopback-scenario.h"
+#include "ns3/metaroce-atomic-file.h"
 #include "ns3/metaroce-command-line.h"
+#include "ns3/metaroce-connection.h"
+#include "ns3/metaroce-memory-estimate.h"
 #include "ns3/metaroce-options.h"
+#include "ns3/rocev2-queue-pair.h"
 
-#include <fstream>
+#include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -66,12 +71,14 @@ struct Sweep
                          1,
                          uint64_t{1} << 31);
         AddRealOption(cmd, "rateGbps", "line rate per plane, Gb/s", rateGbps, 0.001, 10'000);
+        // Data-centre delays: at 2 ms one way and beyond the MetaRoCE engine's retransmission
+        // timers (RtoMax 10 ms) fire before the first ACK can come and the runs never finish.
         AddIntegerOption(cmd,
                          "delayNs",
-                         "one-way propagation delay, ns",
+                         "one-way propagation delay, ns (at most 1 ms)",
                          delayNs,
                          0,
-                         1'000'000'000);
+                         1'000'000);
         AddIntegerOption(cmd, "seed", "random seed", seed, 0);
         AddStringOption(cmd, "output", "CSV file to write (optional)", output);
     }
@@ -124,7 +131,7 @@ PrintRow(Transport t, uint16_t planes, double loss, const ScenarioResult& r, dou
 }
 
 void
-WriteCsvRow(std::ofstream& csv,
+WriteCsvRow(std::ostream& csv,
             Transport t,
             uint16_t planes,
             double loss,
@@ -136,6 +143,61 @@ WriteCsvRow(std::ofstream& csv,
         << r.sender.timeouts << "," << r.sender.txDataPackets << "," << (r.Ok() ? 1 : 0) << "\n";
 }
 
+/**
+ * Throws std::invalid_argument unless every run of the sweep can be made and finish: the
+ * engines' configurations (what RunScenario() would throw after the first rows), the time the
+ * messages take at the line rate against the scenario's limit, and the memory the engines'
+ * per-packet state needs.
+ */
+void
+Validate(const Sweep& s, const std::vector<Transport>& transports)
+{
+    const std::string shape = "--planes=" + std::to_string(s.planes) +
+                              " --pathsPerPlane=" + std::to_string(s.pathsPerPlane) + ": ";
+    for (Transport t : transports)
+    {
+        const ScenarioConfig c = s.Scenario(t, 0);
+        try
+        {
+            if (t == Transport::MetaRoce)
+            {
+                MetaRoceConnection probe(c.metaroce);
+            }
+            else
+            {
+                RoceV2Config rc;
+                rc.mtu = c.metaroce.mtu;
+                rc.lineRateBps = c.metaroce.portRateBps;
+                MemoryRegistry memory;
+                RoceV2QueuePair probe(rc, memory);
+            }
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(shape + e.what());
+        }
+        const double bytes = static_cast<double>(s.messages) * s.messageBytes;
+        const std::string what = "--messages=" + std::to_string(s.messages) +
+                                 " --messageBytes=" + std::to_string(s.messageBytes);
+        const double seconds = bytes * 8 / (s.rateGbps * 1e9 * c.metaroce.ports) + s.delayNs * 1e-9;
+        if (seconds * 1e9 > c.limit)
+        {
+            std::ostringstream os;
+            os << what << ": " << TransportName(t) << " needs at least " << seconds
+               << " s of simulated time at " << s.rateGbps << " Gb/s x " << c.metaroce.ports
+               << " planes; the loopback gives up at " << c.limit / 1e9 << " s";
+            throw std::invalid_argument(os.str());
+        }
+        MetaRoceMemoryEstimate m;
+        m.messages = s.messages;
+        m.packets =
+            t == Transport::MetaRoce
+                ? s.messages * std::ceil(static_cast<double>(s.messageBytes) / c.metaroce.mtu)
+                : 0;
+        m.Check(what + " over " + TransportName(t));
+    }
+}
+
 /// Runs the sweep; false (after saying why on stderr) when a run did not deliver everything.
 bool
 RunSweep(const Sweep& s)
@@ -144,18 +206,18 @@ RunSweep(const Sweep& s)
     std::vector<Transport> transportList;
     for (const std::string& t : SplitOptionList("transports", s.transports))
     {
-        transportList.push_back(ParseTransport(t));
+        transportList.push_back(ParseTransportOption("transports", t));
     }
-    std::ofstream csv;
+    Validate(s, transportList);
+    // The CSV file appears, complete, when the sweep ends (MetaRoceAtomicFile); a sweep
+    // stopped by a failed run still writes the rows of the runs that ran, the last not ok.
+    ValidateOutputFile("output", s.output);
+    std::unique_ptr<MetaRoceAtomicFile> csv;
     if (!s.output.empty())
     {
-        csv.open(s.output);
-        if (!csv)
-        {
-            throw std::invalid_argument("--output: cannot write '" + s.output + "'");
-        }
-        csv << "transport,planes,loss,goodput_gbps,relative,duration_ns,retransmitted,"
-               "timeouts,sent_packets,ok\n";
+        csv = std::make_unique<MetaRoceAtomicFile>(s.output);
+        csv->Stream() << "transport,planes,loss,goodput_gbps,relative,duration_ns,retransmitted,"
+                         "timeouts,sent_packets,ok\n";
     }
     PrintHeading(s);
     for (Transport t : transportList)
@@ -170,15 +232,23 @@ RunSweep(const Sweep& s)
             PrintRow(t, c.metaroce.ports, loss, r, relative);
             if (csv)
             {
-                WriteCsvRow(csv, t, c.metaroce.ports, loss, r, relative);
+                WriteCsvRow(csv->Stream(), t, c.metaroce.ports, loss, r, relative);
             }
             if (!r.Ok())
             {
+                if (csv)
+                {
+                    csv->Commit();
+                }
                 std::cerr << "error: " << TransportName(t) << " at loss " << loss << ": " << r.error
                           << "\n";
                 return false;
             }
         }
+    }
+    if (csv)
+    {
+        csv->Commit();
     }
     return true;
 }
@@ -191,13 +261,16 @@ main(int argc, char* argv[])
     Sweep sweep;
     CommandLine cmd(__FILE__);
     sweep.AddOptions(cmd);
-    if (!ParseCommandLine(cmd, argc, argv, "metaroce-loopback"))
+    // The loopback runs the engines alone: ns-3's attribute defaults and globals do nothing.
+    if (!ParseCommandLine(cmd, argc, argv, "metaroce-loopback", false))
     {
         return 2;
     }
     try
     {
-        return RunSweep(sweep) ? 0 : 1;
+        const bool ok = RunSweep(sweep);
+        MetaRoceFlushStandardOutput();
+        return ok ? 0 : 1;
     }
     catch (const std::exception& e)
     {

@@ -5,7 +5,10 @@
  *  - every row of every table is an attribute of ns3::MetaRoceNic, with the table's default;
  *  - a value outside the row's range is refused (SetAttributeFailSafe fails, the old value stays);
  *  - a value set by attribute (or Config::SetDefault) reaches the engine of every queue pair the
- *    NIC creates afterwards, for each table.
+ *    NIC creates afterwards, for each table;
+ *  - MetaRoceNic::GetConfigProblem and MetaRoceSwitch::GetConfigProblem report, from attribute
+ *    settings alone and without drawing a random stream, what the NIC and the switch would
+ *    abort with: rules across fields, algorithm parameters, former attributes, PFC thresholds.
  */
 #include "ns3/config.h"
 #include "ns3/metaroce-aimd.h"
@@ -16,8 +19,10 @@
 #include "ns3/metaroce-helper.h"
 #include "ns3/metaroce-options.h"
 #include "ns3/metaroce-swift.h"
+#include "ns3/metaroce-switch.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -220,6 +225,81 @@ class BadAlgorithmIsRefusedTestCase : public TestCase
     }
 };
 
+class StaticConfigCheckTestCase : public TestCase
+{
+  public:
+    StaticConfigCheckTestCase()
+        : TestCase("settings the NIC or switch would abort on are reported without building one")
+    {
+    }
+
+  private:
+    /// The problem `check` reports, and whether it drew a random stream meanwhile.
+    template<typename F>
+    static std::pair<std::string, bool> Run(F check)
+    {
+        const uint64_t before = RngSeedManager::GetNextStreamIndex();
+        std::string problem = check();
+        return {problem, RngSeedManager::GetNextStreamIndex() != before + 1};
+    }
+
+    void Nic(const MetaRoceAttributeSettings& settings,
+             uint64_t rateBps,
+             Transport transport,
+             const std::string& expected)
+    {
+        const auto [problem, drew] =
+            Run([&] { return MetaRoceNic::GetConfigProblem(settings, 2, rateBps, transport); });
+        NS_TEST_EXPECT_MSG_EQ((problem.find(expected) != std::string::npos && !expected.empty()),
+                              true,
+                              "'" << problem << "' should name '" << expected << "'");
+        NS_TEST_EXPECT_MSG_EQ(drew, false, "no random stream drawn");
+    }
+
+    void Switch(const MetaRoceAttributeSettings& settings, const std::string& expected)
+    {
+        const auto [problem, drew] =
+            Run([&] { return MetaRoceSwitch::GetConfigProblem(settings); });
+        NS_TEST_EXPECT_MSG_EQ((problem.find(expected) != std::string::npos && !expected.empty()),
+                              true,
+                              "'" << problem << "' should name '" << expected << "'");
+        NS_TEST_EXPECT_MSG_EQ(drew, false, "no random stream drawn");
+    }
+
+    void DoRun() override
+    {
+        // Defaults and valid settings: nothing to report.
+        for (const Transport t : {Transport::MetaRoce, Transport::RoceV2})
+        {
+            NS_TEST_EXPECT_MSG_EQ(MetaRoceNic::GetConfigProblem({{"Mtu", "2048"}}, 8, 1e11, t),
+                                  "",
+                                  "a valid NIC");
+        }
+        NS_TEST_EXPECT_MSG_EQ(
+            MetaRoceSwitch::GetConfigProblem({{"PfcEnabled", "true"}, {"EcnKmin", "5000"}}),
+            "",
+            "a valid switch");
+        // What CreateQueuePair() would report as a fatal error at the first connection.
+        Nic({}, 1, Transport::MetaRoce, "portRateBps");
+        Nic({{"RtoMin", "5ms"}, {"RtoMax", "1ms"}}, 1e11, Transport::MetaRoce, "rtoMaxNs");
+        Nic({{"Mtu", "8192"}}, 1e11, Transport::RoceV2, "RoceV2Config.mtu");
+        Nic({{"RoceRateControl", "ns3::MetaRoceDcqcn[MinRate=200Gbps]"}},
+            1e11,
+            Transport::RoceV2,
+            "minRateBps");
+        // What CheckConfig() would abort with when the switch starts.
+        Switch({{"EcnKmin", "500000"}}, "Kmin (500000) must not exceed Kmax (400000)");
+        Switch({{"EcnMarker", "ns3::MetaRoceRedEcnMarker[Kmin=10|Kmax=5]"}}, "Kmin (10)");
+        Switch({{"EcnPmax", "2"}}, "Pmax");
+        Switch({{"BufferAdmission", "ns3::MetaRoceDynamicThresholdAdmission[Alpha=0]"}}, "Alpha");
+        Switch({{"PfcEnabled", "true"}, {"PfcXoff", "100"}}, "PfcXon (65536)");
+        Switch({{"PfcEnabled", "true"}, {"BufferSize", "1000"}}, "PfcXoff (98304)");
+        NS_TEST_EXPECT_MSG_EQ(MetaRoceSwitch::GetConfigProblem({{"BufferSize", "1000"}}),
+                              "",
+                              "the PFC thresholds matter only with PFC on");
+    }
+};
+
 class MetaRoceAttributesTestSuite : public TestSuite
 {
   public:
@@ -229,6 +309,7 @@ class MetaRoceAttributesTestSuite : public TestSuite
         AddTestCase(new EveryFieldIsAnAttributeTestCase(), QUICK);
         AddTestCase(new AttributesReachTheEngineTestCase(), QUICK);
         AddTestCase(new BadAlgorithmIsRefusedTestCase(), QUICK);
+        AddTestCase(new StaticConfigCheckTestCase(), QUICK);
     }
 };
 

@@ -27,10 +27,12 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
 #include <set>
+#include <vector>
 
 using namespace ns3;
 
@@ -467,6 +469,56 @@ class EcnTestCase : public SwitchTestCase
     }
 };
 
+// 3b. ECN at dequeue (EcnAtDequeue): the marker sees the bytes a packet leaves behind.
+class EcnAtDequeueTestCase : public SwitchTestCase
+{
+  public:
+    EcnAtDequeueTestCase()
+        : SwitchTestCase("EcnAtDequeue marks on the queue a packet leaves behind")
+    {
+    }
+
+  private:
+    /// A 2:1 incast marked iff the queue seen holds more than 4000 bytes; the CE bits of the
+    /// arrivals at the receiver, in order.
+    std::vector<bool> Marks(bool atDequeue)
+    {
+        Star s(3);
+        s.sw->SetAttribute("EcnAtDequeue", BooleanValue(atDequeue));
+        s.sw->SetAttribute("EcnKmin", UintegerValue(4000));
+        s.sw->SetAttribute("EcnKmax", UintegerValue(4000));
+        s.sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+        Incast(s, 2, 100, {Ipv4Header::ECN_ECT0, Ipv4Header::ECN_ECT0});
+        std::vector<bool> ce;
+        for (const Arrival& a : s.hosts[2]->rx)
+        {
+            ce.push_back(a.ecn == Ipv4Header::ECN_CE);
+        }
+        NS_TEST_EXPECT_MSG_EQ(s.sw->GetPortCounters(2).ecnMarked,
+                              static_cast<uint64_t>(std::count(ce.begin(), ce.end(), true)),
+                              "counter = marks");
+        CheckAccounting(s.sw);
+        Simulator::Destroy();
+        return ce;
+    }
+
+    void DoRun() override
+    {
+        const std::vector<bool> enqueue = Marks(false);
+        const std::vector<bool> dequeue = Marks(true);
+        NS_TEST_ASSERT_MSG_EQ(enqueue.size(), 200u, "nothing lost at enqueue");
+        NS_TEST_ASSERT_MSG_EQ(dequeue.size(), 200u, "nothing lost at dequeue");
+        // The incast's last packets joined the longest queue but leave an empty one.
+        NS_TEST_EXPECT_MSG_EQ(enqueue.back(), true, "at enqueue the last packet is marked");
+        NS_TEST_EXPECT_MSG_EQ(dequeue.back(), false, "at dequeue the last packet is not");
+        // Its first packets met an empty queue but left a growing one: marks come sooner.
+        const auto first = [](const std::vector<bool>& v) {
+            return std::find(v.begin(), v.end(), true) - v.begin();
+        };
+        NS_TEST_EXPECT_MSG_LT(first(dequeue), first(enqueue), "at dequeue marks start sooner");
+    }
+};
+
 // 4. Drop-tail under a small shared buffer, under each admission rule.
 class DropTailTestCase : public SwitchTestCase
 {
@@ -677,6 +729,7 @@ class MetaRoceSwitchTestSuite : public TestSuite
         AddTestCase(new ForwardingTestCase, TestCase::QUICK);
         AddTestCase(new EcmpTestCase, TestCase::QUICK);
         AddTestCase(new EcnTestCase, TestCase::QUICK);
+        AddTestCase(new EcnAtDequeueTestCase, TestCase::QUICK);
         AddTestCase(new DropTailTestCase, TestCase::QUICK);
         AddTestCase(new PriorityTestCase, TestCase::QUICK);
         AddTestCase(new TrimTestCase, TestCase::QUICK);

@@ -8,6 +8,62 @@
 namespace metaroce
 {
 
+namespace
+{
+
+/// The values a 0 in a "variant" field stands for.
+struct VariantDefaults
+{
+    double g;
+    TimeNs alphaTimerNs;
+    TimeNs rateDecreaseIntervalNs;
+    TimeNs rateTimerNs;
+    uint64_t byteCounterBytes;
+    uint32_t fastRecoverySteps;
+    uint64_t additiveIncreaseBps;
+    uint64_t hyperIncreaseBps;
+    uint64_t minRateBps;
+};
+
+/*
+ * nic: NVIDIA ConnectX firmware defaults, as `mlxconfig -q` lists them and NVIDIA's "DCQCN CC
+ * Parameters" page documents them, on the semantics of the "mlx" DCQCN of HPCC's simulator:
+ *   g = 5/1024          DCE_TCP_G 1019: alpha = (1019 alpha + 5 [CNP seen]) / 1024
+ *   K = 1 us            DCE_TCP_RTT (HPCC's run.py: t_alpha = 1 us)
+ *   D = 4 us            RATE_REDUCE_MONITOR_PERIOD (HPCC: t_dec = 4 us)
+ *   T = 300 us          RPG_TIME_RESET (HPCC: t_inc = 300 us)
+ *   B = 32767 bytes     RPG_BYTE_RESET (HPCC's simulator has no byte counter)
+ *   F = 1               RPG_THRESHOLD (HPCC: FAST_RECOVERY_TIMES 1)
+ *   R_AI = 5 Mb/s, R_HAI = 50 Mb/s: RPG_AI_RATE, RPG_HAI_RATE
+ *   minimum 1 Mb/s      RPG_MIN_RATE
+ * (RPG_GD 11 and RPG_MIN_DEC_FAC 50 are the cut Rc (1 - alpha/2), at most by half;
+ * CLAMP_TGT_RATE 0 and CLAMP_TGT_RATE_AFTER_TIME_INC 1 are ClampTargetRate false and the
+ * clamp after a timer increase; RATE_TO_SET_ON_FIRST_CNP 0 is no rate change at the first CNP.)
+ */
+constexpr VariantDefaults
+    kDcqcnNicDefaults{5.0 / 1024, 1000, 4000, 300000, 32767, 1, 5000000, 50000000, 1000000};
+
+/*
+ * paper: the DCQCN paper's recommended values (g = 1/256, K = T = 55 us, B = 10 MB, F = 5,
+ * R_AI = 40 Mb/s); R_HAI = 100 Mb/s and the 100 Mb/s minimum as in DCQCN configurations of the
+ * HPCC simulator family (the paper gives neither). D is not used: the paper cuts on every CNP
+ * at once.
+ */
+constexpr VariantDefaults
+    kDcqcnPaperDefaults{1.0 / 256, 55000, 0, 55000, 10000000, 5, 40000000, 100000000, 100000000};
+
+template<typename T>
+void
+Fill(T& field, T value)
+{
+    if (field == 0)
+    {
+        field = value;
+    }
+}
+
+} // namespace
+
 const ConfigFields<DcqcnConfig>&
 DcqcnConfigFields()
 {
@@ -19,42 +75,100 @@ DcqcnConfigFields()
     static const ConfigFields<DcqcnConfig> fields = {
         METAROCE_FIELD(C, enabled, "Enabled", Flag, 0, 1, "8.5",
                        "DCQCN rate control: CNPs on CE marks, paced sending. Off: line rate."),
-        METAROCE_FIELD(C, g, "G", Real, 1e-9, 1 - 1e-9, "8.5",
-                       "Gain g of alpha."),
+        METAROCE_FIELD(C, g, "G", Real, 0, 1 - 1e-9, "8.5",
+                       "Gain g of alpha. 0: the variant's (nic 5/1024, paper 1/256)."),
         METAROCE_FIELD(C, initialAlpha, "InitialAlpha", Real, 0, 1, "8.5",
-                       "Alpha before the first CNP."),
-        METAROCE_FIELD(C, alphaTimerNs, "AlphaTimer", Nanoseconds, 1, kMaxNs, "8.5",
-                       "K: alpha decays once per K without a CNP."),
-        METAROCE_FIELD(C, rateTimerNs, "RateTimer", Nanoseconds, 1, kMaxNs, "8.5",
-                       "T: period of the timer-driven rate increase."),
-        METAROCE_FIELD(C, byteCounterBytes, "ByteCounter", Bytes, 1, 1e15, "8.5",
-                       "B: bytes sent between byte-driven rate increases."),
+                       "Alpha at the first CNP (nic) or before it (paper)."),
+        METAROCE_FIELD(C, alphaTimerNs, "AlphaTimer", Nanoseconds, 0, kMaxNs, "8.5",
+                       "K: alpha update period. 0: the variant's (nic 1 us, paper 55 us)."),
+        METAROCE_FIELD(C, rateDecreaseIntervalNs, "RateDecreaseInterval", Nanoseconds, 0, kMaxNs,
+                       "8.5", "D, nic only: period of the rate decrease check, which cuts once if "
+                       "a CNP arrived since the last. 0: 4 us."),
+        METAROCE_FIELD(C, rateTimerNs, "RateTimer", Nanoseconds, 0, kMaxNs, "8.5",
+                       "T: period of the timer-driven rate increase. 0: the variant's (nic "
+                       "300 us, paper 55 us)."),
+        METAROCE_FIELD(C, byteCounterBytes, "ByteCounter", Bytes, 0, 1e15, "8.5",
+                       "B: bytes sent between byte-driven rate increases. 0: the variant's (nic "
+                       "32767 B, paper 10 MB); 1e15, the largest: none (HPCC's simulator)."),
         METAROCE_FIELD(C, fastRecoverySteps, "FastRecoverySteps", Count, 0, 1e6, "8.5",
-                       "F: increase events spent in fast recovery."),
-        METAROCE_FIELD(C, additiveIncreaseBps, "AdditiveIncrease", BitsPerSecond, 1, kMaxBps, "8.5",
-                       "R_AI: additive increase step."),
-        METAROCE_FIELD(C, hyperIncreaseBps, "HyperIncrease", BitsPerSecond, 1, kMaxBps, "8.5",
-                       "R_HAI: hyper increase step."),
-        METAROCE_FIELD(C, minRateBps, "MinRate", BitsPerSecond, 1, kMaxBps, "8.5",
-                       "Floor of the current rate (at most the line rate)."),
+                       "F: increase events spent in fast recovery. 0: the variant's (nic 1, "
+                       "paper 5)."),
+        METAROCE_FIELD(C, additiveIncreaseBps, "AdditiveIncrease", BitsPerSecond, 0, kMaxBps,
+                       "8.5", "R_AI: additive increase step. 0: the variant's (nic 20 Mb/s, "
+                       "paper 40 Mb/s)."),
+        METAROCE_FIELD(C, hyperIncreaseBps, "HyperIncrease", BitsPerSecond, 0, kMaxBps, "8.5",
+                       "R_HAI: hyper increase step. 0: the variant's (nic 50 Mb/s, paper "
+                       "100 Mb/s)."),
+        METAROCE_FIELD(C, minRateBps, "MinRate", BitsPerSecond, 0, kMaxBps, "8.5",
+                       "Floor of the current rate (at most the line rate). 0: the variant's (nic "
+                       "1 Mb/s, paper 100 Mb/s)."),
+        METAROCE_FIELD(C, clampTargetRate, "ClampTargetRate", Flag, 0, 1, "8.5",
+                       "nic only: every cut sets the target rate to the current rate (off: only "
+                       "a cut after an increase). The paper variant always does."),
         METAROCE_FIELD(C, cnpIntervalNs, "CnpInterval", Nanoseconds, 1, kMaxNs, "8.5",
-                       "N: at most one CNP per interval per queue pair (notification point)."),
+                       "N: at most one CNP per interval per queue pair (notification point; "
+                       "the paper's 50 us; NVIDIA firmware's MIN_TIME_BETWEEN_CNPS is 4 us)."),
     };
     // clang-format on
     return fields;
+}
+
+const char*
+DcqcnVariantName(DcqcnVariant variant)
+{
+    return variant == DcqcnVariant::Paper ? "paper" : "nic";
+}
+
+DcqcnVariant
+ParseDcqcnVariant(const std::string& name)
+{
+    if (name == "nic")
+    {
+        return DcqcnVariant::Nic;
+    }
+    if (name == "paper")
+    {
+        return DcqcnVariant::Paper;
+    }
+    throw std::invalid_argument("unknown DCQCN variant '" + name + "' (nic or paper)");
 }
 
 void
 DcqcnConfig::Validate(uint64_t lineRateBps, const char* owner) const
 {
     ValidateFields(*this, DcqcnConfigFields(), owner);
-    if (minRateBps > lineRateBps)
+    if (variant != DcqcnVariant::Nic && variant != DcqcnVariant::Paper)
+    {
+        ThrowFieldError(owner, "variant", "must be nic or paper", std::to_string(int(variant)));
+    }
+    const uint64_t minRate = Resolved().minRateBps;
+    if (minRate > lineRateBps)
     {
         ThrowFieldError(owner,
                         "minRateBps",
                         "must be <= the line rate " + std::to_string(lineRateBps),
-                        std::to_string(minRateBps));
+                        std::to_string(minRate));
     }
+}
+
+DcqcnConfig
+DcqcnConfig::Resolved() const
+{
+    const VariantDefaults& d =
+        variant == DcqcnVariant::Paper ? kDcqcnPaperDefaults : kDcqcnNicDefaults;
+    DcqcnConfig c = *this;
+    Fill(c.g, d.g);
+    Fill(c.minRateBps, d.minRateBps);
+    Fill(c.alphaTimerNs, d.alphaTimerNs);
+    Fill(c.rateTimerNs, d.rateTimerNs);
+    Fill(c.byteCounterBytes, d.byteCounterBytes);
+    Fill(c.fastRecoverySteps, d.fastRecoverySteps);
+    Fill(c.additiveIncreaseBps, d.additiveIncreaseBps);
+    Fill(c.hyperIncreaseBps, d.hyperIncreaseBps);
+    // The paper variant never checks (it cuts at once); the nic default is used for both so
+    // that a resolved configuration never holds a zero period.
+    Fill(c.rateDecreaseIntervalNs, kDcqcnNicDefaults.rateDecreaseIntervalNs);
+    return c;
 }
 
 const char*
@@ -72,144 +186,6 @@ DcqcnPhaseName(DcqcnPhase phase)
         return "hyper-increase";
     }
     return "?";
-}
-
-DcqcnReactionPoint::DcqcnReactionPoint(const DcqcnConfig& config, uint64_t lineRateBps)
-    : m_config(config)
-    , m_lineRate(lineRateBps)
-    , m_rate(lineRateBps)
-    , m_targetRate(lineRateBps)
-    , m_alpha(config.initialAlpha)
-{
-}
-
-void
-DcqcnReactionPoint::OnCnp(TimeNs now)
-{
-    // The paper's order: cut with the current alpha, then raise alpha; increase state restarts.
-    const double alpha = Alpha(now);
-    m_targetRate = m_rate;
-    const auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * (1.0 - alpha / 2.0));
-    m_rate = std::max(m_config.minRateBps, cut);
-    m_alpha = (1.0 - m_config.g) * alpha + m_config.g;
-    m_alphaSince = now;
-    m_rateTimerSince = now;
-    m_bytes = 0;
-    m_timerStage = 0;
-    m_byteStage = 0;
-    m_phase = DcqcnPhase::None;
-    ++m_cnps;
-}
-
-void
-DcqcnReactionPoint::OnBytesSent(uint64_t bytes, TimeNs now)
-{
-    if (m_rate >= m_lineRate)
-    {
-        return;
-    }
-    m_bytes += bytes;
-    while (m_bytes >= m_config.byteCounterBytes && m_rate < m_lineRate)
-    {
-        m_bytes -= m_config.byteCounterBytes;
-        ++m_byteStage;
-        Increase();
-    }
-}
-
-void
-DcqcnReactionPoint::OnTimer(TimeNs now)
-{
-    while (m_rate < m_lineRate && m_rateTimerSince + m_config.rateTimerNs <= now)
-    {
-        m_rateTimerSince += m_config.rateTimerNs;
-        ++m_timerStage;
-        Increase();
-    }
-}
-
-TimeNs
-DcqcnReactionPoint::NextTimer() const
-{
-    return m_rate < m_lineRate ? m_rateTimerSince + m_config.rateTimerNs : kNever;
-}
-
-void
-DcqcnReactionPoint::Increase()
-{
-    const uint32_t f = m_config.fastRecoverySteps;
-    const uint32_t most = std::max(m_timerStage, m_byteStage);
-    const uint32_t least = std::min(m_timerStage, m_byteStage);
-    if (most <= f)
-    {
-        m_phase = DcqcnPhase::FastRecovery;
-    }
-    else if (least > f)
-    {
-        m_phase = DcqcnPhase::HyperIncrease;
-        m_targetRate += uint64_t{least - f} * m_config.hyperIncreaseBps;
-    }
-    else
-    {
-        m_phase = DcqcnPhase::AdditiveIncrease;
-        m_targetRate += m_config.additiveIncreaseBps;
-    }
-    m_targetRate = std::min(m_targetRate, m_lineRate);
-    // Rounding up makes Rc reach Rt exactly instead of stalling one bit per second below it.
-    m_rate = (m_targetRate + m_rate + 1) / 2;
-}
-
-uint64_t
-DcqcnReactionPoint::RateBps() const
-{
-    return m_rate;
-}
-
-uint64_t
-DcqcnReactionPoint::TargetRateBps() const
-{
-    return m_targetRate;
-}
-
-uint64_t
-DcqcnReactionPoint::LineRateBps() const
-{
-    return m_lineRate;
-}
-
-double
-DcqcnReactionPoint::Alpha(TimeNs now) const
-{
-    if (now <= m_alphaSince)
-    {
-        return m_alpha;
-    }
-    const auto periods = static_cast<double>((now - m_alphaSince) / m_config.alphaTimerNs);
-    return m_alpha * std::pow(1.0 - m_config.g, periods);
-}
-
-uint32_t
-DcqcnReactionPoint::TimerStage() const
-{
-    return m_timerStage;
-}
-
-uint32_t
-DcqcnReactionPoint::ByteStage() const
-{
-    return m_byteStage;
-}
-
-DcqcnPhase
-DcqcnReactionPoint::Phase() const
-{
-    return m_phase;
-}
-
-uint64_t
-DcqcnReactionPoint::CnpsReceived() const
-{
-    return m_cnps;
 }
 
 DcqcnNotificationPoint::DcqcnNotificationPoint(TimeNs cnpIntervalNs)

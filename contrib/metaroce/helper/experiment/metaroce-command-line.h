@@ -12,6 +12,7 @@
 #define METAROCE_COMMAND_LINE_H
 
 #include "ns3/command-line.h"
+#include "ns3/transport-engine.h"
 
 #include <cstdint>
 #include <limits>
@@ -44,6 +45,26 @@ bool ParseBoolOption(const std::string& option, const std::string& text);
 
 /**
  * \ingroup metaroce
+ * Parses an engine transport name, "metaroce" or "rocev2" (metaroce::ParseTransport); throws
+ * std::invalid_argument naming the option otherwise.
+ */
+metaroce::Transport ParseTransportOption(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup metaroce
+ * Records that `cmd` has an option `name` (every Add*Option does), for ParseCommandLine().
+ */
+void RegisterOption(CommandLine& cmd, const std::string& name);
+
+/**
+ * \ingroup metaroce
+ * Records that the program sets ns-3's global value `global` itself from its option `option`
+ * (RngSeed from --seed): ParseCommandLine() refuses --<global>, which would change nothing.
+ */
+void RegisterOwnGlobal(CommandLine& cmd, const std::string& global, const std::string& option);
+
+/**
+ * \ingroup metaroce
  * Adds "--name" for an integer field, checked by ParseIntegerOption() against [min, max]
  * (default: the field type's range).
  */
@@ -56,6 +77,7 @@ AddIntegerOption(CommandLine& cmd,
                  int64_t min = static_cast<int64_t>(std::numeric_limits<T>::min()),
                  uint64_t max = static_cast<uint64_t>(std::numeric_limits<T>::max()))
 {
+    RegisterOption(cmd, name);
     cmd.AddValue(name,
                  help,
                  Callback<bool, std::string>([&value, name, min, max](std::string text) {
@@ -94,10 +116,16 @@ void AddStringOption(CommandLine& cmd,
 
 /**
  * \ingroup metaroce
- * Runs cmd.Parse(). Returns true when the program should go on; false after printing
- * "<program>: <message>" for a value an option above refused (the caller exits with 2).
+ * Checks every argument (see the file comment), then runs cmd.Parse(). Returns true when the
+ * program should go on; false after printing "<program>: <message>" for an argument refused
+ * (the caller exits with 2). Without `ns3Objects` (a program that builds no ns-3 object),
+ * attribute defaults and global values are refused: they would change nothing.
  */
-bool ParseCommandLine(CommandLine& cmd, int argc, char* argv[], const std::string& program);
+bool ParseCommandLine(CommandLine& cmd,
+                      int argc,
+                      char* argv[],
+                      const std::string& program,
+                      bool ns3Objects = true);
 
 } // namespace ns3
 

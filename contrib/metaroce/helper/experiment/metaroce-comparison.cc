@@ -1,12 +1,15 @@
 #include "metaroce-comparison.h"
 
+#include "metaroce-atomic-file.h"
 #include "metaroce-command-line.h"
 #include "metaroce-experiment.h"
 #include "metaroce-mpi.h"
 #include "metaroce-options.h"
+#include "metaroce-transports.h"
 
 #include "ns3/command-line.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -52,10 +55,13 @@ PathLoss(double linkEndLoss, uint32_t points)
 MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
                                        const std::string& workloads,
                                        const std::string& transports,
-                                       const std::string& losses)
+                                       const std::string& losses,
+                                       const MetaRoceExperimentConfig& defaults)
 {
     const auto lossList = ParseProbabilityList("loss", losses);
-    ValidatePcapPrefix("pcap", base.pcap); // before the per-run suffixes, to name what was given
+    // Before the per-run suffixes, to name what was given.
+    ValidateOutputPrefix("pcap", base.pcap);
+    ValidateOutputPrefix("output", base.output);
     for (const auto& workload : SplitOptionList("workloads", workloads))
     {
         for (const auto& transport : SplitOptionList("transports", transports))
@@ -80,6 +86,22 @@ MetaRoceComparison::MetaRoceComparison(const MetaRoceExperimentConfig& base,
             }
         }
     }
+    // An option no run uses (each run's unused ones, kept while every run has them).
+    std::vector<std::string> unused = m_runs.front().UnusedOptions(defaults);
+    for (const auto& c : m_runs)
+    {
+        const std::vector<std::string> more = c.UnusedOptions(defaults);
+        unused.erase(std::remove_if(unused.begin(),
+                                    unused.end(),
+                                    [&more](const std::string& u) {
+                                        return std::find(more.begin(), more.end(), u) == more.end();
+                                    }),
+                     unused.end());
+    }
+    if (!unused.empty())
+    {
+        throw std::invalid_argument(unused.front());
+    }
 }
 
 std::vector<MetaRoceExperimentResults>
@@ -95,14 +117,14 @@ MetaRoceComparison::Run(std::ostream& os)
        << ".\nThe announced 'about 86% of throughput at 1% packet loss' is 1% per path (0.25% "
        << "per link end).\nkept: bus bandwidth over the same transport's lossless run; spur: "
        << "retransmissions the receiver already had.\n\n"
-       << std::left << std::setw(16) << "workload" << std::setw(12) << "transport" << std::right
+       << std::left << std::setw(16) << "workload" << std::setw(16) << "transport" << std::right
        << std::setw(6) << "loss" << std::setw(6) << "path" << std::setw(11) << "time (us)"
        << std::setw(9) << "algbw" << std::setw(9) << "busbw" << std::setw(8) << "kept"
        << std::setw(10) << "FCT p99" << std::setw(9) << "retx" << std::setw(7) << "spur"
        << std::setw(6) << "RTOs" << std::setw(8) << "drops" << std::setw(8) << "pauses"
        << std::setw(8) << "wall s"
        << "\n"
-       << std::setw(34) << "end" << std::setw(26) << "GB/s" << std::setw(9) << "GB/s"
+       << std::setw(38) << "end" << std::setw(26) << "GB/s" << std::setw(9) << "GB/s"
        << std::setw(8) << "%" << std::setw(10) << "us"
        << "\n";
     // The lossless busbw of each (workload, transport), for the "kept" column.
@@ -121,7 +143,7 @@ MetaRoceComparison::Run(std::ostream& os)
         {
             drops += reason.rfind("nic-", 0) == 0 ? 0 : n;
         }
-        os << std::left << std::setw(16) << c.workload << std::setw(12) << c.transport << std::right
+        os << std::left << std::setw(16) << c.workload << std::setw(16) << c.transport << std::right
            << std::fixed << std::setprecision(2) << std::setw(5) << c.loss * 100 << "%"
            << std::setprecision(1) << std::setw(5) << PathLoss(c.loss, LossPointsPerPath(c)) * 100
            << "%" << std::setw(11) << r.durationUs << std::setw(9) << r.collective.algBwGBps
@@ -175,7 +197,11 @@ RunComparisonMain(int argc,
     CommandLine cmd(program);
     config.AddOptions(cmd, false);
     AddStringOption(cmd, "workloads", "comma-separated workloads", workloads);
-    AddStringOption(cmd, "transports", "comma-separated transports", transports);
+    AddStringOption(cmd,
+                    "transports",
+                    "comma-separated transports: " + MetaRoceTransportNames() +
+                        " (metaroce-transports.h describes each)",
+                    transports);
     AddStringOption(cmd, "losses", "comma-separated loss probabilities at every link end", losses);
     std::string sync = "granted";
     AddStringOption(cmd,
@@ -189,7 +215,11 @@ RunComparisonMain(int argc,
     const uint32_t processes = MetaRoceMpi::LaunchedProcesses();
     try
     {
-        MetaRoceComparison comparison(config, workloads, transports, losses);
+        if (sync != "granted" && sync != "null")
+        {
+            throw std::invalid_argument("--sync: '" + sync + "' is not granted or null");
+        }
+        MetaRoceComparison comparison(config, workloads, transports, losses, base);
         if (processes > 1)
         {
             // ns-3.37 sets its MPI interface up once per process and tears it down with the
@@ -216,6 +246,7 @@ RunComparisonMain(int argc,
                       << results.front().rankPacketHops << std::endl;
             MetaRoceMpi::Disable();
         }
+        MetaRoceFlushStandardOutput(); // the table, if stdout is a file on a full disk
         return comparison.AllComplete() ? 0 : 1;
     }
     catch (const std::exception& e)

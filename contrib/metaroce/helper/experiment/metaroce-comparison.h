@@ -28,13 +28,16 @@ class MetaRoceComparison
   public:
     /**
      * `base` is the configuration every run starts from; the lists are comma-separated
-     * ("allreduce-ring,alltoall", "metaroce,rocev2", "0,0.01"). Throws std::invalid_argument
-     * naming the list and item, or the first bad field of a run's configuration.
+     * ("allreduce-ring,alltoall", "metaroce,rocev2", "0,0.01"). Every run's configuration is
+     * validated here, before any runs: throws std::invalid_argument naming the list and item,
+     * the first bad field of a run, or an option that differs from `defaults` (the program's)
+     * yet no run of the grid uses (MetaRoceExperimentConfig::UnusedOptions).
      */
     MetaRoceComparison(const MetaRoceExperimentConfig& base,
                        const std::string& workloads,
                        const std::string& transports,
-                       const std::string& losses);
+                       const std::string& losses,
+                       const MetaRoceExperimentConfig& defaults = MetaRoceExperimentConfig());
 
     /// Runs every combination, printing a row as each finishes. Returns the results in order.
     std::vector<MetaRoceExperimentResults> Run(std::ostream& os);

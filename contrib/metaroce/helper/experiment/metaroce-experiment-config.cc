@@ -2,6 +2,7 @@
 
 #include "metaroce-command-line.h"
 #include "metaroce-options.h"
+#include "metaroce-transports.h"
 
 #include "ns3/command-line.h"
 #include "ns3/metaroce-collective-schedule.h"
@@ -18,201 +19,6 @@ namespace ns3
 
 namespace
 {
-
-void
-Require(bool ok, const std::string& field, const std::string& message)
-{
-    if (!ok)
-    {
-        throw std::invalid_argument("--" + field + ": " + message);
-    }
-}
-
-/// The fabric shape the experiment will build (MetaRoceExperiment::BuildFabric), checked
-/// without the fabric helper's abort.
-void
-ValidateShape(const MetaRoceExperimentConfig& c)
-{
-    MetaRoceFabricShape shape;
-    shape.hosts = c.hosts;
-    shape.planes = c.planes;
-    shape.hostsPerLeaf = c.hostsPerLeaf;
-    shape.spines = c.spines;
-    if (c.topology == "fat-tree")
-    {
-        shape.topology = MetaRoceTopology::FAT_TREE;
-        shape.leavesPerPod = c.leavesPerPod;
-        shape.cores = c.cores;
-    }
-    const std::string problem = shape.Problem();
-    Require(problem.empty(), c.topology == "fat-tree" ? "topology=fat-tree" : "spines", problem);
-}
-
-/**
- * The attribute strings, checked name by name (ParseAttributeOption), then the NIC's engine
- * settings among them applied to a default MetaRoceConfig through the config-field table and
- * checked as a whole (MetaRoceConfig::Validate: rules across fields, such as RtoMax >= RtoMin),
- * which the NIC would otherwise meet as an abort at its first connection.
- */
-void
-ValidateAttributes(const MetaRoceExperimentConfig& c)
-{
-    const auto nic = ParseAttributeOption("nicAttributes", c.nicAttributes, "ns3::MetaRoceNic");
-    ParseAttributeOption("switchAttributes", c.switchAttributes, "ns3::MetaRoceSwitch");
-    metaroce::MetaRoceConfig engine;
-    engine.ports = static_cast<uint16_t>(c.planes);
-    const TypeId tid = TypeId::LookupByName("ns3::MetaRoceNic");
-    for (const auto& [name, value] : nic)
-    {
-        for (const auto& field : metaroce::MetaRoceConfigFields())
-        {
-            TypeId::AttributeInformation info;
-            double v = 0;
-            if (name == field.attribute && tid.LookupAttributeByName(name, &info))
-            {
-                const Ptr<AttributeValue> parsed =
-                    info.checker->CreateValidValue(StringValue(value));
-                if (parsed && ReadConfigFieldValue(field.unit, *parsed, v))
-                {
-                    field.set(engine, v);
-                }
-            }
-        }
-    }
-    try
-    {
-        engine.Validate();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        Require(false, "nicAttributes", "'" + c.nicAttributes + "': " + e.what());
-    }
-}
-
-/// The fabric: topology, sizes within what the fabric helper builds, link rates and delays.
-void
-ValidateFabric(const MetaRoceExperimentConfig& c)
-{
-    Require(c.topology == "leaf-spine" || c.topology == "fat-tree",
-            "topology",
-            "'" + c.topology + "' is not leaf-spine or fat-tree");
-    Require(c.hosts >= 2, "hosts", "need at least 2 hosts, not " + std::to_string(c.hosts));
-    Require(c.planes >= 1, "planes", "need at least 1 plane, not 0");
-    Require(c.planes <= 64,
-            "planes",
-            std::to_string(c.planes) + " planes: a NIC has at most 64 ports, one per plane");
-    Require(c.hostsPerLeaf >= 1, "hostsPerLeaf", "need at least 1 host per leaf, not 0");
-    Require(c.hostsPerLeaf <= 254,
-            "hostsPerLeaf",
-            std::to_string(c.hostsPerLeaf) + " hosts per leaf: at most 254 (one address octet)");
-    ValidateShape(c);
-    ParseRateOption("hostRate", c.hostRate);
-    ParseRateOption("fabricRate", c.fabricRate);
-    ParseRateOption("coreRate", c.coreRate);
-    for (const auto& [field, text] : {std::make_pair("hostDelay", c.hostDelay),
-                                      std::make_pair("fabricDelay", c.fabricDelay),
-                                      std::make_pair("coreDelay", c.coreDelay)})
-    {
-        // The point-to-point links need a positive delay (the fabric helper aborts on 0).
-        Require(ParseTimeOption(field, text) > Time(0),
-                field,
-                "'" + text + "' is not a positive delay (links take time)");
-    }
-}
-
-/// Transport, loss and failure.
-void
-ValidateFaults(const MetaRoceExperimentConfig& c)
-{
-    Require(c.transport == "metaroce" || c.transport == "rocev2" || c.transport == "rocev2-pfc" ||
-                c.transport == "rocev2-nocc",
-            "transport",
-            "'" + c.transport + "' is not metaroce, rocev2, rocev2-pfc or rocev2-nocc");
-    Require(c.loss >= 0 && c.loss < 1,
-            "loss",
-            std::to_string(c.loss) + " is not a probability in [0, 1)");
-    Require(c.lossPlane >= -1 && c.lossPlane < static_cast<int32_t>(c.planes),
-            "lossPlane",
-            std::to_string(c.lossPlane) + " is not -1 (all planes) or a plane below " +
-                std::to_string(c.planes));
-    Require(c.failure == "none" || c.failure == "plane" || c.failure == "spine" ||
-                c.failure == "fabric-link" || c.failure == "host-link",
-            "failure",
-            "'" + c.failure + "' is not none, plane, spine, fabric-link or host-link");
-    if (c.failure != "none")
-    {
-        Require(c.failurePlane < c.planes,
-                "failurePlane",
-                std::to_string(c.failurePlane) + " is not a plane below " +
-                    std::to_string(c.planes));
-        ParseTimeOption("failureAt", c.failureAt);
-        if (!c.failureUntil.empty())
-        {
-            Require(ParseTimeOption("failureUntil", c.failureUntil) >
-                        ParseTimeOption("failureAt", c.failureAt),
-                    "failureUntil",
-                    "must be later than --failureAt");
-        }
-    }
-}
-
-/// The workload and its message sizes (the wire's limits).
-void
-ValidateWorkload(const MetaRoceExperimentConfig& c)
-{
-    Require(c.channels <= kMaxChannels,
-            "channels",
-            std::to_string(c.channels) + " is above " + std::to_string(kMaxChannels) +
-                " (each channel is a stream or queue pair per peer on every host)");
-    if (c.workload == "flows")
-    {
-        Require(!c.cdfFile.empty(), "cdfFile", "the flows workload needs a size distribution file");
-        Require(c.load > 0 && c.load <= 1, "load", std::to_string(c.load) + " is not in (0, 1]");
-        Require(c.flowsPerHost >= 1, "flowsPerHost", "need at least 1 flow per host");
-    }
-    else
-    {
-        const MetaRoceCollective collective = ParseCollective(c.workload);
-        Require(collective != MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING ||
-                    (c.hosts & (c.hosts - 1)) == 0,
-                "hosts",
-                "allreduce-hd needs a power-of-two number of hosts, not " +
-                    std::to_string(c.hosts));
-        Require(c.messageBytes >= 1, "messageBytes", "need at least 1 byte, not 0");
-        const uint32_t used = c.channels == 0 ? c.planes : c.channels;
-        Require(c.messageBytes >= used,
-                "messageBytes",
-                std::to_string(c.messageBytes) + " bytes cannot be split over " +
-                    std::to_string(used) + " channels");
-    }
-    // A message's length travels in 32 bits (MetaRoCE, spec 3.3) or 31 (RoCEv2, spec 8.2).
-    const uint64_t maxMessage = c.transport == "metaroce" ? kMaxMessageBytes : 2147483648ULL;
-    Require(c.messageBytes <= maxMessage,
-            "messageBytes",
-            std::to_string(c.messageBytes) + " is past the largest message " + c.transport +
-                " carries (" + std::to_string(maxMessage) + " bytes)");
-}
-
-/// Seeds, outputs, time limits and the attribute strings.
-void
-ValidateRun(const MetaRoceExperimentConfig& c)
-{
-    Require(c.repetitions >= 1, "repetitions", "need at least 1 repetition, not 0");
-    Require(c.seed >= 1, "seed", "0 is not a seed: ns-3's generator takes 1..4294967295");
-    ParseTimeOption("throughputInterval", c.throughputInterval);
-    ValidatePcapPrefix("pcap", c.pcap);
-    Require(!c.pcapSwitches || !c.pcap.empty(), "pcapSwitches", "captures nothing without --pcap");
-    Require(ParseTimeOption("stopTime", c.stopTime) > Time(0), "stopTime", "must be positive");
-    ParseSchedulerOption("scheduler", c.scheduler);
-    ParseHostRanks("partition", c.partition, c.hosts);
-    ValidateAttributes(c);
-    if (c.failure != "none")
-    {
-        Require(ParseTimeOption("failureAt", c.failureAt) < ParseTimeOption("stopTime", c.stopTime),
-                "failureAt",
-                "'" + c.failureAt + "' is not before --stopTime=" + c.stopTime);
-    }
-}
 
 /// The fabric's options. Every option checks its syntax and its field type's range only; the
 /// model's bounds are Validate()'s, so that a C++ program and Python (which sets the fields
@@ -264,7 +70,11 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                      "messageBytes",
                      "bytes per rank (collectives) or per message",
                      c.messageBytes);
-    AddIntegerOption(cmd, "channels", "channels (0: one per plane)", c.channels);
+    AddIntegerOption(cmd,
+                     "channels",
+                     "channels: queue pairs (RoCEv2) or streams (MetaRoCE) per host pair (0: one "
+                     "per plane; rocev2-meta400: 4 per plane)",
+                     c.channels);
     AddIntegerOption(cmd, "repetitions", "times the collective runs back to back", c.repetitions);
     AddStringOption(cmd,
                     "cdfFile",
@@ -284,6 +94,11 @@ void
 AddRunOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 {
     AddIntegerOption(cmd, "seed", "random seed (ns-3 needs >= 1)", c.seed);
+    // MetaRoceExperiment sets these from its own fields: ns-3's --RngSeed and the others would
+    // be overridden.
+    RegisterOwnGlobal(cmd, "RngSeed", "seed");
+    RegisterOwnGlobal(cmd, "RngRun", "run");
+    RegisterOwnGlobal(cmd, "SchedulerType", "scheduler");
     AddIntegerOption(cmd, "run", "run number (independent replications)", c.run);
     AddStringOption(cmd,
                     "throughputInterval",
@@ -320,18 +135,10 @@ AddRunOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 
 } // namespace
 
-void
-MetaRoceExperimentConfig::Validate() const
-{
-    ValidateFabric(*this);
-    ValidateFaults(*this);
-    ValidateWorkload(*this);
-    ValidateRun(*this);
-}
-
 bool
 MetaRoceExperimentConfig::ParseOptions(int argc, char* argv[], const std::string& program)
 {
+    const MetaRoceExperimentConfig defaults = *this;
     CommandLine cmd(program);
     AddOptions(cmd, true);
     if (!ParseCommandLine(cmd, argc, argv, program))
@@ -340,7 +147,7 @@ MetaRoceExperimentConfig::ParseOptions(int argc, char* argv[], const std::string
     }
     try
     {
-        Validate();
+        ValidateAsGiven(defaults);
     }
     catch (const std::invalid_argument& e)
     {
@@ -356,7 +163,7 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
     AddFabricOptions(cmd, *this);
     if (withGridFields)
     {
-        AddStringOption(cmd, "transport", "metaroce, rocev2, rocev2-pfc or rocev2-nocc", transport);
+        AddStringOption(cmd, "transport", MetaRoceTransportNames(), transport);
         AddRealOption(cmd,
                       "loss",
                       "packet loss probability at every link end",

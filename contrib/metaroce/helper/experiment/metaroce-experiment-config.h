@@ -4,17 +4,17 @@
  * example, a test or a Python script describes a run the same way and a sweep is a loop over
  * copies of it.
  *
- * Transports:
- *   metaroce     MetaRoCE, one connection per host pair sprayed over every plane;
- *   rocev2       RoCEv2 RC with go-back-N and DCQCN, no PFC (loss drops packets);
- *   rocev2-pfc   the same with PFC on every switch (random loss still drops packets);
- *   rocev2-nocc  RoCEv2 go-back-N without DCQCN and without PFC.
+ * Transports: metaroce and the RoCEv2 baselines rocev2 (NIC-style DCQCN), rocev2-paper (the
+ * DCQCN paper's), rocev2-nocc (no congestion control), rocev2-pfc (NIC-style DCQCN and PFC) and
+ * rocev2-meta400 (PFC, no DCQCN, QP scaling), described in metaroce-transports.h.
  */
 #ifndef METAROCE_EXPERIMENT_CONFIG_H
 #define METAROCE_EXPERIMENT_CONFIG_H
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -66,7 +66,7 @@ struct MetaRoceExperimentConfig
     // Workload.
     std::string workload{"allreduce-ring"}; ///< see ParseCollective(), or "flows"
     uint64_t messageBytes{1 << 20};         ///< buffer per rank (collectives), message (patterns)
-    uint32_t channels{0};                   ///< 0: one per plane
+    uint32_t channels{0}; ///< 0: one per plane (rocev2-meta400: kMeta400QpsPerConnection)
     uint32_t repetitions{1};
     std::string cdfFile;       ///< flows: size distribution, lines "bytes cumulative-probability"
     double load{0.5};          ///< flows: offered load, fraction of each host's line rate x planes
@@ -91,9 +91,33 @@ struct MetaRoceExperimentConfig
     std::string partition{"leaf"};
 
     /**
-     * Checks every field; throws std::invalid_argument naming the field and the problem.
+     * Checks every field; throws std::invalid_argument naming the field and the problem. Also
+     * what only fails once the model runs, checked without building anything: the NIC's and
+     * switches' attributes against the model's rules across fields (MetaRoceNic and
+     * MetaRoceSwitch::GetConfigProblem), a failure's index against the fabric's shape, the
+     * collective's smallest block, and the memory the run needs against the machine's
+     * (MetaRoceMemoryEstimate).
      */
     void Validate() const;
+
+    /**
+     * The options that differ from `defaults` yet this run would not use (--failurePlane
+     * without --failure, --cdfFile without the flows workload, ...), each as the message that
+     * refuses it ("--failurePlane: 3 has no effect without --failure").
+     */
+    std::vector<std::string> UnusedOptions(const MetaRoceExperimentConfig& defaults) const;
+
+    /// Validate(), then throws the first of UnusedOptions(defaults), if any.
+    void ValidateAsGiven(const MetaRoceExperimentConfig& defaults) const;
+
+    /**
+     * The attributes every NIC gets, "Name", "Value" pairs in the order they are set: the
+     * transport's (RoceRateControl, Streams for many channels), then nicAttributes.
+     */
+    std::vector<std::pair<std::string, std::string>> NicSettings() const;
+
+    /// The attributes every switch gets: the transport's (PfcEnabled), then switchAttributes.
+    std::vector<std::pair<std::string, std::string>> SwitchSettings() const;
 
     /**
      * Adds every field as a --option (same names) to `cmd`. Without `withGridFields`, leaves
@@ -103,8 +127,8 @@ struct MetaRoceExperimentConfig
 
     /**
      * Parses every field from the command line (AddOptions with the grid fields), then
-     * Validate()s. Returns false after printing "<program>: <problem>" on stderr for a bad
-     * option: the caller exits with status 2.
+     * ValidateAsGiven()s against the values before parsing. Returns false after printing
+     * "<program>: <problem>" on stderr for a bad option: the caller exits with status 2.
      */
     bool ParseOptions(int argc, char* argv[], const std::string& program);
 };

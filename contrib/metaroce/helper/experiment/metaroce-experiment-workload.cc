@@ -1,6 +1,7 @@
 #include "metaroce-experiment-workload.h"
 
 #include "metaroce-mpi.h"
+#include "metaroce-transports.h"
 
 #include "ns3/double.h"
 #include "ns3/node.h"
@@ -24,14 +25,14 @@ MetaRoceExperimentWorkload::MetaRoceExperimentWorkload(const MetaRoceExperimentC
 metaroce::Transport
 MetaRoceExperimentWorkload::TransportOf(const MetaRoceExperimentConfig& config)
 {
-    return config.transport == "metaroce" ? metaroce::Transport::MetaRoce
-                                          : metaroce::Transport::RoceV2;
+    const MetaRoceTransportInfo* t = FindMetaRoceTransport(config.transport);
+    return t == nullptr ? metaroce::Transport::RoceV2 : t->engine;
 }
 
 uint32_t
 MetaRoceExperimentWorkload::ChannelsOf(const MetaRoceExperimentConfig& config)
 {
-    return config.channels == 0 ? config.planes : config.channels;
+    return MetaRoceChannels(config.transport, config.channels, config.planes);
 }
 
 int64_t

@@ -33,9 +33,9 @@ class MetaRoceExperimentWorkload
      */
     explicit MetaRoceExperimentWorkload(const MetaRoceExperimentConfig& config);
 
-    /// The transport the configuration names (metaroce, or one of the rocev2 variants).
+    /// The engine of the transport the configuration names (metaroce, or a rocev2 baseline).
     static metaroce::Transport TransportOf(const MetaRoceExperimentConfig& config);
-    /// The channels a collective is split over: config.channels, or one per plane.
+    /// The channels a collective is split over: config.channels, or the transport's per plane.
     static uint32_t ChannelsOf(const MetaRoceExperimentConfig& config);
 
     /**

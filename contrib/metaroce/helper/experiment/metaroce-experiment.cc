@@ -10,6 +10,7 @@
 #include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-run-end.h"
+#include "metaroce-transports.h"
 
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -174,16 +175,14 @@ MetaRoceExperimentResults
 MetaRoceExperiment::Run()
 {
     const auto wallStart = std::chrono::steady_clock::now();
-    const auto nicAttributes =
-        ParseAttributeOption("nicAttributes", m_config.nicAttributes, "ns3::MetaRoceNic");
-    const auto switchAttributes =
-        ParseAttributeOption("switchAttributes", m_config.switchAttributes, "ns3::MetaRoceSwitch");
+    const MetaRoceAttributeList nicSettings = m_config.NicSettings();
+    const MetaRoceAttributeList switchSettings = m_config.SwitchSettings();
     MetaRoceExperimentWorkload workload(m_config);
     SimulatorGuard guard;
     Simulator::SetScheduler(ParseSchedulerOption("scheduler", m_config.scheduler));
 
     MetaRoceFabricHelper fabric;
-    const int64_t stream = BuildFabric(fabric, nicAttributes, switchAttributes);
+    const int64_t stream = BuildFabric(fabric, nicSettings, switchSettings);
     MetaRoceMessageLog log(m_config,
                            ParseRateOption("hostRate", m_config.hostRate).GetBitRate(),
                            NicMtu(fabric));
@@ -207,8 +206,8 @@ MetaRoceExperiment::Run()
 
 int64_t
 MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
-                                const MetaRoceAttributeList& nicAttributes,
-                                const MetaRoceAttributeList& switchAttributes) const
+                                const MetaRoceAttributeList& nicSettings,
+                                const MetaRoceAttributeList& switchSettings) const
 {
     const MetaRoceExperimentConfig& c = m_config;
     RngSeedManager::SetSeed(c.seed);
@@ -230,22 +229,13 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
     fabric.SetFabricLink(ParseRateOption("fabricRate", c.fabricRate),
                          ParseTimeOption("fabricDelay", c.fabricDelay));
     fabric.SetEcmpSeed(c.seed);
-    fabric.SetSwitchAttribute("PfcEnabled", BooleanValue(c.transport == "rocev2-pfc"));
-    fabric.SetNicAttribute("RoceRateControl",
-                           StringValue(c.transport == "rocev2-nocc"
-                                           ? "ns3::MetaRoceDcqcn[Enabled=false]"
-                                           : "ns3::MetaRoceDcqcn"));
-    const uint32_t channels = MetaRoceExperimentWorkload::ChannelsOf(c);
-    if (MetaRoceExperimentWorkload::TransportOf(c) == metaroce::Transport::MetaRoce &&
-        channels > 16)
-    {
-        fabric.SetNicAttribute("Streams", UintegerValue(channels));
-    }
-    for (const auto& [name, value] : nicAttributes)
+    // The transport's attributes, then the user's (MetaRoceExperimentConfig::NicSettings);
+    // Validate() checked them against the model's rules.
+    for (const auto& [name, value] : nicSettings)
     {
         fabric.SetNicAttribute(name, StringValue(value));
     }
-    for (const auto& [name, value] : switchAttributes)
+    for (const auto& [name, value] : switchSettings)
     {
         fabric.SetSwitchAttribute(name, StringValue(value));
     }

@@ -51,11 +51,13 @@ class MetaRoceExperiment
   private:
     /**
      * Builds the configured fabric with its loss models and scheduled failures, after seeding
-     * the random number generator; returns the first random stream left for the workload.
+     * the random number generator; every NIC and switch gets `nicSettings` and
+     * `switchSettings` (MetaRoceExperimentConfig::NicSettings). Returns the first random stream
+     * left for the workload.
      */
     int64_t BuildFabric(MetaRoceFabricHelper& fabric,
-                        const MetaRoceAttributeList& nicAttributes,
-                        const MetaRoceAttributeList& switchAttributes) const;
+                        const MetaRoceAttributeList& nicSettings,
+                        const MetaRoceAttributeList& switchSettings) const;
     /// Runs the simulator until the workload is done or the stop time is reached.
     void Simulate(const MetaRoceExperimentWorkload& workload, MetaRoceFabricMonitor& monitor) const;
     /// What the run measured, from the message log and the counters of the fabric.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace ns3
@@ -225,17 +226,26 @@ ParseHostRanks(const std::string& option, const std::string& text, uint32_t host
 Time
 ParseTimeOption(const std::string& option, const std::string& text)
 {
-    // The units ns-3's Time(std::string) understands; it aborts on anything else, so check
-    // first. Longest suffixes first ("ms" before "s").
-    static const std::array<const char*, 9>
-        units{"min", "ms", "us", "ns", "ps", "fs", "s", "h", "d"};
+    // The units ns-3's Time(std::string) understands, in seconds; it aborts on anything else,
+    // so check first. Longest suffixes first ("ms" before "s").
+    static const std::array<std::pair<const char*, double>, 9> units{{{"min", 60},
+                                                                      {"ms", 1e-3},
+                                                                      {"us", 1e-6},
+                                                                      {"ns", 1e-9},
+                                                                      {"ps", 1e-12},
+                                                                      {"fs", 1e-15},
+                                                                      {"s", 1},
+                                                                      {"h", 3600},
+                                                                      {"d", 86400}}};
     std::string number = text;
-    for (const char* unit : units)
+    double scale = 1; // a bare number is seconds
+    for (const auto& [unit, seconds] : units)
     {
         const std::string u(unit);
         if (text.size() > u.size() && text.compare(text.size() - u.size(), u.size(), u) == 0)
         {
             number = text.substr(0, text.size() - u.size());
+            scale = seconds;
             break;
         }
     }
@@ -247,6 +257,16 @@ ParseTimeOption(const std::string& option, const std::string& text)
     if (v < 0)
     {
         Fail(option, "'" + text + "' is negative");
+    }
+    // ns-3 counts nanoseconds in 64 bits: beyond about 292 years the count wraps around, and a
+    // positive time below 1 ns would silently become 0.
+    if (v * scale > 9.2e9)
+    {
+        Fail(option, "'" + text + "' is past the longest time ns-3 holds (about 292 years)");
+    }
+    if (v > 0 && v * scale < 1e-9)
+    {
+        Fail(option, "'" + text + "' is below ns-3's time resolution (1 ns)");
     }
     return Time(text);
 }
@@ -284,7 +304,7 @@ ParseSchedulerOption(const std::string& option, const std::string& text)
 }
 
 void
-ValidatePcapPrefix(const std::string& option, const std::string& prefix)
+ValidateOutputPrefix(const std::string& option, const std::string& prefix)
 {
     if (prefix.empty())
     {
@@ -307,6 +327,54 @@ ValidatePcapPrefix(const std::string& option, const std::string& prefix)
     {
         Fail(option, "directory '" + dir + "' of prefix '" + prefix + "' is not writable");
     }
+}
+
+void
+ValidateOpenFiles(const std::string& option, double files)
+{
+    rlimit open{};
+    getrlimit(RLIMIT_NOFILE, &open);
+    constexpr double kOtherFiles = 64; // the process's own, the result files
+    if (open.rlim_cur != RLIM_INFINITY && files + kOtherFiles > open.rlim_cur)
+    {
+        Fail(option,
+             std::to_string(static_cast<uint64_t>(files)) +
+                 " capture files would be open at once, more than this process may open "
+                 "(ulimit -n: " +
+                 std::to_string(open.rlim_cur) + ")");
+    }
+}
+
+void
+ValidateOutputFile(const std::string& option, const std::string& path)
+{
+    ValidateOutputPrefix(option, path);
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+    {
+        Fail(option, "'" + path + "' is a directory; give a file name");
+    }
+}
+
+void
+CheckAttributeValue(const std::string& option,
+                    const AttributeChecker& checker,
+                    const std::string& value,
+                    const std::string& what)
+{
+    if (Readable(checker.GetValueTypeName(), value) && Valid(checker, value))
+    {
+        return;
+    }
+    // An algorithm attribute's checker names the family it takes as its underlying type
+    // (MakeAlgorithmFactoryChecker); other checkers' are no TypeId.
+    TypeId family;
+    const std::string allowed =
+        checker.HasUnderlyingTypeInformation() &&
+                TypeId::LookupByNameFailSafe(checker.GetUnderlyingTypeInformation(), &family)
+            ? " (expected a " + family.GetName() + ")"
+            : "";
+    Fail(option, "'" + value + "' is not a valid value for " + what + allowed);
 }
 
 MetaRoceAttributeList
@@ -339,20 +407,7 @@ ParseAttributeOption(const std::string& option,
         {
             Fail(option, typeName + " has no attribute '" + name + "'");
         }
-        if (!Readable(info.checker->GetValueTypeName(), value) || !Valid(*info.checker, value))
-        {
-            // An algorithm attribute's checker names the family it takes as its underlying
-            // type (MakeAlgorithmFactoryChecker); other checkers' are no TypeId.
-            TypeId family;
-            const std::string allowed =
-                info.checker->HasUnderlyingTypeInformation() &&
-                        TypeId::LookupByNameFailSafe(info.checker->GetUnderlyingTypeInformation(),
-                                                     &family)
-                    ? " (expected a " + family.GetName() + ")"
-                    : "";
-            Fail(option,
-                 "'" + value + "' is not a valid value for " + typeName + "::" + name + allowed);
-        }
+        CheckAttributeValue(option, *info.checker, value, typeName + "::" + name);
         result.emplace_back(name, value);
     }
     return result;

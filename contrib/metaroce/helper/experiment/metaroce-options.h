@@ -56,11 +56,27 @@ DataRate ParseRateOption(const std::string& option, const std::string& text);
 
 /**
  * \ingroup metaroce
- * Checks a capture file prefix ("--pcap=out/run"): empty (no capture) or a prefix whose
- * directory (the current one for a bare name) exists and is writable, so that a bad path is
- * refused before the simulation starts instead of aborting when the first file is opened.
+ * Checks a prefix of files to write ("--pcap=out/run", "--output=out/run"): empty (nothing
+ * written) or a prefix whose directory (the current one for a bare name) exists and is
+ * writable, so that a bad path is refused before the simulation starts instead of failing when
+ * the first file is opened.
  */
-void ValidatePcapPrefix(const std::string& option, const std::string& prefix);
+void ValidateOutputPrefix(const std::string& option, const std::string& prefix);
+
+/**
+ * \ingroup metaroce
+ * Checks the path of one file to write ("--output=sweep.csv"): as ValidateOutputPrefix(), and
+ * not an existing directory.
+ */
+void ValidateOutputFile(const std::string& option, const std::string& path);
+
+/**
+ * \ingroup metaroce
+ * Checks that `files` files (captures, which ns-3's PcapHelper keeps open and aborts on when
+ * one cannot be opened) fit in what the process may open (RLIMIT_NOFILE, less a margin for its
+ * other files).
+ */
+void ValidateOpenFiles(const std::string& option, double files);
 
 /**
  * \ingroup metaroce
@@ -68,6 +84,17 @@ void ValidatePcapPrefix(const std::string& option, const std::string& prefix);
  * of ns3::Scheduler. Returns the factory for Simulator::SetScheduler().
  */
 ObjectFactory ParseSchedulerOption(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup metaroce
+ * Checks `value` for an attribute (or global value) whose checker is `checker`, named `what`
+ * in the message ("ns3::MetaRoceNic::Mtu"): text ns-3's parsers would abort on is refused
+ * before they see it, then the checker's own verdict. Throws naming `option`.
+ */
+void CheckAttributeValue(const std::string& option,
+                         const AttributeChecker& checker,
+                         const std::string& value,
+                         const std::string& what);
 
 /// Attribute settings as (name, value) pairs, in the order written.
 using MetaRoceAttributeList = std::vector<std::pair<std::string, std::string>>;

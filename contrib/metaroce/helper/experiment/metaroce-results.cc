@@ -1,8 +1,9 @@
 #include "metaroce-results.h"
 
+#include "metaroce-atomic-file.h"
+
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -34,19 +35,6 @@ Mean(const std::vector<double>& values)
         sum += v;
     }
     return values.empty() ? 0 : sum / values.size();
-}
-
-std::ofstream
-Open(const std::string& path)
-{
-    std::ofstream out(path);
-    if (!out)
-    {
-        throw std::runtime_error("cannot write " + path);
-    }
-    // Enough digits to round-trip, the same on every run.
-    out << std::setprecision(12);
-    return out;
 }
 
 nlohmann::ordered_json
@@ -186,40 +174,67 @@ MetaRoceExperimentResults::ToJson() const
 void
 MetaRoceExperimentResults::Write(const std::string& prefix) const
 {
-    Open(prefix + ".json") << ToJson();
+    // Every file under a temporary name first (MetaRoceAtomicFile), renamed once all are on
+    // disk: the CSV files, then the JSON, which says the set is complete. An older run's JSON
+    // goes before the first rename, so no JSON is ever read beside another run's CSV files.
+    MetaRoceAtomicFile json(prefix + ".json");
+    MetaRoceAtomicFile f(prefix + "-flows.csv");
+    MetaRoceAtomicFile h(prefix + "-hosts.csv");
+    MetaRoceAtomicFile l(prefix + "-links.csv");
+    MetaRoceAtomicFile t(prefix + "-throughput.csv");
+    MetaRoceAtomicFile ht(prefix + "-host-throughput.csv");
+    MetaRoceAtomicFile* const csv[] = {&f, &h, &l, &t, &ht};
+    for (MetaRoceAtomicFile* file : {&json, &f, &h, &l, &t, &ht})
+    {
+        // Enough digits to round-trip, the same on every run.
+        file->Stream() << std::setprecision(12);
+    }
+    json.Stream() << ToJson();
+    WriteCsvRows(f.Stream(), h.Stream(), l.Stream());
+    t.Stream() << "start_us,delivered_bytes,gbps\n";
+    for (const auto& r : throughput)
+    {
+        t.Stream() << r.startUs << ',' << r.deliveredBytes << ',' << r.gbps << '\n';
+    }
+    ht.Stream() << "start_us,host,tx_bytes,delivered_bytes\n";
+    for (const auto& r : hostThroughput)
+    {
+        ht.Stream() << r.startUs << ',' << r.host << ',' << r.txBytes << ',' << r.deliveredBytes
+                    << '\n';
+    }
+    for (MetaRoceAtomicFile* file : csv)
+    {
+        file->Close();
+    }
+    json.Close();
+    MetaRoceAtomicFile::Remove(json.GetPath());
+    for (MetaRoceAtomicFile* file : csv)
+    {
+        file->Publish();
+    }
+    json.Publish();
+}
 
-    std::ofstream f = Open(prefix + "-flows.csv");
+void
+MetaRoceExperimentResults::WriteCsvRows(std::ostream& f, std::ostream& h, std::ostream& l) const
+{
     f << "src,dst,bytes,start_us,end_us,fct_us,ideal_us,slowdown\n";
     for (const auto& r : flows)
     {
         f << r.src << ',' << r.dst << ',' << r.bytes << ',' << r.startUs << ',' << r.endUs << ','
           << r.fctUs << ',' << r.idealUs << ',' << r.slowdown << '\n';
     }
-    std::ofstream h = Open(prefix + "-hosts.csv");
     h << "host,tx_bytes,delivered_bytes,goodput_gbps,retransmitted,timeouts,ecn_marked\n";
     for (const auto& r : hosts)
     {
         h << r.host << ',' << r.txBytes << ',' << r.deliveredBytes << ',' << r.goodputGbps << ','
           << r.retransmitted << ',' << r.timeouts << ',' << r.ecnMarked << '\n';
     }
-    std::ofstream l = Open(prefix + "-links.csv");
     l << "plane,tier,from,to,tx_packets,tx_bytes,utilisation,lost\n";
     for (const auto& r : links)
     {
         l << r.plane << ',' << r.tier << ',' << r.from << ',' << r.to << ',' << r.txPackets << ','
           << r.txBytes << ',' << r.utilisation << ',' << r.lost << '\n';
-    }
-    std::ofstream t = Open(prefix + "-throughput.csv");
-    t << "start_us,delivered_bytes,gbps\n";
-    for (const auto& r : throughput)
-    {
-        t << r.startUs << ',' << r.deliveredBytes << ',' << r.gbps << '\n';
-    }
-    std::ofstream ht = Open(prefix + "-host-throughput.csv");
-    ht << "start_us,host,tx_bytes,delivered_bytes\n";
-    for (const auto& r : hostThroughput)
-    {
-        ht << r.startUs << ',' << r.host << ',' << r.txBytes << ',' << r.deliveredBytes << '\n';
     }
 }
 

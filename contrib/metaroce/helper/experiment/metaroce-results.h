@@ -164,8 +164,14 @@ struct MetaRoceExperimentResults
     void AddSwitchDrops(const std::vector<uint64_t>& byReason);
     /// Sets `planes`, and from them the PFC pauses, the deepest queue and "link-loss" drops.
     void AddPlanes(std::vector<MetaRocePlaneRecord> planeRecords);
-    /// Writes <prefix>.json and the CSV files; throws std::runtime_error if a file fails.
+    /**
+     * Writes <prefix>.json and the CSV files, each under a temporary name renamed when all are
+     * on disk, the JSON last (MetaRoceAtomicFile); throws std::runtime_error naming the file
+     * when one cannot be written (nothing is then renamed, the temporary files are removed).
+     */
     void Write(const std::string& prefix) const;
+    /// The rows of -flows.csv, -hosts.csv and -links.csv, with their headings.
+    void WriteCsvRows(std::ostream& flows, std::ostream& hosts, std::ostream& links) const;
     /// The JSON document (what <prefix>.json holds).
     std::string ToJson() const;
     /// A readable summary.

@@ -1,5 +1,7 @@
 #include "metaroce-algorithm-factory.h"
 
+#include "ns3/string.h"
+
 namespace ns3
 {
 
@@ -21,6 +23,29 @@ AlgorithmFactoryProblem(const ObjectFactory& factory, TypeId base, const std::st
         return attribute + ": " + tid.GetName() + " is abstract; choose one of its subclasses";
     }
     return "";
+}
+
+Ptr<const AttributeValue>
+GetSettledAttribute(TypeId tid, const std::string& name, const MetaRoceAttributeSettings& settings)
+{
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(name, &info))
+    {
+        return nullptr;
+    }
+    Ptr<const AttributeValue> value = info.initialValue;
+    for (const auto& [setting, text] : settings)
+    {
+        if (setting == name)
+        {
+            if (const Ptr<AttributeValue> parsed =
+                    info.checker->CreateValidValue(StringValue(text)))
+            {
+                value = parsed;
+            }
+        }
+    }
+    return value;
 }
 
 namespace

@@ -11,6 +11,8 @@
 #include "ns3/object-factory.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -46,6 +48,19 @@ DefaultAlgorithmFactory()
     factory.SetTypeId(T::GetTypeId());
     return factory;
 }
+
+/// Attribute settings, "Name", "Value" pairs in the order given (an attribute string's).
+using MetaRoceAttributeSettings = std::vector<std::pair<std::string, std::string>>;
+
+/**
+ * The value attribute `name` of `tid` would have after `settings` (the last one valid for it),
+ * else its initial value (as Config::SetDefault left it); null when `tid` has no such
+ * attribute. How a static check (MetaRoceNic::GetConfigProblem,
+ * MetaRoceSwitch::GetConfigProblem) reads an object's attributes without building it.
+ */
+Ptr<const AttributeValue> GetSettledAttribute(TypeId tid,
+                                              const std::string& name,
+                                              const MetaRoceAttributeSettings& settings);
 
 /**
  * The object `factory` makes, as a T; a fatal error naming `attribute` when the factory holds
@@ -116,6 +131,26 @@ class AlgorithmSlot
     ObjectFactory m_factory;
     Ptr<T> m_object;
 };
+
+/**
+ * A new object of the algorithm attribute `name` of `tid` after `settings`
+ * (GetSettledAttribute), as a T; null when the attribute is missing or cannot make a T.
+ */
+template<typename T>
+Ptr<T>
+CreateSettledAlgorithm(TypeId tid,
+                       const std::string& name,
+                       const MetaRoceAttributeSettings& settings)
+{
+    const auto factory =
+        DynamicCast<const ObjectFactoryValue>(GetSettledAttribute(tid, name, settings));
+    if (factory == nullptr ||
+        !AlgorithmFactoryProblem(factory->Get(), T::GetTypeId(), name).empty())
+    {
+        return nullptr;
+    }
+    return factory->Get().template Create<T>();
+}
 
 } // namespace ns3
 

@@ -1,5 +1,6 @@
 #include "metaroce-buffer-admission.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 
 namespace ns3
@@ -23,9 +24,17 @@ MetaRoceBufferAdmission::MetaRoceBufferAdmission()
 
 MetaRoceBufferAdmission::~MetaRoceBufferAdmission() = default;
 
+std::string
+MetaRoceBufferAdmission::GetConfigProblem() const
+{
+    return "";
+}
+
 void
 MetaRoceBufferAdmission::CheckConfig() const
 {
+    const std::string problem = GetConfigProblem();
+    NS_ABORT_MSG_IF(!problem.empty(), problem);
 }
 
 } // namespace ns3

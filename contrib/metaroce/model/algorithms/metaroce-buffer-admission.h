@@ -12,6 +12,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <string>
 
 namespace ns3
 {
@@ -36,9 +37,12 @@ class MetaRoceBufferAdmission : public Object
                        uint64_t bufferUsed,
                        uint64_t bufferSize) const = 0;
 
-    /// Aborts, naming the attribute, when a parameter is out of range; the switch calls it when
-    /// it starts.
-    virtual void CheckConfig() const;
+    /// Why the parameters cannot work (naming the attribute and its value), or "" when they can.
+    /// Subclasses with parameters override it.
+    virtual std::string GetConfigProblem() const;
+
+    /// Aborts with GetConfigProblem(), if any; the switch calls it when it starts.
+    void CheckConfig() const;
 };
 
 } // namespace ns3

@@ -1,10 +1,12 @@
 /*
  * DCQCN, RoCEv2's rate control (spec 8.5), as an ns-3 object: the NIC's "RoceRateControl"
  * attribute (an ObjectFactory, default "ns3::MetaRoceDcqcn"; "ns3::MetaRoceDcqcn[Enabled=false]"
- * for RoCEv2 without rate control) chooses it, and its attributes,
- * the rows of metaroce::DcqcnConfigFields() (Enabled, G, InitialAlpha, AlphaTimer, RateTimer,
- * ByteCounter, FastRecoverySteps, AdditiveIncrease, HyperIncrease, MinRate, CnpInterval),
- * configure every RoCEv2 queue pair the NIC creates. The state machines stay in the engine
+ * for RoCEv2 without rate control, "ns3::MetaRoceDcqcn[Variant=paper]" for the DCQCN paper's
+ * algorithm and parameters) chooses it, and its attributes - Variant (nic or paper) and the rows
+ * of metaroce::DcqcnConfigFields() (Enabled, G, InitialAlpha, AlphaTimer, RateDecreaseInterval,
+ * RateTimer, ByteCounter, FastRecoverySteps, AdditiveIncrease, HyperIncrease, MinRate,
+ * ClampTargetRate, CnpInterval; a 0 in a timer or step is the variant's default) - configure
+ * every RoCEv2 queue pair the NIC creates. The state machines stay in the engine
  * (metaroce::DcqcnReactionPoint and DcqcnNotificationPoint, used by the queue pair).
  */
 #ifndef METAROCE_DCQCN_H
@@ -31,6 +33,10 @@ class MetaRoceDcqcn : public Object
     const metaroce::DcqcnConfig& GetConfig() const;
 
   private:
+    /// The Variant attribute (a metaroce::DcqcnVariant).
+    void SetVariant(int variant);
+    int GetVariant() const;
+
     metaroce::DcqcnConfig m_config;
 };
 

@@ -1,8 +1,9 @@
 #include "metaroce-dynamic-threshold-admission.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -33,11 +34,16 @@ MetaRoceDynamicThresholdAdmission::MetaRoceDynamicThresholdAdmission()
 
 MetaRoceDynamicThresholdAdmission::~MetaRoceDynamicThresholdAdmission() = default;
 
-void
-MetaRoceDynamicThresholdAdmission::CheckConfig() const
+std::string
+MetaRoceDynamicThresholdAdmission::GetConfigProblem() const
 {
-    NS_ABORT_MSG_IF(m_alpha <= 0,
-                    "MetaRoceDynamicThresholdAdmission: Alpha must be > 0, is " << m_alpha);
+    if (m_alpha > 0) // false for NaN too
+    {
+        return "";
+    }
+    std::ostringstream os;
+    os << "MetaRoceDynamicThresholdAdmission: Alpha must be > 0, is " << m_alpha;
+    return os.str();
 }
 
 bool

@@ -27,7 +27,7 @@ class MetaRoceDynamicThresholdAdmission : public MetaRoceBufferAdmission
                uint32_t size,
                uint64_t bufferUsed,
                uint64_t bufferSize) const override;
-    void CheckConfig() const override;
+    std::string GetConfigProblem() const override;
 
   private:
     double m_alpha;

@@ -24,9 +24,17 @@ MetaRoceEcnMarker::MetaRoceEcnMarker()
 
 MetaRoceEcnMarker::~MetaRoceEcnMarker() = default;
 
+std::string
+MetaRoceEcnMarker::GetConfigProblem() const
+{
+    return "";
+}
+
 void
 MetaRoceEcnMarker::CheckConfig() const
 {
+    const std::string problem = GetConfigProblem();
+    NS_ABORT_MSG_IF(!problem.empty(), problem);
 }
 
 void

@@ -17,6 +17,7 @@
 #include "ns3/random-variable-stream.h"
 
 #include <cstdint>
+#include <string>
 
 namespace ns3
 {
@@ -35,9 +36,13 @@ class MetaRoceEcnMarker : public Object
     /// True when a DATA packet entering a DATA queue that holds `qBytes` is to be marked CE.
     virtual bool ShouldMark(uint64_t qBytes) = 0;
 
-    /// Aborts, naming the attribute, when the parameters contradict each other; the switch
-    /// calls it when it starts (attributes may be set in any order before).
-    virtual void CheckConfig() const;
+    /// Why the parameters cannot work (naming the attributes and their values), or "" when
+    /// they can. Subclasses with parameters override it.
+    virtual std::string GetConfigProblem() const;
+
+    /// Aborts with GetConfigProblem(), if any; the switch calls it when it starts (attributes
+    /// may be set in any order before).
+    void CheckConfig() const;
 
     /// The random variable the marker draws from (the switch's).
     void SetRandomVariable(Ptr<UniformRandomVariable> rng);

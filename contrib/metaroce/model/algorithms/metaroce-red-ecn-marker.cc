@@ -1,9 +1,10 @@
 #include "metaroce-red-ecn-marker.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -44,14 +45,20 @@ MetaRoceRedEcnMarker::MetaRoceRedEcnMarker()
 
 MetaRoceRedEcnMarker::~MetaRoceRedEcnMarker() = default;
 
-void
-MetaRoceRedEcnMarker::CheckConfig() const
+std::string
+MetaRoceRedEcnMarker::GetConfigProblem() const
 {
-    NS_ABORT_MSG_IF(m_kmin > m_kmax,
-                    "MetaRoceRedEcnMarker: Kmin (" << m_kmin << ") must not exceed Kmax (" << m_kmax
-                                                   << ")");
-    NS_ABORT_MSG_IF(m_pmax < 0 || m_pmax > 1,
-                    "MetaRoceRedEcnMarker: Pmax must be in [0, 1], is " << m_pmax);
+    std::ostringstream os;
+    if (m_kmin > m_kmax)
+    {
+        os << "MetaRoceRedEcnMarker: Kmin (" << m_kmin << ") must not exceed Kmax (" << m_kmax
+           << ")";
+    }
+    else if (!(m_pmax >= 0 && m_pmax <= 1))
+    {
+        os << "MetaRoceRedEcnMarker: Pmax must be in [0, 1], is " << m_pmax;
+    }
+    return os.str();
 }
 
 bool

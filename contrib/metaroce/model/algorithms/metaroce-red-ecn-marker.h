@@ -25,7 +25,7 @@ class MetaRoceRedEcnMarker : public MetaRoceEcnMarker
     ~MetaRoceRedEcnMarker() override;
 
     bool ShouldMark(uint64_t qBytes) override;
-    void CheckConfig() const override;
+    std::string GetConfigProblem() const override;
 
   private:
     uint64_t m_kmin;

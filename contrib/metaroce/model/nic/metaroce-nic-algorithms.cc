@@ -34,8 +34,10 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
                                                 &MetaRoceNic::GetPathSelectionFactory),
                       MakeAlgorithmFactoryChecker(MetaRocePathSelection::GetTypeId()))
         .AddAttribute("RoceRateControl",
-                      "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 8.5); "
-                      "ns3::MetaRoceDcqcn[Enabled=false] sends at line rate without CNPs.",
+                      "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 8.5), "
+                      "as NICs run it by default; ns3::MetaRoceDcqcn[Variant=paper] runs the "
+                      "DCQCN paper's, ns3::MetaRoceDcqcn[Enabled=false] sends at line rate "
+                      "without CNPs.",
                       ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceDcqcn>()),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetRoceRateControlFactory,
                                                 &MetaRoceNic::GetRoceRateControlFactory),

@@ -8,7 +8,9 @@
 #include "metaroce-nic.h"
 
 #include "ns3/boolean.h"
+#include "ns3/metaroce-connection.h"
 #include "ns3/nstime.h"
+#include "ns3/rocev2-queue-pair.h"
 
 #include <algorithm>
 
@@ -125,6 +127,79 @@ MetaRoceNic::RoceV2ConfigFor(uint32_t local, uint32_t remote, uint32_t plane)
     c.lineRateBps = LineRateBps(plane);
     c.dcqcn = GetRoceRateControl()->GetConfig();
     return c;
+}
+
+namespace
+{
+
+/// `config`'s fields of `fields` (attributes `prefix` + name) as `settings` leave them.
+template<typename Config>
+void
+SettleConfig(Config& config,
+             const metaroce::ConfigFields<Config>& fields,
+             const std::string& prefix,
+             const MetaRoceAttributeSettings& settings)
+{
+    for (const metaroce::ConfigField<Config>& f : fields)
+    {
+        double v = 0;
+        const auto value =
+            GetSettledAttribute(MetaRoceNic::GetTypeId(), prefix + f.attribute, settings);
+        if (value && ReadConfigFieldValue(f.unit, *value, v))
+        {
+            f.set(config, v);
+        }
+    }
+}
+
+} // namespace
+
+std::string
+MetaRoceNic::GetConfigProblem(const MetaRoceAttributeSettings& settings,
+                              uint32_t ports,
+                              uint64_t rateBps,
+                              metaroce::Transport transport)
+{
+    const TypeId tid = GetTypeId();
+    // The engines CreateQueuePair() makes, from the same configuration and algorithms: their
+    // constructors validate everything and throw what the NIC would report as a fatal error.
+    metaroce::MetaRoceConfig config;
+    SettleConfig(config, metaroce::MetaRoceConfigFields(), "", settings);
+    config.ports = static_cast<uint16_t>(std::min<uint32_t>(ports, UINT16_MAX));
+    config.portRateBps = rateBps;
+    try
+    {
+        if (transport == metaroce::Transport::MetaRoce)
+        {
+            const auto cc =
+                CreateSettledAlgorithm<MetaRoceCongestionOps>(tid, "CongestionControl", settings);
+            const auto paths =
+                CreateSettledAlgorithm<MetaRocePathSelection>(tid, "PathSelection", settings);
+            if (cc == nullptr || paths == nullptr)
+            {
+                return "MetaRoceNic: CongestionControl or PathSelection cannot make its object";
+            }
+            metaroce::MetaRoceConnection connection(config, nullptr, cc->Create(), paths->Create());
+            return "";
+        }
+        metaroce::RoceV2Config roce;
+        SettleConfig(roce, metaroce::RoceV2ConfigFields(), "Roce", settings);
+        const auto dcqcn = CreateSettledAlgorithm<MetaRoceDcqcn>(tid, "RoceRateControl", settings);
+        if (dcqcn == nullptr)
+        {
+            return "MetaRoceNic: RoceRateControl cannot make its object";
+        }
+        roce.mtu = config.mtu;
+        roce.lineRateBps = rateBps;
+        roce.dcqcn = dcqcn->GetConfig();
+        metaroce::MemoryRegistry memory;
+        metaroce::RoceV2QueuePair queuePair(roce, memory);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return std::string("MetaRoceNic: invalid configuration: ") + e.what();
+    }
+    return "";
 }
 
 // The scheduler keeps ControlFirst and RecoveryFirst: the attributes read and write it.

@@ -54,6 +54,7 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -91,6 +92,19 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
         Ptr<MetaRoceNic> b,
         metaroce::Transport transport,
         uint32_t plane = 0);
+
+    /**
+     * What a NIC whose attributes were `attributes` ("Name", "Value" pairs over the attributes'
+     * defaults, values valid for their attributes), with `ports` ports at `rateBps`, would
+     * report as a fatal error at its first `transport` connection (the engine configuration's
+     * rules across fields, its algorithms' parameters), or "" when it would connect. Builds no
+     * NIC and draws no random stream: a driver that must not abort checks its attribute
+     * strings with it before it builds anything.
+     */
+    static std::string GetConfigProblem(const MetaRoceAttributeSettings& attributes,
+                                        uint32_t ports,
+                                        uint64_t rateBps,
+                                        metaroce::Transport transport);
 
     /// Takes a port down (the link failed) or up; every queue pair is told.
     void SetPortUp(uint32_t port, bool up);

@@ -35,7 +35,7 @@ constexpr MetaRoceDropReason kAdmitted = MetaRoceDropReason::COUNT;
 TypeId
 MetaRoceSwitch::GetTypeId()
 {
-    static TypeId tid = AddTraceSources(AddFormerAttributes(
+    static TypeId tid = AddTraceSources(AddFormerAttributes(AddEcnAttributes(
         TypeId("ns3::MetaRoceSwitch")
             .SetParent<Object>()
             .SetGroupName("MetaRoce")
@@ -65,18 +65,6 @@ MetaRoceSwitch::GetTypeId()
                           UintegerValue(kMetaRoceControlMaxPayload),
                           MakeUintegerAccessor(&MetaRoceSwitch::m_controlMaxPayload),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("EcnEnabled",
-                          "Mark ECN-capable DATA packets CE (RED on the instantaneous queue).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&MetaRoceSwitch::m_ecnEnabled),
-                          MakeBooleanChecker())
-            .AddAttribute("EcnMarker",
-                          "Which policy marks ECN-capable DATA packets CE (a MetaRoceEcnMarker "
-                          "and its attributes).",
-                          ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceRedEcnMarker>()),
-                          MakeObjectFactoryAccessor(&MetaRoceSwitch::SetEcnMarkerFactory,
-                                                    &MetaRoceSwitch::GetEcnMarkerFactory),
-                          MakeAlgorithmFactoryChecker(MetaRoceEcnMarker::GetTypeId()))
             .AddAttribute("PfcEnabled",
                           "Lossless mode: send PAUSE/RESUME per ingress port and class, and "
                           "honour those received.",
@@ -110,7 +98,7 @@ MetaRoceSwitch::GetTypeId()
                           "64 covers every MetaRoCE and RoCEv2 data header).",
                           UintegerValue(64),
                           MakeUintegerAccessor(&MetaRoceSwitch::m_trimSize),
-                          MakeUintegerChecker<uint32_t>())));
+                          MakeUintegerChecker<uint32_t>()))));
     return tid;
 }
 
@@ -194,16 +182,25 @@ MetaRoceSwitch::CheckConfig()
     // switch starts (DoInitialize) and, for switches never initialised, on the first packet.
     m_admission->CheckConfig();
     m_ecnMarker->CheckConfig();
-    if (m_pfcEnabled)
-    {
-        NS_ABORT_MSG_IF(m_pfcXon >= m_pfcXoff,
-                        "MetaRoceSwitch: PfcXon (" << m_pfcXon << ") must be below PfcXoff ("
-                                                   << m_pfcXoff << ")");
-        NS_ABORT_MSG_IF(m_pfcXoff >= m_bufferSize,
-                        "MetaRoceSwitch: PfcXoff (" << m_pfcXoff << ") must be below BufferSize ("
-                                                    << m_bufferSize << ")");
-    }
+    const std::string pfc = PfcProblem(m_pfcEnabled, m_pfcXon, m_pfcXoff, m_bufferSize);
+    NS_ABORT_MSG_IF(!pfc.empty(), pfc);
     m_configChecked = true;
+}
+
+std::string
+MetaRoceSwitch::PfcProblem(bool enabled, uint64_t xon, uint64_t xoff, uint64_t buffer)
+{
+    if (enabled && xon >= xoff)
+    {
+        return "MetaRoceSwitch: PfcXon (" + std::to_string(xon) + ") must be below PfcXoff (" +
+               std::to_string(xoff) + ")";
+    }
+    if (enabled && xoff >= buffer)
+    {
+        return "MetaRoceSwitch: PfcXoff (" + std::to_string(xoff) + ") must be below BufferSize (" +
+               std::to_string(buffer) + ")";
+    }
+    return "";
 }
 
 uint32_t
@@ -299,9 +296,16 @@ MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<Packet> packet)
         return;
     }
 
-    // 4. ECN: the marker's policy on the DATA queue, ECT(0) and ECT(1) only. An unmarked
-    //    packet goes on as it came, uncopied (MetaRoceFrameSink::ReceiveFrame).
-    Enqueue(MaybeMarkCe(packet, info, egress, cls), port, egress, cls);
+    // 4. ECN: the marker's policy on the DATA queue, ECT(0) and ECT(1) only, now or (with
+    //    EcnAtDequeue) when the packet leaves. An unmarked packet goes on as it came, uncopied
+    //    (MetaRoceFrameSink::ReceiveFrame).
+    const bool markable = Markable(info, cls);
+    if (m_ecnAtDequeue || !markable)
+    {
+        Enqueue(packet, port, egress, cls, markable);
+        return;
+    }
+    Enqueue(MaybeMarkCe(packet, egress), port, egress, cls);
 }
 
 bool
@@ -328,30 +332,6 @@ MetaRoceSwitch::TrimAndEnqueue(Ptr<const Packet> packet,
     return true;
 }
 
-Ptr<Packet>
-MetaRoceSwitch::MaybeMarkCe(Ptr<Packet> p,
-                            const MetaRocePacketInfo& info,
-                            uint32_t egress,
-                            uint32_t cls)
-{
-    const uint8_t ecn = info.Ecn();
-    if (!m_ecnEnabled || cls != METAROCE_CLASS_DATA ||
-        (ecn != Ipv4Header::ECN_ECT0 && ecn != Ipv4Header::ECN_ECT1))
-    {
-        return p;
-    }
-    const uint64_t q = m_ports[egress].egressBytes[METAROCE_CLASS_DATA];
-    if (!m_ecnMarker->ShouldMark(q))
-    {
-        return p;
-    }
-    Ptr<Packet> marked = p->Copy(); // trace sinks upstream may hold `p`
-    MarkCe(marked);
-    m_ports[egress].counters.ecnMarked++;
-    m_ecnTrace(marked, egress, q);
-    return marked;
-}
-
 MetaRoceDropReason
 MetaRoceSwitch::Admit(uint32_t port, uint32_t cls, uint32_t size) const
 {
@@ -366,19 +346,6 @@ MetaRoceSwitch::Admit(uint32_t port, uint32_t cls, uint32_t size) const
         return MetaRoceDropReason::PORT_LIMIT;
     }
     return kAdmitted;
-}
-
-void
-MetaRoceSwitch::MarkCe(Ptr<Packet> p)
-{
-    Ipv4Header ip;
-    p->RemoveHeader(ip);
-    ip.SetEcn(Ipv4Header::ECN_CE);
-    if (Node::ChecksumEnabled())
-    {
-        ip.EnableChecksum();
-    }
-    p->AddHeader(ip);
 }
 
 void
@@ -401,12 +368,16 @@ MetaRoceSwitch::Trim(Ptr<Packet> p, const MetaRocePacketInfo& info) const
 }
 
 void
-MetaRoceSwitch::Enqueue(Ptr<Packet> p, uint32_t ingress, uint32_t egress, uint32_t cls)
+MetaRoceSwitch::Enqueue(Ptr<Packet> p,
+                        uint32_t ingress,
+                        uint32_t egress,
+                        uint32_t cls,
+                        bool markAtDequeue)
 {
     NS_LOG_FUNCTION(this << p << ingress << egress << cls);
     const uint32_t size = p->GetSize();
     Port& out = m_ports[egress];
-    out.egress[cls].push_back(Item{p, ingress, size});
+    out.egress[cls].push_back(Item{p, ingress, size, markAtDequeue});
     out.egressBytes[cls] += size;
     out.counters.maxQueueBytes =
         std::max(out.counters.maxQueueBytes,
@@ -466,9 +437,13 @@ MetaRoceSwitch::PullPort(uint32_t port)
         {
             continue;
         }
-        const Item item = std::move(pt.egress[cls].front());
+        Item item = std::move(pt.egress[cls].front());
         pt.egress[cls].pop_front();
         Unbuffer(item, port, cls);
+        if (item.markAtDequeue)
+        {
+            item.packet = MaybeMarkCe(item.packet, port);
+        }
         pt.counters.txPackets++;
         pt.counters.txBytes += item.size;
         m_forwarded++;

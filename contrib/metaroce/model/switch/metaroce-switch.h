@@ -28,9 +28,12 @@
  *
  * ECN. At enqueue into a DATA queue holding q bytes, the "EcnMarker" object
  * (metaroce-ecn-marker.h) decides whether the packet is marked; the default,
- * MetaRoceRedEcnMarker, is RED on the instantaneous queue (the DCQCN recommendation). Only
- * ECT(0)/ECT(1) packets are offered and marked: the IPv4 header is rewritten with CE. CONTROL is
- * never marked. The marker draws from the switch's random variable (AssignStreams).
+ * MetaRoceRedEcnMarker, is RED on the instantaneous queue (the DCQCN recommendation). With
+ * "EcnAtDequeue" the packet is offered when it leaves instead, with q the bytes it leaves behind
+ * (as HPCC's ns-3 simulator marks): the mark then reports the queue as it is, one queueing
+ * delay sooner. Only ECT(0)/ECT(1) packets are offered and marked: the IPv4 header is rewritten
+ * with CE. CONTROL is never marked. The marker draws from the switch's random variable
+ * (AssignStreams).
  *
  * Former attributes. DtAlpha, EcnKmin, EcnKmax and EcnPmax still exist and forward to the
  * Alpha, Kmin, Kmax and Pmax attributes of the admission and marking objects: reading gives the
@@ -73,6 +76,7 @@
 #include "ns3/engine-types.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/metaroce-algorithm-factory.h"
 #include "ns3/metaroce-buffer-admission.h"
 #include "ns3/metaroce-ecn-marker.h"
 #include "ns3/metaroce-net-device.h"
@@ -84,6 +88,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -191,6 +196,15 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
      */
     int64_t AssignStreams(int64_t stream);
 
+    /**
+     * What a switch whose attributes were `attributes` ("Name", "Value" pairs over the
+     * attributes' defaults, values valid for their attributes) would abort with when it
+     * starts (the admission and marking objects' parameters, the PFC thresholds), or "" when it
+     * would run. Builds no switch and draws no random stream: a driver that must not abort
+     * checks its attribute strings with it before it builds anything.
+     */
+    static std::string GetConfigProblem(const MetaRoceAttributeSettings& attributes);
+
     /// The ECN marking object ("EcnMarker").
     Ptr<MetaRoceEcnMarker> GetEcnMarker() const;
     /// The buffer admission object ("BufferAdmission").
@@ -206,7 +220,8 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     {
         Ptr<Packet> packet;
         uint32_t ingress;
-        uint32_t size;
+        uint32_t size : 31;
+        uint32_t markAtDequeue : 1; ///< EcnAtDequeue: an ECN-capable DATA packet, offered then
     };
 
     /// Everything the switch keeps per port: what a packet reads on its way in and out first,
@@ -246,6 +261,8 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     ObjectFactory GetEcnMarkerFactory() const;
     void SetBufferAdmissionFactory(const ObjectFactory& factory);
     ObjectFactory GetBufferAdmissionFactory() const;
+    /// Adds EcnEnabled, EcnAtDequeue and EcnMarker to `tid`.
+    static TypeId AddEcnAttributes(TypeId tid);
     /// Adds DtAlpha, EcnKmin, EcnKmax and EcnPmax, forwarded to the algorithm objects, to `tid`
     /// (after EcnMarker and BufferAdmission, which create the objects).
     static TypeId AddFormerAttributes(TypeId tid);
@@ -258,17 +275,20 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
                         uint32_t ingress,
                         uint32_t egress,
                         uint32_t cls);
-    /// `p`, or a copy of it marked CE when the ECN marker says so (DATA class, ECN-capable
-    /// transport only).
-    Ptr<Packet> MaybeMarkCe(Ptr<Packet> p,
-                            const MetaRocePacketInfo& info,
-                            uint32_t egress,
-                            uint32_t cls);
+    /// True when `info` is a packet the marker is offered: ECN on, DATA class, ECT(0) or ECT(1).
+    bool Markable(const MetaRocePacketInfo& info, uint32_t cls) const;
+    /// `p`, or a copy of it marked CE when the ECN marker says so for the DATA queue of
+    /// `egress` as it holds now (a Markable() packet).
+    Ptr<Packet> MaybeMarkCe(Ptr<Packet> p, uint32_t egress);
     /// Rewrites the IPv4 header of `p` with ECN = CE.
     static void MarkCe(Ptr<Packet> p);
     /// Cuts `p` to IPv4 + UDP + TrimSize payload bytes (see the file comment).
     void Trim(Ptr<Packet> p, const MetaRocePacketInfo& info) const;
-    void Enqueue(Ptr<Packet> p, uint32_t ingress, uint32_t egress, uint32_t cls);
+    void Enqueue(Ptr<Packet> p,
+                 uint32_t ingress,
+                 uint32_t egress,
+                 uint32_t cls,
+                 bool markAtDequeue = false);
     /// Counts and traces a drop of a packet that is not (or no longer) buffered.
     void Drop(Ptr<const Packet> p, uint32_t port, MetaRoceDropReason reason);
     /// Returns an item's bytes to the buffer and to its ingress account (accounting only).
@@ -287,6 +307,8 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
 
     /// Cross-attribute validation; aborts naming the attribute.
     void CheckConfig();
+    /// The PFC thresholds' rule (Xon < Xoff < BufferSize when PFC is on), or "" when kept.
+    static std::string PfcProblem(bool enabled, uint64_t xon, uint64_t xoff, uint64_t buffer);
     void CheckConservation() const;
 
     std::vector<Port> m_ports;
@@ -307,6 +329,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     Ptr<MetaRoceBufferAdmission> m_admission;
     uint32_t m_controlMaxPayload;
     bool m_ecnEnabled;
+    bool m_ecnAtDequeue;
     ObjectFactory m_ecnMarkerFactory;
     Ptr<MetaRoceEcnMarker> m_ecnMarker;
     bool m_pfcEnabled;
