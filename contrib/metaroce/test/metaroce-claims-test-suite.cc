@@ -458,7 +458,7 @@ class WideFabricTestCase : public TestCase
         // Every host sends 4 MiB to a host on the other leaf: 16 connections spray over the 16
         // spines of the plane. Measured: 1.079 with entropy recycling over 32 paths per plane
         // (spec 4.2, A52), 1.255 with round-robin over 8 paths of 4 packets and a connection cut
-        // by a quarter on any mark (A13, A15, A16 before them); the all-to-all 1.053 either way.
+        // by a quarter on any mark (A13, A15, A16 before them); the all-to-all 1.054 either way.
         MetaRoceExperimentConfig c = WidePlane("permutation");
         const MetaRoceExperimentResults sprayed = MetaRoceExperiment(c).Run();
         NS_TEST_ASSERT_MSG_EQ(sprayed.complete, true, "the permutation finishes");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -109,20 +110,29 @@ MetaRoceCollectiveHelper::ConnectPeers(const std::vector<Ptr<MetaRoceNic>>& nics
 {
     const auto ranks = static_cast<uint32_t>(nics.size());
     const uint32_t planes = nics[0]->GetNPorts();
-    // The host pairs that exchange messages (the same on every channel).
-    std::set<std::pair<uint32_t, uint32_t>> pairs;
+    // The host pairs that exchange messages (the same on every channel), nearest on the ring
+    // of ranks first: a NIC's round-robin visits its queue pairs in the order they were made,
+    // so rank r serves r + 1, r - 1, r + 2, r - 2, ... as a collective library staggers its
+    // peers, and at every turn the ranks send to distinct ranks (an all-to-all of one packet
+    // per pair is a sequence of permutations, not of incasts at rank 0, 1, ...).
+    const auto distance = [ranks](uint32_t a, uint32_t b) {
+        return std::min(b - a, ranks - (b - a));
+    };
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> pairs; // (distance, lower, higher)
     for (uint32_t r = 0; r < ranks; ++r)
     {
         for (const auto& step : m_schedules[0][r])
         {
             for (const auto& t : step.sends)
             {
-                pairs.insert({std::min(r, t.peer), std::max(r, t.peer)});
+                const uint32_t a = std::min(r, t.peer);
+                const uint32_t b = std::max(r, t.peer);
+                pairs.insert({distance(a, b), a, b});
             }
         }
     }
     ChannelPeers peers(m_usedChannels, std::vector<PeerMap>(ranks));
-    for (const auto& [a, b] : pairs)
+    for (const auto& [d, a, b] : pairs)
     {
         if (transport == metaroce::Transport::MetaRoce)
         {
