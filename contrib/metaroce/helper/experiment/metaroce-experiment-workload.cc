@@ -1,7 +1,9 @@
 #include "metaroce-experiment-workload.h"
 
 #include "metaroce-mpi.h"
+#include "metaroce-options.h"
 #include "metaroce-transports.h"
+#include "metaroce-workload-inputs.h"
 
 #include "ns3/double.h"
 #include "ns3/node.h"
@@ -35,6 +37,12 @@ MetaRoceExperimentWorkload::ChannelsOf(const MetaRoceExperimentConfig& config)
     return MetaRoceChannels(config.transport, config.channels, config.planes);
 }
 
+uint32_t
+MetaRoceExperimentWorkload::StreamsOf(const MetaRoceExperimentConfig& config)
+{
+    return ChannelsOf(config) * (config.workload == "allreduce-tree" ? 2 : 1);
+}
+
 int64_t
 MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
                                     int64_t stream,
@@ -51,7 +59,7 @@ MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
     }
     else
     {
-        InstallCollective(nics, log);
+        stream = InstallCollective(nics, stream, log);
     }
     return stream;
 }
@@ -83,12 +91,28 @@ MetaRoceExperimentWorkload::InstallFlows(MetaRoceFabricHelper& fabric,
     return stream;
 }
 
-void
+int64_t
 MetaRoceExperimentWorkload::InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                              int64_t stream,
                                               MetaRoceMessageLog& log)
 {
-    m_collective = std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(m_config.workload),
-                                                              m_config.messageBytes);
+    const MetaRoceCollective collective = ParseCollective(m_config.workload);
+    if (collective == MetaRoceCollective::ALL_TO_ALLV)
+    {
+        m_collective =
+            std::make_unique<MetaRoceCollectiveHelper>(MakeTrafficMatrix(m_config, stream));
+    }
+    else
+    {
+        m_collective =
+            std::make_unique<MetaRoceCollectiveHelper>(collective, m_config.messageBytes);
+        m_collective->SetTreeChunkBytes(m_config.treeChunkBytes);
+    }
+    if (m_config.stragglers > 0)
+    {
+        m_collective->SetRankDelay(ChooseStragglers(m_config, stream + 1),
+                                   ParseTimeOption("stragglerDelay", m_config.stragglerDelay));
+    }
     m_collective->SetChannels(ChannelsOf(m_config));
     m_collective->SetRepetitions(m_config.repetitions);
     m_collective->Install(nics, TransportOf(m_config));
@@ -97,6 +121,7 @@ MetaRoceExperimentWorkload::InstallCollective(const std::vector<Ptr<MetaRoceNic>
         app->TraceConnectWithoutContext("Message",
                                         MakeCallback(&MetaRoceMessageLog::OnMessage, &log));
     }
+    return stream + 2;
 }
 
 bool
@@ -140,6 +165,9 @@ MetaRoceExperimentWorkload::Collect(MetaRoceExperimentResults& r) const
     if (m_collective)
     {
         r.collective = m_collective->GetResult();
+        const double bytesPerUs =
+            ParseRateOption("hostRate", m_config.hostRate).GetBitRate() / 8e6 * m_config.planes;
+        r.collective.boundUs = r.collective.busiestRankBytes / bytesPerUs;
         r.complete = r.collective.complete;
         r.durationUs = r.collective.endUs - r.collective.startUs;
         r.messages = r.collective.messagesPosted;

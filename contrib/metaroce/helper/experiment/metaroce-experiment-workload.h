@@ -37,11 +37,15 @@ class MetaRoceExperimentWorkload
     static metaroce::Transport TransportOf(const MetaRoceExperimentConfig& config);
     /// The channels a collective is split over: config.channels, or the transport's per plane.
     static uint32_t ChannelsOf(const MetaRoceExperimentConfig& config);
+    /// The MetaRoCE streams per connection the collective uses: a channel's, or two per channel
+    /// for allreduce-tree (a stream per tree).
+    static uint32_t StreamsOf(const MetaRoceExperimentConfig& config);
 
     /**
      * Installs the applications on every host of the built `fabric`, their messages reported
      * to `log`, and stops the simulator once all have finished. The flows workload draws from
-     * the random streams from `stream` on; returns the first stream it left unused.
+     * the random streams from `stream` on, a collective's traffic matrix and stragglers the
+     * first two; returns the first stream it left unused.
      */
     int64_t Install(MetaRoceFabricHelper& fabric, int64_t stream, MetaRoceMessageLog& log);
 
@@ -62,7 +66,9 @@ class MetaRoceExperimentWorkload
                          const std::vector<Ptr<MetaRoceNic>>& nics,
                          int64_t stream,
                          MetaRoceMessageLog& log);
-    void InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics, MetaRoceMessageLog& log);
+    int64_t InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics,
+                              int64_t stream,
+                              MetaRoceMessageLog& log);
 
     MetaRoceExperimentConfig m_config;
     MetaRoceFlowSizeCdf m_flowSizes; ///< flows workload only
