@@ -85,6 +85,17 @@ PYTHON_CASES = [
     run("cdf_file", "sizes.cdf", ["--cdfFile=sizes.cdf", "flows"]),
     run("loss_plane", 1, ["--lossPlane=1", "loss"]),
     run("cores", 8, ["--cores=8", "leaf-spine"]),
+    # The workloads of issue 57.
+    run("workload", "alltoallv", ["--workload", "--trafficMatrix", "--skew"]),
+    run("traffic_matrix", "/no/such.txt", ["--trafficMatrix", "/no/such.txt"],
+        workload="alltoallv"),
+    run("skew", "zipf:x", ["--skew", "'zipf:x'"], workload="alltoallv"),
+    run("top_k", 0, ["--topK", "0"], workload="alltoallv", skew="zipf:1"),
+    run("top_k", 3, ["--topK=3", "--skew"]),
+    run("tree_chunk_bytes", 0, ["--treeChunkBytes", "0"], workload="allreduce-tree"),
+    run("stragglers", 5, ["--stragglers", "5 of 4"]),
+    run("straggler_delay", "5us", ["--stragglerDelay=5us", "--stragglers"]),
+    run("straggler_delay", "soon", ["--stragglerDelay", "'soon'"], stragglers=1),
     # Names, and the nic=/switch= dictionaries.
     ("run", dict(SHAPE, hostz=4), "hostz", ["'hostz'"]),
     ("run", dict(SHAPE, nic={"Mtux": 1024}), "nic_attributes", ["Mtux"]),
