@@ -70,7 +70,7 @@ LatencyUs(const MetaRoceExperimentConfig& c)
 }
 
 /// The message of the std::invalid_argument `f` throws, or "" if it throws none.
-template <typename F>
+template<typename F>
 std::string
 InvalidArgument(F f)
 {
@@ -163,15 +163,15 @@ class IdealTimeTestCase : public TestCase
         {
             const MetaRoceExperimentConfig c = NonBlocking(workload, 8 << 20);
             const double n = c.hosts;
-            const double ideal =
-                (n - 1) * (c.messageBytes / n / BytesPerUs(c) + LatencyUs(c));
+            const double ideal = (n - 1) * (c.messageBytes / n / BytesPerUs(c) + LatencyUs(c));
             Check(c, ideal, (n - 1) / n);
         }
         MetaRoceExperimentConfig tree = NonBlocking("allreduce-tree", 8 << 20);
-        const double height = std::max(DoubleBinaryTree(8)[0].Height(),
-                                       DoubleBinaryTree(8)[1].Height());
-        const double ideal = 2.0 * tree.messageBytes / BytesPerUs(tree) +
-                             2 * height * (tree.treeChunkBytes / BytesPerUs(tree) + LatencyUs(tree));
+        const double height =
+            std::max(DoubleBinaryTree(8)[0].Height(), DoubleBinaryTree(8)[1].Height());
+        const double ideal =
+            2.0 * tree.messageBytes / BytesPerUs(tree) +
+            2 * height * (tree.treeChunkBytes / BytesPerUs(tree) + LatencyUs(tree));
         Check(tree, ideal, 2 * 7.0 / 8);
     }
 
@@ -309,9 +309,8 @@ class AllToAllVTestCase : public TestCase
         const std::vector<uint32_t> ranks = ChooseStragglers(late, 7);
         NS_TEST_EXPECT_MSG_EQ((ranks == ChooseStragglers(late, 7)), true, "seeded choice");
         NS_TEST_EXPECT_MSG_EQ(ranks.size(), 2, "two stragglers");
-        const double onTime = MetaRoceExperiment(NonBlocking("allgather-ring", 2 << 20))
-                                  .Run()
-                                  .collective.timeUs;
+        const double onTime =
+            MetaRoceExperiment(NonBlocking("allgather-ring", 2 << 20)).Run().collective.timeUs;
         const MetaRoceExperimentResults l = MetaRoceExperiment(late).Run();
         NS_TEST_ASSERT_MSG_EQ(l.complete, true, "stragglers");
         NS_TEST_EXPECT_MSG_GT(l.collective.timeUs, onTime + 40, "about the delay later");

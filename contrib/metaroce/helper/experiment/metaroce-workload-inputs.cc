@@ -49,12 +49,13 @@ ValidateSkew(const MetaRoceExperimentConfig& c)
     Require(c.tokenBytes <= c.messageBytes && c.messageBytes / perToken >= 1,
             "messageBytes",
             std::to_string(c.messageBytes) + " bytes hold no token: a token goes to " +
-                std::to_string(c.topK) + " experts (--topK) with " +
-                std::to_string(c.tokenBytes) + " bytes each (--tokenBytes)");
+                std::to_string(c.topK) + " experts (--topK) with " + std::to_string(c.tokenBytes) +
+                " bytes each (--tokenBytes)");
     Require(c.messageBytes / perToken <= kMaxTokensPerRank,
             "messageBytes",
-            std::to_string(c.messageBytes / perToken) + " tokens per rank (messageBytes / (topK x "
-                                                        "tokenBytes)): at most " +
+            std::to_string(c.messageBytes / perToken) +
+                " tokens per rank (messageBytes / (topK x "
+                "tokenBytes)): at most " +
                 std::to_string(kMaxTokensPerRank));
 }
 

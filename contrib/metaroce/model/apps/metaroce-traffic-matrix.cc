@@ -64,9 +64,8 @@ double
 ParseZipfSkew(const std::string& text)
 {
     const std::string prefix = "zipf:";
-    const std::string number = text.compare(0, prefix.size(), prefix) == 0
-                                   ? text.substr(prefix.size())
-                                   : std::string();
+    const std::string number =
+        text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : std::string();
     std::size_t used = 0;
     double s = -1;
     try
@@ -81,8 +80,8 @@ ParseZipfSkew(const std::string& text)
         number.find_first_not_of("+-0123456789.eE") != std::string::npos || !(s >= 0) ||
         !std::isfinite(s) || s > 100)
     {
-        throw std::invalid_argument("--skew: '" + text +
-                                    "' is not zipf:S with an exponent S in [0, 100] (e.g. zipf:1.2)");
+        throw std::invalid_argument(
+            "--skew: '" + text + "' is not zipf:S with an exponent S in [0, 100] (e.g. zipf:1.2)");
     }
     return s;
 }
@@ -116,8 +115,8 @@ ReadTrafficMatrix(const std::string& path, uint32_t ranks, uint64_t maxEntry)
         {
             Fail(path,
                  "line " + std::to_string(number) + ": " + std::to_string(fields.size()) +
-                     " entries, not " + std::to_string(ranks) + " (one per rank: --hosts=" +
-                     std::to_string(ranks) + ")");
+                     " entries, not " + std::to_string(ranks) +
+                     " (one per rank: --hosts=" + std::to_string(ranks) + ")");
         }
         std::vector<uint64_t> row;
         for (std::size_t c = 0; c < fields.size(); ++c)

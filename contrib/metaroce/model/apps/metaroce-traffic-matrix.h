@@ -62,8 +62,7 @@ double ParseZipfSkew(const std::string& text);
  * largest message), a row whose entry count is not `ranks`, a row count that is not `ranks`,
  * or no byte to send between two ranks.
  */
-MetaRoceTrafficMatrix
-ReadTrafficMatrix(const std::string& path, uint32_t ranks, uint64_t maxEntry);
+MetaRoceTrafficMatrix ReadTrafficMatrix(const std::string& path, uint32_t ranks, uint64_t maxEntry);
 
 /**
  * \ingroup metaroce
@@ -81,8 +80,9 @@ MetaRoceTrafficMatrix ZipfTrafficMatrix(uint32_t ranks,
  * (BlockBytes of the entry over the channels) to every other rank d, starting with r + 1 and
  * wrapping as the all-to-all does; shares of 0 bytes are left out.
  */
-MetaRoceSchedule
-BuildAllToAllV(const MetaRoceTrafficMatrix& matrix, uint32_t channels, uint32_t channel);
+MetaRoceSchedule BuildAllToAllV(const MetaRoceTrafficMatrix& matrix,
+                                uint32_t channels,
+                                uint32_t channel);
 
 /// Bytes of the whole matrix (the diagonal included) and off the diagonal (what is sent).
 uint64_t MatrixBytes(const MetaRoceTrafficMatrix& matrix, bool offDiagonalOnly);

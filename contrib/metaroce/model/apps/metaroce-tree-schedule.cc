@@ -132,8 +132,7 @@ DoubleBinaryTree(uint32_t ranks)
 {
     if (ranks < 2)
     {
-        throw std::invalid_argument("a tree needs at least 2 ranks, not " +
-                                    std::to_string(ranks));
+        throw std::invalid_argument("a tree needs at least 2 ranks, not " + std::to_string(ranks));
     }
     std::vector<int64_t> first(ranks);
     std::vector<int64_t> second(ranks);
@@ -175,8 +174,8 @@ BuildTreePlan(uint32_t ranks, uint64_t bytes, uint64_t chunkBytes)
     for (uint32_t t = 0; t < 2; ++t)
     {
         const uint64_t half = BlockBytes(bytes, 2, t);
-        const auto chunks = static_cast<uint32_t>(
-            std::min<uint64_t>((half + chunkBytes - 1) / chunkBytes, half));
+        const auto chunks =
+            static_cast<uint32_t>(std::min<uint64_t>((half + chunkBytes - 1) / chunkBytes, half));
         for (MetaRoceSchedule& lane : TreeLanes(trees[t], half, chunks))
         {
             plan.lanes.push_back(std::move(lane));
