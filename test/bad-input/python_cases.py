@@ -96,6 +96,9 @@ PYTHON_CASES = [
     run("stragglers", 5, ["--stragglers", "5 of 4"]),
     run("straggler_delay", "5us", ["--stragglerDelay=5us", "--stragglers"]),
     run("straggler_delay", "soon", ["--stragglerDelay", "'soon'"], stragglers=1),
+    run("jobs", 3, ["--jobs", "3 jobs"]),
+    run("placement", "tight", ["--placement", "'tight'"], jobs=2),
+    run("placement", "spread", ["--placement=spread", "--jobs"]),
     # Names, and the nic=/switch= dictionaries.
     ("run", dict(SHAPE, hostz=4), "hostz", ["'hostz'"]),
     ("run", dict(SHAPE, nic={"Mtux": 1024}), "nic_attributes", ["Mtux"]),

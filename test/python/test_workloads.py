@@ -64,3 +64,16 @@ def test_stragglers_are_seeded_and_reported():
     assert c["time_after_last_start_us"] == pytest.approx(c["time_us"] - 20)
     on_time = mx.run(**SHAPE, workload="allgather-ring").collective["time_us"]
     assert c["time_us"] > on_time + 15
+
+
+def test_jobs_sharing_a_fabric_give_a_data_frame_per_job():
+    r = mx.run(hosts=8, planes=2, hosts_per_leaf=4, spines=1, message_bytes=256 * 1024,
+               workload="allgather-ring", jobs=2, placement="spread")
+    assert list(r.jobs["job"]) == [0, 1]
+    assert list(r.jobs["hosts"][1]) == [1, 3, 5, 7]
+    assert (r.jobs["slowdown"] > 1).all()
+    assert (r.jobs["alone_time_us"] > 0).all()
+    assert mx.run(**SHAPE, workload="allgather-ring").jobs is None
+    with pytest.raises(ConfigError, match="do not split") as e:
+        mx.run(**SHAPE, workload="allgather-ring", jobs=3)
+    assert e.value.field == "jobs"

@@ -24,6 +24,7 @@
  */
 #include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-experiment.h"
+#include "ns3/metaroce-job-placement.h"
 #include "ns3/metaroce-message-log.h"
 #include "ns3/metaroce-traffic-matrix.h"
 #include "ns3/metaroce-tree-schedule.h"
@@ -321,6 +322,58 @@ class AllToAllVTestCase : public TestCase
     }
 };
 
+class JobsTestCase : public TestCase
+{
+  public:
+    JobsTestCase()
+        : TestCase("jobs sharing a fabric: placement, per-job results, slowdown against alone")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // 8 hosts, 4 per leaf, one spine per plane: a leaf's uplink is a quarter of its hosts'.
+        MetaRoceExperimentConfig c = NonBlocking("allreduce-ring", 1 << 20);
+        c.hostsPerLeaf = 4;
+        c.jobs = 2;
+        c.placement = "spread";
+        const auto spread = PlaceJobs(c, 3);
+        NS_TEST_ASSERT_MSG_EQ((spread[1] == std::vector<uint32_t>{1, 3, 5, 7}), true, "spread");
+        c.placement = "random";
+        const auto random = PlaceJobs(c, 3);
+        NS_TEST_EXPECT_MSG_EQ((random == PlaceJobs(c, 3)), true, "seeded");
+        std::vector<uint32_t> all = random[0];
+        all.insert(all.end(), random[1].begin(), random[1].end());
+        std::sort(all.begin(), all.end());
+        NS_TEST_EXPECT_MSG_EQ((all == std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}), true, "all");
+
+        // Packed, each job has a leaf to itself: it runs as fast as alone.
+        c.placement = "packed";
+        const MetaRoceExperimentResults packed = MetaRoceExperiment(c).Run();
+        NS_TEST_ASSERT_MSG_EQ(packed.complete, true, "packed");
+        NS_TEST_ASSERT_MSG_EQ(packed.jobs.size(), 2, "two jobs");
+        for (const auto& job : packed.jobs)
+        {
+            NS_TEST_EXPECT_MSG_EQ(job.collective.complete, true, "job " << job.job);
+            NS_TEST_EXPECT_MSG_GT(job.aloneTimeUs, 0, "measured alone");
+            NS_TEST_EXPECT_MSG_EQ_TOL(job.slowdown, 1.0, 0.03, "packed job " << job.job);
+        }
+        NS_TEST_EXPECT_MSG_EQ(packed.collective.ranks, 8, "the union of the jobs");
+        // Spread, both jobs cross the spine: each is slower than alone.
+        c.placement = "spread";
+        const MetaRoceExperimentResults shared = MetaRoceExperiment(c).Run();
+        NS_TEST_ASSERT_MSG_EQ(shared.complete, true, "spread");
+        for (const auto& job : shared.jobs)
+        {
+            NS_TEST_EXPECT_MSG_GT(job.slowdown, 1.3, "spread job " << job.job);
+        }
+        NS_TEST_EXPECT_MSG_NE(shared.ToJson().find("\"alone_time_us\""),
+                              std::string::npos,
+                              "per-job results written");
+    }
+};
+
 class WorkloadsTestSuite : public TestSuite
 {
   public:
@@ -331,6 +384,7 @@ class WorkloadsTestSuite : public TestSuite
         AddTestCase(new IdealTimeTestCase, TestCase::QUICK);
         AddTestCase(new TrafficMatrixTestCase, TestCase::QUICK);
         AddTestCase(new AllToAllVTestCase, TestCase::QUICK);
+        AddTestCase(new JobsTestCase, TestCase::QUICK);
     }
 };
 

@@ -108,6 +108,15 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                      "collectives: ranks that start late (a seeded choice)",
                      c.stragglers);
     AddStringOption(cmd, "stragglerDelay", "how late the stragglers start", c.stragglerDelay);
+    AddIntegerOption(cmd,
+                     "jobs",
+                     "collectives: jobs sharing the fabric, each on hosts/jobs hosts",
+                     c.jobs);
+    AddStringOption(cmd,
+                    "placement",
+                    "jobs' hosts: packed (consecutive), spread (round robin) or random (seeded)",
+                    c.placement);
+    AddIntegerOption(cmd, "soloJob", "with --jobs: -1 all; j: job j alone on its hosts", c.soloJob);
 }
 
 /// Seeds, outputs and limits.

@@ -82,6 +82,11 @@ struct MetaRoceExperimentConfig
     /// Collectives: ranks that start late, chosen at random (seeded) among all the ranks.
     uint32_t stragglers{0};
     std::string stragglerDelay{"10us"}; ///< how late the stragglers start
+    /// Collectives: jobs sharing the fabric, each the workload on hosts / jobs hosts.
+    uint32_t jobs{1};
+    std::string placement{"packed"}; ///< jobs' hosts: packed, spread or random (seeded)
+    /// With jobs: -1 all of them; j: job j alone on its hosts (what its slowdown is against).
+    int32_t soloJob{-1};
 
     // Run.
     uint32_t seed{1};

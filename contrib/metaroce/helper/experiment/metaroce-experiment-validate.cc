@@ -8,6 +8,7 @@
  */
 #include "metaroce-experiment-config.h"
 #include "metaroce-experiment-workload.h"
+#include "metaroce-job-placement.h"
 #include "metaroce-memory-estimate.h"
 #include "metaroce-options.h"
 #include "metaroce-transports.h"
@@ -207,6 +208,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
             std::to_string(c.messageBytes) + " is past the largest message " + c.transport +
                 " carries (" + std::to_string(maxMessage) + " bytes)");
     ValidateWorkloadInputs(c);
+    ValidateJobs(c);
 }
 
 /// Seeds, outputs, time limits and the attribute strings.
@@ -506,9 +508,9 @@ MetaRoceExperimentConfig::UnusedOptions(const MetaRoceExperimentConfig& d) const
     check(cores != d.cores, fatTree, "cores", std::to_string(cores), leafSpine);
     check(coreRate != d.coreRate, fatTree, "coreRate", coreRate, leafSpine);
     check(coreDelay != d.coreDelay, fatTree, "coreDelay", coreDelay, leafSpine);
-    for (auto& text : UnusedWorkloadInputs(*this, d))
+    for (const auto& more : {UnusedWorkloadInputs(*this, d), UnusedJobOptions(*this, d)})
     {
-        unused.push_back(std::move(text));
+        unused.insert(unused.end(), more.begin(), more.end());
     }
     return unused;
 }

@@ -70,9 +70,22 @@ class MetaRoceExperimentWorkload
                               int64_t stream,
                               MetaRoceMessageLog& log);
 
+    /// Installs job j of several (--jobs) on `hosts`, its messages logged by host.
+    void InstallJob(const std::vector<Ptr<MetaRoceNic>>& nics,
+                    uint32_t job,
+                    const std::vector<uint32_t>& hosts,
+                    MetaRoceMessageLog& log);
+    /// Fills the results of several jobs: each job, and the collective as their union.
+    void CollectJobs(MetaRoceExperimentResults& r) const;
+    /// Every installed collective: the one, or each job's.
+    std::vector<const MetaRoceCollectiveHelper*> Collectives() const;
+
     MetaRoceExperimentConfig m_config;
     MetaRoceFlowSizeCdf m_flowSizes; ///< flows workload only
     std::unique_ptr<MetaRoceCollectiveHelper> m_collective;
+    std::vector<std::unique_ptr<MetaRoceCollectiveHelper>> m_jobs; ///< with --jobs above 1
+    std::vector<uint32_t> m_jobIds;                                ///< each installed job's
+    std::vector<std::vector<uint32_t>> m_jobHosts;                 ///< every job's hosts
     std::vector<Ptr<MetaRoceFlowGenerator>> m_generators;
 };
 

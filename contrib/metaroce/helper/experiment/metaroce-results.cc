@@ -101,6 +101,36 @@ AddWorkloadConfig(nlohmann::ordered_json& j, const MetaRoceExperimentConfig& c)
         j["stragglers"] = c.stragglers;
         j["straggler_delay"] = c.stragglerDelay;
     }
+    if (c.jobs > 1)
+    {
+        j["jobs"] = c.jobs;
+        j["placement"] = c.placement;
+        j["solo_job"] = c.soloJob;
+    }
+}
+
+/// Each job of a run with several (--jobs).
+nlohmann::ordered_json
+JobsJson(const std::vector<MetaRoceJobRecord>& jobs)
+{
+    nlohmann::ordered_json array = nlohmann::ordered_json::array();
+    for (const auto& job : jobs)
+    {
+        const MetaRoceCollectiveResult& c = job.collective;
+        array.push_back({{"job", job.job},
+                         {"hosts", job.hosts},
+                         {"complete", c.complete},
+                         {"time_us", c.timeUs},
+                         {"algbw_GBps", c.algBwGBps},
+                         {"busbw_GBps", c.busBwGBps},
+                         {"end_us", c.endUs - c.startUs},
+                         {"alone_time_us", job.aloneTimeUs},
+                         {"slowdown", job.slowdown},
+                         {"bytes_sent", c.bytesSent},
+                         {"bytes_expected", c.bytesExpected},
+                         {"errors", c.errors}});
+    }
+    return array;
 }
 
 /// The per-rank figures of an all-to-allv or a run with stragglers.
@@ -217,6 +247,10 @@ MetaRoceExperimentResults::ToJson() const
             j["collective"]["repetition_us"].push_back(us);
         }
         AddRankFigures(j["collective"], collective);
+    }
+    if (!jobs.empty())
+    {
+        j["jobs"] = JobsJson(jobs);
     }
     j["drops"] = nlohmann::ordered_json::object();
     for (const auto& [reason, count] : drops)
