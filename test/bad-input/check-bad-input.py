@@ -45,6 +45,15 @@ SMALL = ["--hosts=4", "--planes=2", "--hostsPerLeaf=2", "--spines=1", "--message
 CDF_BAD = "100 0.5\n50 1\n"          # sizes decreasing
 CDF_HUGE = "100 0.5\n1e12 1\n"       # a flow past the 32-bit message length
 CDF_WORD = "size prob\n100 1\n"      # a heading that is not a comment
+# Traffic matrices for 4 ranks (--trafficMatrix), {tm_<name>} in the cases.
+MATRICES = {
+    "tm_good": "0 1 1 1\n1 0 1 1\n1 1 0 1\n1 1 1 0\n",
+    "tm_rows": "0 1 1 1\n1 0 1 1\n1 1 0 1\n",
+    "tm_cols": "0 1 1 1\n1 0 1\n1 1 0 1\n1 1 1 0\n",
+    "tm_neg": "0 1 1 1\n1 0 1 1\n1 -5 0 1\n1 1 1 0\n",
+    "tm_word": "0 1 1 lots\n1 0 1 1\n1 1 0 1\n1 1 1 0\n",
+    "tm_big": "0 99999999999 1 1\n1 0 1 1\n1 1 0 1\n1 1 1 0\n",
+}
 
 # (program, base arguments, the bad option, substrings its one line must contain)
 CASES = [
@@ -331,6 +340,10 @@ def main():
     for key, text in (("bad", CDF_BAD), ("huge", CDF_HUGE), ("word", CDF_WORD),
                       ("good", "100 0.5\n1000 1\n")):
         files[key] = os.path.join(tmp, key + ".cdf")
+        with open(files[key], "w") as f:
+            f.write(text)
+    for key, text in MATRICES.items():
+        files[key] = os.path.join(tmp, key + ".txt")
         with open(files[key], "w") as f:
             f.write(text)
     total = failures = 0

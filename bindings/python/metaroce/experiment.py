@@ -211,7 +211,8 @@ class Results:
 
     Attributes: ``document`` (the whole JSON), ``config``, ``summary``, ``collective`` (None for
     the flows workload), ``drops``, ``planes`` (DataFrame), ``flows``, ``hosts``, ``links``,
-    ``throughput``, ``host_throughput`` (DataFrames), ``wall_seconds``.
+    ``throughput``, ``host_throughput`` (DataFrames), ``jobs`` (DataFrame, a row per job of a
+    run with jobs > 1; None otherwise), ``wall_seconds``.
     """
 
     def __init__(self, cpp_results):
@@ -230,6 +231,7 @@ class Results:
             _rows(cpp_results.throughput, ns.MetaRoceThroughputSample))
         self.host_throughput = pd.DataFrame(
             _rows(cpp_results.hostThroughput, ns.MetaRoceHostSample))
+        self.jobs = pd.DataFrame(self.document["jobs"]) if "jobs" in self.document else None
         self.wall_seconds = float(cpp_results.wallSeconds)
         self._cpp = cpp_results
 

@@ -88,6 +88,8 @@ class ScheduleTestCase : public TestCase
                 }
             }
             CheckSchedule(MetaRoceCollective::ALL_REDUCE_RING, 6, bytes);
+            CheckSchedule(MetaRoceCollective::ALL_GATHER_RING, 6, bytes);
+            CheckSchedule(MetaRoceCollective::REDUCE_SCATTER_RING, 5, bytes);
             CheckSchedule(MetaRoceCollective::PERMUTATION, 5, bytes);
             CheckSchedule(MetaRoceCollective::INCAST, 5, bytes);
         }
@@ -161,13 +163,18 @@ class ScheduleTestCase : public TestCase
             expected = 2 * uint64_t(n - 1) * bytes; // each block reduced and gathered: 2 (n-1) hops
             break;
         case MetaRoceCollective::ALL_TO_ALL:
-            expected = uint64_t(n - 1) * bytes; // each rank keeps its own block
+        case MetaRoceCollective::ALL_GATHER_RING:
+        case MetaRoceCollective::REDUCE_SCATTER_RING:
+            expected = uint64_t(n - 1) * bytes; // each rank keeps (or ends with) its own block
             break;
         case MetaRoceCollective::PERMUTATION:
             expected = n * bytes;
             break;
         case MetaRoceCollective::INCAST:
             expected = (n - 1) * bytes;
+            break;
+        case MetaRoceCollective::ALL_REDUCE_TREE: // several lanes: metaroce-workloads suite
+        case MetaRoceCollective::ALL_TO_ALLV:
             break;
         }
         NS_TEST_ASSERT_MSG_EQ(sent, expected, what << ": total bytes");

@@ -3,9 +3,11 @@
 #include "metaroce-mpi.h"
 
 #include "ns3/node.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -21,6 +23,67 @@ MetaRoceCollectiveHelper::MetaRoceCollectiveHelper(MetaRoceCollective collective
     {
         throw std::invalid_argument("collective message size must be at least 1 byte");
     }
+}
+
+MetaRoceCollectiveHelper::MetaRoceCollectiveHelper(const MetaRoceTrafficMatrix& matrix)
+    : m_collective(MetaRoceCollective::ALL_TO_ALLV)
+    , m_bytes(0)
+    , m_matrix(matrix)
+{
+    for (const auto& row : matrix)
+    {
+        if (row.size() != matrix.size())
+        {
+            throw std::invalid_argument("a traffic matrix has as many columns as rows");
+        }
+    }
+    if (matrix.size() < 2 || MatrixBytes(matrix, true) == 0)
+    {
+        throw std::invalid_argument("a traffic matrix needs 2 ranks and a byte between them");
+    }
+    m_bytes = MatrixBytes(matrix, false) / matrix.size();
+}
+
+void
+MetaRoceCollectiveHelper::SetTreeChunkBytes(uint64_t bytes)
+{
+    if (bytes == 0)
+    {
+        throw std::invalid_argument("the tree's chunks need at least 1 byte");
+    }
+    m_treeChunkBytes = bytes;
+}
+
+void
+MetaRoceCollectiveHelper::SetRankDelay(const std::vector<uint32_t>& ranks, Time delay)
+{
+    m_delayedRanks = ranks;
+    std::sort(m_delayedRanks.begin(), m_delayedRanks.end());
+    m_rankDelay = delay;
+}
+
+MetaRoceCollectivePlan
+MetaRoceCollectiveHelper::PlanOf(uint32_t ranks, uint32_t channel) const
+{
+    if (m_collective == MetaRoceCollective::ALL_TO_ALLV)
+    {
+        return SingleLanePlan(BuildAllToAllV(m_matrix, m_usedChannels, channel));
+    }
+    return BuildPlan(m_collective,
+                     ranks,
+                     BlockBytes(m_bytes, m_usedChannels, channel),
+                     m_treeChunkBytes);
+}
+
+uint64_t
+MetaRoceCollectiveHelper::ExpectedSentBytes(uint32_t rank) const
+{
+    uint64_t bytes = 0;
+    for (const auto& plan : m_plans)
+    {
+        bytes += PlanSentBytes(plan, rank) * m_repetitions;
+    }
+    return bytes;
 }
 
 void
@@ -58,8 +121,7 @@ MetaRoceCollectiveHelper::Install(const std::vector<Ptr<MetaRoceNic>>& nics,
     const auto ranks = static_cast<uint32_t>(nics.size());
     for (uint32_t c = 0; c < m_usedChannels; ++c)
     {
-        m_schedules.push_back(
-            BuildSchedule(m_collective, ranks, BlockBytes(m_bytes, m_usedChannels, c)));
+        m_plans.push_back(PlanOf(ranks, c));
     }
 
     return MakeApps(nics, ConnectPeers(nics, transport));
@@ -85,13 +147,27 @@ MetaRoceCollectiveHelper::CheckShape(const std::vector<Ptr<MetaRoceNic>>& nics,
         throw std::invalid_argument("the NICs have no ports");
     }
     m_usedChannels = m_channels == 0 ? planes : m_channels;
+    if (m_collective == MetaRoceCollective::ALL_TO_ALLV && m_matrix.size() != ranks)
+    {
+        throw std::invalid_argument("a traffic matrix of " + std::to_string(m_matrix.size()) +
+                                    " ranks installed on " + std::to_string(ranks) + " NICs");
+    }
+    for (uint32_t r : m_delayedRanks)
+    {
+        if (r >= ranks)
+        {
+            throw std::invalid_argument("straggler rank " + std::to_string(r) + " of " +
+                                        std::to_string(ranks));
+        }
+    }
+    const uint32_t subChannels = m_collective == MetaRoceCollective::ALL_REDUCE_TREE ? 2 : 1;
     if (transport == metaroce::Transport::MetaRoce)
     {
         UintegerValue streams;
         nics[0]->GetAttribute("Streams", streams);
-        if (m_usedChannels > streams.Get())
+        if (m_usedChannels * subChannels > streams.Get())
         {
-            throw std::invalid_argument(std::to_string(m_usedChannels) +
+            throw std::invalid_argument(std::to_string(m_usedChannels * subChannels) +
                                         " channels need as many MetaRoCE streams; the "
                                         "NICs' Streams attribute is " +
                                         std::to_string(streams.Get()));
@@ -110,49 +186,68 @@ MetaRoceCollectiveHelper::ConnectPeers(const std::vector<Ptr<MetaRoceNic>>& nics
 {
     const auto ranks = static_cast<uint32_t>(nics.size());
     const uint32_t planes = nics[0]->GetNPorts();
-    // The host pairs that exchange messages (the same on every channel), nearest on the ring
-    // of ranks first: a NIC's round-robin visits its queue pairs in the order they were made,
-    // so rank r serves r + 1, r - 1, r + 2, r - 2, ... as a collective library staggers its
-    // peers, and at every turn the ranks send to distinct ranks (an all-to-all of one packet
+    const uint32_t subChannels = m_plans[0].subChannels;
+    // The host pairs that exchange messages and the sub-channels each pair uses, nearest on the
+    // ring of ranks first: a NIC's round-robin visits its queue pairs in the order they were
+    // made, so rank r serves r + 1, r - 1, r + 2, r - 2, ... as a collective library staggers
+    // its peers, and at every turn the ranks send to distinct ranks (an all-to-all of one packet
     // per pair is a sequence of permutations, not of incasts at rank 0, 1, ...).
     const auto distance = [ranks](uint32_t a, uint32_t b) {
         return std::min(b - a, ranks - (b - a));
     };
-    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> pairs; // (distance, lower, higher)
-    for (uint32_t r = 0; r < ranks; ++r)
+    // (distance, lower rank, higher rank) -> sub-channels
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<uint32_t>> pairs;
+    for (const auto& plan : m_plans)
     {
-        for (const auto& step : m_schedules[0][r])
+        for (uint32_t l = 0; l < plan.lanes.size(); ++l)
         {
-            for (const auto& t : step.sends)
+            for (uint32_t r = 0; r < ranks; ++r)
             {
-                const uint32_t a = std::min(r, t.peer);
-                const uint32_t b = std::max(r, t.peer);
-                pairs.insert({distance(a, b), a, b});
+                for (const auto& step : plan.lanes[l][r])
+                {
+                    for (const auto& t : step.sends)
+                    {
+                        const uint32_t lo = std::min(r, t.peer);
+                        const uint32_t hi = std::max(r, t.peer);
+                        pairs[{distance(lo, hi), lo, hi}].insert(plan.laneSubChannel[l]);
+                    }
+                }
             }
         }
     }
-    ChannelPeers peers(m_usedChannels, std::vector<PeerMap>(ranks));
-    for (const auto& [d, a, b] : pairs)
+    // Stream (MetaRoCE) or queue pair (RoCEv2) index: channel x sub-channels + sub-channel.
+    const uint32_t indices = m_usedChannels * subChannels;
+    ChannelPeers peers(indices, std::vector<PeerMap>(ranks));
+    for (const auto& [key, subs] : pairs)
     {
+        const uint32_t a = std::get<1>(key);
+        const uint32_t b = std::get<2>(key);
         if (transport == metaroce::Transport::MetaRoce)
         {
             auto [qa, qb] = MetaRoceNic::Connect(nics[a], nics[b], transport);
             m_qps.push_back(qa);
             m_qps.push_back(qb);
-            for (uint32_t c = 0; c < m_usedChannels; ++c)
+            for (uint32_t i = 0; i < indices; ++i)
             {
-                peers[c][a][b] = {qa, static_cast<uint16_t>(c)};
-                peers[c][b][a] = {qb, static_cast<uint16_t>(c)};
+                peers[i][a][b] = {qa, static_cast<uint16_t>(i)};
+                peers[i][b][a] = {qb, static_cast<uint16_t>(i)};
             }
             continue;
         }
-        for (uint32_t c = 0; c < m_usedChannels; ++c)
+        for (uint32_t i = 0; i < indices; ++i)
         {
-            auto [qa, qb] = MetaRoceNic::Connect(nics[a], nics[b], transport, c % planes);
+            if (subs.count(i % subChannels) == 0)
+            {
+                continue;
+            }
+            // Channel c's queue pairs (one per sub-channel) on plane c mod planes, so that
+            // each tree of allreduce-tree uses every plane as the channels do.
+            const uint32_t plane = (i / subChannels) % planes;
+            auto [qa, qb] = MetaRoceNic::Connect(nics[a], nics[b], transport, plane);
             m_qps.push_back(qa);
             m_qps.push_back(qb);
-            peers[c][a][b] = {qa, 0};
-            peers[c][b][a] = {qb, 0};
+            peers[i][a][b] = {qa, 0};
+            peers[i][b][a] = {qb, 0};
         }
     }
     return peers;
@@ -178,8 +273,16 @@ MetaRoceCollectiveHelper::MakeApps(const std::vector<Ptr<MetaRoceNic>>& nics,
         node->AddApplication(app);
         for (uint32_t c = 0; c < m_usedChannels; ++c)
         {
-            app->AddChannel(m_schedules[c][r], peers[c][r]);
+            const MetaRoceCollectivePlan& plan = m_plans[c];
+            for (uint32_t l = 0; l < plan.lanes.size(); ++l)
+            {
+                app->AddChannel(plan.lanes[l][r],
+                                peers[c * plan.subChannels + plan.laneSubChannel[l]][r],
+                                plan.repetitionBarrier ? c : MetaRoceCollectiveApp::kNoBarrier);
+            }
         }
+        const bool late = std::binary_search(m_delayedRanks.begin(), m_delayedRanks.end(), r);
+        app->SetAttribute("StartDelay", TimeValue(late ? m_rankDelay : Seconds(0)));
         app->SetStartTime(m_start);
         m_apps.push_back(app);
         apps.Add(app);
@@ -211,10 +314,7 @@ MetaRoceCollectiveHelper::GetLocalProgress() const
             continue;
         }
         sent += m_apps[rank]->GetBytesSent();
-        for (const auto& schedule : m_schedules)
-        {
-            expected += ScheduleSentBytes(schedule, rank) * m_repetitions;
-        }
+        expected += ExpectedSentBytes(rank);
     }
     return expected == 0 ? 1.0 : static_cast<double>(sent) / expected;
 }
@@ -271,11 +371,12 @@ MetaRoceCollectiveHelper::GetResult() const
     }
     for (uint32_t rank = 0; rank < m_apps.size(); ++rank)
     {
-        for (const auto& schedule : m_schedules)
-        {
-            r.bytesExpected += ScheduleSentBytes(schedule, rank) * m_repetitions;
-        }
+        r.bytesExpected += ExpectedSentBytes(rank);
+        const uint64_t* f = &figures[rank * fields];
+        r.rankFinishUs.push_back(f[0] == 1 ? TimeStep(f[4]).GetNanoSeconds() / 1e3 : -1.0);
     }
+    r.delayedRanks = m_delayedRanks;
+    r.rankDelayUs = m_rankDelay.GetNanoSeconds() / 1e3;
     r.complete = complete && r.bytesSent == r.bytesExpected;
     r.endUs = end.GetNanoSeconds() / 1e3;
     Time previous = m_start;
@@ -290,6 +391,14 @@ MetaRoceCollectiveHelper::GetResult() const
         r.timeUs = ns / 1e3;
         r.algBwGBps = ns > 0 ? m_bytes / ns : 0; // bytes per ns = GB/s
         r.busBwGBps = r.algBwGBps * BusBandwidthFactor(m_collective, r.ranks);
+        if (m_collective == MetaRoceCollective::ALL_TO_ALLV)
+        {
+            r.busBwGBps = r.algBwGBps * MatrixBytes(m_matrix, true) / MatrixBytes(m_matrix, false);
+        }
+    }
+    if (m_collective == MetaRoceCollective::ALL_TO_ALLV)
+    {
+        r.busiestRankBytes = MatrixBusiestRankBytes(m_matrix);
     }
     return r;
 }

@@ -20,6 +20,8 @@
 #include "ns3/metaroce-collective-app.h"
 #include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-nic.h"
+#include "ns3/metaroce-traffic-matrix.h"
+#include "ns3/metaroce-tree-schedule.h"
 
 #include <map>
 #include <vector>
@@ -30,22 +32,29 @@ namespace ns3
 /// The outcome of one collective, nccl-tests style.
 struct MetaRoceCollectiveResult
 {
-    std::string name;                 ///< e.g. "allreduce-ring"
-    uint32_t ranks{0};                ///< participating hosts
-    uint32_t channels{0};             ///< channels the buffer was split over
-    uint32_t repetitions{0};          ///< times the collective ran back to back
-    uint64_t bytes{0};                ///< the buffer size S (per rank)
-    bool complete{false};             ///< every rank finished with the exact byte counts
-    double startUs{0};                ///< when the ranks started
-    double endUs{0};                  ///< when the last rank finished
-    double timeUs{0};                 ///< mean time of one repetition
-    double algBwGBps{0};              ///< S / time, in GB/s (1e9 bytes/s) as nccl-tests prints
-    double busBwGBps{0};              ///< algbw x BusBandwidthFactor
-    std::vector<double> repetitionUs; ///< duration of each repetition
-    uint64_t bytesSent{0};            ///< over all ranks
-    uint64_t bytesExpected{0};        ///< what the schedule says all ranks send
-    uint64_t errors{0};               ///< error completions and mismatched RECVs
-    uint64_t messagesPosted{0};       ///< SENDs posted over all ranks
+    std::string name;                   ///< e.g. "allreduce-ring"
+    uint32_t ranks{0};                  ///< participating hosts
+    uint32_t channels{0};               ///< channels the buffer was split over
+    uint32_t repetitions{0};            ///< times the collective ran back to back
+    uint64_t bytes{0};                  ///< the buffer size S (per rank)
+    bool complete{false};               ///< every rank finished with the exact byte counts
+    double startUs{0};                  ///< when the ranks started
+    double endUs{0};                    ///< when the last rank finished
+    double timeUs{0};                   ///< mean time of one repetition
+    double algBwGBps{0};                ///< S / time, in GB/s (1e9 bytes/s) as nccl-tests prints
+    double busBwGBps{0};                ///< algbw x BusBandwidthFactor
+    std::vector<double> repetitionUs;   ///< duration of each repetition
+    uint64_t bytesSent{0};              ///< over all ranks
+    uint64_t bytesExpected{0};          ///< what the schedule says all ranks send
+    uint64_t errors{0};                 ///< error completions and mismatched RECVs
+    uint64_t messagesPosted{0};         ///< SENDs posted over all ranks
+    std::vector<double> rankFinishUs;   ///< when each rank finished (-1: it did not)
+    std::vector<uint32_t> delayedRanks; ///< ranks that started late (stragglers), ascending
+    double rankDelayUs{0};              ///< how late they started
+    uint64_t busiestRankBytes{0};       ///< alltoallv: most bytes one rank sends or receives
+    /// alltoallv: busiestRankBytes at the host's line rate over every plane, the time no
+    /// all-to-allv of this matrix can beat (set by MetaRoceExperimentWorkload::Collect)
+    double boundUs{0};
 };
 
 /**
@@ -57,6 +66,13 @@ class MetaRoceCollectiveHelper
   public:
     /// Throws std::invalid_argument for an impossible collective (see BuildSchedule()).
     MetaRoceCollectiveHelper(MetaRoceCollective collective, uint64_t bytes);
+    /**
+     * An all-to-allv: rank r sends matrix[r][d] bytes to rank d (every row as long as the
+     * matrix). The size S is the mean rank's buffer (the matrix's bytes over the ranks, its
+     * diagonal included, as nccl-tests counts an all-to-all's own block), and busbw = algbw x
+     * the share of the bytes that crosses the network ((n - 1) / n for a uniform matrix).
+     */
+    explicit MetaRoceCollectiveHelper(const MetaRoceTrafficMatrix& matrix);
 
     /// Channels (0 = one per plane); the buffer is split over them. At most 65535.
     void SetChannels(uint32_t channels);
@@ -64,6 +80,10 @@ class MetaRoceCollectiveHelper
     void SetRepetitions(uint32_t repetitions);
     /// When the ranks start.
     void SetStartTime(Time start);
+    /// The tree all-reduce's pipeline chunk (>= 1 byte; kDefaultTreeChunkBytes).
+    void SetTreeChunkBytes(uint64_t bytes);
+    /// Stragglers: `ranks` start `delay` after the start time (the others at it).
+    void SetRankDelay(const std::vector<uint32_t>& ranks, Time delay);
 
     /**
      * Connects the hosts and installs one rank per NIC (rank i on nics[i]). Throws
@@ -101,13 +121,22 @@ class MetaRoceCollectiveHelper
     ApplicationContainer MakeApps(const std::vector<Ptr<MetaRoceNic>>& nics,
                                   const ChannelPeers& peers);
 
+    /// The plan of channel `channel` over `ranks` ranks.
+    MetaRoceCollectivePlan PlanOf(uint32_t ranks, uint32_t channel) const;
+    /// Bytes the schedule has `rank` send, every channel and repetition.
+    uint64_t ExpectedSentBytes(uint32_t rank) const;
+
     MetaRoceCollective m_collective;
     uint64_t m_bytes;
+    MetaRoceTrafficMatrix m_matrix; ///< alltoallv only
     uint32_t m_channels{0};
     uint32_t m_repetitions{1};
     Time m_start{Seconds(0)};
+    uint64_t m_treeChunkBytes{kDefaultTreeChunkBytes};
+    std::vector<uint32_t> m_delayedRanks;
+    Time m_rankDelay{Seconds(0)};
     uint32_t m_usedChannels{0};
-    std::vector<MetaRoceSchedule> m_schedules; ///< per channel
+    std::vector<MetaRoceCollectivePlan> m_plans; ///< per channel
     std::vector<Ptr<MetaRoceCollectiveApp>> m_apps;
     std::vector<Ptr<MetaRoceQueuePair>> m_qps;
 };

@@ -87,6 +87,36 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                   -1e300,
                   1e300);
     AddIntegerOption(cmd, "flowsPerHost", "flows: flows each host starts", c.flowsPerHost);
+    AddStringOption(cmd,
+                    "trafficMatrix",
+                    "alltoallv: file of N rows of N byte counts (row r: what rank r sends)",
+                    c.trafficMatrix);
+    AddStringOption(cmd,
+                    "skew",
+                    "alltoallv: zipf:S, a mixture-of-experts router with Zipf(S) expert "
+                    "popularity (0: uniform)",
+                    c.skew);
+    AddIntegerOption(cmd, "experts", "skew: experts (0: one per host)", c.experts);
+    AddIntegerOption(cmd, "topK", "skew: experts per token", c.topK);
+    AddIntegerOption(cmd, "tokenBytes", "skew: bytes per token and expert", c.tokenBytes);
+    AddIntegerOption(cmd,
+                     "treeChunkBytes",
+                     "allreduce-tree: bytes per pipeline chunk",
+                     c.treeChunkBytes);
+    AddIntegerOption(cmd,
+                     "stragglers",
+                     "collectives: ranks that start late (a seeded choice)",
+                     c.stragglers);
+    AddStringOption(cmd, "stragglerDelay", "how late the stragglers start", c.stragglerDelay);
+    AddIntegerOption(cmd,
+                     "jobs",
+                     "collectives: jobs sharing the fabric, each on hosts/jobs hosts",
+                     c.jobs);
+    AddStringOption(cmd,
+                    "placement",
+                    "jobs' hosts: packed (consecutive), spread (round robin) or random (seeded)",
+                    c.placement);
+    AddIntegerOption(cmd, "soloJob", "with --jobs: -1 all; j: job j alone on its hosts", c.soloJob);
 }
 
 /// Seeds, outputs and limits.
@@ -172,7 +202,8 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
                       1e300);
         AddStringOption(cmd,
                         "workload",
-                        "allreduce-ring, allreduce-hd, alltoall, permutation, incast or flows",
+                        "allreduce-ring, allreduce-hd, allreduce-tree, allgather-ring, "
+                        "reducescatter-ring, alltoall, alltoallv, permutation, incast or flows",
                         workload);
     }
     AddWorkloadOptions(cmd, *this);

@@ -71,6 +71,22 @@ struct MetaRoceExperimentConfig
     std::string cdfFile;       ///< flows: size distribution, lines "bytes cumulative-probability"
     double load{0.5};          ///< flows: offered load, fraction of each host's line rate x planes
     uint32_t flowsPerHost{20}; ///< flows: flows each host starts
+    /// alltoallv: the traffic matrix file (metaroce-traffic-matrix.h), or empty with skew.
+    std::string trafficMatrix;
+    /// alltoallv: "zipf:S", a mixture-of-experts router's matrix (metaroce-traffic-matrix.h).
+    std::string skew;
+    uint32_t experts{0};       ///< skew: experts, placed on the ranks in blocks; 0: one per rank
+    uint32_t topK{2};          ///< skew: experts each token goes to
+    uint64_t tokenBytes{8192}; ///< skew: bytes per token sent to each of its experts
+    uint64_t treeChunkBytes{262144}; ///< allreduce-tree: the pipeline's chunk
+    /// Collectives: ranks that start late, chosen at random (seeded) among all the ranks.
+    uint32_t stragglers{0};
+    std::string stragglerDelay{"10us"}; ///< how late the stragglers start
+    /// Collectives: jobs sharing the fabric, each the workload on hosts / jobs hosts.
+    uint32_t jobs{1};
+    std::string placement{"packed"}; ///< jobs' hosts: packed, spread or random (seeded)
+    /// With jobs: -1 all of them; j: job j alone on its hosts (what its slowdown is against).
+    int32_t soloJob{-1};
 
     // Run.
     uint32_t seed{1};

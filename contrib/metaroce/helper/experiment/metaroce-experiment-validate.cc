@@ -8,9 +8,11 @@
  */
 #include "metaroce-experiment-config.h"
 #include "metaroce-experiment-workload.h"
+#include "metaroce-job-placement.h"
 #include "metaroce-memory-estimate.h"
 #include "metaroce-options.h"
 #include "metaroce-transports.h"
+#include "metaroce-workload-inputs.h"
 
 #include "ns3/double.h"
 #include "ns3/metaroce-collective-schedule.h"
@@ -192,10 +194,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
                 std::to_string(c.messageBytes) + " bytes cannot be split over " +
                     std::to_string(used) + " channels");
         // Each channel's share is split into a block per rank (MetaRoceCollectiveHelper).
-        const bool blocked = collective == MetaRoceCollective::ALL_REDUCE_RING ||
-                             collective == MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING ||
-                             collective == MetaRoceCollective::ALL_TO_ALL;
-        Require(!blocked || c.messageBytes / used >= c.hosts,
+        Require(!IsBlocked(collective) || c.messageBytes / used >= c.hosts,
                 "messageBytes",
                 std::to_string(c.messageBytes) + " bytes over " + std::to_string(used) +
                     " channels leave " + std::to_string(c.messageBytes / used) +
@@ -208,6 +207,8 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
             "messageBytes",
             std::to_string(c.messageBytes) + " is past the largest message " + c.transport +
                 " carries (" + std::to_string(maxMessage) + " bytes)");
+    ValidateWorkloadInputs(c);
+    ValidateJobs(c);
 }
 
 /// Seeds, outputs, time limits and the attribute strings.
@@ -280,7 +281,7 @@ TransportNicSettings(const MetaRoceExperimentConfig& c)
     {
         settings.emplace_back("RoceRateControl", transport->rateControl);
     }
-    const uint32_t channels = MetaRoceExperimentWorkload::ChannelsOf(c);
+    const uint32_t channels = MetaRoceExperimentWorkload::StreamsOf(c);
     if (MetaRoceExperimentWorkload::TransportOf(c) == metaroce::Transport::MetaRoce &&
         channels > 16)
     {
@@ -316,13 +317,13 @@ ValidateModel(const MetaRoceExperimentConfig& c)
     const uint64_t streams = DynamicCast<const UintegerValue>(
                                  GetSettledAttribute(MetaRoceNic::GetTypeId(), "Streams", nic))
                                  ->Get();
-    const uint32_t channels = MetaRoceExperimentWorkload::ChannelsOf(c);
+    const uint32_t channels = MetaRoceExperimentWorkload::StreamsOf(c);
     Require(transport != metaroce::Transport::MetaRoce || c.workload == "flows" ||
                 channels <= streams,
             "nicAttributes",
             Given(c.nicAttributes) + ": " + std::to_string(channels) +
-                " channels (--channels, or one per plane) need as many MetaRoCE streams; the "
-                "NICs' Streams attribute is " +
+                " channels (--channels, or one per plane; two per channel for allreduce-tree) "
+                "need as many MetaRoCE streams; the NICs' Streams attribute is " +
                 std::to_string(streams));
     const MetaRoceAttributeList sw = c.SwitchSettings();
     const std::string switchProblem = MetaRoceSwitch::GetConfigProblem(sw);
@@ -346,7 +347,7 @@ ValidateModel(const MetaRoceExperimentConfig& c)
 
 /// RECVs every rank posts up front per channel and repetition, and the host pairs that talk.
 std::pair<double, double>
-CollectiveCounts(MetaRoceCollective collective, double n)
+CollectiveCounts(MetaRoceCollective collective, double n, double treeChunks)
 {
     switch (collective)
     {
@@ -360,6 +361,14 @@ CollectiveCounts(MetaRoceCollective collective, double n)
         return {1, n};
     case MetaRoceCollective::INCAST:
         return {(n - 1) / n, n - 1};
+    case MetaRoceCollective::ALL_GATHER_RING:
+    case MetaRoceCollective::REDUCE_SCATTER_RING:
+        return {n - 1, n == 2 ? 1 : n};
+    case MetaRoceCollective::ALL_TO_ALLV:
+        return {n - 1, n * (n - 1) / 2};
+    case MetaRoceCollective::ALL_REDUCE_TREE:
+        // Per chunk: up to two children and a parent in each tree; twice as many pairs.
+        return {6 * std::ceil(treeChunks), 2 * n};
     }
     return {0, 0};
 }
@@ -384,7 +393,9 @@ ValidateMemory(const MetaRoceExperimentConfig& c)
     }
     else
     {
-        const auto [receives, pairs] = CollectiveCounts(ParseCollective(c.workload), n);
+        const double treeChunks = c.messageBytes / channels / 2 / double(c.treeChunkBytes);
+        const auto [receives, pairs] =
+            CollectiveCounts(ParseCollective(c.workload), n, std::max(1.0, treeChunks));
         m.receives = receives * n * channels * c.repetitions;
         m.messages = m.receives;
         m.queuePairs = 2 * pairs * (metaroce ? 1 : channels);
@@ -497,6 +508,10 @@ MetaRoceExperimentConfig::UnusedOptions(const MetaRoceExperimentConfig& d) const
     check(cores != d.cores, fatTree, "cores", std::to_string(cores), leafSpine);
     check(coreRate != d.coreRate, fatTree, "coreRate", coreRate, leafSpine);
     check(coreDelay != d.coreDelay, fatTree, "coreDelay", coreDelay, leafSpine);
+    for (const auto& more : {UnusedWorkloadInputs(*this, d), UnusedJobOptions(*this, d)})
+    {
+        unused.insert(unused.end(), more.begin(), more.end());
+    }
     return unused;
 }
 

@@ -1,7 +1,10 @@
 #include "metaroce-experiment-workload.h"
 
+#include "metaroce-job-placement.h"
 #include "metaroce-mpi.h"
+#include "metaroce-options.h"
 #include "metaroce-transports.h"
+#include "metaroce-workload-inputs.h"
 
 #include "ns3/double.h"
 #include "ns3/node.h"
@@ -35,6 +38,12 @@ MetaRoceExperimentWorkload::ChannelsOf(const MetaRoceExperimentConfig& config)
     return MetaRoceChannels(config.transport, config.channels, config.planes);
 }
 
+uint32_t
+MetaRoceExperimentWorkload::StreamsOf(const MetaRoceExperimentConfig& config)
+{
+    return ChannelsOf(config) * (config.workload == "allreduce-tree" ? 2 : 1);
+}
+
 int64_t
 MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
                                     int64_t stream,
@@ -51,7 +60,7 @@ MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
     }
     else
     {
-        InstallCollective(nics, log);
+        stream = InstallCollective(nics, stream, log);
     }
     return stream;
 }
@@ -83,12 +92,40 @@ MetaRoceExperimentWorkload::InstallFlows(MetaRoceFabricHelper& fabric,
     return stream;
 }
 
-void
+int64_t
 MetaRoceExperimentWorkload::InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                              int64_t stream,
                                               MetaRoceMessageLog& log)
 {
-    m_collective = std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(m_config.workload),
-                                                              m_config.messageBytes);
+    const MetaRoceCollective collective = ParseCollective(m_config.workload);
+    if (m_config.jobs > 1)
+    {
+        m_jobHosts = PlaceJobs(m_config, stream + 2);
+        for (uint32_t j = 0; j < m_config.jobs; ++j)
+        {
+            if (m_config.soloJob < 0 || static_cast<uint32_t>(m_config.soloJob) == j)
+            {
+                InstallJob(nics, j, m_jobHosts[j], log);
+            }
+        }
+        return stream + 3;
+    }
+    if (collective == MetaRoceCollective::ALL_TO_ALLV)
+    {
+        m_collective =
+            std::make_unique<MetaRoceCollectiveHelper>(MakeTrafficMatrix(m_config, stream));
+    }
+    else
+    {
+        m_collective =
+            std::make_unique<MetaRoceCollectiveHelper>(collective, m_config.messageBytes);
+        m_collective->SetTreeChunkBytes(m_config.treeChunkBytes);
+    }
+    if (m_config.stragglers > 0)
+    {
+        m_collective->SetRankDelay(ChooseStragglers(m_config, stream + 1),
+                                   ParseTimeOption("stragglerDelay", m_config.stragglerDelay));
+    }
     m_collective->SetChannels(ChannelsOf(m_config));
     m_collective->SetRepetitions(m_config.repetitions);
     m_collective->Install(nics, TransportOf(m_config));
@@ -97,6 +134,101 @@ MetaRoceExperimentWorkload::InstallCollective(const std::vector<Ptr<MetaRoceNic>
         app->TraceConnectWithoutContext("Message",
                                         MakeCallback(&MetaRoceMessageLog::OnMessage, &log));
     }
+    return stream + 2;
+}
+
+namespace
+{
+
+/// A job's Message trace, its ranks turned into the hosts they run on.
+void
+LogJobMessage(const std::vector<uint32_t>* hosts,
+              MetaRoceMessageLog* log,
+              uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              Time posted,
+              Time completed)
+{
+    log->OnMessage(hosts->at(src), hosts->at(dst), bytes, posted, completed);
+}
+
+} // namespace
+
+void
+MetaRoceExperimentWorkload::InstallJob(const std::vector<Ptr<MetaRoceNic>>& nics,
+                                       uint32_t job,
+                                       const std::vector<uint32_t>& hosts,
+                                       MetaRoceMessageLog& log)
+{
+    auto helper = std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(m_config.workload),
+                                                             m_config.messageBytes);
+    helper->SetTreeChunkBytes(m_config.treeChunkBytes);
+    helper->SetChannels(ChannelsOf(m_config));
+    helper->SetRepetitions(m_config.repetitions);
+    std::vector<Ptr<MetaRoceNic>> mine;
+    for (uint32_t h : hosts)
+    {
+        mine.push_back(nics[h]);
+    }
+    helper->Install(mine, TransportOf(m_config));
+    for (const auto& app : helper->GetApps())
+    {
+        app->TraceConnectWithoutContext("Message", MakeBoundCallback(&LogJobMessage, &hosts, &log));
+    }
+    m_jobs.push_back(std::move(helper));
+    m_jobIds.push_back(job);
+}
+
+std::vector<const MetaRoceCollectiveHelper*>
+MetaRoceExperimentWorkload::Collectives() const
+{
+    std::vector<const MetaRoceCollectiveHelper*> all;
+    if (m_collective)
+    {
+        all.push_back(m_collective.get());
+    }
+    for (const auto& job : m_jobs)
+    {
+        all.push_back(job.get());
+    }
+    return all;
+}
+
+void
+MetaRoceExperimentWorkload::CollectJobs(MetaRoceExperimentResults& r) const
+{
+    for (std::size_t i = 0; i < m_jobs.size(); ++i)
+    {
+        MetaRoceJobRecord job;
+        job.job = m_jobIds[i];
+        job.hosts = m_jobHosts[m_jobIds[i]];
+        job.collective = m_jobs[i]->GetResult();
+        r.jobs.push_back(std::move(job));
+    }
+    // The collective of the union: the slowest job's times (the common start to the last
+    // job's end, its repetitions), every job's ranks and bytes, the jobs' mean bandwidths.
+    const auto slowest =
+        std::max_element(r.jobs.begin(), r.jobs.end(), [](const auto& a, const auto& b) {
+            return a.collective.endUs < b.collective.endUs;
+        });
+    MetaRoceCollectiveResult all = slowest->collective;
+    all.ranks = all.bytesSent = all.bytesExpected = all.errors = all.messagesPosted = 0;
+    all.algBwGBps = all.busBwGBps = 0;
+    all.rankFinishUs.clear();
+    for (const auto& job : r.jobs)
+    {
+        const MetaRoceCollectiveResult& c = job.collective;
+        all.complete = all.complete && c.complete;
+        all.ranks += c.ranks;
+        all.bytesSent += c.bytesSent;
+        all.bytesExpected += c.bytesExpected;
+        all.errors += c.errors;
+        all.messagesPosted += c.messagesPosted;
+        all.algBwGBps += c.algBwGBps / r.jobs.size();
+        all.busBwGBps += c.busBwGBps / r.jobs.size();
+    }
+    r.collective = all;
 }
 
 bool
@@ -106,10 +238,12 @@ MetaRoceExperimentWorkload::IsDone() const
     const auto finished = [](const auto& app) {
         return !MetaRoceMpi::IsLocal(*app->GetNode()) || app->IsFinished();
     };
-    if (m_collective)
+    const auto collectives = Collectives();
+    if (!collectives.empty())
     {
-        const auto& apps = m_collective->GetApps();
-        return std::all_of(apps.begin(), apps.end(), finished);
+        return std::all_of(collectives.begin(), collectives.end(), [&finished](const auto* c) {
+            return std::all_of(c->GetApps().begin(), c->GetApps().end(), finished);
+        });
     }
     return std::all_of(m_generators.begin(), m_generators.end(), finished);
 }
@@ -117,9 +251,15 @@ MetaRoceExperimentWorkload::IsDone() const
 double
 MetaRoceExperimentWorkload::Progress() const
 {
-    if (m_collective)
+    const auto collectives = Collectives();
+    if (!collectives.empty())
     {
-        return m_collective->GetLocalProgress();
+        double done = 0;
+        for (const auto* c : collectives)
+        {
+            done += c->GetLocalProgress() / collectives.size();
+        }
+        return done;
     }
     uint64_t completed = 0;
     uint64_t flows = 0;
@@ -137,9 +277,20 @@ MetaRoceExperimentWorkload::Progress() const
 void
 MetaRoceExperimentWorkload::Collect(MetaRoceExperimentResults& r) const
 {
+    if (!m_jobs.empty())
+    {
+        CollectJobs(r);
+        r.complete = r.collective.complete;
+        r.durationUs = r.collective.endUs - r.collective.startUs;
+        r.messages = r.collective.messagesPosted;
+        return;
+    }
     if (m_collective)
     {
         r.collective = m_collective->GetResult();
+        const double bytesPerUs =
+            ParseRateOption("hostRate", m_config.hostRate).GetBitRate() / 8e6 * m_config.planes;
+        r.collective.boundUs = r.collective.busiestRankBytes / bytesPerUs;
         r.complete = r.collective.complete;
         r.durationUs = r.collective.endUs - r.collective.startUs;
         r.messages = r.collective.messagesPosted;

@@ -37,11 +37,15 @@ class MetaRoceExperimentWorkload
     static metaroce::Transport TransportOf(const MetaRoceExperimentConfig& config);
     /// The channels a collective is split over: config.channels, or the transport's per plane.
     static uint32_t ChannelsOf(const MetaRoceExperimentConfig& config);
+    /// The MetaRoCE streams per connection the collective uses: a channel's, or two per channel
+    /// for allreduce-tree (a stream per tree).
+    static uint32_t StreamsOf(const MetaRoceExperimentConfig& config);
 
     /**
      * Installs the applications on every host of the built `fabric`, their messages reported
      * to `log`, and stops the simulator once all have finished. The flows workload draws from
-     * the random streams from `stream` on; returns the first stream it left unused.
+     * the random streams from `stream` on, a collective's traffic matrix and stragglers the
+     * first two; returns the first stream it left unused.
      */
     int64_t Install(MetaRoceFabricHelper& fabric, int64_t stream, MetaRoceMessageLog& log);
 
@@ -62,11 +66,26 @@ class MetaRoceExperimentWorkload
                          const std::vector<Ptr<MetaRoceNic>>& nics,
                          int64_t stream,
                          MetaRoceMessageLog& log);
-    void InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics, MetaRoceMessageLog& log);
+    int64_t InstallCollective(const std::vector<Ptr<MetaRoceNic>>& nics,
+                              int64_t stream,
+                              MetaRoceMessageLog& log);
+
+    /// Installs job j of several (--jobs) on `hosts`, its messages logged by host.
+    void InstallJob(const std::vector<Ptr<MetaRoceNic>>& nics,
+                    uint32_t job,
+                    const std::vector<uint32_t>& hosts,
+                    MetaRoceMessageLog& log);
+    /// Fills the results of several jobs: each job, and the collective as their union.
+    void CollectJobs(MetaRoceExperimentResults& r) const;
+    /// Every installed collective: the one, or each job's.
+    std::vector<const MetaRoceCollectiveHelper*> Collectives() const;
 
     MetaRoceExperimentConfig m_config;
     MetaRoceFlowSizeCdf m_flowSizes; ///< flows workload only
     std::unique_ptr<MetaRoceCollectiveHelper> m_collective;
+    std::vector<std::unique_ptr<MetaRoceCollectiveHelper>> m_jobs; ///< with --jobs above 1
+    std::vector<uint32_t> m_jobIds;                                ///< each installed job's
+    std::vector<std::vector<uint32_t>> m_jobHosts;                 ///< every job's hosts
     std::vector<Ptr<MetaRoceFlowGenerator>> m_generators;
 };
 

@@ -194,6 +194,7 @@ MetaRoceExperiment::Run()
     MetaRoceExperimentResults r = Collect(fabric, workload, log, monitor);
 
     Simulator::Destroy();
+    MeasureJobsAlone(r);
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     // A distributed run's ranks all hold the combined results; rank 0 writes them.
@@ -202,6 +203,28 @@ MetaRoceExperiment::Run()
         r.Write(m_config.output);
     }
     return r;
+}
+
+void
+MetaRoceExperiment::MeasureJobsAlone(MetaRoceExperimentResults& r) const
+{
+    if (m_config.jobs <= 1 || m_config.soloJob >= 0)
+    {
+        return;
+    }
+    for (MetaRoceJobRecord& job : r.jobs)
+    {
+        // The same run with this job alone: the same fabric, seed and placement.
+        MetaRoceExperimentConfig alone = m_config;
+        alone.soloJob = static_cast<int32_t>(job.job);
+        alone.output.clear();
+        alone.pcap.clear();
+        alone.pcapSwitches = false;
+        alone.progress = false;
+        const MetaRoceExperimentResults solo = MetaRoceExperiment(alone).Run();
+        job.aloneTimeUs = solo.jobs.empty() ? 0 : solo.jobs.front().collective.timeUs;
+        job.slowdown = job.aloneTimeUs > 0 ? job.collective.timeUs / job.aloneTimeUs : 0;
+    }
 }
 
 int64_t

@@ -66,6 +66,10 @@ class MetaRoceExperiment
                                       MetaRoceMessageLog& log,
                                       MetaRoceFabricMonitor& monitor) const;
 
+    /// With several jobs: each job's time alone on its hosts (the same run with --soloJob),
+    /// and its slowdown on the shared fabric.
+    void MeasureJobsAlone(MetaRoceExperimentResults& r) const;
+
     MetaRoceExperimentConfig m_config;
 };
 

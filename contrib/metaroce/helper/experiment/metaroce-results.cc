@@ -77,6 +77,101 @@ ConfigJson(const MetaRoceExperimentConfig& c)
             {"stop_time", c.stopTime}};
 }
 
+/// The workload fields that only some runs use, present when they do (older files unchanged).
+void
+AddWorkloadConfig(nlohmann::ordered_json& j, const MetaRoceExperimentConfig& c)
+{
+    if (c.workload == "alltoallv" && !c.trafficMatrix.empty())
+    {
+        j["traffic_matrix"] = c.trafficMatrix;
+    }
+    if (c.workload == "alltoallv" && !c.skew.empty())
+    {
+        j["skew"] = c.skew;
+        j["experts"] = c.experts;
+        j["top_k"] = c.topK;
+        j["token_bytes"] = c.tokenBytes;
+    }
+    if (c.workload == "allreduce-tree")
+    {
+        j["tree_chunk_bytes"] = c.treeChunkBytes;
+    }
+    if (c.stragglers > 0)
+    {
+        j["stragglers"] = c.stragglers;
+        j["straggler_delay"] = c.stragglerDelay;
+    }
+    if (c.jobs > 1)
+    {
+        j["jobs"] = c.jobs;
+        j["placement"] = c.placement;
+        j["solo_job"] = c.soloJob;
+    }
+}
+
+/// Each job of a run with several (--jobs).
+nlohmann::ordered_json
+JobsJson(const std::vector<MetaRoceJobRecord>& jobs)
+{
+    nlohmann::ordered_json array = nlohmann::ordered_json::array();
+    for (const auto& job : jobs)
+    {
+        const MetaRoceCollectiveResult& c = job.collective;
+        array.push_back({{"job", job.job},
+                         {"hosts", job.hosts},
+                         {"complete", c.complete},
+                         {"time_us", c.timeUs},
+                         {"algbw_GBps", c.algBwGBps},
+                         {"busbw_GBps", c.busBwGBps},
+                         {"end_us", c.endUs - c.startUs},
+                         {"alone_time_us", job.aloneTimeUs},
+                         {"slowdown", job.slowdown},
+                         {"bytes_sent", c.bytesSent},
+                         {"bytes_expected", c.bytesExpected},
+                         {"errors", c.errors}});
+    }
+    return array;
+}
+
+/// The per-rank figures of an all-to-allv or a run with stragglers.
+void
+AddRankFigures(nlohmann::ordered_json& j, const MetaRoceCollectiveResult& r)
+{
+    if (r.name == "alltoallv")
+    {
+        j["busiest_rank_bytes"] = r.busiestRankBytes;
+        j["bound_us"] = r.boundUs;
+    }
+    if (r.name != "alltoallv" && r.delayedRanks.empty())
+    {
+        return;
+    }
+    std::size_t slowest = 0;
+    for (std::size_t i = 0; i < r.rankFinishUs.size(); ++i)
+    {
+        // Unfinished ranks (-1) first: they are the slowest.
+        const double a = r.rankFinishUs[i];
+        const double b = r.rankFinishUs[slowest];
+        if ((a < 0 && b >= 0) || (b >= 0 && a > b))
+        {
+            slowest = i;
+        }
+    }
+    j["slowest_rank"] = slowest;
+    j["slowest_rank_us"] = r.rankFinishUs.empty() ? 0.0 : r.rankFinishUs[slowest] - r.startUs;
+    j["rank_finish_us"] = nlohmann::ordered_json::array();
+    for (double us : r.rankFinishUs)
+    {
+        j["rank_finish_us"].push_back(us < 0 ? us : us - r.startUs);
+    }
+    if (!r.delayedRanks.empty())
+    {
+        j["straggler_ranks"] = r.delayedRanks;
+        j["straggler_delay_us"] = r.rankDelayUs;
+        j["time_after_last_start_us"] = r.complete ? r.endUs - r.startUs - r.rankDelayUs : 0.0;
+    }
+}
+
 } // namespace
 
 void
@@ -104,6 +199,7 @@ MetaRoceExperimentResults::ToJson() const
     nlohmann::ordered_json j;
     j["schema"] = SCHEMA;
     j["config"] = ConfigJson(config);
+    AddWorkloadConfig(j["config"], config);
     j["summary"] = {{"complete", complete},
                     {"duration_us", durationUs},
                     {"sim_end_us", simEndUs},
@@ -150,6 +246,11 @@ MetaRoceExperimentResults::ToJson() const
         {
             j["collective"]["repetition_us"].push_back(us);
         }
+        AddRankFigures(j["collective"], collective);
+    }
+    if (!jobs.empty())
+    {
+        j["jobs"] = JobsJson(jobs);
     }
     j["drops"] = nlohmann::ordered_json::object();
     for (const auto& [reason, count] : drops)

@@ -93,6 +93,16 @@ struct MetaRoceHostSample
     uint64_t deliveredBytes{0}; ///< payload placed in its memory (receiving rate)
 };
 
+/// One job of several sharing the fabric (--jobs).
+struct MetaRoceJobRecord
+{
+    uint32_t job{0};
+    std::vector<uint32_t> hosts;         ///< the host of each rank
+    MetaRoceCollectiveResult collective; ///< its collective, as on the shared fabric
+    double aloneTimeUs{0};               ///< time_us of the job alone on its hosts (0: not run)
+    double slowdown{0};                  ///< time_us over aloneTimeUs
+};
+
 /**
  * \ingroup metaroce
  * \brief The measurements of one MetaRoceExperiment run.
@@ -132,6 +142,7 @@ struct MetaRoceExperimentResults
     uint64_t maxQueueBytes{0}; ///< deepest switch egress queue (both classes) seen anywhere
     std::map<std::string, uint64_t> drops; ///< by reason: switch reasons, "link-loss", nic-*
     MetaRoceCollectiveResult collective;   ///< empty name for the flows workload
+    std::vector<MetaRoceJobRecord> jobs;   ///< with --jobs above 1: each job
 
     /// Data packets that reached a receiver which already had them (the receivers' Duplicate
     /// drops): retransmissions and tail probes that were not needed (issue 16: zero on a

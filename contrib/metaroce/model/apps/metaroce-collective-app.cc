@@ -4,6 +4,7 @@
 #include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/node.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -28,6 +29,12 @@ MetaRoceCollectiveApp::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&MetaRoceCollectiveApp::m_repetitions),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("StartDelay",
+                          "How late the rank begins its part (a straggler): its RECVs are "
+                          "posted at its start, its first SENDs this much later.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&MetaRoceCollectiveApp::m_startDelay),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("Message",
                             "A SEND completed (source, destination, bytes, posted, completed).",
                             MakeTraceSourceAccessor(&MetaRoceCollectiveApp::m_messageTrace),
@@ -58,7 +65,8 @@ MetaRoceCollectiveApp::GetRank() const
 void
 MetaRoceCollectiveApp::AddChannel(
     const std::vector<MetaRoceCollectiveStep>& steps,
-    const std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>>& peers)
+    const std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>>& peers,
+    uint32_t barrierGroup)
 {
     NS_ABORT_MSG_IF(m_started, "MetaRoceCollectiveApp: AddChannel after the application started");
     for (const auto& step : steps)
@@ -87,6 +95,7 @@ MetaRoceCollectiveApp::AddChannel(
     Channel channel;
     channel.steps = steps;
     channel.peers = peers;
+    channel.barrierGroup = barrierGroup;
     m_channels.push_back(std::move(channel));
 }
 
@@ -171,7 +180,7 @@ MetaRoceCollectiveApp::StartApplication()
         const uint32_t nSteps = ch.steps.size();
         ch.remaining.assign(nSteps * m_repetitions, 0);
         // Every RECV up front, in schedule order: a SEND never waits for its buffer.
-        for (uint32_t g = 0; g < nSteps * m_repetitions; ++g)
+        for (uint32_t g = 0; g < ch.remaining.size(); ++g)
         {
             for (const auto& t : ch.steps[g % nSteps].recvs)
             {
@@ -182,20 +191,25 @@ MetaRoceCollectiveApp::StartApplication()
             }
         }
     }
+    if (m_startDelay.IsStrictlyPositive())
+    {
+        Simulator::Schedule(m_startDelay, &MetaRoceCollectiveApp::Begin, this);
+        return;
+    }
+    Begin();
+}
+
+void
+MetaRoceCollectiveApp::Begin()
+{
+    m_begun = true;
     for (uint32_t c = 0; c < m_channels.size(); ++c)
     {
         Channel& ch = m_channels[c];
-        if (!ch.remaining.empty())
+        if (!ch.steps.empty())
         {
             ch.current = 0;
-            for (const auto& t : ch.steps[0].sends)
-            {
-                const auto& [qp, stream] = ch.peers.at(t.peer);
-                qp->PostSend(stream, t.bytes);
-                m_sends.At(qp->GetLocalId(), stream).push_back({t.peer, t.bytes, c, 0, Now()});
-                ++m_sendsOutstanding;
-                ++m_messagesPosted;
-            }
+            PostSends(c);
             Advance(c);
         }
     }
@@ -209,15 +223,66 @@ MetaRoceCollectiveApp::StopApplication()
 }
 
 void
+MetaRoceCollectiveApp::PostSends(uint32_t channel)
+{
+    Channel& ch = m_channels[channel];
+    for (const auto& t : ch.steps[ch.current % ch.steps.size()].sends)
+    {
+        const auto& [qp, stream] = ch.peers.at(t.peer);
+        qp->PostSend(stream, t.bytes);
+        m_sends.At(qp->GetLocalId(), stream)
+            .push_back({t.peer, t.bytes, channel, ch.current, Now()});
+        ++m_sendsOutstanding;
+        ++m_messagesPosted;
+    }
+}
+
+bool
+MetaRoceCollectiveApp::BarrierOpen(uint32_t channel, uint32_t repetition) const
+{
+    const uint32_t group = m_channels[channel].barrierGroup;
+    if (group == kNoBarrier)
+    {
+        return true;
+    }
+    for (const auto& other : m_channels)
+    {
+        if (other.barrierGroup == group && !other.steps.empty() &&
+            other.repetitionEnds.size() < repetition)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+void
+MetaRoceCollectiveApp::ReleaseBarrier(uint32_t group)
+{
+    for (uint32_t c = 0; c < m_channels.size(); ++c)
+    {
+        Channel& ch = m_channels[c];
+        // A lane at a repetition's first step whose SENDs are not posted yet: it waits.
+        if (ch.barrierGroup == group && ch.waiting && BarrierOpen(c, ch.current / ch.steps.size()))
+        {
+            ch.waiting = false;
+            PostSends(c);
+            Advance(c);
+        }
+    }
+}
+
+void
 MetaRoceCollectiveApp::Advance(uint32_t channel)
 {
     Channel& ch = m_channels[channel];
     const uint32_t nSteps = ch.steps.size();
     const uint32_t total = ch.remaining.size();
-    while (ch.current < total && ch.remaining[ch.current] == 0)
+    while (!ch.waiting && ch.current < total && ch.remaining[ch.current] == 0)
     {
         NS_LOG_LOGIC("rank " << m_rank << " channel " << channel << " left step " << ch.current);
-        if ((ch.current + 1) % nSteps == 0)
+        const bool repetitionEnd = (ch.current + 1) % nSteps == 0;
+        if (repetitionEnd)
         {
             ch.repetitionEnds.push_back(Now());
         }
@@ -226,15 +291,16 @@ MetaRoceCollectiveApp::Advance(uint32_t channel)
         {
             break;
         }
-        for (const auto& t : ch.steps[ch.current % nSteps].sends)
+        if (repetitionEnd && !BarrierOpen(channel, ch.current / nSteps))
         {
-            const auto& [qp, stream] = ch.peers.at(t.peer);
-            qp->PostSend(stream, t.bytes);
-            m_sends.At(qp->GetLocalId(), stream)
-                .push_back({t.peer, t.bytes, channel, ch.current, Now()});
-            ++m_sendsOutstanding;
-            ++m_messagesPosted;
+            ch.waiting = true; // its group's last lane to finish the repetition releases it
+            break;
         }
+        PostSends(channel);
+    }
+    if (ch.barrierGroup != kNoBarrier && !ch.waiting)
+    {
+        ReleaseBarrier(ch.barrierGroup);
     }
 }
 
@@ -267,7 +333,7 @@ MetaRoceCollectiveApp::OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::C
         m_bytesReceived += c.bytes;
         Channel& ch = m_channels[p.channel];
         --ch.remaining[p.step];
-        if (p.step == ch.current)
+        if (m_begun && p.step == ch.current && !ch.waiting)
         {
             Advance(p.channel);
         }
@@ -284,7 +350,7 @@ MetaRoceCollectiveApp::OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::C
 void
 MetaRoceCollectiveApp::CheckFinished()
 {
-    if (IsFinished() || m_sendsOutstanding != 0)
+    if (!m_begun || IsFinished() || m_sendsOutstanding != 0)
     {
         return;
     }

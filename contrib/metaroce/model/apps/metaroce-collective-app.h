@@ -12,6 +12,14 @@
  * in schedule order, so per stream the k-th RECV completion is the k-th expected message (spec
  * section 6: completions in posting order per stream). The rank has finished when every channel
  * has left its last step and every SEND has completed.
+ *
+ * Channels may also be lanes of one channel that progress independently (the tree all-reduce's
+ * reduce and broadcast, MetaRoceCollectivePlan). Lanes added with the same barrier group enter
+ * each repetition together: a lane that has finished repetition i waits until every lane of
+ * its group has, so a rank starts its next collective only when it has finished the last one.
+ * A straggler (attribute StartDelay) posts its RECVs when it starts, as NCCL's connection
+ * buffers are ready before a late rank's kernel runs, so its peers' first messages can land;
+ * its own part - its first SENDs and every step after - begins StartDelay later.
  */
 #ifndef METAROCE_COLLECTIVE_APP_H
 #define METAROCE_COLLECTIVE_APP_H
@@ -54,12 +62,17 @@ class MetaRoceCollectiveApp : public Application
     void SetRank(uint32_t rank);
     uint32_t GetRank() const;
 
+    /// No repetition barrier: the channel repeats on its own.
+    static constexpr uint32_t kNoBarrier = 0xffffffff;
+
     /**
      * Adds a channel: this rank's `steps`, and for every peer the steps name, the queue pair and
-     * stream to reach it. Aborts if a peer has no queue pair or a queue pair is not this node's.
+     * stream to reach it; channels with the same `barrierGroup` enter each repetition together.
+     * Aborts if a peer has no queue pair or a queue pair is not this node's.
      */
     void AddChannel(const std::vector<MetaRoceCollectiveStep>& steps,
-                    const std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>>& peers);
+                    const std::map<uint32_t, std::pair<Ptr<MetaRoceQueuePair>, uint16_t>>& peers,
+                    uint32_t barrierGroup = kNoBarrier);
 
     bool IsFinished() const;
     /// When the rank finished (every step left, every SEND completed); -1 s before.
@@ -97,10 +110,21 @@ class MetaRoceCollectiveApp : public Application
         std::vector<uint32_t> remaining; ///< per global step: messages still expected
         uint32_t current{0};             ///< the global step the channel is in
         std::vector<Time> repetitionEnds;
+        uint32_t barrierGroup{kNoBarrier};
+        bool waiting{false}; ///< at a repetition's start, held by its barrier group
     };
 
+    /// Posts every channel's first SENDs and enters the steps whose messages have arrived.
+    void Begin();
     /// Enters global steps from the current one on while their messages have all arrived.
     void Advance(uint32_t channel);
+    /// Posts the SENDs of the channel's current global step.
+    void PostSends(uint32_t channel);
+    /// True when the channel may enter repetition `repetition`: every lane of its barrier group
+    /// has finished the one before (lanes without steps never hold it).
+    bool BarrierOpen(uint32_t channel, uint32_t repetition) const;
+    /// Lets the lanes of `group` waiting at a repetition's start go on.
+    void ReleaseBarrier(uint32_t group);
     void OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c);
     void CheckFinished();
 
@@ -147,6 +171,8 @@ class MetaRoceCollectiveApp : public Application
     uint64_t m_bytesReceived{0};
     uint64_t m_errors{0};
     bool m_started{false};
+    bool m_begun{false};  ///< past StartDelay: the rank plays its part
+    Time m_startDelay{0}; ///< a straggler's lateness
     Time m_finish{Seconds(-1)};
 
     TracedCallback<uint32_t, uint32_t, uint64_t, Time, Time> m_messageTrace;

@@ -1,5 +1,7 @@
 #include "metaroce-collective-schedule.h"
 
+#include "metaroce-tree-schedule.h"
+
 #include <stdexcept>
 #include <utility>
 
@@ -50,6 +52,30 @@ Ring(uint32_t n, uint64_t bytes)
         {
             const uint32_t sendBlock = (r + 2 * n - s % n) % n;
             const uint32_t recvBlock = (r + 2 * n - s % n - 1) % n;
+            schedule[r][s].sends.push_back({(r + 1) % n, BlockBytes(bytes, n, sendBlock)});
+            schedule[r][s].recvs.push_back({(r + n - 1) % n, BlockBytes(bytes, n, recvBlock)});
+        }
+    }
+    return schedule;
+}
+
+/**
+ * One pass around a ring, n - 1 steps, the way NCCL's ring all-gather and reduce-scatter run:
+ * in step s rank r sends block (r - s - shift) mod n to its successor. All-gather (shift 0)
+ * starts with the rank's own block, which every other rank ends up holding; reduce-scatter
+ * (shift 1) starts with the block of its predecessor, so that block r, reduced by every rank on
+ * its way, ends at rank r.
+ */
+MetaRoceSchedule
+RingPass(uint32_t n, uint64_t bytes, uint32_t shift)
+{
+    MetaRoceSchedule schedule(n, std::vector<MetaRoceCollectiveStep>(n - 1));
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        for (uint32_t s = 0; s + 1 < n; ++s)
+        {
+            const uint32_t sendBlock = (r + 2 * n - s - shift) % n;
+            const uint32_t recvBlock = (r + 2 * n - s - shift - 1) % n;
             schedule[r][s].sends.push_back({(r + 1) % n, BlockBytes(bytes, n, sendBlock)});
             schedule[r][s].recvs.push_back({(r + n - 1) % n, BlockBytes(bytes, n, recvBlock)});
         }
@@ -153,7 +179,11 @@ ParseCollective(const std::string& name)
                                  MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING,
                                  MetaRoceCollective::ALL_TO_ALL,
                                  MetaRoceCollective::PERMUTATION,
-                                 MetaRoceCollective::INCAST})
+                                 MetaRoceCollective::INCAST,
+                                 MetaRoceCollective::ALL_GATHER_RING,
+                                 MetaRoceCollective::REDUCE_SCATTER_RING,
+                                 MetaRoceCollective::ALL_REDUCE_TREE,
+                                 MetaRoceCollective::ALL_TO_ALLV})
     {
         if (CollectiveName(c) == name)
         {
@@ -161,7 +191,9 @@ ParseCollective(const std::string& name)
         }
     }
     throw std::invalid_argument("unknown workload '" + name +
-                                "' (allreduce-ring, allreduce-hd, alltoall, permutation, incast)");
+                                "' (allreduce-ring, allreduce-hd, allreduce-tree, "
+                                "allgather-ring, reducescatter-ring, alltoall, alltoallv, "
+                                "permutation, incast)");
 }
 
 std::string
@@ -179,6 +211,14 @@ CollectiveName(MetaRoceCollective collective)
         return "permutation";
     case MetaRoceCollective::INCAST:
         return "incast";
+    case MetaRoceCollective::ALL_GATHER_RING:
+        return "allgather-ring";
+    case MetaRoceCollective::REDUCE_SCATTER_RING:
+        return "reducescatter-ring";
+    case MetaRoceCollective::ALL_REDUCE_TREE:
+        return "allreduce-tree";
+    case MetaRoceCollective::ALL_TO_ALLV:
+        return "alltoallv";
     }
     return "unknown";
 }
@@ -195,10 +235,7 @@ BuildSchedule(MetaRoceCollective collective, uint32_t ranks, uint64_t bytes)
     {
         throw std::invalid_argument("a collective needs a message of at least 1 byte");
     }
-    const bool blocked = collective == MetaRoceCollective::ALL_REDUCE_RING ||
-                         collective == MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING ||
-                         collective == MetaRoceCollective::ALL_TO_ALL;
-    if (blocked && bytes < ranks)
+    if (IsBlocked(collective) && bytes < ranks)
     {
         throw std::invalid_argument(CollectiveName(collective) + " of " + std::to_string(bytes) +
                                     " bytes over " + std::to_string(ranks) +
@@ -216,8 +253,16 @@ BuildSchedule(MetaRoceCollective collective, uint32_t ranks, uint64_t bytes)
         return Permutation(ranks, bytes);
     case MetaRoceCollective::INCAST:
         return Incast(ranks, bytes);
+    case MetaRoceCollective::ALL_GATHER_RING:
+        return RingPass(ranks, bytes, 0);
+    case MetaRoceCollective::REDUCE_SCATTER_RING:
+        return RingPass(ranks, bytes, 1);
+    case MetaRoceCollective::ALL_REDUCE_TREE:
+    case MetaRoceCollective::ALL_TO_ALLV:
+        break;
     }
-    throw std::invalid_argument("unknown collective");
+    throw std::invalid_argument(CollectiveName(collective) +
+                                " has no one-lane schedule (BuildPlan, BuildAllToAllV)");
 }
 
 double
@@ -228,12 +273,56 @@ BusBandwidthFactor(MetaRoceCollective collective, uint32_t ranks)
     {
     case MetaRoceCollective::ALL_REDUCE_RING:
     case MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING:
+    case MetaRoceCollective::ALL_REDUCE_TREE:
         return 2 * (n - 1) / n;
     case MetaRoceCollective::ALL_TO_ALL:
+    case MetaRoceCollective::ALL_TO_ALLV:
+    case MetaRoceCollective::ALL_GATHER_RING:
+    case MetaRoceCollective::REDUCE_SCATTER_RING:
         return (n - 1) / n;
     default:
         return 1;
     }
+}
+
+MetaRoceCollectivePlan
+SingleLanePlan(MetaRoceSchedule schedule)
+{
+    MetaRoceCollectivePlan plan;
+    plan.lanes.push_back(std::move(schedule));
+    plan.laneSubChannel.push_back(0);
+    return plan;
+}
+
+MetaRoceCollectivePlan
+BuildPlan(MetaRoceCollective collective, uint32_t ranks, uint64_t bytes, uint64_t treeChunkBytes)
+{
+    if (collective == MetaRoceCollective::ALL_REDUCE_TREE)
+    {
+        return BuildTreePlan(ranks, bytes, treeChunkBytes);
+    }
+    return SingleLanePlan(BuildSchedule(collective, ranks, bytes));
+}
+
+uint64_t
+PlanSentBytes(const MetaRoceCollectivePlan& plan, uint32_t rank)
+{
+    uint64_t sum = 0;
+    for (const auto& lane : plan.lanes)
+    {
+        sum += ScheduleSentBytes(lane, rank);
+    }
+    return sum;
+}
+
+bool
+IsBlocked(MetaRoceCollective collective)
+{
+    return collective == MetaRoceCollective::ALL_REDUCE_RING ||
+           collective == MetaRoceCollective::ALL_REDUCE_HALVING_DOUBLING ||
+           collective == MetaRoceCollective::ALL_TO_ALL ||
+           collective == MetaRoceCollective::ALL_GATHER_RING ||
+           collective == MetaRoceCollective::REDUCE_SCATTER_RING;
 }
 
 uint64_t
