@@ -181,7 +181,8 @@ class MetaRoceValidationTestSuite : public TestSuite
     MetaRoceValidationTestSuite()
         : TestSuite("metaroce-validation", SYSTEM)
     {
-        for (const Cases& cases : {TimingTestCases()})
+        for (const Cases& cases : {TimingTestCases(),
+                                   EcmpPfcTestCases()})
         {
             for (const auto& [c, duration] : cases)
             {
