@@ -182,7 +182,8 @@ class MetaRoceValidationTestSuite : public TestSuite
         : TestSuite("metaroce-validation", SYSTEM)
     {
         for (const Cases& cases : {TimingTestCases(),
-                                   EcmpPfcTestCases()})
+                                   EcmpPfcTestCases(),
+                                   CollectiveTestCases()})
         {
             for (const auto& [c, duration] : cases)
             {

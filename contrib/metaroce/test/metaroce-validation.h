@@ -27,6 +27,7 @@ using Cases = std::vector<std::pair<TestCase*, TestCase::TestDuration>>;
 
 Cases TimingTestCases();     ///< metaroce-validation-test-suite.cc: hop latency
 Cases EcmpPfcTestCases();    ///< metaroce-validation-fabric.cc: ECMP spreading, PFC incast
+Cases CollectiveTestCases(); ///< metaroce-validation-collectives.cc: ideal collective times
 
 /// IPv4 (20 bytes, no options) and UDP (8 bytes) in front of every transport header.
 constexpr uint32_t kIpUdpBytes = 20 + 8;
