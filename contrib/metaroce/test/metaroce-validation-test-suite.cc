@@ -183,7 +183,8 @@ class MetaRoceValidationTestSuite : public TestSuite
     {
         for (const Cases& cases : {TimingTestCases(),
                                    EcmpPfcTestCases(),
-                                   CollectiveTestCases()})
+                                   CollectiveTestCases(),
+                                   DcqcnTestCases()})
         {
             for (const auto& [c, duration] : cases)
             {

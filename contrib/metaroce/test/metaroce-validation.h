@@ -27,6 +27,7 @@ using Cases = std::vector<std::pair<TestCase*, TestCase::TestDuration>>;
 
 Cases TimingTestCases();     ///< metaroce-validation-test-suite.cc: hop latency
 Cases EcmpPfcTestCases();    ///< metaroce-validation-fabric.cc: ECMP spreading, PFC incast
+Cases DcqcnTestCases();      ///< metaroce-validation-dcqcn.cc: DCQCN against its fluid model
 Cases CollectiveTestCases(); ///< metaroce-validation-collectives.cc: ideal collective times
 
 /// IPv4 (20 bytes, no options) and UDP (8 bytes) in front of every transport header.
