@@ -55,7 +55,8 @@ uint64_t
 SendWireBytes(const Setup& s, uint64_t bytes)
 {
     const uint64_t packets = (bytes + kMtu - 1) / kMtu;
-    const uint64_t perPacket = kIpUdpBytes + kLinkFrameBytes + (s.transport == "metaroce" ? 48 : 16);
+    const uint64_t perPacket =
+        kIpUdpBytes + kLinkFrameBytes + (s.transport == "metaroce" ? 48 : 16);
     const uint64_t padding = s.transport == "metaroce" ? 0 : (4 - bytes % 4) % 4;
     return bytes + packets * perPacket + padding;
 }
@@ -153,8 +154,7 @@ class IdealTime
     double AllToAllNs() const
     {
         const uint32_t c = m_setup.planes;
-        const double sent =
-            SendNs((kHosts - 1) * c * SendWireBytes(m_setup, kBuffer / c / kHosts));
+        const double sent = SendNs((kHosts - 1) * c * SendWireBytes(m_setup, kBuffer / c / kHosts));
         return AckedNs(0, kHosts - 1, sent);
     }
 
@@ -249,9 +249,8 @@ Cases
 CollectiveTestCases()
 {
     Cases cases;
-    for (const Setup& setup : {Setup{"metaroce", 1, kHosts},
-                               Setup{"rocev2", 1, kHosts},
-                               Setup{"metaroce", 2, 4}})
+    for (const Setup& setup :
+         {Setup{"metaroce", 1, kHosts}, Setup{"rocev2", 1, kHosts}, Setup{"metaroce", 2, 4}})
     {
         for (const char* workload : {"allreduce-ring", "alltoall", "permutation"})
         {

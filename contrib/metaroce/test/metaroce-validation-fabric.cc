@@ -270,8 +270,8 @@ class EcmpChiSquareTestCase : public TestCase
         {
             spread << " " << c;
         }
-        NS_LOG_INFO(what << ": flows per spine" << spread.str() << "; chi2 " << chi2
-                         << ", p-value " << pValue << " (critical value at 1%: "
+        NS_LOG_INFO(what << ": flows per spine" << spread.str() << "; chi2 " << chi2 << ", p-value "
+                         << pValue << " (critical value at 1%: "
                          << ChiSquareCritical(kSignificance, kEcmpSpines - 1) << ")");
         return counts;
     }
@@ -429,8 +429,7 @@ namespace validation
 Cases
 EcmpPfcTestCases()
 {
-    return {{new EcmpChiSquareTestCase, TestCase::QUICK},
-            {new PfcIncastTestCase, TestCase::QUICK}};
+    return {{new EcmpChiSquareTestCase, TestCase::QUICK}, {new PfcIncastTestCase, TestCase::QUICK}};
 }
 
 } // namespace validation

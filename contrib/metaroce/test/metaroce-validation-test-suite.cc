@@ -134,7 +134,7 @@ class HopLatencyTestCase : public TestCase
 
         // The exact wire bytes: the packet layout of doc/spec.md plus the link's frame header.
         const uint32_t ip = m_transport == Transport::RoceV2 ? RoceV2PacketBytes(kPayload, true)
-                                                              : MetaRoceWritePacketBytes(kPayload);
+                                                             : MetaRoceWritePacketBytes(kPayload);
         const uint64_t wire = ip + kLinkFrameBytes;
         NS_TEST_EXPECT_MSG_EQ(sizes.front(), wire, "bytes on the wire");
         const int64_t host = SerialisationNs(wire, kHostRateBps) + kHostDelayNs;
@@ -181,10 +181,8 @@ class MetaRoceValidationTestSuite : public TestSuite
     MetaRoceValidationTestSuite()
         : TestSuite("metaroce-validation", SYSTEM)
     {
-        for (const Cases& cases : {TimingTestCases(),
-                                   EcmpPfcTestCases(),
-                                   CollectiveTestCases(),
-                                   DcqcnTestCases()})
+        for (const Cases& cases :
+             {TimingTestCases(), EcmpPfcTestCases(), CollectiveTestCases(), DcqcnTestCases()})
         {
             for (const auto& [c, duration] : cases)
             {
