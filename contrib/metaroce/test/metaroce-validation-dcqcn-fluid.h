@@ -39,6 +39,19 @@
  * RED's inverse: q* = Kmin + p* (Kmax - Kmin) / Pmax, when p* < Pmax (else q* sits at Kmax,
  * where RED jumps to 1).
  *
+ * The nic variant (NVIDIA firmware's reaction point, spec 8.5, the model's default) in the same
+ * mean-field terms. Its target is clamped at a cut only if the rate timer raised the rate since
+ * the last one, and that timer (T = 300 us) is longer than the time between CNPs wherever
+ * packets are marked, so Rt climbs to the line rate L and stays there; every byte-counter event
+ * (each B bytes sent) halves Rc's gap to it, and every cut takes alpha/2 of Rc:
+ *   dRc/dt = (L - Rc)/2 Rc/B - Rc alpha lambda/2,
+ * with lambda the CNP rate, at most 1/tau (the notification point's interval), and
+ * alpha* = K lambda (alpha rises by g in each period K holding a CNP, falls by (1-g) in the
+ * others; g cancels). A fixed point at Rc = C/N needs K lambda^2 = (L - C/N)/B; when
+ * (L - C/N)/B > K/tau^2 there is none: even with every packet marked the cuts cannot hold the
+ * rate, each flow settles at Rc = L - B K/tau^2 and the queue grows until something else
+ * bounds it (the buffer, PFC, or the queue pairs' windows).
+ *
  * Units in the model under test. Its DCQCN paces Rc over each packet's UDP payload plus 46
  * bytes of frame overhead (spec 8.5), while a link serialises IPv4 + 2 bytes: C and Rc are
  * converted to packets with their own byte counts, so that the fixed point's Rc = C/N holds in
@@ -58,15 +71,15 @@ namespace validation
 /// The parameters of the fluid model (see the file comment); rates in packets per second.
 struct DcqcnFluidModel
 {
-    double capacityPps{0};      ///< C
-    uint32_t flows{1};          ///< N
-    double cnpIntervalS{0};     ///< tau
-    double alphaTimerS{0};      ///< tau'
-    double rateTimerS{0};       ///< T
-    double byteCounterPkts{0};  ///< B
-    double fastRecovery{0};     ///< F
-    double additivePps{0};      ///< R_AI
-    double kminBytes{0};        ///< RED
+    double capacityPps{0};     ///< C
+    uint32_t flows{1};         ///< N
+    double cnpIntervalS{0};    ///< tau
+    double alphaTimerS{0};     ///< tau'
+    double rateTimerS{0};      ///< T
+    double byteCounterPkts{0}; ///< B
+    double fastRecovery{0};    ///< F
+    double additivePps{0};     ///< R_AI
+    double kminBytes{0};       ///< RED
     double kmaxBytes{0};
     double pmax{0};
 };
@@ -94,10 +107,12 @@ inline DcqcnFixedPoint
 SolveDcqcnFixedPoint(const DcqcnFluidModel& m)
 {
     const double rc = m.capacityPps / m.flows;
+
     struct Terms
     {
         double a, alpha, eB, eT, lp;
     };
+
     auto terms = [&m, rc](double p) {
         const double lp = std::log1p(-p);
         return Terms{-std::expm1(m.cnpIntervalS * rc * lp),
@@ -128,9 +143,29 @@ SolveDcqcnFixedPoint(const DcqcnFluidModel& m)
     fp.alpha = t.alpha;
     fp.ratePps = rc;
     fp.targetGapPps = rc * t.alpha * t.a / (m.cnpIntervalS * (t.eB + t.eT));
-    fp.queueBytes = fp.p < m.pmax ? m.kminBytes + fp.p * (m.kmaxBytes - m.kminBytes) / m.pmax
-                                  : m.kmaxBytes;
+    fp.queueBytes =
+        fp.p < m.pmax ? m.kminBytes + fp.p * (m.kmaxBytes - m.kminBytes) / m.pmax : m.kmaxBytes;
     return fp;
+}
+
+/// The nic variant's balance (file comment), rates in packets per second, B in packets.
+struct DcqcnNicBalance
+{
+    double neededPerS{0}; ///< alpha lambda a fixed point at C/N needs: (L - C/N)/B
+    double mostPerS{0};   ///< the most the CNP interval allows: K/tau^2
+    double ratePps{0};    ///< where each flow settles without a fixed point: L - B K/tau^2
+    bool fixedPoint{false};
+};
+
+inline DcqcnNicBalance
+SolveDcqcnNicBalance(const DcqcnFluidModel& m, double lineRatePps)
+{
+    DcqcnNicBalance b;
+    b.neededPerS = (lineRatePps - m.capacityPps / m.flows) / m.byteCounterPkts;
+    b.mostPerS = m.alphaTimerS / (m.cnpIntervalS * m.cnpIntervalS);
+    b.ratePps = lineRatePps - m.byteCounterPkts * b.mostPerS;
+    b.fixedPoint = b.neededPerS <= b.mostPerS;
+    return b;
 }
 
 } // namespace validation

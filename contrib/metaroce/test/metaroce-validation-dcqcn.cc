@@ -68,8 +68,9 @@ struct Measured
 {
     std::vector<double> flowGbps; ///< each sender's link rate (wire bytes)
     double meanQueueBytes{0};
-    double markedFraction{0};     ///< packets marked CE over packets sent on the link
-    DcqcnFluidModel model; ///< the fluid model with the run's own parameters
+    double markedFraction{0};  ///< packets marked CE over packets sent on the link
+    uint64_t windowPackets{0}; ///< the queue pairs' go-back-N window
+    DcqcnFluidModel model;     ///< the fluid model with the run's own parameters
 };
 
 /// The fluid model for `flows` flows with the NIC's resolved DCQCN parameters and `red`.
@@ -94,7 +95,7 @@ ModelOf(const metaroce::DcqcnConfig& c, uint32_t flows, const RedProfile& red)
 /// N senders (hosts 1..N) into host 0 on one switch; flow i starts i x 100 us; measures from
 /// `warmup` to `end`.
 Measured
-RunDcqcn(uint32_t flows, const RedProfile& red, Time warmup, Time end)
+RunDcqcn(uint32_t flows, const RedProfile& red, Time warmup, Time end, const char* variant)
 {
     MetaRoceFabricHelper f;
     f.SetHosts(flows + 1);
@@ -102,7 +103,8 @@ RunDcqcn(uint32_t flows, const RedProfile& red, Time warmup, Time end)
     f.SetHostsPerLeaf(flows + 1);
     f.SetSpines(0);
     f.SetHostLink(DataRate(kRateBps), MicroSeconds(1));
-    f.SetNicAttribute("RoceRateControl", StringValue("ns3::MetaRoceDcqcn[Variant=paper]"));
+    f.SetNicAttribute("RoceRateControl",
+                      StringValue(std::string("ns3::MetaRoceDcqcn[Variant=") + variant + "]"));
     f.SetSwitchAttribute("EcnKmin", UintegerValue(red.kmin));
     f.SetSwitchAttribute("EcnKmax", UintegerValue(red.kmax));
     f.SetSwitchAttribute("EcnPmax", DoubleValue(red.pmax));
@@ -111,12 +113,16 @@ RunDcqcn(uint32_t flows, const RedProfile& red, Time warmup, Time end)
     f.AssignStreams(1);
     Measured m;
     m.model = ModelOf(f.GetNic(1)->GetRoceRateControl()->GetConfig().Resolved(), flows, red);
+    UintegerValue roceWindow;
+    f.GetNic(1)->GetAttribute("RoceWindow", roceWindow);
+    m.windowPackets = roceWindow.Get();
     std::vector<uint64_t> bytes(flows, 0);
     for (uint32_t i = 0; i < flows; ++i)
     {
         auto [qa, qb] = MetaRoceNic::Connect(f.GetNic(i + 1), f.GetNic(0), Transport::RoceV2);
         // More than the flow can send before `end`, even alone at line rate.
-        const uint64_t messages = end.GetNanoSeconds() / 8 * (kRateBps / 1000000000) / (1 << 30) + 1;
+        const uint64_t messages =
+            end.GetNanoSeconds() / 8 * (kRateBps / 1000000000) / (1 << 30) + 1;
         Simulator::Schedule(MicroSeconds(100 * i), [qa = qa, messages]() {
             for (uint64_t k = 0; k < messages; ++k)
             {
@@ -164,6 +170,15 @@ RunDcqcn(uint32_t flows, const RedProfile& red, Time warmup, Time end)
     return m;
 }
 
+/// "min-max" of `v`.
+std::string
+MinMax(const std::vector<double>& v)
+{
+    std::ostringstream os;
+    os << *std::min_element(v.begin(), v.end()) << "-" << *std::max_element(v.begin(), v.end());
+    return os.str();
+}
+
 class DcqcnFluidTestCase : public TestCase
 {
   public:
@@ -186,7 +201,7 @@ class DcqcnFluidTestCase : public TestCase
 
     void DoRun() override
     {
-        const Measured m = RunDcqcn(m_flows, m_red, MilliSeconds(100), MilliSeconds(200));
+        const Measured m = RunDcqcn(m_flows, m_red, MilliSeconds(100), MilliSeconds(200), "paper");
         const DcqcnFixedPoint fp = SolveDcqcnFixedPoint(m.model);
         const double fairGbps = kRateBps / 1e9 / m_flows;
         double total = 0;
@@ -214,20 +229,63 @@ class DcqcnFluidTestCase : public TestCase
                               << " Gb/s, total " << total << ", Jain " << jain);
     }
 
-    /// "min-max" of `v`.
-    static std::string MinMax(const std::vector<double>& v)
-    {
-        std::ostringstream os;
-        os << *std::min_element(v.begin(), v.end()) << "-" << *std::max_element(v.begin(), v.end());
-        return os.str();
-    }
-
     uint32_t m_flows;
     RedProfile m_red;
 };
 
 const RedProfile kDefaultRed{"default: 100 KB, 400 KB, 0.2", 100000, 400000, 0.2};
 const RedProfile kPaperRed{"DCQCN paper: 5 KB, 200 KB, 1%", 5000, 200000, 0.01};
+
+/**
+ * The nic variant with its defaults: the fluid model has no fixed point at 100 Gb/s (the byte
+ * counter's increases outrun what one CNP per 50 us can cut, metaroce-validation-dcqcn-fluid.h),
+ * so the queue is bounded by the go-back-N windows alone: N W packets in flight, of which
+ * C x the base RTT are on the wires and in the NICs, the rest queued at the bottleneck.
+ */
+class DcqcnNicNoFixedPointTestCase : public TestCase
+{
+  public:
+    DcqcnNicNoFixedPointTestCase()
+        : TestCase("DCQCN (nic variant, defaults) vs its fluid model: no fixed point for 2 flows "
+                   "at 100 Gbps, the queue is the windows' excess over the pipe")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t flows = 2;
+        const Measured m = RunDcqcn(flows, kDefaultRed, MilliSeconds(5), MilliSeconds(10), "nic");
+        const double linePps = kRateBps / 8.0 / kPacedBytes;
+        const DcqcnNicBalance b = SolveDcqcnNicBalance(m.model, linePps);
+        NS_TEST_ASSERT_MSG_EQ(b.fixedPoint, false, "the fluid model has a fixed point");
+        NS_TEST_EXPECT_MSG_GT(b.ratePps * flows, m.model.capacityPps, "demand beyond C");
+        // The base RTT: a full packet and an ACK (RoCEv2, 48 IPv4 bytes) over both links.
+        const double ackWire = kIpUdpBytes + kLinkFrameBytes + 20;
+        const double rttNs = 2 * (SerialisationNs(kLinkBytes, kRateBps) + 1000) +
+                             2 * (SerialisationNs(ackWire, kRateBps) + 1000);
+        const double ipBytes = kLinkBytes - kLinkFrameBytes;
+        const double queue =
+            (flows * m.windowPackets - m.model.capacityPps * rttNs * 1e-9) * ipBytes;
+        NS_TEST_EXPECT_MSG_GT(m.meanQueueBytes, kDefaultRed.kmax, "the queue passes Kmax");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m.meanQueueBytes, queue, queue * 0.03, "mean queue (bytes)");
+        double total = 0;
+        for (double g : m.flowGbps)
+        {
+            total += g;
+        }
+        NS_TEST_EXPECT_MSG_GT(JainIndex(m.flowGbps), 0.99, "Jain's index");
+        // The bottleneck never idles, so the senders together send what it serialises: full
+        // frames back to back, each rounded to the nanosecond (331 ns for 331.36 at 100 Gb/s).
+        const double busyGbps = kLinkBytes * 8 / SerialisationNs(kLinkBytes, kRateBps);
+        NS_TEST_EXPECT_MSG_EQ_TOL(total, busyGbps, busyGbps * 2e-4, "senders' total (Gb/s)");
+        NS_LOG_INFO(
+            GetName() << ": alpha lambda needed " << b.neededPerS << "/s, most " << b.mostPerS
+                      << "/s; mean queue " << m.meanQueueBytes << " B, windows' excess " << queue
+                      << " B; marked share " << m.markedFraction << "; flows " << MinMax(m.flowGbps)
+                      << " Gb/s, total " << total << " (the busy link: " << busyGbps << ")");
+    }
+};
 
 } // namespace
 
@@ -241,7 +299,8 @@ DcqcnTestCases()
 {
     return {{new DcqcnFluidTestCase(2, kDefaultRed), TestCase::QUICK},
             {new DcqcnFluidTestCase(2, kPaperRed), TestCase::QUICK},
-            {new DcqcnFluidTestCase(8, kPaperRed), TestCase::QUICK}};
+            {new DcqcnFluidTestCase(8, kPaperRed), TestCase::QUICK},
+            {new DcqcnNicNoFixedPointTestCase, TestCase::QUICK}};
 }
 
 } // namespace validation
