@@ -5,7 +5,8 @@
 #   3. the ns-3 TestSuites through the standalone test runner (QUICK), the golden runs
 #      (five seeded experiments whose result files must stay byte-identical), and the capture
 #      check (examples' --pcap files decoded by tshark with the MetaRoCE Lua dissector),
-#   4. the compliance suite on the engine, udp (real sockets) and ns-3 NIC adapters, and its
+#   4. the compliance suite on the engine, udp (real sockets) and ns-3 NIC adapters, its
+#      coverage by MetaRoCE 1.0 section against the documents, and its
 #      mutation check; the UDP runtime (two metaroce-perf processes moving verified bytes over
 #      loopback per transport, with and without loss, and their captures decoded by tshark)
 #      and the same under attack (test/runtime/attack-perf.py),
@@ -62,6 +63,9 @@ for adapter in engine udp ns3-nic; do
   "$BUILD_DIR/metaroce-compliance" --adapter="$adapter" --report="$report" | grep -v '^PASS'
   passed=$((passed + $(sed -n 's/^  "passed": \([0-9]*\),$/\1/p' "$report")))
 done
+# Every scenario names its MetaRoCE 1.0 sections (the parser refuses one that does not), and
+# the coverage tables of doc/compliance.md and doc/spec.md say what the scenarios say.
+python3 "$ROOT/test/compliance/check-coverage-docs.py" "$BUILD_DIR"
 
 step "UDP runtime: metaroce-perf over loopback, verified bytes, captures (test/runtime)"
 python3 "$ROOT/test/runtime/check-runtime.py" "$BUILD_DIR"

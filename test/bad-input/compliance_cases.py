@@ -6,9 +6,10 @@ refuse it before anything runs - exit status 2, one line on stderr naming the fi
 Each case is (name, the file's text, the line the message names, substrings).
 """
 
-HEAD = "# a scenario\nspec 6.4\ntransport metaroce\n"      # lines 1-3
-ROCE = "# a scenario\nspec 8.2\ntransport rocev2\n"
+HEAD = "spec-1.0 4.2\nspec 6.4\ntransport metaroce\n"      # lines 1-3
+ROCE = "spec-1.0 none (ours 8.2)\nspec 8.2\ntransport rocev2\n"
 END = "10us expect nothing\n"
+BODY = "spec 6.4\ntransport metaroce\n" + END          # lines 2-4 after a spec-1.0 line
 
 COMPLIANCE_CASES = [
     # Directives.
@@ -16,6 +17,19 @@ COMPLIANCE_CASES = [
     ("no-transport", "spec 6.4\n", 1, ["'transport'"]),
     ("no-spec", "transport metaroce\n0us expect nothing\n", 2, ["'spec'"]),
     ("no-timed-line", HEAD, 3, ["timed line"]),
+    # The MetaRoCE 1.0 sections a scenario checks (test/compliance/spec-1-0.h).
+    ("no-spec-1.0", "spec 6.4\ntransport metaroce\n" + END, 3, ["'spec-1.0'"]),
+    ("spec-1.0-unknown", "spec-1.0 4.7\n" + BODY, 1,
+     ["unknown MetaRoCE 1.0 section '4.7'", "4.1-4.6", "none (ours"]),
+    ("spec-1.0-not-a-section", "spec-1.0 retransmission\n" + BODY, 1, ["'retransmission'"]),
+    ("spec-1.0-chapter", "spec-1.0 4\n" + BODY, 1, ["chapter", "Reliable Delivery"]),
+    ("spec-1.0-empty", "spec-1.0\n" + BODY, 1, ["spec-1.0", "none (ours"]),
+    ("spec-1.0-twice", HEAD + "spec-1.0 4.6\n" + END, 4, ["spec-1.0", "twice"]),
+    ("spec-1.0-section-twice", "spec-1.0 4.6 4.6\n" + BODY, 1, ["4.6", "twice"]),
+    ("spec-1.0-none-mixed", "spec-1.0 4.6 none\n" + BODY, 1, ["'none'", "alone"]),
+    ("spec-1.0-none-bare", "spec-1.0 none\n" + BODY, 1, ["parentheses"]),
+    ("spec-1.0-none-empty", "spec-1.0 none (ours )\n" + BODY, 1, ["no section of ours"]),
+    ("spec-1.0-none-not-ours", "spec-1.0 none (ours loss)\n" + BODY, 1, ["'loss'"]),
     ("line-before-transport", "spec 6.4\n0us expect nothing\ntransport metaroce\n", 2,
      ["before the 'transport'"]),
     ("transport-twice", HEAD + "transport rocev2\n" + END, 4, ["twice"]),

@@ -64,7 +64,8 @@ WriteJson(std::ostream& os, const std::string& adapter, const std::vector<Scenar
     {
         const ScenarioResult& r = rs[i];
         os << (i ? "," : "") << "\n    {\"name\": " << JsonString(r.name)
-           << ", \"spec\": " << JsonString(r.spec) << ", \"title\": " << JsonString(r.title)
+           << ", \"spec\": " << JsonString(r.spec) << ", \"spec-1.0\": " << JsonString(r.spec10)
+           << ", \"title\": " << JsonString(r.title)
            << ", \"result\": " << (r.passed ? "\"pass\"" : "\"fail\"")
            << ", \"packets\": " << r.packetsMatched;
         if (r.divergence)

@@ -4,7 +4,11 @@
  * each failure, and a JSON summary. Exits 0 only when every selected scenario passes.
  *
  *   metaroce-compliance [--adapter=engine|udp|ns3-nic] [--scenario=SUBSTRING] [--report=FILE.json]
- *                       [--scenarios=DIR|FILE.mrs] [--list]
+ *                       [--scenarios=DIR|FILE.mrs] [--list] [--coverage]
+ *
+ * --list prints each scenario with the sections of doc/spec.md and of MetaRoCE 1.0 it checks;
+ * --coverage prints the scenarios per section of MetaRoCE 1.0's visible contents (spec-1-0.h).
+ * Neither runs anything.
  *
  * A problem with the arguments or a scenario file is one line on stderr ("<file>:<line>: ..."
  * for a scenario) and exit status 2, before any scenario runs.
@@ -87,7 +91,7 @@ MakeAdapter(const std::string& name)
 
 const char* const kUsage = "metaroce-compliance [--adapter=engine|udp|ns3-nic] "
                            "[--scenario=SUBSTRING] [--report=FILE.json] "
-                           "[--scenarios=DIR|FILE.mrs] [--list]";
+                           "[--scenarios=DIR|FILE.mrs] [--list] [--coverage]";
 
 /// A refused argument: one line, exit status 2.
 int
@@ -107,6 +111,7 @@ main(int argc, char** argv)
     std::string report;
     std::string dir = METAROCE_COMPLIANCE_SCENARIO_DIR;
     bool list = false;
+    bool coverage = false;
     for (int i = 1; i < argc; ++i)
     {
         const std::string arg = argv[i];
@@ -132,6 +137,10 @@ main(int argc, char** argv)
         else if (arg == "--list")
         {
             list = true;
+        }
+        else if (arg == "--coverage")
+        {
+            coverage = true;
         }
         else if (arg == "--help" || arg == "-h")
         {
@@ -163,8 +172,16 @@ main(int argc, char** argv)
         {
             for (const Scenario& s : scenarios)
             {
-                std::cout << s.name << "  (spec " << s.spec << ")  " << s.title << "\n";
+                std::cout << s.name << "  (spec " << s.spec << "; 1.0 " << FormatSpec10Tag(s.spec10)
+                          << ")  " << s.title << "\n";
             }
+        }
+        if (coverage)
+        {
+            PrintSpec10Coverage(std::cout, scenarios);
+        }
+        if (list || coverage)
+        {
             ns3::MetaRoceFlushStandardOutput();
             return 0;
         }

@@ -96,6 +96,11 @@ class Parser
         {
             throw std::invalid_argument(end + "a 'spec' directive naming the sections checked");
         }
+        if (!m_haveSpec10)
+        {
+            throw std::invalid_argument(end + "a 'spec-1.0' directive naming the MetaRoCE 1.0 "
+                                              "sections checked (or 'none (ours 7.2)')");
+        }
         if (m_scenario.steps.empty())
         {
             throw std::invalid_argument(end + "a timed line");
@@ -295,6 +300,16 @@ class Parser
             m_scenario.spec = line.substr(line.find("spec") + 4);
             m_scenario.spec.erase(0, m_scenario.spec.find_first_not_of(' '));
             m_scenario.spec.erase(m_scenario.spec.find_last_not_of(' ') + 1);
+            return;
+        }
+        if (first == "spec-1.0")
+        {
+            if (m_haveSpec10)
+            {
+                throw std::invalid_argument("spec-1.0 given twice");
+            }
+            m_scenario.spec10 = ParseSpec10Tag(line.substr(line.find("spec-1.0") + 8));
+            m_haveSpec10 = true;
             return;
         }
         if (first == "transport")
@@ -580,6 +595,7 @@ class Parser
 
     Scenario m_scenario;
     bool m_haveTransport{false};
+    bool m_haveSpec10{false};
     TimeNs m_lastTime{0};
     TimeNs m_tolerance{0};
     int m_setupLine{1}; ///< the last line that configured the DUT (transport, config, memory)

@@ -35,6 +35,7 @@ class Runner
         ScenarioResult result;
         result.name = m_scenario.name;
         result.spec = m_scenario.spec;
+        result.spec10 = FormatSpec10Tag(m_scenario.spec10);
         result.title = m_scenario.title;
         const Step* current = nullptr;
         try

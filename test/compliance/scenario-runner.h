@@ -31,6 +31,7 @@ struct ScenarioResult
 {
     std::string name;
     std::string spec;
+    std::string spec10; ///< the MetaRoCE 1.0 tag as written back (FormatSpec10Tag)
     std::string title;
     bool passed{false};
     std::size_t packetsMatched{0};

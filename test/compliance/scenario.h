@@ -4,6 +4,7 @@
  * change port state, and state what the DUT must emit, complete and count:
  *
  *   spec 5.3 5.4                                   # sections of doc/spec.md the scenario checks
+ *   spec-1.0 4.6                                   # ... and of MetaRoCE 1.0 (spec-1-0.h)
  *   transport metaroce
  *   config pathsPerPort=1 initialPathWindowPackets=8
  *   0us        post WRITE w1 stream=0 length=16384
@@ -22,6 +23,7 @@
 #define METAROCE_COMPLIANCE_SCENARIO_H
 
 #include "dut-setup.h"
+#include "spec-1-0.h"
 
 #include <string>
 #include <vector>
@@ -70,6 +72,7 @@ struct Scenario
     std::string path;
     std::string name;  ///< file name without .mrs
     std::string spec;  ///< sections cited by the `spec` directive
+    Spec10Tag spec10;  ///< MetaRoCE 1.0 sections named by the `spec-1.0` directive
     std::string title; ///< the first comment line
     DutSetup setup;
     std::vector<Step> steps;
