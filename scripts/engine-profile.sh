@@ -10,8 +10,11 @@ source "$(dirname "$0")/common.sh"
 tree="$BUILD_DIR-pgo"
 profile="$tree/profile"
 log="$tree/profile-build.log"
+# The engine is compiled as the ns-3 release's build compiles it (C++20 for 3.44), so the profile
+# matches the code it guides.
 key="$(cd "$ROOT" && {
   "${CXX:-c++}" --version
+  echo "ns-3 $METAROCE_NS3"
   cat CMakeLists.txt bench/CMakeLists.txt bench/engine-train.cc scripts/engine-profile.sh
   find contrib/metaroce/engine -type f | LC_ALL=C sort | xargs cat
 } | sha256sum | cut -c1-16)"
@@ -23,6 +26,7 @@ step "engine profile for profile-guided optimisation ($tree)" >&2
 rm -rf "$profile"
 mkdir -p "$profile"
 cmake -S "$ROOT" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETAROCE_WITH_NS3=OFF \
+  -DMETAROCE_NS3_VERSION="$METAROCE_NS3" \
   -DMETAROCE_PGO=generate -DMETAROCE_PGO_DIR="$profile" >"$log" 2>&1 ||
   { cat "$log" >&2; exit 1; }
 cmake --build "$tree" -j "$JOBS" --target metaroce-engine-train >>"$log" 2>&1 ||

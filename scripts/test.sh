@@ -15,9 +15,15 @@
 #      targets' committed corpora replayed (test/fuzz), the engine under ASan+UBSan
 #      (scripts/sanitize.sh --quick: unit tests and compliance on the engine and udp adapters),
 #      and a sample of the fault campaign (test/campaign),
-#   7. the in-tree check: the unchanged contrib/metaroce built inside ns-3.37 and test.py.
-# METAROCE_SKIP_IN_TREE=1 skips step 7; METAROCE_FULLNESS=EXTENSIVE runs every suite's long
-# cases (the engine's randomised seeds always run: they take seconds).
+#   7. the ns-3.44 line (scripts/test-ns3.44.sh): the standalone build against the ns-3 wheel,
+#      its test suites, golden runs, examples and ns-3's own Python bindings on the module,
+#   8. the in-tree checks: the unchanged contrib/metaroce built inside ns-3.37 and ns-3.43
+#      source trees, test.py, the examples and the MPI runs (test/in-tree/run.sh).
+# Steps 1-6 build against $METAROCE_NS3 (default 3.37, Debian's). METAROCE_SKIP_NS3_44=1 skips
+# step 7; METAROCE_IN_TREE lists the trees of step 8 (default "3.37 3.43"),
+# METAROCE_SKIP_IN_TREE=1 skips it; METAROCE_FULLNESS=EXTENSIVE runs every suite's long cases
+# (the engine's randomised seeds always run: they take seconds). The parts added for the ns-3
+# versions print their times.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -114,9 +120,22 @@ step "sanitizers: the engine under ASan+UBSan (scripts/sanitize.sh --quick)"
 bash "$ROOT/scripts/sanitize.sh" --quick
 passed=$((passed + 1))
 
+if [ "${METAROCE_SKIP_NS3_44:-0}" != "1" ]; then
+  start=$SECONDS
+  # Its own shell: it sets METAROCE_NS3=3.44 and build-3.44/ for itself.
+  env -u METAROCE_BUILD_DIR bash "$ROOT/scripts/test-ns3.44.sh"
+  echo "   (ns-3.44 line: $((SECONDS - start)) s)"
+  passed=$((passed + 1))
+fi
+
 if [ "${METAROCE_SKIP_IN_TREE:-0}" != "1" ]; then
-  step "in-tree check (ns-3.37 source tree)"
-  bash "$ROOT/test/in-tree/run.sh"
+  for version in ${METAROCE_IN_TREE:-3.37 3.43}; do
+    step "in-tree check (ns-$version source tree)"
+    start=$SECONDS
+    bash "$ROOT/test/in-tree/run.sh" "$version"
+    echo "   (in-tree ns-$version: $((SECONDS - start)) s)"
+    passed=$((passed + 1))
+  done
 fi
 
 step "all tests passed"

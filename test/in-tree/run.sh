@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The in-tree check: copies the unchanged contrib/metaroce into an ns-3.37 source tree (Debian's
-# source package, cached outside the repository), configures ns-3 with only what the module
-# needs, builds, runs test.py on every metaroce suite and one example with ./ns3 run.
+# The in-tree check: copies the unchanged contrib/metaroce into an ns-3 source tree (Debian's
+# source package of ns-3.37 or 3.43, cached outside the repository; scripts/fetch-ns3-source.sh),
+# configures ns-3 with only what the module needs, builds, runs test.py on every metaroce suite,
+# the examples with ./ns3 run and the distributed runs on MPI ranks.
 # The built tree stays in $METAROCE_CACHE, so later runs rebuild only what changed.
+#
+#   test/in-tree/run.sh [3.37|3.43]     (default 3.37)
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
 
-TREE="$(bash "$ROOT/scripts/fetch-ns3-source.sh")"
+NS3_TREE_VERSION="${1:-3.37}"
+TREE="$(bash "$ROOT/scripts/fetch-ns3-source.sh" "$NS3_TREE_VERSION")"
 mkdir -p "$CCACHE_DIR"
 step "sync contrib/metaroce into $TREE"
 # Copy only files whose content changed: untouched files keep their old modification times, so
@@ -14,7 +18,7 @@ step "sync contrib/metaroce into $TREE"
 rsync -a --checksum --delete "$ROOT/contrib/metaroce/" "$TREE/contrib/metaroce/"
 
 cd "$TREE"
-# csma too: with tests on, ns-3.37's own src/test library (its TCP suites, which the internet
+# csma too: with tests on, ns-3's own src/test library (its TCP suites, which the internet
 # module dependency enables) links CsmaHelper and fails without it.
 # mpi and --enable-mpi: the distributed runs (ns-3's MpiInterface, remote point-to-point
 # channels) are built and tested here, in the one cached tree.
@@ -34,7 +38,7 @@ if ! cmake --build cmake-cache -j "$JOBS" >cmake-cache/metaroce-build.log 2>&1; 
 fi
 tail -n 3 cmake-cache/metaroce-build.log
 
-suites=$(./build/utils/ns3.37-test-runner-optimized --list | grep '^metaroce' || true)
+suites=$(./build/utils/ns$NS3_TREE_VERSION-test-runner-optimized --list | grep '^metaroce' || true)
 if [ -z "$suites" ]; then
   echo "in-tree: no metaroce test suite was built" >&2
   exit 1
@@ -56,7 +60,7 @@ step "./ns3 run metaroce-custom-congestion"
 # synchronisation algorithms, must print the same figures (doc: module docs, "Distributed
 # runs"). A hang is a failure too: every run has a time limit.
 step "distributed: metaroce-distributed on 1 and 2 ranks (granted-time window, null messages)"
-distributed="$(find build -name 'ns3.37-metaroce-distributed-*' -type f | head -n 1)"
+distributed="$(find build -name "ns$NS3_TREE_VERSION-metaroce-distributed-*" -type f | head -n 1)"
 if [ -z "$distributed" ]; then
   echo "in-tree: metaroce-distributed was not built (is MPI enabled?)" >&2
   exit 1
@@ -122,7 +126,7 @@ done
 # The plane examples' runner, launched by mpirun for one experiment: rank 0's table row and
 # files must be the sequential run's (wall time aside).
 step "distributed: metaroce-8-plane, one experiment, on 1 and 2 ranks"
-plane8="$(find build -name 'ns3.37-metaroce-8-plane-*' -type f | head -n 1)"
+plane8="$(find build -name "ns$NS3_TREE_VERSION-metaroce-8-plane-*" -type f | head -n 1)"
 one=(--hosts=8 --hostsPerLeaf=4 --spines=2 --messageBytes=262144 --workloads=alltoall
   --transports=metaroce --losses=0.0025 --throughputInterval=5us)
 timeout 300 "$plane8" "${one[@]}" --output="$results/plane8-seq" >"$results/plane8-seq.txt"

@@ -7,6 +7,7 @@
  */
 #include "huge-page-heap.h"
 
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/test.h"
 
 #include <cstdint>
@@ -144,11 +145,11 @@ class HugePageHeapTestSuite : public TestSuite
 {
   public:
     HugePageHeapTestSuite()
-        : TestSuite("metaroce-huge-page-heap", UNIT)
+        : TestSuite("metaroce-huge-page-heap", Type::UNIT)
     {
-        AddTestCase(new InstalledTestCase, TestCase::QUICK);
-        AddTestCase(new BlocksTestCase, TestCase::QUICK);
-        AddTestCase(new HugePagesTestCase, TestCase::QUICK);
+        AddTestCase(new InstalledTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new BlocksTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new HugePagesTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

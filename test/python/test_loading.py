@@ -57,4 +57,7 @@ def test_default_build_dir_is_the_clones_build(monkeypatch):
     from conftest import ROOT
 
     monkeypatch.delenv("METAROCE_BUILD_DIR", raising=False)
+    monkeypatch.delenv("METAROCE_NS3", raising=False)
     assert metaroce.build_dir() == os.path.join(ROOT, "build")
+    monkeypatch.setenv("METAROCE_NS3", "3.44")
+    assert metaroce.build_dir() == os.path.join(ROOT, "build-3.44")

@@ -1,7 +1,7 @@
 """Python bindings of the metaroce ns-3 module, through cppyy.
 
-``import metaroce`` loads Debian's ns-3.37 and the project's module library into cppyy (see
-_loader.py), so every public C++ class is usable as in C++:
+``import metaroce`` loads ns-3 (Debian's 3.37 or the 3.44 wheel) and the project's module library
+into cppyy (see _loader.py), so every public C++ class is usable as in C++:
 
     import metaroce
     from metaroce import ns, engine          # cppyy.gbl.ns3 and cppyy.gbl.metaroce
@@ -12,7 +12,9 @@ callback(), schedule(), run(), reset(), the Fabric wrapper, on_completion(); C++
 exceptions raised as MetaRoceError subclasses with the C++ message (errors.py), a bad
 experiment configuration as ConfigError naming the field.
 
-The build directory is $METAROCE_BUILD_DIR, or <repo>/build.
+The build directory is $METAROCE_BUILD_DIR, or <repo>/build (<repo>/build-3.44 with
+METAROCE_NS3=3.44). With the 3.44 wheel, `from ns import ns` after `import metaroce` is ns-3's
+own bindings on the same classes.
 """
 
 from ._loader import LoadError, build_dir, loader

@@ -2,13 +2,22 @@
 
 ns-3.37's bindings (bindings/python/ns__init__.py) load every module library, put the headers
 on cppyy's include path and include each ``<module>-module.h``. Here ns-3 is Debian's installed
-ns-3.37 and metaroce is a standalone build, so the build directory tells everything:
+ns-3.37 or the ns-3.44 wheel, and metaroce is a standalone build against it, so the build
+directory tells everything:
 
 * ``compile_commands.json`` holds the exact ``-D`` and ``-I`` flags the module library was
   compiled with; cppyy gets the same ones (``NS3_LOG_ENABLE`` and ``NS3_ASSERT_ENABLE`` change
   class layouts and inline code, so a mismatch would be undefined behaviour, not a warning).
 * ``contrib/metaroce/libns3-metaroce.so`` is the module; loading it pulls in the ns-3 libraries
-  it links, and the directory and version suffix of ``libns3-core`` locate the others.
+  it links, and the directory and name of ns-3's core library locate the others (Debian names
+  them ``libns3-core.so.37``, the wheel ``libns3.44-core.so``).
+
+With the wheel, ns-3's own bindings and these share one cppyy: ``from ns import ns`` after
+``import metaroce`` sees the module's classes as ``ns.MetaRoceNic`` and so on (both are
+``cppyy.gbl.ns3``). Not before: ns-3's bindings put the wheel's include directory on cppyy's
+path, and with it the Boost headers the wheel carries (1.66), ahead of the system's Boost (1.74)
+that the module was compiled with; the module's headers (engine containers, the schedulers)
+would then be parsed against another Boost than the library's, so that order is refused.
 * ``include/ns3/`` holds the module's public headers (engine, model, helper), all included.
 
 Libraries are loaded before headers are parsed: ns-3 headers have static initialisers (e.g.
@@ -20,6 +29,7 @@ import json
 import os
 import re
 import shlex
+import sys
 
 # The ns-3 modules whose public API is parsed: the module's dependencies, and applications for
 # ns-3's own traffic generators over MetaRoceSocket. Others: include_module().
@@ -35,8 +45,10 @@ class LoadError(ImportError):
 
 
 def build_dir():
-    """The metaroce build directory: $METAROCE_BUILD_DIR, else <repo>/build."""
-    return os.path.abspath(os.environ.get("METAROCE_BUILD_DIR", os.path.join(_REPO, "build")))
+    """The metaroce build directory: $METAROCE_BUILD_DIR, else the scripts' default for
+    $METAROCE_NS3: <repo>/build-3.44 for 3.44 (the ns-3 wheel), <repo>/build otherwise."""
+    default = "build-3.44" if os.environ.get("METAROCE_NS3") == "3.44" else "build"
+    return os.path.abspath(os.environ.get("METAROCE_BUILD_DIR", os.path.join(_REPO, default)))
 
 
 def _module_flags(build):
@@ -70,20 +82,27 @@ def _module_flags(build):
     return defines, includes
 
 
-def _loaded_library(prefix):
-    """Path of the first library mapped into this process whose file name starts with prefix."""
+# ns-3's core library: libns3-core.so.37 (Debian), libns3.44-core.so (the wheel),
+# libns3.43-core-optimized.so (a source tree).
+_CORE_LIBRARY = re.compile(r"^(libns3(?:\.[0-9]+)?-)core(\S*\.so\S*)$")
+
+
+def _loaded_core_library():
+    """(path, name prefix, name suffix) of ns-3's core library mapped into this process."""
     with open("/proc/self/maps") as maps:
         for line in maps:
             path = line.split()[-1]
-            if os.path.basename(path).startswith(prefix):
-                return path
-    return None
+            match = _CORE_LIBRARY.match(os.path.basename(path))
+            if match:
+                return path, match.group(1), match.group(2)
+    return None, None, None
 
 
 class _Loader:
     def __init__(self):
         self.cppyy = None
         self.ns3_lib_dir = None
+        self.ns3_prefix = None
         self.ns3_suffix = None
         self.modules = set()
 
@@ -94,6 +113,10 @@ class _Loader:
             raise LoadError(f"metaroce: {library} is missing; build first (scripts/build.sh) or "
                             f"set METAROCE_BUILD_DIR")
         defines, includes = _module_flags(build)
+        if "ns3.ns" in sys.modules:
+            raise LoadError("metaroce: import metaroce before `from ns import ns`: ns-3's "
+                            "bindings put the wheel's Boost (1.66) ahead of the system's, which "
+                            "the module was compiled with (doc/python.md, 'ns-3's own bindings')")
         try:
             import cppyy
         except ModuleNotFoundError as e:
@@ -109,11 +132,10 @@ class _Loader:
         self.cppyy = cppyy
 
         cppyy.load_library(library)
-        core = _loaded_library("libns3-core")
+        core, self.ns3_prefix, self.ns3_suffix = _loaded_core_library()
         if core is None:
-            raise LoadError(f"metaroce: {library} loaded but libns3-core is not mapped")
+            raise LoadError(f"metaroce: {library} loaded but ns-3's core library is not mapped")
         self.ns3_lib_dir = os.path.dirname(core)
-        self.ns3_suffix = os.path.basename(core)[len("libns3-core"):]
 
         for d in defines:
             name, _, value = d.partition("=")
@@ -131,7 +153,7 @@ class _Loader:
         """Loads ns-3 module `name` (library and <name>-module.h) if not loaded yet."""
         if name in self.modules:
             return
-        path = os.path.join(self.ns3_lib_dir, f"libns3-{name}{self.ns3_suffix}")
+        path = os.path.join(self.ns3_lib_dir, f"{self.ns3_prefix}{name}{self.ns3_suffix}")
         if not os.path.exists(path):
             raise LoadError(f"metaroce: no ns-3 module '{name}' ({path} does not exist)")
         self.cppyy.load_library(path)

@@ -11,6 +11,7 @@
 #include "ns3/metaroce-aimd.h"
 #include "ns3/metaroce-dynamic-threshold-admission.h"
 #include "ns3/metaroce-experiment.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-red-ecn-marker.h"
 #include "ns3/metaroce-spray-path-selection.h"
 #include "ns3/metaroce-swift.h"
@@ -220,11 +221,11 @@ class MetaRoceAlgorithmsTestSuite : public TestSuite
 {
   public:
     MetaRoceAlgorithmsTestSuite()
-        : TestSuite("metaroce-algorithms", UNIT)
+        : TestSuite("metaroce-algorithms", Type::UNIT)
     {
-        AddTestCase(new TypesAreRegisteredTestCase(), QUICK);
-        AddTestCase(new ObjectAttributesReachTheEngineTestCase(), QUICK);
-        AddTestCase(new SwiftCutsWhereAimdSeesNothingTestCase(), QUICK);
+        AddTestCase(new TypesAreRegisteredTestCase(), MetaRoceTestDuration::QUICK);
+        AddTestCase(new ObjectAttributesReachTheEngineTestCase(), MetaRoceTestDuration::QUICK);
+        AddTestCase(new SwiftCutsWhereAimdSeesNothingTestCase(), MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -8,6 +8,7 @@
 #include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-net-device.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-radix-scheduler.h"
 #include "ns3/node-container.h"
 #include "ns3/simulator.h"
@@ -150,10 +151,10 @@ class ArrivalsTestSuite : public TestSuite
 {
   public:
     ArrivalsTestSuite()
-        : TestSuite("metaroce-arrivals", UNIT)
+        : TestSuite("metaroce-arrivals", Type::UNIT)
     {
-        AddTestCase(new DeliveryOrderTestCase, TestCase::QUICK);
-        AddTestCase(new PrefetcherTestCase, TestCase::QUICK);
+        AddTestCase(new DeliveryOrderTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PrefetcherTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

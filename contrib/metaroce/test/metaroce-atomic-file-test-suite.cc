@@ -9,6 +9,7 @@
  * being written leaves no file behind.
  */
 #include "ns3/metaroce-atomic-file.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-results.h"
 #include "ns3/test.h"
 
@@ -247,11 +248,11 @@ class MetaRoceAtomicFileTestSuite : public TestSuite
 {
   public:
     MetaRoceAtomicFileTestSuite()
-        : TestSuite("metaroce-atomic-file", UNIT)
+        : TestSuite("metaroce-atomic-file", Type::UNIT)
     {
-        AddTestCase(new CommitAndAbandonTestCase(), QUICK);
-        AddTestCase(new WriteErrorTestCase(), QUICK);
-        AddTestCase(new SignalTestCase(), QUICK);
+        AddTestCase(new CommitAndAbandonTestCase(), MetaRoceTestDuration::QUICK);
+        AddTestCase(new WriteErrorTestCase(), MetaRoceTestDuration::QUICK);
+        AddTestCase(new SignalTestCase(), MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -8,6 +8,7 @@
  * connection) is faster than all of them, ECMP collisions being what limits the others.
  */
 #include "ns3/metaroce-experiment.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-transports.h"
 #include "ns3/test.h"
 
@@ -136,10 +137,11 @@ class MetaRoceBaselinesTestSuite : public TestSuite
 {
   public:
     MetaRoceBaselinesTestSuite()
-        : TestSuite("metaroce-baselines", UNIT)
+        : TestSuite("metaroce-baselines", Type::UNIT)
     {
-        AddTestCase(new TransportsAreNamedTestCase(), QUICK);
-        AddTestCase(new LosslessPermutationRanksTheBaselinesTestCase(), QUICK);
+        AddTestCase(new TransportsAreNamedTestCase(), MetaRoceTestDuration::QUICK);
+        AddTestCase(new LosslessPermutationRanksTheBaselinesTestCase(),
+                    MetaRoceTestDuration::QUICK);
     }
 };
 

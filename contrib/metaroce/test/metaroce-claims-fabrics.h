@@ -6,6 +6,7 @@
 #define METAROCE_CLAIMS_FABRICS_H
 
 #include "ns3/metaroce-experiment.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/test.h"
 
 #include <string>
@@ -55,7 +56,7 @@ NoFabricDrop(const MetaRoceExperimentResults& r)
 }
 
 /// The fidelity cases of issue 16 (metaroce-claims-fidelity.cc), each with its duration.
-std::vector<std::pair<TestCase*, TestCase::TestDuration>> FidelityTestCases();
+std::vector<std::pair<TestCase*, MetaRoceTestDuration>> FidelityTestCases();
 
 } // namespace claims
 } // namespace ns3

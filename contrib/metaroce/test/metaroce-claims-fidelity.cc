@@ -617,21 +617,21 @@ class FidelityFullScaleTestCase : public TestCase
 
 } // namespace
 
-std::vector<std::pair<TestCase*, TestCase::TestDuration>>
+std::vector<std::pair<TestCase*, MetaRoceTestDuration>>
 ns3::claims::FidelityTestCases()
 {
-    return {{new LosslessFidelityTestCase, TestCase::QUICK},
-            {new OversubscribedTimeoutTestCase, TestCase::QUICK},
-            {new AckRepeatTestCase, TestCase::QUICK},
-            {new TailMarkerTestCase, TestCase::QUICK},
-            {new TailRecoveryTestCase, TestCase::QUICK},
-            {new CompactAckTestCase, TestCase::QUICK},
-            {new SprayBurstTestCase, TestCase::QUICK},
-            {new PathRttTestCase, TestCase::QUICK},
-            {new LossEvidenceFloorTestCase, TestCase::QUICK},
-            {new SpuriousWindowTestCase, TestCase::QUICK},
-            {new ConnectionRtoFloorTestCase, TestCase::QUICK},
-            {new SpuriousWindowFullScaleTestCase, TestCase::EXTENSIVE},
-            {new SustainedLossTestCase, TestCase::EXTENSIVE},
-            {new FidelityFullScaleTestCase, TestCase::EXTENSIVE}};
+    return {{new LosslessFidelityTestCase, MetaRoceTestDuration::QUICK},
+            {new OversubscribedTimeoutTestCase, MetaRoceTestDuration::QUICK},
+            {new AckRepeatTestCase, MetaRoceTestDuration::QUICK},
+            {new TailMarkerTestCase, MetaRoceTestDuration::QUICK},
+            {new TailRecoveryTestCase, MetaRoceTestDuration::QUICK},
+            {new CompactAckTestCase, MetaRoceTestDuration::QUICK},
+            {new SprayBurstTestCase, MetaRoceTestDuration::QUICK},
+            {new PathRttTestCase, MetaRoceTestDuration::QUICK},
+            {new LossEvidenceFloorTestCase, MetaRoceTestDuration::QUICK},
+            {new SpuriousWindowTestCase, MetaRoceTestDuration::QUICK},
+            {new ConnectionRtoFloorTestCase, MetaRoceTestDuration::QUICK},
+            {new SpuriousWindowFullScaleTestCase, MetaRoceTestDuration::EXTENSIVE},
+            {new SustainedLossTestCase, MetaRoceTestDuration::EXTENSIVE},
+            {new FidelityFullScaleTestCase, MetaRoceTestDuration::EXTENSIVE}};
 }

@@ -482,15 +482,15 @@ class ClaimsTestSuite : public TestSuite
 {
   public:
     ClaimsTestSuite()
-        : TestSuite("metaroce-claims", SYSTEM)
+        : TestSuite("metaroce-claims", Type::SYSTEM)
     {
-        AddTestCase(new LossToleranceTestCase, TestCase::QUICK);
-        AddTestCase(new PlaneScalingTestCase, TestCase::QUICK);
-        AddTestCase(new PlaneFailureTestCase, TestCase::QUICK);
-        AddTestCase(new IncastTestCase, TestCase::QUICK);
-        AddTestCase(new AdmissionIncastTestCase, TestCase::QUICK);
-        AddTestCase(new WideFabricTestCase, TestCase::QUICK);
-        AddTestCase(new FullScaleTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new LossToleranceTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PlaneScalingTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PlaneFailureTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new IncastTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new AdmissionIncastTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new WideFabricTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FullScaleTestCase, MetaRoceTestDuration::EXTENSIVE);
         for (const auto& [testCase, duration] : FidelityTestCases())
         {
             AddTestCase(testCase, duration);

@@ -14,6 +14,7 @@
  */
 #include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-experiment.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/test.h"
 
 #include <algorithm>
@@ -505,17 +506,17 @@ class CollectiveTestSuite : public TestSuite
 {
   public:
     CollectiveTestSuite()
-        : TestSuite("metaroce-collective", UNIT)
+        : TestSuite("metaroce-collective", Type::UNIT)
     {
-        AddTestCase(new ScheduleTestCase, TestCase::QUICK);
-        AddTestCase(new CollectiveBytesTestCase, TestCase::QUICK);
-        AddTestCase(new FatTreeTestCase, TestCase::QUICK);
-        AddTestCase(new BusBandwidthTestCase, TestCase::QUICK);
-        AddTestCase(new FlowsTestCase, TestCase::QUICK);
-        AddTestCase(new LossAndFailureTestCase, TestCase::QUICK);
-        AddTestCase(new DeterminismTestCase, TestCase::QUICK);
-        AddTestCase(new ConfigTestCase, TestCase::QUICK);
-        AddTestCase(new IdealTimeMtuTestCase, TestCase::QUICK);
+        AddTestCase(new ScheduleTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new CollectiveBytesTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FatTreeTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new BusBandwidthTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FlowsTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new LossAndFailureTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new DeterminismTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new ConfigTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new IdealTimeMtuTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -9,6 +9,7 @@
  */
 #include "ns3/config.h"
 #include "ns3/metaroce-experiment.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -142,24 +143,25 @@ class DeterminismTestSuite : public TestSuite
 {
   public:
     DeterminismTestSuite()
-        : TestSuite("metaroce-determinism", SYSTEM)
+        : TestSuite("metaroce-determinism", Type::SYSTEM)
     {
         AddTestCase(new ShuffledTiesTestCase("MetaRoCE all-to-all, 1% loss",
                                              Small("alltoall", "metaroce", 0.01)),
-                    TestCase::QUICK);
+                    MetaRoceTestDuration::QUICK);
         AddTestCase(new ShuffledTiesTestCase("RoCEv2 all-to-all, 0.1% loss",
                                              Small("alltoall", "rocev2", 0.001)),
-                    TestCase::QUICK);
+                    MetaRoceTestDuration::QUICK);
         MetaRoceExperimentConfig pfc = Small("incast", "rocev2-pfc", 0);
-        AddTestCase(new ShuffledTiesTestCase("RoCEv2 with PFC, incast", pfc), TestCase::QUICK);
+        AddTestCase(new ShuffledTiesTestCase("RoCEv2 with PFC, incast", pfc),
+                    MetaRoceTestDuration::QUICK);
         MetaRoceExperimentConfig failure = Small("allreduce-ring", "metaroce", 0);
         failure.failure = "plane";
         failure.failurePlane = 1;
         failure.failureAt = "10us";
         failure.throughputInterval = "3us";
         AddTestCase(new ShuffledTiesTestCase("MetaRoCE ring, plane failure", failure),
-                    TestCase::QUICK);
-        AddTestCase(new EndOnTimerTestCase, TestCase::QUICK);
+                    MetaRoceTestDuration::QUICK);
+        AddTestCase(new EndOnTimerTestCase, MetaRoceTestDuration::QUICK);
         // Flows drawn and connected before the run, started by each host (issue 15).
         for (const char* transport : {"metaroce", "rocev2"})
         {
@@ -169,7 +171,7 @@ class DeterminismTestSuite : public TestSuite
             flows.throughputInterval = "4us";
             AddTestCase(
                 new ShuffledTiesTestCase(std::string("flows, 1% loss, ") + transport, flows),
-                TestCase::QUICK);
+                MetaRoceTestDuration::QUICK);
         }
     }
 };

@@ -4,6 +4,7 @@
  * that does not fit. (A link without delay is refused by the fabric helper whatever the ranks.)
  */
 #include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
@@ -146,11 +147,11 @@ class DistributedTestSuite : public TestSuite
 {
   public:
     DistributedTestSuite()
-        : TestSuite("metaroce-distributed", UNIT)
+        : TestSuite("metaroce-distributed", Type::UNIT)
     {
-        AddTestCase(new ByLeafTestCase, TestCase::QUICK);
-        AddTestCase(new ByHostTestCase, TestCase::QUICK);
-        AddTestCase(new RefusalsTestCase, TestCase::QUICK);
+        AddTestCase(new ByLeafTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new ByHostTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new RefusalsTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

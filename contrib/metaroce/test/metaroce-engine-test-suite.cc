@@ -7,6 +7,7 @@
  * EXTENSIVE: a few hundred randomised seeds and impairments per transport.
  */
 #include "ns3/loopback-scenario.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/test.h"
 
 #include <random>
@@ -104,19 +105,23 @@ class MetaRoceEngineTestSuite : public TestSuite
 {
   public:
     MetaRoceEngineTestSuite()
-        : TestSuite("metaroce-engine", UNIT)
+        : TestSuite("metaroce-engine", Type::UNIT)
     {
         for (Transport t : {Transport::MetaRoce, Transport::RoceV2})
         {
-            AddTestCase(new ScenarioTestCase(Name("clean", t, 1), Base(t, 0, 1), 0), QUICK);
-            AddTestCase(new ScenarioTestCase(Name("1% loss", t, 2), Base(t, 0.01, 2), 1), QUICK);
-            AddTestCase(new ScenarioTestCase(Name("10% loss", t, 3), Base(t, 0.1, 3), 1), QUICK);
+            AddTestCase(new ScenarioTestCase(Name("clean", t, 1), Base(t, 0, 1), 0),
+                        MetaRoceTestDuration::QUICK);
+            AddTestCase(new ScenarioTestCase(Name("1% loss", t, 2), Base(t, 0.01, 2), 1),
+                        MetaRoceTestDuration::QUICK);
+            AddTestCase(new ScenarioTestCase(Name("10% loss", t, 3), Base(t, 0.1, 3), 1),
+                        MetaRoceTestDuration::QUICK);
         }
         ScenarioConfig reorder = Base(Transport::MetaRoce, 0, 4);
         reorder.channel.reorderRate = 0.2;
         reorder.channel.duplicateRate = 0.1;
-        AddTestCase(new ScenarioTestCase("metaroce reorder and duplication", reorder, 0), QUICK);
-        AddTestCase(new PlaneFailureTestCase, QUICK);
+        AddTestCase(new ScenarioTestCase("metaroce reorder and duplication", reorder, 0),
+                    MetaRoceTestDuration::QUICK);
+        AddTestCase(new PlaneFailureTestCase, MetaRoceTestDuration::QUICK);
 
         // Randomised: loss up to 30%, reordering and duplication up to 20%.
         std::mt19937_64 rng(2026);
@@ -131,7 +136,8 @@ class MetaRoceEngineTestSuite : public TestSuite
                 c.channel.reorderRate = other(rng);
                 c.channel.duplicateRate = other(rng);
                 c.messages = 20;
-                AddTestCase(new ScenarioTestCase(Name("random", t, 100 + s), c, 0), EXTENSIVE);
+                AddTestCase(new ScenarioTestCase(Name("random", t, 100 + s), c, 0),
+                            MetaRoceTestDuration::EXTENSIVE);
             }
         }
     }

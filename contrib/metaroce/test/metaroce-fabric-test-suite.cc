@@ -18,6 +18,7 @@
 #include "ns3/double.h"
 #include "ns3/metaroce-fabric-failure.h"
 #include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -720,26 +721,26 @@ class MetaRoceFabricTestSuite : public TestSuite
 {
   public:
     MetaRoceFabricTestSuite()
-        : TestSuite("metaroce-fabric", SYSTEM)
+        : TestSuite("metaroce-fabric", Type::SYSTEM)
     {
-        AddTestCase(new ShapeCountsTestCase, QUICK);
-        AddTestCase(new SetLinkStateTestCase, QUICK);
+        AddTestCase(new ShapeCountsTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new SetLinkStateTestCase, MetaRoceTestDuration::QUICK);
         for (uint32_t i : {2, 3, 4, 5})
         {
-            AddTestCase(new EcmpNextHopsTestCase(kShapes[i].shape), QUICK);
+            AddTestCase(new EcmpNextHopsTestCase(kShapes[i].shape), MetaRoceTestDuration::QUICK);
         }
-        AddTestCase(new ReachabilityTestCase(kShapes[0].shape), QUICK);
-        AddTestCase(new ReachabilityTestCase(kShapes[4].shape), QUICK);
-        AddTestCase(new ReachabilityTestCase(kShapes[5].shape), QUICK);
-        AddTestCase(new FailureNextHopsTestCase, QUICK);
-        AddTestCase(new FatTreeSwitchFailureTestCase, QUICK);
-        AddTestCase(new SprayOverSpinesTestCase, QUICK);
-        AddTestCase(new PlaneFailureTestCase, QUICK);
-        AddTestCase(new IncastTestCase(Transport::MetaRoce, false), QUICK);
-        AddTestCase(new IncastTestCase(Transport::RoceV2, true), QUICK);
-        AddTestCase(new FairShareTestCase(true, true), QUICK);
-        AddTestCase(new FairShareTestCase(true, false), QUICK);
-        AddTestCase(new FairShareTestCase(false, false), QUICK);
+        AddTestCase(new ReachabilityTestCase(kShapes[0].shape), MetaRoceTestDuration::QUICK);
+        AddTestCase(new ReachabilityTestCase(kShapes[4].shape), MetaRoceTestDuration::QUICK);
+        AddTestCase(new ReachabilityTestCase(kShapes[5].shape), MetaRoceTestDuration::QUICK);
+        AddTestCase(new FailureNextHopsTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FatTreeSwitchFailureTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new SprayOverSpinesTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PlaneFailureTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new IncastTestCase(Transport::MetaRoce, false), MetaRoceTestDuration::QUICK);
+        AddTestCase(new IncastTestCase(Transport::RoceV2, true), MetaRoceTestDuration::QUICK);
+        AddTestCase(new FairShareTestCase(true, true), MetaRoceTestDuration::QUICK);
+        AddTestCase(new FairShareTestCase(true, false), MetaRoceTestDuration::QUICK);
+        AddTestCase(new FairShareTestCase(false, false), MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -11,6 +11,7 @@
 #include "ns3/mac48-address.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-net-device.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file.h"
 #include "ns3/point-to-point-helper.h"
@@ -441,14 +442,14 @@ class NetDeviceTestSuite : public TestSuite
 {
   public:
     NetDeviceTestSuite()
-        : TestSuite("metaroce-net-device", UNIT)
+        : TestSuite("metaroce-net-device", Type::UNIT)
     {
-        AddTestCase(new TimingTestCase, TestCase::QUICK);
-        AddTestCase(new LossTestCase, TestCase::QUICK);
-        AddTestCase(new FramesTestCase, TestCase::QUICK);
-        AddTestCase(new TraceSinksTestCase, TestCase::QUICK);
-        AddTestCase(new FrameSinkTestCase, TestCase::QUICK);
-        AddTestCase(new PcapTestCase, TestCase::QUICK);
+        AddTestCase(new TimingTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new LossTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FramesTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new TraceSinksTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FrameSinkTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PcapTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -20,6 +20,7 @@
 #include "ns3/metaroce-frame-header.h"
 #include "ns3/metaroce-framing.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/metaroce-transport-header.h"
 #include "ns3/metaroce-wire.h"
@@ -654,22 +655,22 @@ class MetaRoceNicTestSuite : public TestSuite
 {
   public:
     MetaRoceNicTestSuite()
-        : TestSuite("metaroce-nic", UNIT)
+        : TestSuite("metaroce-nic", Type::UNIT)
     {
         for (Transport t : {Transport::MetaRoce, Transport::RoceV2})
         {
-            AddTestCase(new ByteExactTestCase(t), QUICK);
-            AddTestCase(new DeterministicLossTestCase(t), QUICK);
-            AddTestCase(new ShortSendFairShareTestCase(t), QUICK);
+            AddTestCase(new ByteExactTestCase(t), MetaRoceTestDuration::QUICK);
+            AddTestCase(new DeterministicLossTestCase(t), MetaRoceTestDuration::QUICK);
+            AddTestCase(new ShortSendFairShareTestCase(t), MetaRoceTestDuration::QUICK);
         }
-        AddTestCase(new LinkFailureTestCase, QUICK);
-        AddTestCase(new DisposedQueuePairTestCase, QUICK);
-        AddTestCase(new SprayTestCase, QUICK);
-        AddTestCase(new PcapDecodesTestCase, QUICK);
-        AddTestCase(new AdmissionCreditTestCase, QUICK);
-        AddTestCase(new ControlFirstTestCase, QUICK);
-        AddTestCase(new TransportHeaderSizeTestCase, QUICK);
-        AddTestCase(new FrameHeaderTestCase, QUICK);
+        AddTestCase(new LinkFailureTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new DisposedQueuePairTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new SprayTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PcapDecodesTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new AdmissionCreditTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new ControlFirstTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new TransportHeaderSizeTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FrameHeaderTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

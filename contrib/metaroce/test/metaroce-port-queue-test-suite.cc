@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-net-device.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-port-queue.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -171,9 +172,9 @@ class PortQueueTestSuite : public TestSuite
 {
   public:
     PortQueueTestSuite()
-        : TestSuite("metaroce-port-queue", UNIT)
+        : TestSuite("metaroce-port-queue", Type::UNIT)
     {
-        AddTestCase(new DeferredCompletionTestCase, TestCase::QUICK);
+        AddTestCase(new DeferredCompletionTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

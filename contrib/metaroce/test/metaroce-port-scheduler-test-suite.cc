@@ -10,6 +10,7 @@
  * found nothing; MarkWork reports the ports it turns from no mark to one, and marks a port a
  * sender joined after reporting work there.
  */
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-port-scheduler.h"
 #include "ns3/packet.h"
 #include "ns3/test.h"
@@ -419,11 +420,11 @@ class PortSchedulerTestSuite : public TestSuite
 {
   public:
     PortSchedulerTestSuite()
-        : TestSuite("metaroce-port-scheduler", UNIT)
+        : TestSuite("metaroce-port-scheduler", Type::UNIT)
     {
-        AddTestCase(new RoundRobinTestCase, TestCase::QUICK);
-        AddTestCase(new BurstTestCase, TestCase::QUICK);
-        AddTestCase(new MarkAfterJoinTestCase, TestCase::QUICK);
+        AddTestCase(new RoundRobinTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new BurstTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new MarkAfterJoinTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

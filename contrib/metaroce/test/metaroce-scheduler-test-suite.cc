@@ -10,6 +10,7 @@
  */
 #include "ns3/metaroce-horizon-scheduler.h"
 #include "ns3/metaroce-now.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-radix-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/priority-queue-scheduler.h"
@@ -251,22 +252,25 @@ class SchedulerTestSuite : public TestSuite
 {
   public:
     SchedulerTestSuite()
-        : TestSuite("metaroce-scheduler", UNIT)
+        : TestSuite("metaroce-scheduler", Type::UNIT)
     {
         const std::vector<Time> windows{NanoSeconds(1),
                                         NanoSeconds(50),
                                         MicroSeconds(20),
                                         Seconds(1)};
         AddTestCase(new SameOrderTestCase("horizon scheduler", &MakeHorizon, windows),
-                    TestCase::QUICK);
+                    MetaRoceTestDuration::QUICK);
         AddTestCase(new SameOrderTestCase("radix scheduler", &MakeRadix, {MicroSeconds(20)}),
-                    TestCase::QUICK);
-        AddTestCase(new EndOfTimeTestCase("horizon scheduler", &MakeHorizon), TestCase::QUICK);
-        AddTestCase(new EndOfTimeTestCase("radix scheduler", &MakeRadix), TestCase::QUICK);
+                    MetaRoceTestDuration::QUICK);
+        AddTestCase(new EndOfTimeTestCase("horizon scheduler", &MakeHorizon),
+                    MetaRoceTestDuration::QUICK);
+        AddTestCase(new EndOfTimeTestCase("radix scheduler", &MakeRadix),
+                    MetaRoceTestDuration::QUICK);
         AddTestCase(new InsertAfterPeekTestCase("horizon scheduler", &MakeHorizon),
-                    TestCase::QUICK);
-        AddTestCase(new InsertAfterPeekTestCase("radix scheduler", &MakeRadix), TestCase::QUICK);
-        AddTestCase(new ClockTestCase, TestCase::QUICK);
+                    MetaRoceTestDuration::QUICK);
+        AddTestCase(new InsertAfterPeekTestCase("radix scheduler", &MakeRadix),
+                    MetaRoceTestDuration::QUICK);
+        AddTestCase(new ClockTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -14,6 +14,7 @@
 #include "ns3/applications-module.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/metaroce-helper.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-queue-pair.h"
 #include "ns3/metaroce-socket-factory.h"
 #include "ns3/metaroce-socket.h"
@@ -314,14 +315,14 @@ class MetaRoceSocketTestSuite : public TestSuite
 {
   public:
     MetaRoceSocketTestSuite()
-        : TestSuite("metaroce-socket", UNIT)
+        : TestSuite("metaroce-socket", Type::UNIT)
     {
         for (Transport t : {Transport::MetaRoce, Transport::RoceV2})
         {
-            AddTestCase(new BulkSendTestCase(t), TestCase::QUICK);
-            AddTestCase(new OnOffTestCase(t), TestCase::QUICK);
-            AddTestCase(new ConnectFailureTestCase(t), TestCase::QUICK);
-            AddTestCase(new SendBufferTestCase(t), TestCase::QUICK);
+            AddTestCase(new BulkSendTestCase(t), MetaRoceTestDuration::QUICK);
+            AddTestCase(new OnOffTestCase(t), MetaRoceTestDuration::QUICK);
+            AddTestCase(new ConnectFailureTestCase(t), MetaRoceTestDuration::QUICK);
+            AddTestCase(new SendBufferTestCase(t), MetaRoceTestDuration::QUICK);
         }
     }
 };

@@ -18,6 +18,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-net-device.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-port-queue.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/node-container.h"
@@ -724,16 +725,16 @@ class MetaRoceSwitchTestSuite : public TestSuite
 {
   public:
     MetaRoceSwitchTestSuite()
-        : TestSuite("metaroce-switch", UNIT)
+        : TestSuite("metaroce-switch", Type::UNIT)
     {
-        AddTestCase(new ForwardingTestCase, TestCase::QUICK);
-        AddTestCase(new EcmpTestCase, TestCase::QUICK);
-        AddTestCase(new EcnTestCase, TestCase::QUICK);
-        AddTestCase(new EcnAtDequeueTestCase, TestCase::QUICK);
-        AddTestCase(new DropTailTestCase, TestCase::QUICK);
-        AddTestCase(new PriorityTestCase, TestCase::QUICK);
-        AddTestCase(new TrimTestCase, TestCase::QUICK);
-        AddTestCase(new PfcTestCase, TestCase::QUICK);
+        AddTestCase(new ForwardingTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new EcmpTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new EcnTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new EcnAtDequeueTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new DropTailTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PriorityTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new TrimTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PfcTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -244,7 +244,7 @@ AddRealOption(CommandLine& cmd,
     RegisterOption(cmd, name);
     cmd.AddValue(name,
                  help,
-                 Callback<bool, std::string>([&value, name, min, max](std::string text) {
+                 MetaRoceOptionCallback([&value, name, min, max](std::string text) {
                      value = ParseRealOption(name, text, min, max);
                      return true;
                  }),
@@ -257,7 +257,7 @@ AddBoolOption(CommandLine& cmd, const std::string& name, const std::string& help
     RegisterOption(cmd, name);
     cmd.AddValue(name,
                  help,
-                 Callback<bool, std::string>([&value, name](std::string text) {
+                 MetaRoceOptionCallback([&value, name](std::string text) {
                      value = ParseBoolOption(name, text);
                      return true;
                  }),
@@ -273,7 +273,7 @@ AddStringOption(CommandLine& cmd,
     RegisterOption(cmd, name);
     cmd.AddValue(name,
                  help,
-                 Callback<bool, std::string>([&value](std::string text) {
+                 MetaRoceOptionCallback([&value](std::string text) {
                      value = text;
                      return true;
                  }),

@@ -12,6 +12,7 @@
 #define METAROCE_COMMAND_LINE_H
 
 #include "ns3/command-line.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/transport-engine.h"
 
 #include <cstdint>
@@ -80,7 +81,7 @@ AddIntegerOption(CommandLine& cmd,
     RegisterOption(cmd, name);
     cmd.AddValue(name,
                  help,
-                 Callback<bool, std::string>([&value, name, min, max](std::string text) {
+                 MetaRoceOptionCallback([&value, name, min, max](std::string text) {
                      value = static_cast<T>(ParseIntegerOption(name, text, min, max));
                      return true;
                  }),

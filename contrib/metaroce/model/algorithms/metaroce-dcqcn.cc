@@ -3,6 +3,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-config-attributes.h"
+#include "ns3/metaroce-ns3-compat.h"
 
 namespace ns3
 {
@@ -19,18 +20,19 @@ MetaRoceDcqcn::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("MetaRoce")
             .AddConstructor<MetaRoceDcqcn>()
-            .AddAttribute("Variant",
-                          "Which reaction point (spec 8.5): nic, as NIC firmware and HPCC's "
-                          "simulator (a CNP is acted on at the next rate decrease check, the "
-                          "first one decrease interval after the first CNP; alpha on its own "
-                          "timer), or paper, the DCQCN paper (a cut on every CNP). Parameters "
-                          "left at 0 take the variant's defaults.",
-                          EnumValue(static_cast<int>(DcqcnVariant::Nic)),
-                          MakeEnumAccessor(&MetaRoceDcqcn::SetVariant, &MetaRoceDcqcn::GetVariant),
-                          MakeEnumChecker(static_cast<int>(DcqcnVariant::Nic),
-                                          "nic",
-                                          static_cast<int>(DcqcnVariant::Paper),
-                                          "paper")),
+            .AddAttribute(
+                "Variant",
+                "Which reaction point (spec 8.5): nic, as NIC firmware and HPCC's "
+                "simulator (a CNP is acted on at the next rate decrease check, the "
+                "first one decrease interval after the first CNP; alpha on its own "
+                "timer), or paper, the DCQCN paper (a cut on every CNP). Parameters "
+                "left at 0 take the variant's defaults.",
+                EnumValue(static_cast<int>(DcqcnVariant::Nic)),
+                MetaRoceMakeIntEnumAccessor(&MetaRoceDcqcn::SetVariant, &MetaRoceDcqcn::GetVariant),
+                MakeEnumChecker(static_cast<int>(DcqcnVariant::Nic),
+                                "nic",
+                                static_cast<int>(DcqcnVariant::Paper),
+                                "paper")),
         &MetaRoceDcqcn::m_config,
         metaroce::DcqcnConfigFields());
     return tid;

@@ -1,6 +1,7 @@
 #include "metaroce-nic-pfc.h"
 
 #include "ns3/log.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -38,7 +39,8 @@ bool
 MetaRoceNicPfc::HasExpiryDueBy(Time t) const
 {
     return std::any_of(m_ports.begin(), m_ports.end(), [t](const PortPause& p) {
-        return p.expiry.IsRunning() && p.expiry.GetTs() <= static_cast<uint64_t>(t.GetTimeStep());
+        return MetaRoceIsPending(p.expiry) &&
+               p.expiry.GetTs() <= static_cast<uint64_t>(t.GetTimeStep());
     });
 }
 
@@ -71,7 +73,7 @@ MetaRoceNicPfc::Expire(uint32_t port)
         m_arrivals->DeliverDue();
     }
     const PortPause& state = m_ports[port];
-    if (state.dataPaused && !state.expiry.IsRunning())
+    if (state.dataPaused && !MetaRoceIsPending(state.expiry))
     {
         SetDataPaused(port, false, Time());
     }

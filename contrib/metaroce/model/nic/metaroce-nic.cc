@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/metaroce-now.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-switch-pfc.h"
 #include "ns3/rocev2-queue-pair.h"
 #include "ns3/simulator.h"
@@ -182,7 +183,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
     /// True if the engine's timer is armed for time step `step` or earlier.
     bool TimerDueBy(int64_t step) const
     {
-        return m_timer.IsRunning() && static_cast<int64_t>(m_timer.GetTs()) <= step;
+        return MetaRoceIsPending(m_timer) && static_cast<int64_t>(m_timer.GetTs()) <= step;
     }
 
     /// The queue pair was disposed (QueuePairDisposed()): Service() does nothing from now on.

@@ -5,6 +5,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-nic.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 
@@ -34,8 +35,8 @@ MetaRoceSocketFactory::GetTypeId()
                           "over every plane, or a RoCEv2 RC queue pair on the plane of the "
                           "address connected to.",
                           EnumValue(static_cast<int>(metaroce::Transport::MetaRoce)),
-                          MakeEnumAccessor(&MetaRoceSocketFactory::SetTransportValue,
-                                           &MetaRoceSocketFactory::GetTransportValue),
+                          MetaRoceMakeIntEnumAccessor(&MetaRoceSocketFactory::SetTransportValue,
+                                                      &MetaRoceSocketFactory::GetTransportValue),
                           MakeEnumChecker(static_cast<int>(metaroce::Transport::MetaRoce),
                                           "metaroce",
                                           static_cast<int>(metaroce::Transport::RoceV2),

@@ -8,6 +8,7 @@
 
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-queue-pair.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -69,7 +70,7 @@ MetaRoceSocket::SendTo(Ptr<Packet> p, uint32_t flags, const Address& toAddress)
 void
 MetaRoceSocket::ScheduleFlush()
 {
-    if (m_txBuffered > 0 && !m_flushEvent.IsRunning())
+    if (m_txBuffered > 0 && !MetaRoceIsPending(m_flushEvent))
     {
         m_flushEvent = Simulator::ScheduleNow(&MetaRoceSocket::Flush, this);
     }

@@ -8,6 +8,7 @@
 
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
@@ -232,7 +233,7 @@ MetaRoceSwitch::RefreshPause(uint32_t port, uint32_t cls)
 {
     // Arrivals of this instant first (metaroce-arrivals.h): one may have re-sent the PAUSE.
     m_arrivals->DeliverDue();
-    if (m_ports[port].pausing[cls] && !m_ports[port].refresh[cls].IsRunning())
+    if (m_ports[port].pausing[cls] && !MetaRoceIsPending(m_ports[port].refresh[cls]))
     {
         SendPfc(port, cls, true);
     }
@@ -270,7 +271,7 @@ void
 MetaRoceSwitch::PauseTimedOut(uint32_t port, uint32_t cls)
 {
     m_arrivals->DeliverDue();
-    if (!m_ports[port].pauseExpiry[cls].IsRunning())
+    if (!MetaRoceIsPending(m_ports[port].pauseExpiry[cls]))
     {
         PauseExpired(port, cls);
     }
@@ -297,7 +298,7 @@ bool
 MetaRoceSwitch::HasTimerDueBy(Time t) const
 {
     const auto step = static_cast<uint64_t>(t.GetTimeStep());
-    const auto due = [step](const EventId& e) { return e.IsRunning() && e.GetTs() <= step; };
+    const auto due = [step](const EventId& e) { return MetaRoceIsPending(e) && e.GetTs() <= step; };
     return std::any_of(m_ports.begin(), m_ports.end(), [&due](const Port& p) {
         return std::any_of(p.refresh.begin(), p.refresh.end(), due) ||
                std::any_of(p.pauseExpiry.begin(), p.pauseExpiry.end(), due);
