@@ -254,7 +254,8 @@ CollectiveTestCases()
     {
         for (const char* workload : {"allreduce-ring", "alltoall", "permutation"})
         {
-            cases.emplace_back(new CollectiveIdealTestCase(setup, workload), TestCase::QUICK);
+            cases.emplace_back(new CollectiveIdealTestCase(setup, workload),
+                               MetaRoceTestDuration::QUICK);
         }
     }
     return cases;

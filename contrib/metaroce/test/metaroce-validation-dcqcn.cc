@@ -297,10 +297,10 @@ namespace validation
 Cases
 DcqcnTestCases()
 {
-    return {{new DcqcnFluidTestCase(2, kDefaultRed), TestCase::QUICK},
-            {new DcqcnFluidTestCase(2, kPaperRed), TestCase::QUICK},
-            {new DcqcnFluidTestCase(8, kPaperRed), TestCase::QUICK},
-            {new DcqcnNicNoFixedPointTestCase, TestCase::QUICK}};
+    return {{new DcqcnFluidTestCase(2, kDefaultRed), MetaRoceTestDuration::QUICK},
+            {new DcqcnFluidTestCase(2, kPaperRed), MetaRoceTestDuration::QUICK},
+            {new DcqcnFluidTestCase(8, kPaperRed), MetaRoceTestDuration::QUICK},
+            {new DcqcnNicNoFixedPointTestCase, MetaRoceTestDuration::QUICK}};
 }
 
 } // namespace validation

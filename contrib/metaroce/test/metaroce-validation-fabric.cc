@@ -430,7 +430,8 @@ namespace validation
 Cases
 EcmpPfcTestCases()
 {
-    return {{new EcmpChiSquareTestCase, TestCase::QUICK}, {new PfcIncastTestCase, TestCase::QUICK}};
+    return {{new EcmpChiSquareTestCase, MetaRoceTestDuration::QUICK},
+            {new PfcIncastTestCase, MetaRoceTestDuration::QUICK}};
 }
 
 } // namespace validation

@@ -179,7 +179,7 @@ class MetaRoceValidationTestSuite : public TestSuite
 {
   public:
     MetaRoceValidationTestSuite()
-        : TestSuite("metaroce-validation", SYSTEM)
+        : TestSuite("metaroce-validation", Type::SYSTEM)
     {
         for (const Cases& cases :
              {TimingTestCases(), EcmpPfcTestCases(), CollectiveTestCases(), DcqcnTestCases()})
@@ -204,8 +204,8 @@ namespace validation
 Cases
 TimingTestCases()
 {
-    return {{new HopLatencyTestCase(Transport::RoceV2), TestCase::QUICK},
-            {new HopLatencyTestCase(Transport::MetaRoce), TestCase::QUICK}};
+    return {{new HopLatencyTestCase(Transport::RoceV2), MetaRoceTestDuration::QUICK},
+            {new HopLatencyTestCase(Transport::MetaRoce), MetaRoceTestDuration::QUICK}};
 }
 
 } // namespace validation

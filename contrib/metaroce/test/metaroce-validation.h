@@ -10,6 +10,7 @@
 #ifndef METAROCE_VALIDATION_H
 #define METAROCE_VALIDATION_H
 
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/nstime.h"
 #include "ns3/test.h"
 
@@ -23,7 +24,7 @@ namespace validation
 {
 
 /// The cases of one file of the suite, each with its duration.
-using Cases = std::vector<std::pair<TestCase*, TestCase::TestDuration>>;
+using Cases = std::vector<std::pair<TestCase*, MetaRoceTestDuration>>;
 
 Cases TimingTestCases();     ///< metaroce-validation-test-suite.cc: hop latency
 Cases EcmpPfcTestCases();    ///< metaroce-validation-fabric.cc: ECMP spreading, PFC incast

@@ -26,6 +26,7 @@
 #include "ns3/metaroce-experiment.h"
 #include "ns3/metaroce-job-placement.h"
 #include "ns3/metaroce-message-log.h"
+#include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-traffic-matrix.h"
 #include "ns3/metaroce-tree-schedule.h"
 #include "ns3/metaroce-workload-inputs.h"
@@ -387,13 +388,13 @@ class WorkloadsTestSuite : public TestSuite
 {
   public:
     WorkloadsTestSuite()
-        : TestSuite("metaroce-workloads", UNIT)
+        : TestSuite("metaroce-workloads", Type::UNIT)
     {
-        AddTestCase(new TreeTestCase, TestCase::QUICK);
-        AddTestCase(new IdealTimeTestCase, TestCase::QUICK);
-        AddTestCase(new TrafficMatrixTestCase, TestCase::QUICK);
-        AddTestCase(new AllToAllVTestCase, TestCase::QUICK);
-        AddTestCase(new JobsTestCase, TestCase::QUICK);
+        AddTestCase(new TreeTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new IdealTimeTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new TrafficMatrixTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new AllToAllVTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new JobsTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 
