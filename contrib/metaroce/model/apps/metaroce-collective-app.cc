@@ -158,7 +158,13 @@ MetaRoceCollectiveApp::StartApplication()
     {
         return; // a distributed run: the host's own rank runs it (every rank builds every app)
     }
-    MetaRoceArrivals::Of(GetNode())->DeliverDue(); // arrivals of this instant first
+    // An event of the node: after its arrivals of this instant.
+    MetaRoceArrivals::Of(GetNode())->Run(&MetaRoceCollectiveApp::Begin, this);
+}
+
+void
+MetaRoceCollectiveApp::Begin()
+{
     m_started = true;
     for (uint32_t c = 0; c < m_channels.size(); ++c)
     {

@@ -77,6 +77,8 @@ class MetaRoceCollectiveApp : public Application
 
   private:
     void StartApplication() override;
+    /// StartApplication()'s work, after the node's arrivals of the instant.
+    void Begin();
     void StopApplication() override;
 
     /// A message in flight on one (queue pair, stream).

@@ -1,8 +1,13 @@
 #include "metaroce-port-queue.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/mac48-address.h"
+#include "ns3/metaroce-now.h"
 #include "ns3/node.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {
@@ -40,6 +45,8 @@ MetaRocePortQueue::DoDispose()
 {
     m_owner = nullptr;
     m_device = nullptr;
+    m_fast = nullptr;
+    m_link.Clear();
     m_arrivals = nullptr;
     m_handed = nullptr;
     Queue<Packet>::DoDispose();
@@ -62,11 +69,29 @@ MetaRocePortQueue::ReleaseOwner(const MetaRocePortOwner* owner)
 }
 
 void
-MetaRocePortQueue::Attach(Ptr<MetaRoceNetDevice> device)
+MetaRocePortQueue::Attach(Ptr<NetDevice> device)
 {
+    NS_ABORT_MSG_IF(device == nullptr || device->GetNode() == nullptr,
+                    "MetaRocePortQueue::Attach: a device on a node is needed");
     m_device = device;
+    m_fast = DynamicCast<MetaRoceNetDevice>(device);
     m_arrivals = MetaRoceArrivals::Of(device->GetNode());
-    device->SetQueue(this);
+    if (m_fast != nullptr)
+    {
+        m_fast->SetQueue(this);
+    }
+    else if (Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(device))
+    {
+        p2p->SetQueue(this);
+        m_link.Bind(device);
+    }
+    else
+    {
+        NS_ABORT_MSG_UNLESS(device->SetAttributeFailSafe("TxQueue", PointerValue(this)),
+                            "MetaRocePortQueue::Attach: " << device->GetInstanceTypeId().GetName()
+                                                          << " has no TxQueue to pull from");
+        m_link.Bind(device);
+    }
 }
 
 bool
@@ -86,24 +111,36 @@ MetaRocePortQueue::Kick()
     {
         return;
     }
-    Ptr<Packet> p = m_owner->PullPort(m_port);
-    if (p == nullptr)
+    if (m_handed != nullptr)
     {
-        return;
+        return; // ns-3's device, busy to the end of this instant: it takes the packet given
     }
-    // Send() enqueues (we hold the packet) and, the device being idle, dequeues it straight
-    // away and starts serialising. A point-to-point device ignores the destination; one
-    // Address made once for all ports (converting it per packet was 0.8% of a fabric run).
-    static const Address kBroadcast = Mac48Address::GetBroadcast();
-    m_device->Send(p, kBroadcast, MetaRoceNetDevice::kIpv4);
+    Ptr<Packet> p = m_owner->PullPort(m_port);
+    if (p != nullptr)
+    {
+        Send(p);
+    }
 }
 
 bool
 MetaRocePortQueue::Wake()
 {
-    if (!m_busy && m_device != nullptr && m_owner != nullptr && m_device->PullAtFrameEnd())
+    if (m_busy || m_owner == nullptr)
+    {
+        return m_busy;
+    }
+    if (m_fast != nullptr ? m_fast->PullAtFrameEnd() : m_frameEnd > MetaRoceNow())
     {
         // A frame that ends without pulling (MayHaveWork was false) now pulls at its end.
+        if (m_fast == nullptr)
+        {
+            m_endPending = true; // the device's own completion then leaves it to this event
+            m_arrivals->Schedule(nullptr,
+                                 m_frameEnd - MetaRoceNow(),
+                                 &MetaRocePortQueue::PullAtFrameEnd,
+                                 this);
+            m_frameEnd = Time(0);
+        }
         SetBusy(true);
     }
     return m_busy;
@@ -122,6 +159,20 @@ MetaRocePortQueue::Dequeue()
 {
     Ptr<Packet> p = m_handed;
     m_handed = nullptr;
+    if (m_fast == nullptr)
+    {
+        // ns-3's own device: every frame comes through Send(), framed by the device.
+        if (p == nullptr)
+        {
+            FrameEnds();
+        }
+        else if (!m_handedStarted)
+        {
+            FrameStarts(p);
+        }
+        m_handedStarted = false;
+        return p;
+    }
     if (p == nullptr && m_owner != nullptr)
     {
         // The device's transmit completion: packets arriving at this instant come first
@@ -130,15 +181,72 @@ MetaRocePortQueue::Dequeue()
         p = m_owner->PullPort(m_port);
     }
     bool pulls = p != nullptr;
-    if (pulls && m_deferIdleCompletions && m_owner != nullptr && m_device != nullptr &&
-        !m_owner->MayHaveWork(m_port))
+    if (pulls && m_deferIdleCompletions && m_owner != nullptr && !m_owner->MayHaveWork(m_port))
     {
         // Nothing follows this frame unless the owner kicks the port again.
-        m_device->DeferCompletion();
+        m_fast->DeferCompletion();
         pulls = false;
     }
     SetBusy(pulls);
     return p;
+}
+
+void
+MetaRocePortQueue::FrameStarts(const Ptr<Packet>& frame)
+{
+    const Time end = m_link.FrameStarts(frame->GetSize());
+    bool pulls = true;
+    if (m_deferIdleCompletions && m_owner != nullptr && !m_owner->MayHaveWork(m_port))
+    {
+        // As on the module's device: nothing waits for this frame's end unless the owner
+        // kicks the port before it (Wake); the device's own completion then pulls nothing.
+        m_frameEnd = end;
+        pulls = false;
+    }
+    SetBusy(pulls);
+}
+
+void
+MetaRocePortQueue::FrameEnds()
+{
+    if (!m_busy || m_endPending || m_owner == nullptr)
+    {
+        return; // a frame nobody waited for, or one whose end is our own event (Wake)
+    }
+    // The next packet now, or after the node's arrivals of this instant.
+    m_endPending = true;
+    m_arrivals->Run(&MetaRocePortQueue::PullAtFrameEnd, this);
+}
+
+void
+MetaRocePortQueue::PullAtFrameEnd()
+{
+    m_endPending = false;
+    // Still busy while pulling, as on the module's device (the owner kicks nothing now).
+    Ptr<Packet> p = m_owner != nullptr ? m_owner->PullPort(m_port) : nullptr;
+    if (p == nullptr)
+    {
+        SetBusy(false);
+        return;
+    }
+    Send(p);
+}
+
+void
+MetaRocePortQueue::Send(Ptr<Packet> p)
+{
+    // Send() enqueues (we hold the packet) and, the device being idle, dequeues it straight
+    // away and starts serialising. A point-to-point device ignores the destination; one
+    // Address made once for all ports (converting it per packet was 0.8% of a fabric run).
+    static const Address kBroadcast = Mac48Address::GetBroadcast();
+    m_device->Send(p, kBroadcast, MetaRoceNetDevice::kIpv4);
+    if (m_fast == nullptr && m_handed != nullptr)
+    {
+        // ns-3's device ends its previous frame in this instant, in an event still to come,
+        // and starts this one there: it starts now, as on the module's device.
+        FrameStarts(m_handed);
+        m_handedStarted = true;
+    }
 }
 
 void
@@ -159,6 +267,7 @@ MetaRocePortQueue::Remove()
 {
     Ptr<Packet> p = m_handed;
     m_handed = nullptr;
+    m_handedStarted = false;
     return p;
 }
 
