@@ -41,7 +41,7 @@ class MetaRocePortLink
     Time FrameStarts(uint32_t bytes) const;
 
   private:
-    bool m_known{false};                ///< DataRate, gap and delay were read
+    bool m_known{false}; ///< DataRate, gap and delay were read
     DataRate m_rate;
     Time m_gap;
     Time m_delay;

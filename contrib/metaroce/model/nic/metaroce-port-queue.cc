@@ -191,7 +191,7 @@ MetaRocePortQueue::Dequeue()
     return p;
 }
 
-void
+Time
 MetaRocePortQueue::FrameStarts(const Ptr<Packet>& frame)
 {
     const Time end = m_link.FrameStarts(frame->GetSize());
@@ -204,6 +204,7 @@ MetaRocePortQueue::FrameStarts(const Ptr<Packet>& frame)
         pulls = false;
     }
     SetBusy(pulls);
+    return end;
 }
 
 void
@@ -243,9 +244,19 @@ MetaRocePortQueue::Send(Ptr<Packet> p)
     if (m_fast == nullptr && m_handed != nullptr)
     {
         // ns-3's device ends its previous frame in this instant, in an event still to come,
-        // and starts this one there: it starts now, as on the module's device.
-        FrameStarts(m_handed);
+        // and starts this one there: it starts now, as on the module's device, and its end
+        // is an event scheduled now, as the module's device schedules it (the device's own,
+        // scheduled later, would pull after other ports' ends of that instant).
+        const Time end = FrameStarts(m_handed);
         m_handedStarted = true;
+        if (m_busy)
+        {
+            m_endPending = true;
+            m_arrivals->Schedule(nullptr,
+                                 end - MetaRoceNow(),
+                                 &MetaRocePortQueue::PullAtFrameEnd,
+                                 this);
+        }
     }
 }
 

@@ -132,8 +132,8 @@ class MetaRocePortQueue : public Queue<Packet>
     /// Hands p to the device's Send().
     void Send(Ptr<Packet> p);
     /// ns-3's device starts `frame` (given through Send()): announces its arrival, and notes
-    /// whether anything waits for its end.
-    void FrameStarts(const Ptr<Packet>& frame);
+    /// whether anything waits for its end; returns when the device is free again.
+    Time FrameStarts(const Ptr<Packet>& frame);
     /// ns-3's device has ended a frame (its completion's Dequeue()): if something waits for
     /// it, PullAtFrameEnd() as an event of the node (after its arrivals of this instant).
     void FrameEnds();
