@@ -19,6 +19,8 @@ def main():
     p.add_argument("--bytes", type=int, default=1 << 20)
     p.add_argument("--transport", default="metaroce", choices=["metaroce", "rocev2"])
     a = p.parse_args()
+    if not 1 <= a.bytes <= 1 << 31:
+        p.error(f"--bytes must be in [1, 2147483648], not {a.bytes}")
 
     nodes = ns.NodeContainer()
     nodes.Create(2)

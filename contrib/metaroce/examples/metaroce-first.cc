@@ -47,7 +47,14 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     if (transport != "metaroce" && transport != "rocev2")
     {
-        std::cerr << "metaroce-first: --transport must be metaroce or rocev2\n";
+        std::cerr << "metaroce-first: --transport must be metaroce or rocev2, not '" << transport
+                  << "'\n";
+        return 2;
+    }
+    if (bytes == 0 || bytes > (uint64_t{1} << 31))
+    {
+        // RoCEv2 carries at most 2^31 bytes per message (spec 8.2); a WRITE needs one.
+        std::cerr << "metaroce-first: --bytes must be in [1, 2147483648], not " << bytes << "\n";
         return 2;
     }
 
