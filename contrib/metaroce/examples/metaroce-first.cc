@@ -27,9 +27,9 @@ namespace
 void
 Completed(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c)
 {
-    std::cout << "node " << qp->GetNic()->GetObject<Node>()->GetId() << " t=" << Simulator::Now().As(Time::US)
-              << ": work request " << c.wrId << " complete, " << c.bytes << " bytes"
-              << std::endl;
+    std::cout << "node " << qp->GetNic()->GetObject<Node>()->GetId()
+              << " t=" << Simulator::Now().As(Time::US) << ": work request " << c.wrId
+              << " complete, " << c.bytes << " bytes" << std::endl;
 }
 
 } // namespace
@@ -74,16 +74,14 @@ main(int argc, char* argv[])
     sender->AddPort(devices.Get(0), Ipv4Address("10.1.1.1"));
     receiver->AddPort(devices.Get(1), Ipv4Address("10.1.1.2"));
 
-    auto [qpSender, qpReceiver] =
-        MetaRoceNic::Connect(sender,
-                             receiver,
-                             transport == "metaroce" ? metaroce::Transport::MetaRoce
-                                                     : metaroce::Transport::RoceV2);
+    auto [qpSender, qpReceiver] = MetaRoceNic::Connect(
+        sender,
+        receiver,
+        transport == "metaroce" ? metaroce::Transport::MetaRoce : metaroce::Transport::RoceV2);
     qpSender->SetCompletionCallback(MakeCallback(&Completed));
     qpReceiver->SetCompletionCallback(MakeCallback(&Completed));
-    Simulator::Schedule(MicroSeconds(1), [qpSender = qpSender, bytes]() {
-        qpSender->PostWrite(0, bytes);
-    });
+    Simulator::Schedule(MicroSeconds(1),
+                        [qpSender = qpSender, bytes]() { qpSender->PostWrite(0, bytes); });
 
     if (pcap)
     {
