@@ -1,9 +1,9 @@
 #include "metaroce-experiment-workload.h"
 
-#include "metaroce-mpi.h"
 #include "metaroce-transports.h"
 
 #include "ns3/double.h"
+#include "ns3/metaroce-mpi.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"

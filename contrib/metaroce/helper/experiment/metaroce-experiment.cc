@@ -7,7 +7,6 @@
 
 #include "metaroce-experiment-workload.h"
 #include "metaroce-message-log.h"
-#include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-run-end.h"
 #include "metaroce-transports.h"
@@ -16,6 +15,7 @@
 #include "ns3/error-model.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/metaroce-fabric-monitor.h"
+#include "ns3/metaroce-mpi.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"

@@ -33,7 +33,6 @@
 #include "metaroce-fair-share.h"
 #include "metaroce-framing.h"
 #include "metaroce-nic-pfc.h"
-#include "metaroce-port-queue.h"
 #include "metaroce-port-scheduler.h"
 #include "metaroce-queue-pair.h"
 
@@ -46,6 +45,7 @@
 #include "ns3/metaroce-dcqcn.h"
 #include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-path-selection.h"
+#include "ns3/metaroce-port-queue.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
