@@ -64,6 +64,8 @@ struct Options
     std::string scheduler{MetaRoceExperimentConfig{}.scheduler};
     /// The reference's: stock ns-3's default, as a user of stock ns-3 gets it.
     std::string referenceScheduler{"ns3::MapScheduler"};
+    /// The model's link device (MetaRoceFabricHelper::SetDeviceType).
+    std::string device{MetaRoceExperimentConfig{}.device};
 };
 
 /// The model run's figures beyond RunFigures.
@@ -218,6 +220,7 @@ RunModel(const Options& o, std::vector<std::vector<PortTrace>>& traces)
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
     MetaRoceFabricHelper fabric;
+    fabric.SetDeviceType(o.device);
     fabric.SetHosts(o.hosts);
     fabric.SetPlanes(o.planes);
     fabric.SetHostsPerLeaf(8);
@@ -275,8 +278,9 @@ Print(const Options& o, const ModelFigures& m, const RunFigures* stock)
 {
     std::cout << "hosts=" << o.hosts << " planes=" << o.planes << " pattern=" << o.pattern
               << " message_bytes=" << o.messageBytes << " transport=" << o.transport
-              << " scheduler=" << o.scheduler << " ref_scheduler=" << o.referenceScheduler
-              << " setup_s=" << m.setupSeconds << " completion_us=" << m.completionUs;
+              << " device=" << o.device << " scheduler=" << o.scheduler
+              << " ref_scheduler=" << o.referenceScheduler << " setup_s=" << m.setupSeconds
+              << " completion_us=" << m.completionUs;
     PrintPerHop("", m.run);
     std::cout << " events_per_s=" << static_cast<uint64_t>(m.run.events / m.run.wallSeconds)
               << " max_rss_mb=" << m.peakRssKb / 1024 << " huge_mb=" << m.hugePagesKb / 1024
@@ -308,6 +312,9 @@ main(int argc, char* argv[])
     cmd.AddValue("reference", "also run the stock-ns-3 reference", o.reference);
     cmd.AddValue("scheduler", "the model run's ns-3 scheduler", o.scheduler);
     cmd.AddValue("referenceScheduler", "the reference's ns-3 scheduler", o.referenceScheduler);
+    cmd.AddValue("device",
+                 "the model's link device: ns3::MetaRoceNetDevice or ns3::PointToPointNetDevice",
+                 o.device);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(o.hosts < 16 || o.hosts % 16 != 0,
                     "--hosts must be a multiple of 16 (8 hosts per leaf, h -> h + N/2 "

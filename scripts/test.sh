@@ -60,6 +60,11 @@ step "captures (--pcap) and the Wireshark dissector (test/pcap)"
 python3 "$ROOT/test/pcap/check-dissector.py" "$BUILD_DIR"
 passed=$((passed + 1))
 
+step "example: the first program (two nodes, PointToPointHelper, a NIC on each), C++ and Python"
+"$BUILD_DIR/examples/metaroce-first"
+"$BUILD_DIR/examples/metaroce-first" --transport=rocev2
+bash "$ROOT/scripts/python.sh" "$ROOT/examples/python/first.py"
+
 step "example: a user-written congestion control chosen by attribute"
 "$BUILD_DIR/examples/metaroce-custom-congestion" --hosts=4 --planes=1 --messageBytes=524288
 

@@ -95,6 +95,7 @@ CASES = [
     ("metaroce-4-plane", SMALL, "--pcap=/no/such/dir/run", ["--pcap", "/no/such/dir"]),
     ("metaroce-4-plane", SMALL, "--stopTime=0s", ["--stopTime"]),
     ("metaroce-4-plane", SMALL, "--scheduler=ns3::Nothing", ["--scheduler", "ns3::Nothing"]),
+    ("metaroce-4-plane", SMALL, "--device=ns3::CsmaNetDevice", ["--device", "ns3::CsmaNetDevice"]),
     ("metaroce-4-plane", SMALL, "--repetitions=0", ["--repetitions", "0"]),
     ("metaroce-4-plane", SMALL, "--nicAttributes=Mtux=1", ["--nicAttributes", "Mtux"]),
     ("metaroce-4-plane", SMALL, "--nicAttributes=Mtu=big", ["--nicAttributes", "big"]),
@@ -145,6 +146,9 @@ CASES = [
     ("metaroce-loopback", [], "--transports=tcp", ["tcp"]),
     ("metaroce-loopback", ["--planes=64"], "--pathsPerPlane=1024", ["pathsPerPort"]),
     # The ns-3 socket example.
+    ("metaroce-first", [], "--transport=tcp", ["--transport", "tcp"]),
+    ("metaroce-first", [], "--bytes=0", ["--bytes", "0"]),
+    ("metaroce-first", [], "--bytes=4294967296", ["--bytes", "4294967296"]),
     ("metaroce-bulk-send", [], "--bytes=0", ["--bytes", "0"]),
     ("metaroce-bulk-send", [], "--planes=0", ["--planes", "0"]),
     ("metaroce-bulk-send", [], "--delay=0s", ["--delay", "0s"]),

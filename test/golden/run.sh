@@ -3,6 +3,7 @@
 # lossless and lossy, one with a plane failure) whose result files must stay byte-identical
 # unless a change means to alter behaviour (then: `test/golden/run.sh --update`, and say why in
 # the commit). The runs are small (16 hosts, 8 planes, 1 MiB per rank) so this takes seconds.
+# The same runs with shuffled ties and on ns-3's PointToPointNetDevice must give the same files.
 #
 #   test/golden/run.sh            compare against test/golden/expected/
 #   test/golden/run.sh --update   rewrite test/golden/expected/ from this build
@@ -65,3 +66,19 @@ if ! diff -u "$out/SHA256SUMS" "$out/shuffled/SHA256SUMS"; then
   exit 1
 fi
 echo "golden: the same files with the nodes' simultaneous events shuffled"
+
+# The same runs on ns-3's own PointToPointNetDevice (built by PointToPointHelper) instead of the
+# module's fast device: every file must be the same.
+mkdir -p "$out/stock-device"
+for run in "${runs[@]}"; do
+  name="${run%%|*}"
+  # shellcheck disable=SC2086
+  "$example" ${run#*|} --messageBytes=1048576 --device=ns3::PointToPointNetDevice \
+    --output="$out/stock-device/$name" >"$out/stock-device/$name.log"
+done
+(cd "$out/stock-device" && sha256sum -- *.json *.csv) >"$out/stock-device/SHA256SUMS"
+if ! diff -u "$out/SHA256SUMS" "$out/stock-device/SHA256SUMS"; then
+  echo "golden: results change on ns-3's PointToPointNetDevice" >&2
+  exit 1
+fi
+echo "golden: the same files on ns-3's PointToPointNetDevice"

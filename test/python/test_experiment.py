@@ -44,6 +44,17 @@ def test_python_run_equals_cpp_run(example, tmp_path, workload, transport, loss)
     pd.testing.assert_frame_equal(r.hosts, cpp_hosts, check_dtype=False, rtol=1e-11)
 
 
+def test_device_choice_gives_the_same_document():
+    """device= picks the links' device by TypeId name (ns-3's own or the module's fast one);
+    the results are the same document, and an unknown name is refused naming the field."""
+    fast = mx.run(**SHAPE, workload="alltoall", transport="metaroce", loss=0.01)
+    stock = mx.run(**SHAPE, workload="alltoall", transport="metaroce", loss=0.01,
+                   device="ns3::PointToPointNetDevice")
+    assert stock.document == fast.document
+    with pytest.raises(MetaRoceError, match="device"):
+        mx.config(**SHAPE, device="ns3::CsmaNetDevice")
+
+
 def test_transports_name_every_baseline():
     names = mx.transports()
     assert list(names)[:2] == ["metaroce", "rocev2"]

@@ -4,8 +4,7 @@
  * a seeded pseudo-random order (as a distributed run may); each experiment must give the same
  * results, byte for byte, under the stock scheduler and under several shuffles
  * (model/link/metaroce-arrivals.h says how the model keeps it so). The same experiments under
- * ns3::MetaRoceHorizonScheduler and ns3::MetaRoceRadixScheduler, which keep ns-3's own order,
- * must not change either.
+ * ns3::MetaRoceRadixScheduler, which keeps ns-3's own order, must not change either.
  */
 #include "ns3/config.h"
 #include "ns3/metaroce-experiment.h"
@@ -40,8 +39,8 @@ Results(const MetaRoceExperimentConfig& c)
     return os.str();
 }
 
-/// Runs c under ns-3's default scheduler, under shuffles 1..3, under the horizon scheduler with
-/// several windows and under the radix scheduler: the results must match.
+/// Runs c under ns-3's default scheduler, under shuffles 1..3 and under the radix scheduler:
+/// the results must match.
 class ShuffledTiesTestCase : public TestCase
 {
   public:
@@ -69,16 +68,7 @@ class ShuffledTiesTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ((Results(shuffled) == reference), true, "shuffle seed " << seed);
         }
         Config::SetDefault("ns3::MetaRoceTieShuffleScheduler::Seed", UintegerValue(1));
-        // The horizon scheduler keeps ns-3's order exactly, whatever its window.
-        MetaRoceExperimentConfig horizon = m_config;
-        horizon.scheduler = "ns3::MetaRoceHorizonScheduler";
-        for (const char* window : {"1ns", "300ns", "20us"})
-        {
-            Config::SetDefault("ns3::MetaRoceHorizonScheduler::Window", StringValue(window));
-            NS_TEST_EXPECT_MSG_EQ((Results(horizon) == reference), true, "window " << window);
-        }
-        Config::SetDefault("ns3::MetaRoceHorizonScheduler::Window", StringValue("20us"));
-        // So does the radix scheduler, the experiment runner's default.
+        // The radix scheduler, the experiment runner's default, keeps ns-3's order.
         MetaRoceExperimentConfig radix = m_config;
         radix.scheduler = "ns3::MetaRoceRadixScheduler";
         NS_TEST_EXPECT_MSG_EQ((Results(radix) == reference), true, "radix scheduler");

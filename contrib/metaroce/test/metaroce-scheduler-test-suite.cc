@@ -1,14 +1,11 @@
 /*
- * metaroce-scheduler: the module's event schedulers (model/sim), ns3::MetaRoceRadixScheduler and
- * ns3::MetaRoceHorizonScheduler, give events in the order ns3::PriorityQueueScheduler gives
- * them, (timestamp, uid), under random inserts, removals and events taken out, with many ties
- * and timers far ahead; the horizon scheduler with windows from one step to longer than the run
- * and with events scheduled before the horizon while later ones wait in the far heap; both with
+ * metaroce-scheduler: the module's event scheduler (model/sim), ns3::MetaRoceRadixScheduler,
+ * gives events in the order ns3::PriorityQueueScheduler gives them, (timestamp, uid), under
+ * random inserts, removals and events taken out, with many ties and timers far ahead; with
  * events at the end of time and an event inserted after a peek, before the one peeked at (as a
  * distributed simulator does). And the module's clock (MetaRoceNow) reads the simulator's, across
  * simulations.
  */
-#include "ns3/metaroce-horizon-scheduler.h"
 #include "ns3/metaroce-now.h"
 #include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-radix-scheduler.h"
@@ -26,16 +23,8 @@ using namespace ns3;
 namespace
 {
 
-/// A scheduler under test, made with a horizon window (used by the horizon scheduler only).
+/// A scheduler under test (the argument: a window, for schedulers that have one).
 using MakeScheduler = std::function<Ptr<Scheduler>(const Time& window)>;
-
-Ptr<Scheduler>
-MakeHorizon(const Time& window)
-{
-    auto horizon = CreateObject<MetaRoceHorizonScheduler>();
-    horizon->SetAttribute("Window", TimeValue(window));
-    return horizon;
-}
 
 Ptr<Scheduler>
 MakeRadix(const Time&)
@@ -65,7 +54,6 @@ class SameOrderTestCase : public TestCase
     void Run(const Time& window)
     {
         Ptr<Scheduler> tested = m_make(window);
-        auto horizon = DynamicCast<MetaRoceHorizonScheduler>(tested);
         auto reference = CreateObject<PriorityQueueScheduler>();
         // The schedulers only order and hand back events; the impl pointers are never called.
         std::vector<EventImpl*> impls(20'000);
@@ -77,7 +65,6 @@ class SameOrderTestCase : public TestCase
         uint64_t now = 0;
         uint32_t uid = 0;
         std::vector<Scheduler::Event> pending;
-        bool sawFar = false;
         for (int step = 0; step < 20'000; ++step)
         {
             const uint32_t op = next() % 10;
@@ -98,7 +85,6 @@ class SameOrderTestCase : public TestCase
                 tested->Insert(ev);
                 reference->Insert(ev);
                 pending.push_back(ev);
-                sawFar = sawFar || (horizon != nullptr && horizon->FarCount() > 0);
             }
             else if (op == 9 && !pending.empty())
             {
@@ -122,9 +108,6 @@ class SameOrderTestCase : public TestCase
             }
             NS_TEST_ASSERT_MSG_EQ(tested->IsEmpty(), reference->IsEmpty(), "step " << step);
         }
-        NS_TEST_EXPECT_MSG_EQ((horizon == nullptr || sawFar),
-                              true,
-                              "some events waited in the far heap");
         while (!reference->IsEmpty())
         {
             NS_TEST_ASSERT_MSG_EQ(tested->RemoveNext().key.m_uid,
@@ -151,7 +134,7 @@ class SameOrderTestCase : public TestCase
     std::vector<Time> m_windows;
 };
 
-/// Events at the last timestamp there is: the horizon cannot pass them, the radix buckets hold
+/// Events at the last timestamp there is: the radix buckets hold
 /// them as any other, and they come out in uid order, also those inserted after the first was
 /// taken.
 class EndOfTimeTestCase : public TestCase
@@ -254,19 +237,9 @@ class SchedulerTestSuite : public TestSuite
     SchedulerTestSuite()
         : TestSuite("metaroce-scheduler", Type::UNIT)
     {
-        const std::vector<Time> windows{NanoSeconds(1),
-                                        NanoSeconds(50),
-                                        MicroSeconds(20),
-                                        Seconds(1)};
-        AddTestCase(new SameOrderTestCase("horizon scheduler", &MakeHorizon, windows),
-                    MetaRoceTestDuration::QUICK);
         AddTestCase(new SameOrderTestCase("radix scheduler", &MakeRadix, {MicroSeconds(20)}),
                     MetaRoceTestDuration::QUICK);
-        AddTestCase(new EndOfTimeTestCase("horizon scheduler", &MakeHorizon),
-                    MetaRoceTestDuration::QUICK);
         AddTestCase(new EndOfTimeTestCase("radix scheduler", &MakeRadix),
-                    MetaRoceTestDuration::QUICK);
-        AddTestCase(new InsertAfterPeekTestCase("horizon scheduler", &MakeHorizon),
                     MetaRoceTestDuration::QUICK);
         AddTestCase(new InsertAfterPeekTestCase("radix scheduler", &MakeRadix),
                     MetaRoceTestDuration::QUICK);

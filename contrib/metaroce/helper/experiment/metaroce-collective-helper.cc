@@ -1,7 +1,6 @@
 #include "metaroce-collective-helper.h"
 
-#include "metaroce-mpi.h"
-
+#include "ns3/metaroce-mpi.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/uinteger.h"

@@ -3,11 +3,11 @@
 #include "metaroce-atomic-file.h"
 #include "metaroce-command-line.h"
 #include "metaroce-experiment.h"
-#include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-transports.h"
 
 #include "ns3/command-line.h"
+#include "ns3/metaroce-mpi.h"
 
 #include <algorithm>
 #include <cmath>

@@ -155,6 +155,11 @@ AddRunOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                     "scheduler",
                     "ns-3 event scheduler (results do not depend on it, speed does)",
                     c.scheduler);
+    AddStringOption(cmd,
+                    "device",
+                    "device of every link: ns3::MetaRoceNetDevice (the module's, fast) or "
+                    "ns3::PointToPointNetDevice (ns-3's own); results do not depend on it",
+                    c.device);
     AddStringOption(cmd, "stopTime", "simulated-time limit", c.stopTime);
     AddStringOption(cmd,
                     "partition",

@@ -18,6 +18,7 @@
 #include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-fabric-shape.h"
 #include "ns3/metaroce-flow-generator.h"
+#include "ns3/metaroce-link-helper.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/uinteger.h"
@@ -223,6 +224,9 @@ ValidateRun(const MetaRoceExperimentConfig& c)
     Require(!c.pcapSwitches || !c.pcap.empty(), "pcapSwitches", "captures nothing without --pcap");
     Require(ParseTimeOption("stopTime", c.stopTime) > Time(0), "stopTime", "must be positive");
     ParseSchedulerOption("scheduler", c.scheduler);
+    Require(MetaRoceLinkHelper::GetDeviceTypeProblem(c.device).empty(),
+            "device",
+            MetaRoceLinkHelper::GetDeviceTypeProblem(c.device));
     ParseHostRanks("partition", c.partition, c.hosts);
     if (c.failure != "none")
     {

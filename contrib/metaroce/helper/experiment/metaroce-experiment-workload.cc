@@ -1,12 +1,12 @@
 #include "metaroce-experiment-workload.h"
 
 #include "metaroce-job-placement.h"
-#include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-transports.h"
 #include "metaroce-workload-inputs.h"
 
 #include "ns3/double.h"
+#include "ns3/metaroce-mpi.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"

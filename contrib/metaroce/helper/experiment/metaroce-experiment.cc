@@ -7,7 +7,6 @@
 
 #include "metaroce-experiment-workload.h"
 #include "metaroce-message-log.h"
-#include "metaroce-mpi.h"
 #include "metaroce-options.h"
 #include "metaroce-run-end.h"
 #include "metaroce-transports.h"
@@ -16,8 +15,10 @@
 #include "ns3/error-model.h"
 #include "ns3/metaroce-fabric-helper.h"
 #include "ns3/metaroce-fabric-monitor.h"
+#include "ns3/metaroce-mpi.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/node.h"
+#include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -60,7 +61,7 @@ AddLoss(const MetaRoceFabricHelper& fabric, const MetaRoceExperimentConfig& c, i
             em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
             em->SetRate(c.loss);
             stream += em->AssignStreams(stream);
-            DynamicCast<MetaRoceNetDevice>(*it)->SetReceiveErrorModel(em);
+            (*it)->SetAttribute("ReceiveErrorModel", PointerValue(em)); // either device's
         }
     }
 }
@@ -243,6 +244,7 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
         fabric.SetCoreLink(ParseRateOption("coreRate", c.coreRate),
                            ParseTimeOption("coreDelay", c.coreDelay));
     }
+    fabric.SetDeviceType(c.device);
     fabric.SetHosts(c.hosts);
     fabric.SetPlanes(c.planes);
     fabric.SetHostsPerLeaf(c.hostsPerLeaf);

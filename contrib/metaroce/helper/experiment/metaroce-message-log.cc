@@ -1,7 +1,8 @@
 #include "metaroce-message-log.h"
 
-#include "metaroce-mpi.h"
 #include "metaroce-options.h"
+
+#include "ns3/metaroce-mpi.h"
 
 #include <algorithm>
 #include <cstring>

@@ -294,7 +294,6 @@ ParseSchedulerOption(const std::string& option, const std::string& text)
         Fail(option,
              "'" + text +
                  "' is not an ns-3 scheduler (ns3::MetaRoceRadixScheduler, "
-                 "ns3::MetaRoceHorizonScheduler, "
                  "ns3::PriorityQueueScheduler, ns3::MapScheduler, ns3::HeapScheduler, "
                  "ns3::CalendarScheduler or ns3::ListScheduler)");
     }

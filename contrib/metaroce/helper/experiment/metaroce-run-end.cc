@@ -1,8 +1,7 @@
 #include "metaroce-run-end.h"
 
-#include "metaroce-mpi.h"
-
 #include "ns3/metaroce-fabric-helper.h"
+#include "ns3/metaroce-mpi.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 

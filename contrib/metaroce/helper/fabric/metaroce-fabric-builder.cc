@@ -2,7 +2,6 @@
 
 #include "metaroce-link-helper.h"
 
-#include "ns3/metaroce-net-device.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -20,11 +19,13 @@ MetaRoceFabricBuilder::MetaRoceFabricBuilder(
     const MetaRoceFabricShape& shape,
     const std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers>& links,
     const std::array<ObjectFactory, kMetaRoceFabricTiers>& switches,
-    const MetaRoceFabricPartition& partition)
+    const MetaRoceFabricPartition& partition,
+    const std::string& deviceType)
     : m_shape(shape)
     , m_links(links)
     , m_switches(switches)
     , m_partition(partition)
+    , m_deviceType(deviceType)
 {
 }
 
@@ -39,19 +40,20 @@ MetaRoceFabricBuilder::MakeSwitch(MetaRoceFabricTier tier, uint32_t index, uint3
     return sw;
 }
 
-std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>>
+std::pair<Ptr<NetDevice>, Ptr<NetDevice>>
 MetaRoceFabricBuilder::Connect(MetaRoceFabricTier tier, Ptr<Node> lower, Ptr<Node> upper) const
 {
     const MetaRoceFabricLinkSpec& spec = m_links[static_cast<uint32_t>(tier)];
     MetaRoceLinkHelper link;
+    link.SetDeviceType(m_deviceType);
     link.SetDeviceAttribute("DataRate", DataRateValue(spec.rate));
     link.SetChannelAttribute("Delay", TimeValue(spec.delay));
     NetDeviceContainer d = link.Install(lower, upper);
-    return {DynamicCast<MetaRoceNetDevice>(d.Get(0)), DynamicCast<MetaRoceNetDevice>(d.Get(1))};
+    return {d.Get(0), d.Get(1)};
 }
 
 MetaRoceFabricLink
-MetaRoceFabricBuilder::SwitchLink(std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>> ends,
+MetaRoceFabricBuilder::SwitchLink(std::pair<Ptr<NetDevice>, Ptr<NetDevice>> ends,
                                   Ptr<MetaRoceSwitch> lower,
                                   Ptr<MetaRoceSwitch> upper)
 {

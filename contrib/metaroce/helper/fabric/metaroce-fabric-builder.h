@@ -40,6 +40,7 @@
 #include "ns3/object-factory.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -48,11 +49,11 @@ namespace ns3
 /// One link of a fabric and what sits at its ends; `a` is the lower-tier end.
 struct MetaRoceFabricLink
 {
-    Ptr<MetaRoceNetDevice> a; ///< host NIC port (host links) or the lower switch's port
-    Ptr<MetaRoceNetDevice> b; ///< the upper switch's port
-    Ptr<MetaRoceNic> nic;     ///< a's NIC, for host links
-    uint32_t nicPort{0};      ///< a's NIC port (= the plane), for host links
-    Ptr<MetaRoceSwitch> swA;  ///< a's switch, for switch-to-switch links
+    Ptr<NetDevice> a;        ///< host NIC port (host links) or the lower switch's port
+    Ptr<NetDevice> b;        ///< the upper switch's port
+    Ptr<MetaRoceNic> nic;    ///< a's NIC, for host links
+    uint32_t nicPort{0};     ///< a's NIC port (= the plane), for host links
+    Ptr<MetaRoceSwitch> swA; ///< a's switch, for switch-to-switch links
     uint32_t portA{0};
     Ptr<MetaRoceSwitch> swB; ///< b's switch
     uint32_t portB{0};
@@ -88,11 +89,13 @@ class MetaRoceFabricBuilder
      *        SPINE = leaf-spine links, CORE = spine-core links
      * \param switches switch factories by tier (EcmpSeed is set per switch)
      * \param partition the rank (system id) of every switch node
+     * \param deviceType the links' device (MetaRoceLinkHelper::GetDeviceTypes())
      */
     MetaRoceFabricBuilder(const MetaRoceFabricShape& shape,
                           const std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers>& links,
                           const std::array<ObjectFactory, kMetaRoceFabricTiers>& switches,
-                          const MetaRoceFabricPartition& partition);
+                          const MetaRoceFabricPartition& partition,
+                          const std::string& deviceType);
 
     /**
      * Builds plane `plane` onto the hosts' NICs (each gets its next port, so build planes in
@@ -115,18 +118,18 @@ class MetaRoceFabricBuilder
     /// Spine-core links (fat-tree), with the routes up and down.
     void ConnectSpines(MetaRoceFabricPlane& plane, uint32_t p) const;
     /// Links two nodes with the settings of `tier`; returns (lower end, upper end).
-    std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>> Connect(MetaRoceFabricTier tier,
-                                                                      Ptr<Node> lower,
-                                                                      Ptr<Node> upper) const;
-    static MetaRoceFabricLink SwitchLink(
-        std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>> ends,
-        Ptr<MetaRoceSwitch> lower,
-        Ptr<MetaRoceSwitch> upper);
+    std::pair<Ptr<NetDevice>, Ptr<NetDevice>> Connect(MetaRoceFabricTier tier,
+                                                      Ptr<Node> lower,
+                                                      Ptr<Node> upper) const;
+    static MetaRoceFabricLink SwitchLink(std::pair<Ptr<NetDevice>, Ptr<NetDevice>> ends,
+                                         Ptr<MetaRoceSwitch> lower,
+                                         Ptr<MetaRoceSwitch> upper);
 
     MetaRoceFabricShape m_shape;
     std::array<MetaRoceFabricLinkSpec, kMetaRoceFabricTiers> m_links;
     std::array<ObjectFactory, kMetaRoceFabricTiers> m_switches;
     MetaRoceFabricPartition m_partition;
+    std::string m_deviceType;
 };
 
 } // namespace ns3

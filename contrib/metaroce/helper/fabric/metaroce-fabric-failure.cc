@@ -3,7 +3,10 @@
 #include "ns3/abort.h"
 #include "ns3/error-model.h"
 #include "ns3/metaroce-arrivals.h"
+#include "ns3/metaroce-net-device.h"
 #include "ns3/node.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -22,11 +25,30 @@ DropEverything()
     return em;
 }
 
+/// Sets `device`'s receive error model (null: none; a null Ptr cannot go through ns-3.37's
+/// attribute system, so both devices' own setters are called).
+void
+SetReceiveErrorModel(const Ptr<NetDevice>& device, const Ptr<ErrorModel>& em)
+{
+    if (Ptr<MetaRoceNetDevice> fast = DynamicCast<MetaRoceNetDevice>(device))
+    {
+        fast->SetReceiveErrorModel(em);
+    }
+    else if (Ptr<PointToPointNetDevice> stock = DynamicCast<PointToPointNetDevice>(device))
+    {
+        stock->SetReceiveErrorModel(em);
+    }
+    else
+    {
+        device->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+}
+
 /// Fails (em drops everything) or restores (em null) one end of a link, in its node's event:
 /// the packets arriving at this instant first (metaroce-arrivals.h), then the device and the
 /// NIC or switch port.
 void
-SetEndState(Ptr<MetaRoceNetDevice> device,
+SetEndState(Ptr<NetDevice> device,
             Ptr<ErrorModel> em,
             Ptr<MetaRoceNic> nic,
             uint32_t nicPort,
@@ -37,16 +59,18 @@ SetEndState(Ptr<MetaRoceNetDevice> device,
     {
         return; // a distributed run: the rank that owns this end changes it
     }
-    MetaRoceArrivals::Of(device->GetNode())->DeliverDue();
-    device->SetReceiveErrorModel(em);
-    if (nic)
-    {
-        nic->SetPortUp(nicPort, em == nullptr);
-    }
-    if (sw)
-    {
-        sw->SetPortUp(swPort, em == nullptr);
-    }
+    // An event of the node: after its arrivals of this instant.
+    MetaRoceArrivals::Of(device->GetNode())->RunCall([=]() {
+        SetReceiveErrorModel(device, em);
+        if (nic)
+        {
+            nic->SetPortUp(nicPort, em == nullptr);
+        }
+        if (sw)
+        {
+            sw->SetPortUp(swPort, em == nullptr);
+        }
+    });
 }
 
 /// Schedules both ends of `link` to go down (up = false) or up after `delay`, each in its own

@@ -163,7 +163,7 @@ MetaRoceFabricHelper::Build()
         m_hostNodes.Get(h)->AggregateObject(nic);
         m_nics.push_back(nic);
     }
-    MetaRoceFabricBuilder builder(m_shape, m_links, m_switchFactories, m_partition);
+    MetaRoceFabricBuilder builder(m_shape, m_links, m_switchFactories, m_partition, m_deviceType);
     uint32_t seed = m_ecmpSeed;
     for (uint32_t p = 0; p < m_shape.planes; ++p)
     {
@@ -173,6 +173,21 @@ MetaRoceFabricHelper::Build()
                          << m_shape.Leaves() << " leaves, " << m_shape.Spines() << " spines and "
                          << GetNCores() << " cores per plane, oversubscription "
                          << GetOversubscription());
+}
+
+void
+MetaRoceFabricHelper::SetDeviceType(const std::string& typeName)
+{
+    NS_ABORT_MSG_IF(m_built, "MetaRoceFabricHelper::SetDeviceType: call before Build()");
+    const std::string problem = MetaRoceLinkHelper::GetDeviceTypeProblem(typeName);
+    NS_ABORT_MSG_IF(!problem.empty(), "MetaRoceFabricHelper: " << problem);
+    m_deviceType = typeName;
+}
+
+const std::string&
+MetaRoceFabricHelper::GetDeviceType() const
+{
+    return m_deviceType;
 }
 
 void

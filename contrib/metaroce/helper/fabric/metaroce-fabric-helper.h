@@ -41,6 +41,7 @@
 
 #include "metaroce-fabric-builder.h"
 #include "metaroce-fabric-shape.h"
+#include "metaroce-link-helper.h"
 
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
@@ -59,7 +60,7 @@ class MetaRoceFabricHelper
 {
   public:
     /// A link's two ends (lower tier first).
-    using LinkEnds = std::pair<Ptr<MetaRoceNetDevice>, Ptr<MetaRoceNetDevice>>;
+    using LinkEnds = std::pair<Ptr<NetDevice>, Ptr<NetDevice>>;
 
     MetaRoceFabricHelper();
 
@@ -91,6 +92,15 @@ class MetaRoceFabricHelper
     void SetSwitchAttribute(MetaRoceFabricTier tier,
                             const std::string& name,
                             const AttributeValue& value);
+
+    /**
+     * The device of every link, by TypeId name: "ns3::MetaRoceNetDevice" (the default, the
+     * module's fast link) or "ns3::PointToPointNetDevice" (ns-3's own, built by
+     * PointToPointHelper); see MetaRoceLinkHelper. Both give the same results. Any other name
+     * is a fatal error.
+     */
+    void SetDeviceType(const std::string& typeName);
+    const std::string& GetDeviceType() const;
 
     /**
      * The ranks (ns-3 system ids) of the nodes, for a distributed run (default: one rank). Links
@@ -215,6 +225,7 @@ class MetaRoceFabricHelper
     std::array<ObjectFactory, kMetaRoceFabricTiers> m_switchFactories;
     bool m_built{false};
     MetaRoceFabricPartition m_partition;
+    std::string m_deviceType{"ns3::MetaRoceNetDevice"};
     std::set<int64_t> m_failureSteps; ///< time steps at which a failure or restore happens
 
     NodeContainer m_hostNodes;

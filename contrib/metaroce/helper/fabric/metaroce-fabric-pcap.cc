@@ -10,7 +10,6 @@
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
-#include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
@@ -29,7 +28,7 @@ namespace
 /// In a distributed run only the device's own rank captures it (the other ranks' copies never
 /// carry a frame), so the ranks write distinct files, each what a sequential run writes.
 void
-CaptureDevice(Ptr<MetaRoceNetDevice> device, const std::string& filename)
+CaptureDevice(Ptr<NetDevice> device, const std::string& filename)
 {
     NS_LOG_FUNCTION(device << filename);
     if (device->GetNode()->GetSystemId() != Simulator::GetSystemId())
@@ -41,8 +40,9 @@ CaptureDevice(Ptr<MetaRoceNetDevice> device, const std::string& filename)
     file->Open(filename, std::ios::out | std::ios::binary);
     NS_ABORT_MSG_IF(file->Fail(), "MetaRoceFabricHelper::EnablePcap: cannot write " << filename);
     file->Init(PcapHelper::DLT_PPP);
-    // PromiscSniffer sees the frame with its PPP header, on transmit and on intact receive.
-    PcapHelper().HookDefaultSink<MetaRoceNetDevice>(device, "PromiscSniffer", file);
+    // PromiscSniffer (either device's) sees the frame with its PPP header, on transmit and on
+    // intact receive.
+    PcapHelper().HookDefaultSink<NetDevice>(device, "PromiscSniffer", file);
 }
 
 } // namespace

@@ -20,6 +20,12 @@ MetaRoceHelper::SetNicAttribute(const std::string& name, const AttributeValue& v
 }
 
 void
+MetaRoceHelper::SetDeviceType(const std::string& typeName)
+{
+    m_p2p.SetDeviceType(typeName);
+}
+
+void
 MetaRoceHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
     m_p2p.SetDeviceAttribute(name, value);
@@ -55,10 +61,8 @@ MetaRoceHelper::ConnectBackToBack(Ptr<MetaRoceNic> a, Ptr<MetaRoceNic> b, uint32
         NetDeviceContainer link = m_p2p.Install(na, nb);
         std::ostringstream base;
         base << "10." << p + 1 << ".0.";
-        a->AddPort(DynamicCast<MetaRoceNetDevice>(link.Get(0)),
-                   Ipv4Address((base.str() + "1").c_str()));
-        b->AddPort(DynamicCast<MetaRoceNetDevice>(link.Get(1)),
-                   Ipv4Address((base.str() + "2").c_str()));
+        a->AddPort(link.Get(0), Ipv4Address((base.str() + "1").c_str()));
+        b->AddPort(link.Get(1), Ipv4Address((base.str() + "2").c_str()));
         all.Add(link);
     }
     return all;

@@ -36,9 +36,12 @@ class MetaRoceHelper
 
     /// Sets an attribute of every NIC installed from now on.
     void SetNicAttribute(const std::string& name, const AttributeValue& value);
-    /// Sets an attribute of every MetaRoceNetDevice created from now on (e.g. DataRate).
+    /// The device of the links made from now on: "ns3::MetaRoceNetDevice" (the default) or
+    /// "ns3::PointToPointNetDevice" (MetaRoceLinkHelper::SetDeviceType).
+    void SetDeviceType(const std::string& typeName);
+    /// Sets an attribute of every device created from now on (e.g. DataRate).
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
-    /// Sets an attribute of every MetaRoceChannel created from now on (e.g. Delay).
+    /// Sets an attribute of every channel created from now on (e.g. Delay).
     void SetChannelAttribute(const std::string& name, const AttributeValue& value);
 
     /// Creates a NIC and aggregates it to `node` (one NIC per node).

@@ -1,8 +1,11 @@
 #include "metaroce-link-helper.h"
 
+#include "ns3/abort.h"
 #include "ns3/mac48-address.h"
 #include "ns3/metaroce-channel.h"
 #include "ns3/metaroce-net-device.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/queue.h"
 
 #ifdef NS3_MPI
@@ -13,29 +16,86 @@
 namespace ns3
 {
 
-MetaRoceLinkHelper::MetaRoceLinkHelper()
+const std::vector<std::string>&
+MetaRoceLinkHelper::GetDeviceTypes()
 {
-    m_deviceFactory.SetTypeId("ns3::MetaRoceNetDevice");
-    // Replaced by the NIC's or switch's MetaRocePortQueue when the device becomes a port; a
-    // device left alone keeps the stock queue.
-    m_queueFactory.SetTypeId("ns3::DropTailQueue<Packet>");
-    m_channelFactory.SetTypeId("ns3::MetaRoceChannel");
+    static const std::vector<std::string> types{"ns3::MetaRoceNetDevice",
+                                                "ns3::PointToPointNetDevice"};
+    return types;
+}
+
+std::string
+MetaRoceLinkHelper::GetDeviceTypeProblem(const std::string& typeName)
+{
+    for (const std::string& t : GetDeviceTypes())
+    {
+        if (t == typeName)
+        {
+            return "";
+        }
+    }
+    return "device '" + typeName +
+           "' is not one a link can be made of (ns3::MetaRoceNetDevice, "
+           "ns3::PointToPointNetDevice)";
+}
+
+MetaRoceLinkHelper::MetaRoceLinkHelper()
+    : m_deviceType(GetDeviceTypes().front())
+{
+}
+
+void
+MetaRoceLinkHelper::SetDeviceType(const std::string& typeName)
+{
+    const std::string problem = GetDeviceTypeProblem(typeName);
+    NS_ABORT_MSG_IF(!problem.empty(), "MetaRoceLinkHelper: " << problem);
+    m_deviceType = typeName;
+}
+
+const std::string&
+MetaRoceLinkHelper::GetDeviceType() const
+{
+    return m_deviceType;
 }
 
 void
 MetaRoceLinkHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_deviceFactory.Set(name, value);
+    m_deviceAttributes.emplace_back(name, value.Copy());
 }
 
 void
 MetaRoceLinkHelper::SetChannelAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_channelFactory.Set(name, value);
+    m_channelAttributes.emplace_back(name, value.Copy());
 }
 
 NetDeviceContainer
 MetaRoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b) const
+{
+    return m_deviceType == "ns3::PointToPointNetDevice" ? InstallStock(a, b) : InstallFast(a, b);
+}
+
+NetDeviceContainer
+MetaRoceLinkHelper::InstallStock(Ptr<Node> a, Ptr<Node> b) const
+{
+    // PointToPointHelper makes the devices, their MAC addresses and queues (replaced by the
+    // NIC's or switch's MetaRocePortQueue when a device becomes a port), the channel, and a
+    // PointToPointRemoteChannel between two ranks of a distributed run.
+    PointToPointHelper p2p;
+    for (const auto& [name, value] : m_deviceAttributes)
+    {
+        p2p.SetDeviceAttribute(name, *value);
+    }
+    for (const auto& [name, value] : m_channelAttributes)
+    {
+        p2p.SetChannelAttribute(name, *value);
+    }
+    return p2p.Install(a, b);
+}
+
+NetDeviceContainer
+MetaRoceLinkHelper::InstallFast(Ptr<Node> a, Ptr<Node> b) const
 {
     NetDeviceContainer ends;
 #ifdef NS3_MPI
@@ -44,18 +104,26 @@ MetaRoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b) const
 #else
     const bool remote = false;
 #endif
-    ObjectFactory channelFactory = m_channelFactory;
-    if (remote)
+    ObjectFactory deviceFactory("ns3::MetaRoceNetDevice");
+    for (const auto& [name, value] : m_deviceAttributes)
     {
-        channelFactory.SetTypeId("ns3::MetaRoceRemoteChannel");
+        deviceFactory.Set(name, *value);
     }
+    ObjectFactory channelFactory(remote ? "ns3::MetaRoceRemoteChannel" : "ns3::MetaRoceChannel");
+    for (const auto& [name, value] : m_channelAttributes)
+    {
+        channelFactory.Set(name, *value);
+    }
+    // Replaced by the NIC's or switch's MetaRocePortQueue when the device becomes a port; a
+    // device left alone keeps the stock queue.
+    const ObjectFactory queueFactory("ns3::DropTailQueue<Packet>");
     Ptr<MetaRoceChannel> channel = channelFactory.Create<MetaRoceChannel>();
     for (Ptr<Node> node : {a, b})
     {
-        Ptr<MetaRoceNetDevice> device = m_deviceFactory.Create<MetaRoceNetDevice>();
+        Ptr<MetaRoceNetDevice> device = deviceFactory.Create<MetaRoceNetDevice>();
         device->SetAddress(Mac48Address::Allocate());
         node->AddDevice(device);
-        device->SetQueue(m_queueFactory.Create<Queue<Packet>>());
+        device->SetQueue(queueFactory.Create<Queue<Packet>>());
         ends.Add(device);
     }
     DynamicCast<MetaRoceNetDevice>(ends.Get(0))->Attach(channel);
@@ -82,16 +150,18 @@ MetaRoceLinkHelper::EnablePcapInternal(std::string prefix,
                                        bool promiscuous,
                                        bool explicitFilename)
 {
-    Ptr<MetaRoceNetDevice> device = DynamicCast<MetaRoceNetDevice>(nd);
-    if (device == nullptr)
-    {
-        return; // another kind of device: its own helper captures it
-    }
     PcapHelper pcap;
-    const std::string filename =
-        explicitFilename ? prefix : pcap.GetFilenameFromDevice(prefix, device);
-    Ptr<PcapFileWrapper> file = pcap.CreateFile(filename, std::ios::out, PcapHelper::DLT_PPP);
-    pcap.HookDefaultSink<MetaRoceNetDevice>(device, "PromiscSniffer", file);
+    const std::string filename = explicitFilename ? prefix : pcap.GetFilenameFromDevice(prefix, nd);
+    if (Ptr<MetaRoceNetDevice> device = DynamicCast<MetaRoceNetDevice>(nd))
+    {
+        Ptr<PcapFileWrapper> file = pcap.CreateFile(filename, std::ios::out, PcapHelper::DLT_PPP);
+        pcap.HookDefaultSink<MetaRoceNetDevice>(device, "PromiscSniffer", file);
+    }
+    else if (Ptr<PointToPointNetDevice> device = DynamicCast<PointToPointNetDevice>(nd))
+    {
+        Ptr<PcapFileWrapper> file = pcap.CreateFile(filename, std::ios::out, PcapHelper::DLT_PPP);
+        pcap.HookDefaultSink<PointToPointNetDevice>(device, "PromiscSniffer", file);
+    }
 }
 
 } // namespace ns3

@@ -167,7 +167,13 @@ MetaRoceCollectiveApp::StartApplication()
     {
         return; // a distributed run: the host's own rank runs it (every rank builds every app)
     }
-    MetaRoceArrivals::Of(GetNode())->DeliverDue(); // arrivals of this instant first
+    // An event of the node: after its arrivals of this instant.
+    MetaRoceArrivals::Of(GetNode())->Run(&MetaRoceCollectiveApp::Prepare, this);
+}
+
+void
+MetaRoceCollectiveApp::Prepare()
+{
     m_started = true;
     for (uint32_t c = 0; c < m_channels.size(); ++c)
     {
@@ -193,7 +199,11 @@ MetaRoceCollectiveApp::StartApplication()
     }
     if (m_startDelay.IsStrictlyPositive())
     {
-        Simulator::Schedule(m_startDelay, &MetaRoceCollectiveApp::Begin, this);
+        // Through the node's arrivals, as every event of the node (metaroce-arrivals.h).
+        MetaRoceArrivals::Of(GetNode())->Schedule(nullptr,
+                                                  m_startDelay,
+                                                  &MetaRoceCollectiveApp::Begin,
+                                                  this);
         return;
     }
     Begin();

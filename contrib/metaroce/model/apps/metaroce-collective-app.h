@@ -90,6 +90,9 @@ class MetaRoceCollectiveApp : public Application
 
   private:
     void StartApplication() override;
+    /// StartApplication()'s work, after the node's arrivals of the instant: every RECV posted,
+    /// then Begin() at once or after the start delay.
+    void Prepare();
     void StopApplication() override;
 
     /// A message in flight on one (queue pair, stream).

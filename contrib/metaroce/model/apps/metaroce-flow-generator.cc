@@ -174,7 +174,10 @@ MetaRoceFlowGenerator::StartApplication()
     {
         return; // a distributed run: the host's own rank runs it (every rank builds every app)
     }
-    m_next = Simulator::Schedule(m_plan.front().gap, &MetaRoceFlowGenerator::StartFlow, this);
+    // Each flow starts in an event of the node, after its arrivals of that instant.
+    m_arrivals = MetaRoceArrivals::Of(GetNode());
+    m_next =
+        m_arrivals->Schedule(&m_next, m_plan.front().gap, &MetaRoceFlowGenerator::StartFlow, this);
 }
 
 void
@@ -187,6 +190,7 @@ void
 MetaRoceFlowGenerator::DoDispose()
 {
     m_next.Cancel();
+    m_arrivals = nullptr;
     m_hosts.clear();
     m_qps.clear();
     m_inFlight.clear();
@@ -197,7 +201,6 @@ MetaRoceFlowGenerator::DoDispose()
 void
 MetaRoceFlowGenerator::StartFlow()
 {
-    MetaRoceArrivals::Of(GetNode())->DeliverDue(); // arrivals of this instant first
     const PlannedFlow& f = m_plan[m_started];
     const uint32_t dst = f.dst;
     const uint64_t bytes = f.bytes;
@@ -213,8 +216,10 @@ MetaRoceFlowGenerator::StartFlow()
     ++m_started;
     if (m_started < m_plan.size())
     {
-        m_next =
-            Simulator::Schedule(m_plan[m_started].gap, &MetaRoceFlowGenerator::StartFlow, this);
+        m_next = m_arrivals->Schedule(&m_next,
+                                      m_plan[m_started].gap,
+                                      &MetaRoceFlowGenerator::StartFlow,
+                                      this);
     }
 }
 

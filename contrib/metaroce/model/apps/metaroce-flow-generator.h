@@ -15,6 +15,7 @@
 #include "ns3/application.h"
 #include "ns3/engine-types.h"
 #include "ns3/event-id.h"
+#include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-flow-size-cdf.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/metaroce-queue-pair.h"
@@ -127,6 +128,7 @@ class MetaRoceFlowGenerator : public Application
     uint64_t m_started{0};
     uint64_t m_completed{0};
     EventId m_next;
+    Ptr<MetaRoceArrivals> m_arrivals; ///< the node's: each flow starts after its arrivals
 
     TracedCallback<uint32_t, uint32_t, uint64_t, Time, Time> m_flowTrace;
 };

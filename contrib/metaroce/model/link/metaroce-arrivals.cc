@@ -3,6 +3,7 @@
 #include "metaroce-net-device.h"
 
 #include "ns3/abort.h"
+#include "ns3/address.h"
 #include "ns3/metaroce-radix-scheduler.h"
 #include "ns3/node.h"
 
@@ -160,34 +161,7 @@ MetaRoceArrivals::Stage(Time at,
                             << device->GetIfIndex());
         wire.device = device;
     }
-    ++m_nStaged;
-    if (wire.packets.empty())
-    {
-        wire.packets.push_back({at.GetTimeStep(), std::move(packet)});
-        m_due.push_back({at.GetTimeStep(), ifIndex});
-        std::push_heap(m_due.begin(), m_due.end(), Later);
-    }
-    else if (at.GetTimeStep() >= wire.packets.back().at)
-    {
-        wire.packets.push_back({at.GetTimeStep(), std::move(packet)});
-    }
-    else
-    {
-        // Only when a link's delay was shortened mid-run: keep the wire in time order (after
-        // packets due at the same time), and its place among the wires.
-        const auto later =
-            std::upper_bound(wire.packets.begin(),
-                             wire.packets.end(),
-                             at.GetTimeStep(),
-                             [](int64_t t, const Staged& staged) { return t < staged.at; });
-        const auto offset = later - wire.packets.begin();
-        wire.packets.insert(wire.packets.begin() + offset, {at.GetTimeStep(), std::move(packet)});
-        for (Due& due : m_due)
-        {
-            due.at = due.ifIndex == ifIndex ? wire.packets.front().at : due.at;
-        }
-        std::make_heap(m_due.begin(), m_due.end(), Later);
-    }
+    Enqueue(ifIndex, at.GetTimeStep(), std::move(packet));
     // One wake-up per time step: arrivals on several ports in one nanosecond share it.
     if (at.GetTimeStep() != m_wakeAt)
     {
@@ -197,6 +171,201 @@ MetaRoceArrivals::Stage(Time at,
                                        &MetaRoceArrivals::DeliverDue,
                                        this);
     }
+}
+
+void
+MetaRoceArrivals::Enqueue(uint32_t ifIndex, int64_t at, Ptr<Packet> packet)
+{
+    Wire& wire = m_wires[ifIndex];
+    ++m_nStaged;
+    if (wire.packets.empty())
+    {
+        wire.packets.push_back({at, std::move(packet)});
+        m_due.push_back({at, ifIndex});
+        std::push_heap(m_due.begin(), m_due.end(), Later);
+    }
+    else if (at >= wire.packets.back().at)
+    {
+        wire.packets.push_back({at, std::move(packet)});
+    }
+    else
+    {
+        // Only when a link's delay was shortened mid-run: keep the wire in time order (after
+        // packets due at the same time), and its place among the wires.
+        const auto later =
+            std::upper_bound(wire.packets.begin(),
+                             wire.packets.end(),
+                             at,
+                             [](int64_t t, const Staged& staged) { return t < staged.at; });
+        const auto offset = later - wire.packets.begin();
+        wire.packets.insert(wire.packets.begin() + offset, {at, std::move(packet)});
+        for (Due& due : m_due)
+        {
+            due.at = due.ifIndex == ifIndex ? wire.packets.front().at : due.at;
+        }
+        std::make_heap(m_due.begin(), m_due.end(), Later);
+    }
+}
+
+void
+MetaRoceArrivals::BindPort(Ptr<NetDevice> device, MetaRoceFrameSink* sink, uint32_t port)
+{
+    NS_ABORT_MSG_IF(device == nullptr || device->GetNode() == nullptr ||
+                        device->GetNode()->GetId() != m_nodeId,
+                    "MetaRoceArrivals::BindPort: a device of another node");
+    if (Ptr<MetaRoceNetDevice> fast = DynamicCast<MetaRoceNetDevice>(device))
+    {
+        fast->SetFrameSink(sink, port);
+        return;
+    }
+    const uint32_t ifIndex = device->GetIfIndex();
+    if (ifIndex >= m_wires.size())
+    {
+        m_wires.resize(ifIndex + 1);
+    }
+    const bool hooked = m_wires[ifIndex].sink != nullptr;
+    m_wires[ifIndex].sink = sink;
+    m_wires[ifIndex].port = port;
+    device->SetReceiveCallback(MakeCallback(&MetaRoceArrivals::ReceiveFromDevice, this));
+    if (!hooked)
+    {
+        // A packet the device's error model loses has come all the same.
+        device->TraceConnectWithoutContext(
+            "PhyRxDrop",
+            MakeCallback(&MetaRoceArrivals::LostOnDevice, this).Bind(ifIndex));
+    }
+}
+
+void
+MetaRoceArrivals::ReleasePort(Ptr<NetDevice> device, const MetaRoceFrameSink* sink)
+{
+    if (Ptr<MetaRoceNetDevice> fast = DynamicCast<MetaRoceNetDevice>(device))
+    {
+        fast->ReleaseFrameSink(sink);
+        return;
+    }
+    const uint32_t ifIndex = device->GetIfIndex();
+    if (ifIndex < m_wires.size() && m_wires[ifIndex].sink == sink)
+    {
+        m_wires[ifIndex].sink = nullptr;
+        device->SetReceiveCallback(
+            MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>());
+    }
+}
+
+bool
+MetaRoceArrivals::ReceiveFromDevice(Ptr<NetDevice> device,
+                                    Ptr<const Packet> packet,
+                                    uint16_t /* protocol */,
+                                    const Address& /* from */)
+{
+    const uint32_t ifIndex = device->GetIfIndex();
+    if (ifIndex >= m_wires.size() || m_wires[ifIndex].sink == nullptr)
+    {
+        return false; // released
+    }
+    // The device hands over its own copy of the frame (PointToPointChannel copies what it
+    // carries); whoever changes a packet copies it first, as with the module's device.
+    Enqueue(ifIndex, MetaRoceNow().GetTimeStep(), ConstCast<Packet>(packet));
+    Arrived(ifIndex);
+    return true;
+}
+
+void
+MetaRoceArrivals::LostOnDevice(uint32_t ifIndex, Ptr<const Packet> /* packet */)
+{
+    if (ifIndex < m_wires.size() && m_wires[ifIndex].sink != nullptr)
+    {
+        Arrived(ifIndex);
+    }
+}
+
+void
+MetaRoceArrivals::Arrived(uint32_t ifIndex)
+{
+    const int64_t now = MetaRoceNow().GetTimeStep();
+    m_arrivedStep = now;
+    m_lastEvent = now;
+    ForgetLate(now);
+    auto& expected = m_wires[ifIndex].expected;
+    if (!expected.empty() && expected.front() == now)
+    {
+        expected.pop_front();
+        --m_nExpected;
+    }
+    // The instant's last announced packet has come: deliver them all, in order, before the
+    // node's other events of this instant (those that ran already wait for this).
+    if (!HasExpectedBy(now))
+    {
+        DeliverDue();
+    }
+}
+
+void
+MetaRoceArrivals::RunCall(std::function<void()> call)
+{
+    if (MustWait())
+    {
+        ++m_nWaiting;
+        Simulator::ScheduleNow(&MetaRoceArrivals::RunCallAfterWait, this, std::move(call));
+        return;
+    }
+    DeliverDue();
+    call();
+}
+
+void
+MetaRoceArrivals::RunCallAfterWait(std::function<void()> call)
+{
+    --m_nWaiting;
+    ForgetLate(MetaRoceNow().GetTimeStep() + 1);
+    DeliverDue();
+    call();
+}
+
+void
+MetaRoceArrivals::Expect(uint32_t ifIndex, Time at)
+{
+    if (ifIndex < m_wires.size() && m_wires[ifIndex].sink != nullptr)
+    {
+        m_wires[ifIndex].expected.push_back(at.GetTimeStep());
+        ++m_nExpected;
+    }
+}
+
+bool
+MetaRoceArrivals::MustWaitSlow()
+{
+    const int64_t now = MetaRoceNow().GetTimeStep();
+    ForgetLate(now);
+    return m_nWaiting != 0 || HasExpectedBy(now);
+}
+
+void
+MetaRoceArrivals::ForgetLate(int64_t step)
+{
+    for (std::size_t i = 0; m_nExpected != 0 && i < m_wires.size(); ++i)
+    {
+        auto& expected = m_wires[i].expected;
+        while (!expected.empty() && expected.front() < step)
+        {
+            expected.pop_front();
+            --m_nExpected;
+        }
+    }
+}
+
+bool
+MetaRoceArrivals::HasExpectedBy(int64_t step) const
+{
+    for (std::size_t i = 0; m_nExpected != 0 && i < m_wires.size(); ++i)
+    {
+        if (!m_wires[i].expected.empty() && m_wires[i].expected.front() <= step)
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 void
@@ -221,8 +390,15 @@ MetaRoceArrivals::Deliver(int64_t now)
         }
         // Receive() applies the device's error model, fires its traces (pcap) and hands the
         // packet to its owner (frame sink or receive callback), which may stage more packets
-        // elsewhere but never here now.
-        wire.device->Receive(std::move(packet));
+        // elsewhere but never here now. A BindPort() device has done all that already.
+        if (wire.device != nullptr)
+        {
+            wire.device->Receive(std::move(packet));
+        }
+        else if (wire.sink != nullptr)
+        {
+            wire.sink->ReceiveFrame(wire.port, std::move(packet));
+        }
     }
     m_delivering = false;
 }
@@ -277,7 +453,7 @@ MetaRoceArrivals::Observe(int64_t now)
 std::size_t
 MetaRoceArrivals::GetNStaged() const
 {
-    return m_nStaged;
+    return m_nStaged + m_nExpected;
 }
 
 void
@@ -287,6 +463,8 @@ MetaRoceArrivals::DoDispose()
     m_wires.clear();
     m_due.clear();
     m_nStaged = 0;
+    m_nExpected = 0;
+    m_nWaiting = 0;
     m_observers.clear();
     Object::DoDispose();
 }

@@ -4,10 +4,10 @@
  * (engine/common/config-field.h), added by AddConfigAttributes(); only what belongs to the NIC
  * itself (payload mode, fair-share policy) is declared by hand.
  */
-#include "metaroce-config-attributes.h"
 #include "metaroce-nic.h"
 
 #include "ns3/boolean.h"
+#include "ns3/metaroce-config-attributes.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/nstime.h"
 #include "ns3/rocev2-queue-pair.h"

@@ -53,7 +53,8 @@ MetaRoceNicPfc::SetDataPaused(uint32_t port, bool paused, Time duration)
     state.dataPaused = paused;
     if (paused)
     {
-        state.expiry = Simulator::Schedule(duration, &MetaRoceNicPfc::Expire, this, port);
+        state.expiry =
+            m_arrivals->Schedule(&state.expiry, duration, &MetaRoceNicPfc::Expire, this, port);
         return;
     }
     state.resume();
@@ -68,10 +69,7 @@ MetaRoceNicPfc::SetArrivals(Ptr<MetaRoceArrivals> arrivals)
 void
 MetaRoceNicPfc::Expire(uint32_t port)
 {
-    if (m_arrivals != nullptr)
-    {
-        m_arrivals->DeliverDue();
-    }
+    // The arrivals of this instant have come first (Schedule()): one may have renewed the pause.
     const PortPause& state = m_ports[port];
     if (state.dataPaused && !MetaRoceIsPending(state.expiry))
     {

@@ -102,7 +102,11 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         {
             return;
         }
-        m_timer = Simulator::Schedule(NanoSeconds(at - EngineNow()), &QueuePairHost::OnTimer, this);
+        // An event of the node: after its arrivals of that instant (metaroce-arrivals.h).
+        m_timer = m_nic.m_arrivals->Schedule(&m_timer,
+                                             NanoSeconds(at - EngineNow()),
+                                             &QueuePairHost::OnTimer,
+                                             this);
     }
 
     bool PortIdle(uint16_t port) const override
@@ -195,12 +199,8 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
   private:
     void OnTimer()
     {
-        // Packets arriving at this instant come first (metaroce-arrivals.h); the engine then
-        // fires only what is still due.
-        if (m_nic.m_arrivals != nullptr)
-        {
-            m_nic.m_arrivals->DeliverDue();
-        }
+        // Packets arriving at this instant have come first (Schedule()); the engine fires only
+        // what is still due.
         m_driver.OnTimer(EngineNow());
         Service();
     }
@@ -240,14 +240,14 @@ MetaRoceNic::DoDispose()
     m_hostById.clear();
     m_hosts.clear();
     m_pfc.Clear();
-    m_arrivals = nullptr;
     for (Port& port : m_ports)
     {
         port.queue->Dispose();
-        port.device->ReleaseFrameSink(this);
+        m_arrivals->ReleasePort(port.device, this);
         port.device = nullptr;
     }
     m_ports.clear();
+    m_arrivals = nullptr;
     m_congestionControl.Clear();
     m_pathSelection.Clear();
     m_roceRateControl.Clear();
@@ -271,7 +271,7 @@ MetaRoceNic::QueuePairDisposed(uint32_t localId)
 }
 
 uint32_t
-MetaRoceNic::AddPort(Ptr<MetaRoceNetDevice> device, Ipv4Address address)
+MetaRoceNic::AddPort(Ptr<NetDevice> device, Ipv4Address address)
 {
     NS_ABORT_MSG_IF(device == nullptr, "MetaRoceNic::AddPort: null device");
     NS_ABORT_MSG_IF(device->GetChannel() == nullptr,
@@ -286,7 +286,7 @@ MetaRoceNic::AddPort(Ptr<MetaRoceNetDevice> device, Ipv4Address address)
     port.queue->Attach(device);
     m_arrivals = MetaRoceArrivals::Of(device->GetNode());
     m_pfc.SetArrivals(m_arrivals);
-    device->SetFrameSink(this, index);
+    m_arrivals->BindPort(device, this, index);
     m_ports.push_back(port);
     m_scheduler.AddPort();
     m_pfc.AddPort(MakeCallback(&MetaRocePortQueue::Kick, port.queue));
@@ -309,7 +309,7 @@ MetaRoceNic::GetNPorts() const
     return static_cast<uint32_t>(m_ports.size());
 }
 
-Ptr<MetaRoceNetDevice>
+Ptr<NetDevice>
 MetaRoceNic::GetPort(uint32_t port) const
 {
     NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceNic: no port " << port);

@@ -1,11 +1,12 @@
 /*
  * An RDMA NIC on a host node, with one port per plane (spec 2; design "The ns-3 side").
  *
- * Each port is a MetaRoceNetDevice on a MetaRoceChannel (ns-3's point-to-point device and
- * channel, leaner: model/link/metaroce-net-device.h), so DataRate,
- * Delay, ReceiveErrorModel (RateErrorModel, BurstErrorModel, ReceiveListErrorModel), pcap and
- * the device's trace sources apply unchanged. The NIC replaces only the device's transmit queue,
- * with a MetaRocePortQueue that pulls: whenever a port is free the NIC asks its queue pairs, in
+ * Each port is a point-to-point device: ns-3's PointToPointNetDevice on a PointToPointChannel
+ * (as PointToPointHelper builds them), or the module's MetaRoceNetDevice on a MetaRoceChannel
+ * (the same, leaner and faster: model/link/metaroce-net-device.h), so DataRate, Delay,
+ * ReceiveErrorModel (RateErrorModel, BurstErrorModel, ReceiveListErrorModel), pcap and the device's
+ * trace sources apply unchanged. The NIC replaces only the device's transmit queue, with a
+ * MetaRocePortQueue that pulls: whenever a port is free the NIC asks its queue pairs, in
  * round-robin, for the next packet for that port. Engines keep their packets until a port can
  * take them, so a NIC never drops its own packets, and each port has exactly one pending
  * transmit event (the device's).
@@ -32,7 +33,6 @@
 #include "metaroce-fair-share.h"
 #include "metaroce-framing.h"
 #include "metaroce-nic-pfc.h"
-#include "metaroce-port-queue.h"
 #include "metaroce-port-scheduler.h"
 #include "metaroce-queue-pair.h"
 
@@ -45,6 +45,7 @@
 #include "ns3/metaroce-dcqcn.h"
 #include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-path-selection.h"
+#include "ns3/metaroce-port-queue.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
@@ -72,13 +73,16 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     ~MetaRoceNic() override;
 
     /**
-     * Adds a port (the next plane) on `device`, with source address `address`. The device must
-     * be attached to a channel; its DataRate is the port's line rate. Returns the port index.
+     * Adds a port (the next plane) on `device`, with source address `address`. The device (a
+     * PointToPointNetDevice, a MetaRoceNetDevice, or another device that sends from its
+     * "TxQueue" and has a "DataRate") must be on a node and attached to a channel; its DataRate
+     * is the port's line rate. Its transmit queue and receive callback become the NIC's.
+     * Returns the port index.
      */
-    uint32_t AddPort(Ptr<MetaRoceNetDevice> device, Ipv4Address address);
+    uint32_t AddPort(Ptr<NetDevice> device, Ipv4Address address);
 
     uint32_t GetNPorts() const;
-    Ptr<MetaRoceNetDevice> GetPort(uint32_t port) const;
+    Ptr<NetDevice> GetPort(uint32_t port) const;
     Ipv4Address GetAddress(uint32_t port) const;
 
     /**
@@ -151,7 +155,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
 
     struct Port
     {
-        Ptr<MetaRoceNetDevice> device;
+        Ptr<NetDevice> device;
         Ptr<MetaRocePortQueue> queue;
         Ipv4Address address;
         bool up{true};

@@ -12,8 +12,7 @@
  * Bucket 0, the events at the last timestamp, is kept in ns-3's order for one timestamp, by uid:
  * sorted once when it is filled, and an event inserted at that timestamp has the largest uid yet
  * (ns-3 numbers events as they are scheduled), so it goes at the end. Events leave in exactly
- * the order every ns-3 scheduler gives: results are bit-identical to ns3::MapScheduler's or
- * ns3::MetaRoceHorizonScheduler's.
+ * the order every ns-3 scheduler gives: results are bit-identical to ns3::MapScheduler's.
  */
 #ifndef METAROCE_RADIX_SCHEDULER_H
 #define METAROCE_RADIX_SCHEDULER_H

@@ -30,7 +30,7 @@ MetaRoceSwitch::GetNPorts() const
     return m_ports.size();
 }
 
-Ptr<MetaRoceNetDevice>
+Ptr<NetDevice>
 MetaRoceSwitch::GetPortDevice(uint32_t port) const
 {
     return m_ports.at(port).device;

@@ -214,11 +214,12 @@ MetaRoceSwitch::SendPfc(uint32_t port, uint32_t cls, bool pause)
         // Refresh at half the pause time, so the neighbour never resumes on expiry while we
         // are still above Xon (and a lost RESUME costs at most one pause time).
         pt.refresh[cls].Cancel();
-        pt.refresh[cls] = Simulator::Schedule(PfcQuantaToTime(m_pfcQuanta, PortRate(port)) / 2,
-                                              &MetaRoceSwitch::RefreshPause,
-                                              this,
-                                              port,
-                                              cls);
+        pt.refresh[cls] = m_arrivals->Schedule(&pt.refresh[cls],
+                                               PfcQuantaToTime(m_pfcQuanta, PortRate(port)) / 2,
+                                               &MetaRoceSwitch::RefreshPause,
+                                               this,
+                                               port,
+                                               cls);
     }
     else
     {
@@ -231,8 +232,7 @@ MetaRoceSwitch::SendPfc(uint32_t port, uint32_t cls, bool pause)
 void
 MetaRoceSwitch::RefreshPause(uint32_t port, uint32_t cls)
 {
-    // Arrivals of this instant first (metaroce-arrivals.h): one may have re-sent the PAUSE.
-    m_arrivals->DeliverDue();
+    // Arrivals of this instant have come first (Schedule()): one may have re-sent the PAUSE.
     if (m_ports[port].pausing[cls] && !MetaRoceIsPending(m_ports[port].refresh[cls]))
     {
         SendPfc(port, cls, true);
@@ -254,11 +254,12 @@ MetaRoceSwitch::HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame)
     {
         pt.counters.pauseReceived++;
         pt.paused[cls] = true;
-        pt.pauseExpiry[cls] = Simulator::Schedule(PfcQuantaToTime(frame.quanta, PortRate(port)),
-                                                  &MetaRoceSwitch::PauseTimedOut,
-                                                  this,
-                                                  port,
-                                                  cls);
+        pt.pauseExpiry[cls] = m_arrivals->Schedule(&pt.pauseExpiry[cls],
+                                                   PfcQuantaToTime(frame.quanta, PortRate(port)),
+                                                   &MetaRoceSwitch::PauseTimedOut,
+                                                   this,
+                                                   port,
+                                                   cls);
     }
     else
     {
@@ -270,7 +271,7 @@ MetaRoceSwitch::HandlePfcFrame(uint32_t port, const MetaRocePfcFrame& frame)
 void
 MetaRoceSwitch::PauseTimedOut(uint32_t port, uint32_t cls)
 {
-    m_arrivals->DeliverDue();
+    // Arrivals of this instant have come first (Schedule()): one may have renewed the pause.
     if (!MetaRoceIsPending(m_ports[port].pauseExpiry[cls]))
     {
         PauseExpired(port, cls);

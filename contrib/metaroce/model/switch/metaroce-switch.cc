@@ -163,7 +163,7 @@ MetaRoceSwitch::DoDispose()
             pt.refresh[c].Cancel();
             pt.pauseExpiry[c].Cancel();
         }
-        pt.device->ReleaseFrameSink(this);
+        m_arrivals->ReleasePort(pt.device, this);
         pt.queue->ReleaseOwner(this);
     }
     m_ports.clear();
@@ -204,7 +204,7 @@ MetaRoceSwitch::PfcProblem(bool enabled, uint64_t xon, uint64_t xoff, uint64_t b
 }
 
 uint32_t
-MetaRoceSwitch::AddPort(Ptr<MetaRoceNetDevice> device)
+MetaRoceSwitch::AddPort(Ptr<NetDevice> device)
 {
     NS_LOG_FUNCTION(this << device);
     NS_ABORT_MSG_IF(device == nullptr, "MetaRoceSwitch::AddPort: null device");
@@ -216,7 +216,7 @@ MetaRoceSwitch::AddPort(Ptr<MetaRoceNetDevice> device)
     pt.queue->SetOwner(this, idx);
     pt.queue->Attach(device);
     m_arrivals = MetaRoceArrivals::Of(device->GetNode());
-    device->SetFrameSink(this, idx);
+    m_arrivals->BindPort(device, this, idx);
     m_fib.SetPortUp(idx, true);
     return idx;
 }

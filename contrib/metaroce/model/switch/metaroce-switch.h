@@ -1,9 +1,9 @@
 /*
  * The metaroce switch: an output-queued, shared-buffer IPv4 switch for RoCE fabrics.
  *
- * Ports. Each port is a MetaRoceNetDevice (ns-3's point-to-point device, leaner) whose transmit
- * queue is a
- * MetaRocePortQueue: the device pulls the next packet from the switch when it is free, so the
+ * Ports. Each port is a point-to-point device - ns-3's own PointToPointNetDevice as
+ * PointToPointHelper builds it, or the module's faster MetaRoceNetDevice - whose transmit queue
+ * is a MetaRocePortQueue: the device pulls the next packet from the switch when it is free, so the
  * switch decides at the last moment what goes (PFC frames, then CONTROL, then DATA, skipping
  * paused classes) and the device keeps its DataRate, channel, error models and pcap. Hosts do
  * not run the ns-3 Internet stack and neither does the switch: it parses the IPv4/UDP bytes
@@ -146,11 +146,12 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     ~MetaRoceSwitch() override;
 
     /**
-     * Makes `device` a port of this switch: installs a MetaRocePortQueue on it (replacing its
-     * queue) and the switch as its frame sink (replacing its receive callback). Returns the
-     * port index (0, 1, ...).
+     * Makes `device` (a PointToPointNetDevice, a MetaRoceNetDevice, or another device that sends
+     * from its "TxQueue") a port of this switch: installs a MetaRocePortQueue on it (replacing
+     * its queue) and the switch as the receiver of its arrivals (MetaRoceArrivals::BindPort,
+     * replacing its receive callback). Returns the port index (0, 1, ...).
      */
-    uint32_t AddPort(Ptr<MetaRoceNetDevice> device);
+    uint32_t AddPort(Ptr<NetDevice> device);
 
     /// Adds `port` to the ECMP group of dst/mask (see MetaRoceFib::AddRoute).
     void AddRoute(Ipv4Address dst, Ipv4Mask mask, uint32_t port);
@@ -172,7 +173,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     bool IsPaused(uint32_t port, uint32_t cls) const;
 
     uint32_t GetNPorts() const;
-    Ptr<MetaRoceNetDevice> GetPortDevice(uint32_t port) const;
+    Ptr<NetDevice> GetPortDevice(uint32_t port) const;
     const MetaRoceSwitchPortCounters& GetPortCounters(uint32_t port) const;
     /// Drops over all ports for one reason.
     uint64_t GetDropCount(MetaRoceDropReason reason) const;
@@ -242,7 +243,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
         /// on every packet (doc/benchmarks.md).
         std::array<metaroce::Ring<Item>, kMetaRoceNumClasses> egress;
         MetaRoceSwitchPortCounters counters; ///< its per-packet fields first
-        Ptr<MetaRoceNetDevice> device;
+        Ptr<NetDevice> device;
         std::array<EventId, kMetaRoceNumClasses> refresh;
         std::array<EventId, kMetaRoceNumClasses> pauseExpiry;
     };

@@ -13,15 +13,25 @@
  * When the device is idle and the owner gets new work, the owner calls Kick(): the next packet
  * is pulled and handed to the device through its ordinary Send().
  *
- * A frame pulled while the owner has nothing more queued (MayHaveWork) ends without an event
- * (MetaRoceNetDevice::DeferCompletion): the port counts as idle, and the owner's next Kick()
- * either starts a packet at once, if the frame is over, or asks the device for the event at the
- * frame's end, which pulls as any completion does. Packets leave at the same instants as with
- * an event at every frame's end (the DeferIdleCompletions attribute, true by default; false
+ * On any other device that sends from its transmit queue (ns-3's PointToPointNetDevice, as
+ * PointToPointHelper builds it) every packet goes through the device's Send(), which adds the
+ * device's own link header: a transmit completion (a Dequeue() with no packet handed over)
+ * pulls the next packet and gives it to Send() from inside the Dequeue() (the device is idle
+ * again by then), after the node's arrivals of that instant - later in the instant if some are
+ * still to come (metaroce-arrivals.h). The packets leave at the same instants, in the same
+ * order, as on the module's device.
+ *
+ * On the module's device, a frame pulled while the owner has nothing more queued (MayHaveWork) ends
+ * without an event (MetaRoceNetDevice::DeferCompletion): the port counts as idle, and the owner's
+ * next Kick() either starts a packet at once, if the frame is over, or asks the device for the
+ * event at the frame's end, which pulls as any completion does. Packets leave at the same instants
+ * as with an event at every frame's end (the DeferIdleCompletions attribute, true by default; false
  * gives every frame's end an event).
  */
 #ifndef METAROCE_PORT_QUEUE_H
 #define METAROCE_PORT_QUEUE_H
+
+#include "metaroce-port-link.h"
 
 #include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-net-device.h"
@@ -78,8 +88,12 @@ class MetaRocePortQueue : public Queue<Packet>
     /// queue since given to another).
     void ReleaseOwner(const MetaRocePortOwner* owner);
 
-    /// Binds the queue to its device and installs it as the device's transmit queue.
-    void Attach(Ptr<MetaRoceNetDevice> device);
+    /**
+     * Binds the queue to its device and installs it as the device's transmit queue: through
+     * SetQueue() on a MetaRoceNetDevice or a PointToPointNetDevice, else through the device's
+     * "TxQueue" attribute (a device without one is a fatal error).
+     */
+    void Attach(Ptr<NetDevice> device);
 
     /// If the device is idle, pulls one packet and starts its transmission; if it is still
     /// sending a frame whose end nobody waited for, has that end pull the next one.
@@ -105,7 +119,8 @@ class MetaRocePortQueue : public Queue<Packet>
     // Everything a packet-hop reads, in one aligned cache line after Queue<Packet>'s own
     // members (which a hop does not read).
     alignas(64) MetaRocePortOwner* m_owner{nullptr};
-    Ptr<MetaRoceNetDevice> m_device;
+    Ptr<MetaRoceNetDevice> m_fast; ///< the device, when it is the module's (else null)
+    Ptr<NetDevice> m_device;
     Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's arrivals, delivered before a pull
     Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue
     uint32_t m_port{0};
@@ -114,6 +129,21 @@ class MetaRocePortQueue : public Queue<Packet>
 
     /// Sets m_busy, telling the owner when it changes.
     void SetBusy(bool busy);
+    /// Hands p to the device's Send().
+    void Send(Ptr<Packet> p);
+    /// ns-3's device starts `frame` (given through Send()): announces its arrival, and notes
+    /// whether anything waits for its end; returns when the device is free again.
+    Time FrameStarts(const Ptr<Packet>& frame);
+    /// ns-3's device has ended a frame (its completion's Dequeue()): if something waits for
+    /// it, PullAtFrameEnd() as an event of the node (after its arrivals of this instant).
+    void FrameEnds();
+    /// The next packet at a frame's end, through Send().
+    void PullAtFrameEnd();
+
+    MetaRocePortLink m_link;     ///< ns-3's device: frame times, the peer to announce arrivals to
+    Time m_frameEnd;             ///< ns-3's device: the end of a frame nobody waits for, if later
+    bool m_endPending{false};    ///< ns-3's device: PullAtFrameEnd() is due
+    bool m_handedStarted{false}; ///< ns-3's device: FrameStarts() is done for m_handed
 };
 
 } // namespace ns3

@@ -82,12 +82,14 @@ class MetaRoceFabricMonitor
     {
         MetaRoceLinkRecord record;
         uint64_t rateBps{0};
-        Ptr<MetaRoceChannel> channel; ///< counts what tx sent
-        Ptr<MetaRoceNetDevice> tx;
+        Ptr<MetaRoceChannel> channel; ///< counts what tx sent (null: another device's channel)
+        Ptr<NetDevice> tx;
+        uint64_t sentPackets{0}; ///< without `channel`: what tx's PhyTxBegin reported
+        uint64_t sentBytes{0};
     };
 
-    void AddLink(Ptr<MetaRoceNetDevice> a,
-                 Ptr<MetaRoceNetDevice> b,
+    void AddLink(Ptr<NetDevice> a,
+                 Ptr<NetDevice> b,
                  uint32_t plane,
                  const std::string& tierAB,
                  const std::string& tierBA,
@@ -96,6 +98,8 @@ class MetaRoceFabricMonitor
     /// The index of `nic`'s host.
     uint32_t HostOf(Ptr<MetaRoceNic> nic) const;
     void OnLost(std::size_t direction, Ptr<const Packet> packet);
+    /// A frame of `direction` began on a device other than the module's (PPP-framed).
+    void OnSent(std::size_t direction, Ptr<const Packet> frame);
     /// Host h's (sent, delivered) bytes so far.
     std::pair<uint64_t, uint64_t> HostBytes(uint32_t h) const;
     /// Observer of host h's node: records its counters for every tick up to now; returns the

@@ -86,8 +86,8 @@ MetaRoceFabricMonitor::HostOf(Ptr<MetaRoceNic> nic) const
 }
 
 void
-MetaRoceFabricMonitor::AddLink(Ptr<MetaRoceNetDevice> a,
-                               Ptr<MetaRoceNetDevice> b,
+MetaRoceFabricMonitor::AddLink(Ptr<NetDevice> a,
+                               Ptr<NetDevice> b,
                                uint32_t plane,
                                const std::string& tierAB,
                                const std::string& tierBA,
@@ -96,8 +96,8 @@ MetaRoceFabricMonitor::AddLink(Ptr<MetaRoceNetDevice> a,
 {
     for (const bool forward : {true, false})
     {
-        Ptr<MetaRoceNetDevice> tx = forward ? a : b;
-        Ptr<MetaRoceNetDevice> rx = forward ? b : a;
+        Ptr<NetDevice> tx = forward ? a : b;
+        Ptr<NetDevice> rx = forward ? b : a;
         Direction d;
         d.record.plane = plane;
         d.record.tier = forward ? tierAB : tierBA;
@@ -106,11 +106,19 @@ MetaRoceFabricMonitor::AddLink(Ptr<MetaRoceNetDevice> a,
         DataRateValue rate;
         tx->GetAttribute("DataRate", rate);
         d.rateBps = rate.Get().GetBitRate();
+        NS_ABORT_MSG_IF(tx->GetChannel() == nullptr,
+                        "MetaRoceFabricMonitor: a link end with no channel");
         d.channel = DynamicCast<MetaRoceChannel>(tx->GetChannel());
-        NS_ABORT_MSG_IF(d.channel == nullptr, "MetaRoceFabricMonitor: a link end with no channel");
         d.tx = tx;
         const std::size_t index = m_directions.size();
         m_directions.push_back(d);
+        if (d.channel == nullptr)
+        {
+            // ns-3's PointToPointNetDevice: every frame that starts on the wire (PPP-framed).
+            tx->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeCallback(&MetaRoceFabricMonitor::OnSent, this).Bind(index));
+        }
         rx->TraceConnectWithoutContext(
             "PhyRxDrop",
             MakeCallback(&MetaRoceFabricMonitor::OnLost, this).Bind(index));
@@ -121,6 +129,13 @@ void
 MetaRoceFabricMonitor::OnLost(std::size_t direction, Ptr<const Packet> packet)
 {
     ++m_directions[direction].record.lost;
+}
+
+void
+MetaRoceFabricMonitor::OnSent(std::size_t direction, Ptr<const Packet> frame)
+{
+    ++m_directions[direction].sentPackets;
+    m_directions[direction].sentBytes += frame->GetSize();
 }
 
 void
@@ -266,8 +281,17 @@ MetaRoceFabricMonitor::CombineCounters()
     counts.reserve(m_directions.size() * 3);
     for (auto& d : m_directions)
     {
-        d.record.txPackets = d.channel->GetSent(d.tx).packets;
-        d.record.txBytes = d.channel->GetSent(d.tx).bytes;
+        if (d.channel != nullptr)
+        {
+            const Ptr<MetaRoceNetDevice> tx = DynamicCast<MetaRoceNetDevice>(d.tx);
+            d.record.txPackets = d.channel->GetSent(tx).packets;
+            d.record.txBytes = d.channel->GetSent(tx).bytes;
+        }
+        else
+        {
+            d.record.txPackets = d.sentPackets;
+            d.record.txBytes = d.sentBytes;
+        }
         counts.insert(counts.end(), {d.record.txPackets, d.record.txBytes, d.record.lost});
     }
     m_localPacketHops = GetPacketHops();
