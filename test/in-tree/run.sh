@@ -23,11 +23,18 @@ cd "$TREE"
 # mpi and --enable-mpi: the distributed runs (ns-3's MpiInterface, remote point-to-point
 # channels) are built and tested here, in the one cached tree.
 want="--enable-modules=metaroce;csma;mpi --enable-mpi --enable-tests --enable-examples"
-if [ ! -f cmake-cache/build.ninja ] || [ "$(cat .metaroce-configured 2>/dev/null)" != "$want" ]; then
+# The module's file list: ns-3 writes a forwarding header (build/include/ns3/NAME.h) holding a
+# header's path when it configures, and keeps stale ones, so a header that moved between folders
+# needs its forwarding header removed and ns-3 configured again.
+files=$(cd contrib/metaroce && find . -type f \( -name '*.h' -o -name '*.cc' \) | LC_ALL=C sort |
+  sha256sum | cut -c1-16)
+configured="$want files=$files"
+if [ ! -f cmake-cache/build.ninja ] || [ "$(cat .metaroce-configured 2>/dev/null)" != "$configured" ]; then
   step "configure ns-3 ($want)"
+  rm -f build/include/ns3/metaroce-*.h
   # shellcheck disable=SC2086
   ./ns3 configure -d optimized $want >/dev/null
-  echo "$want" >.metaroce-configured
+  echo "$configured" >.metaroce-configured
 fi
 step "build (-j $JOBS)"
 # ./ns3 build clamps its job count to (cores - 1), whatever -j says: call CMake directly.
