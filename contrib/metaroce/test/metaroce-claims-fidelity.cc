@@ -104,7 +104,7 @@ class LosslessFidelityTestCase : public TestCase
         // (A47) would hide what the ACKs' order and the rule do. And with every ACK waiting the
         // ACK delay, as before ACKs of lone packets (A48): asked for at once, those ACKs come
         // back early enough that even behind data they copy nothing here. And with the spraying
-        // of that time, 8 paths per plane of 4 packets each, round-robin (A52, A13, A15): the
+        // of 8 paths per plane of 4 packets each, round-robin (A52, A13, A15): the
         // recycled paths of the default keep a connection's packets on the routes that came
         // back first, and copy nothing here either.
         const std::string oneFloor =
@@ -325,7 +325,7 @@ class LosslessCopiesTestCase : public TestCase
     {
         MetaRoceExperimentConfig c = LeafSpine(16, 4, "100Gbps", 8);
         c.channels = 1;
-        // Measured with the spraying of the time, 8 paths per plane of 4 packets each,
+        // Measured with 8 paths per plane of 4 packets each,
         // round-robin (A13, A15, A52). With 32 recycled paths per plane of one packet a
         // connection has fewer samples per path, and the 8 MiB run with the path-RTT rule and one
         // floor copies 4 packets.
@@ -449,7 +449,7 @@ class ConnectionRtoFloorTestCase : public TestCase
     {
         // A path's samples lag a queue that grows; every ACK of the connection samples it
         // (spec 5.5, A50; doc/results.md section 21). Measured: 0 timeouts against 8, 71
-        // copies and 348.1 us either way, with the spraying of the time, 8 paths per plane of
+        // copies and 348.1 us either way, with 8 paths per plane of
         // 4 packets each, round-robin (A13, A15, A52); 32 recycled paths of one packet time out
         // in neither run.
         const MetaRoceExperimentConfig onePlane = LeafSpine(64, 8, "100Gbps", 1);

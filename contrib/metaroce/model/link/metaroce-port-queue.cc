@@ -26,9 +26,9 @@ MetaRocePortQueue::GetTypeId()
                           "A frame handed over while the owner has nothing more "
                           "queued ends without an event (the device's end is "
                           "scheduled only when work comes). False: every "
-                          "frame's end is an event that pulls, as before "
-                          "2026-12-05 (the same instants; simultaneous events "
-                          "of a node may run in another order).",
+                          "frame's end is an event that pulls (the same "
+                          "instants; simultaneous events of a node may run in "
+                          "another order).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&MetaRocePortQueue::m_deferIdleCompletions),
                           MakeBooleanChecker());
