@@ -29,6 +29,7 @@ import tempfile
 
 import common
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from metaroce import experiment as mx
 
@@ -66,7 +67,7 @@ def matrix_text(workload, message_bytes):
     return "\n".join(lines) + "\n"
 
 
-def run_htsim(sim, binary, extra, workload, message_bytes, files, end_us):
+def run_htsim(sim, binary, extra, workload, message_bytes, files, end_us, seed):
     """Runs one htsim binary on `workload`; returns (completion us, flows finished, command)."""
     topo = os.path.join(files, "leaf-spine-16.topo")
     with open(topo, "w") as f:
@@ -76,7 +77,7 @@ def run_htsim(sim, binary, extra, workload, message_bytes, files, end_us):
         f.write(matrix_text(workload, message_bytes))
     command = [os.path.join(sim, "datacenter", binary), "-topo", topo, "-tm", tm,
                "-nodes", str(HOSTS), "-conns", str(tm_connections(workload)), "-mtu", "4096",
-               "-end", str(end_us), "-seed", "1", "-o", os.path.join(files, "logout.dat")] + extra
+               "-end", str(end_us), "-seed", str(seed), "-o", os.path.join(files, "logout.dat")] + extra
     print("$", " ".join(shlex.quote(c) for c in command), flush=True)
     out = subprocess.run(command, capture_output=True, text=True, cwd=files)
     if out.returncode != 0:
@@ -96,42 +97,76 @@ def ideal_us(workload, message_bytes):
     return sent * 8 / 100e3 + 4 * 1.0 + 3 * 4142 * 8 / 100e3
 
 
+def ecmp_expectation(message_bytes, trials=20000):
+    """The permutation's expected completion when every flow hashes onto one of the spines at
+    random (both simulators' RoCE): the busiest link (a leaf's uplink or a spine's downlink)
+    carries m flows, which share it, so the last one ends after about m transfers; Monte Carlo
+    over `trials` draws (fixed seed)."""
+    rng = np.random.default_rng(1)
+    total = 0.0
+    for _ in range(trials):
+        spine = rng.integers(0, SPINES, HOSTS)
+        up = np.bincount((np.arange(HOSTS) // PER_LEAF) * SPINES + spine)
+        down = np.bincount((((np.arange(HOSTS) + HOSTS // 2) % HOSTS) // PER_LEAF) * SPINES +
+                           spine)
+        total += max(up.max(), down.max())
+    return total / trials * ideal_us("permutation", message_bytes)
+
+
 def main():
     a = common.arguments(__doc__, results=common.VALIDATION, message_bytes=4 << 20,
-                         htsim="", end_us=20000)
+                         htsim="", end_us=20000, seeds=20)
+    if a.seeds < 1:
+        raise SystemExit(f"--seeds: {a.seeds} is not a positive number of seeds")
     if a.message_bytes < HOSTS or a.message_bytes > 1 << 31:
         raise SystemExit(f"--message-bytes: {a.message_bytes} is not in [{HOSTS}, 2^31]")
     if a.quick:
-        a.message_bytes = 1 << 20
+        a.message_bytes, a.seeds = 1 << 20, 1
     if a.htsim and not os.path.isfile(os.path.join(a.htsim, "datacenter", "htsim_eqds")):
         raise SystemExit(f"--htsim: {a.htsim} has no datacenter/htsim_eqds (build htsim's "
                          "sim directory with make first)")
     workloads = ["permutation", "alltoall"]
-    configs = [dict(FABRIC, workload=w, transport=t, switch_attributes=s,
+    seeds = range(1, a.seeds + 1)
+    configs = [dict(FABRIC, workload=w, transport=t, switch_attributes=s, seed=seed,
                     message_bytes=a.message_bytes, stop_time="1s")
-               for w in workloads for _, t, s in OURS]
+               for w in workloads for _, t, s in OURS for seed in seeds]
+    labels = [(w, label) for w in workloads for label, _, _ in OURS for _ in seeds]
     df = mx.sweep(configs, processes=a.processes)
-    rows = []
-    for (label, _, _), (w, r) in zip([o for _ in workloads for o in OURS],
-                                     [(c["workload"], r) for c, r in zip(configs,
-                                                                         df.itertuples())]):
-        rows.append({"workload": w, "simulator": "MetaRoCE model", "transport": label,
-                     "time_us": r.collective_time_us, "ideal_us": ideal_us(w, a.message_bytes),
-                     "flows": "all" if r.complete else "incomplete", "command": ""})
+    runs = []
+    for (w, label), r in zip(labels, df.itertuples()):
+        runs.append({"workload": w, "simulator": "MetaRoCE model", "transport": label,
+                     "seed": r.seed, "time_us": r.collective_time_us,
+                     "finished": r.complete, "command": ""})
     if a.htsim:
         with tempfile.TemporaryDirectory() as files:
             for w in workloads:
                 for label, binary, extra in HTSIM:
-                    t, n, command = run_htsim(a.htsim, binary, extra, w, a.message_bytes, files,
-                                              a.end_us)
-                    rows.append({"workload": w, "simulator": "htsim", "transport": label,
-                                 "time_us": t, "ideal_us": ideal_us(w, a.message_bytes),
-                                 "flows": f"{n} of {tm_connections(w)}",
-                                 "command": command.replace(files, "$DIR")})
+                    for seed in seeds:
+                        t, n, command = run_htsim(a.htsim, binary, extra, w, a.message_bytes,
+                                                  files, a.end_us, seed)
+                        runs.append({"workload": w, "simulator": "htsim", "transport": label,
+                                     "seed": seed, "time_us": t,
+                                     "finished": n == tm_connections(w),
+                                     "command": command.replace(files, "$DIR")})
+    runs = pd.DataFrame(runs)
+    rows = []
+    for (w, sim, label), g in runs.groupby(["workload", "simulator", "transport"], sort=False):
+        rows.append({"workload": w, "simulator": sim, "transport": label, "seeds": len(g),
+                     "time_us": g["time_us"].mean(), "min_us": g["time_us"].min(),
+                     "max_us": g["time_us"].max(), "ideal_us": ideal_us(w, a.message_bytes),
+                     "flows": "all" if g["finished"].all() else "incomplete",
+                     "command": g["command"].iloc[0]})
+    rows.append({"workload": "permutation", "simulator": "theory",
+                 "transport": "one random spine per flow (balls in bins)", "seeds": 20000,
+                 "time_us": ecmp_expectation(a.message_bytes), "min_us": float("nan"),
+                 "max_us": float("nan"), "ideal_us": ideal_us("permutation", a.message_bytes),
+                 "flows": "", "command": ""})
     out = pd.DataFrame(rows)
     out["over_ideal"] = out["time_us"] / out["ideal_us"]
     table = common.markdown(out, {"workload": "workload", "simulator": "simulator",
-                                  "transport": "transport", "time_us": "completion (us)",
+                                  "transport": "transport", "seeds": "seeds",
+                                  "time_us": "completion, mean (us)", "min_us": "min",
+                                  "max_us": "max",
                                   "ideal_us": "ideal (us)", "over_ideal": "over ideal",
                                   "flows": "flows finished"}, floats="{:.4g}")
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -144,8 +179,11 @@ def main():
     ax.set_xlabel("completion over the ideal (blue: this model, orange: htsim)")
     ax.set_title(f"16 hosts, 2 leaves x 8 spines, 100 Gb/s, {a.message_bytes >> 10} KiB")
     fig.tight_layout()
+    runs.to_csv(os.path.join(a.out, "htsim-compare" + ("-quick" if a.quick else "") +
+                             "-runs.csv"), index=False)
     note = (f"{HOSTS} hosts, {PER_LEAF} per leaf, {SPINES} spines, 100 Gb/s and 1 us everywhere; "
-            f"{a.message_bytes} B per host. htsim commands: "
+            f"{a.message_bytes} B per host; seeds 1 to {a.seeds} (htsim's -seed, our --seed). "
+            "htsim commands (seed 1): "
             + ("; ".join(f"`{c}`" for c in out["command"] if c) or "not run (no --htsim)"))
     common.save(a.out, "htsim-compare" + ("-quick" if a.quick else ""), out, table, fig, note)
     return 0

@@ -44,15 +44,14 @@ def fabric(quick):
 
 def go_back_n_model(p, packets, inflight, packet_us, lossless_us, flows):
     """Expected completion of a permutation of `flows` go-back-N flows of `packets` packets
-    each (us) at loss `p` per link end: every transmission is lost with q = 1 - (1-p)^4 and
-    then costs the `inflight` packets sent behind it, so X = packets / (1 - q N) transmissions
-    go out; a loss event ends in a timeout when its NAK (q) or the resent packet (q) is lost,
-    and the message's last packet lost (q) has no later packet to expose it. Each timeout idles
-    one RTO; the permutation waits for the flow with the most timeouts (Poisson counts)."""
+    each (us) at loss `p` per link end. Every transmission is lost with q = 1 - (1-p)^4 and a
+    loss resends the `inflight` packets sent behind it: the textbook go-back-N count of
+    1 + N q / (1 - q) transmissions per packet delivered. A loss event ends in a timeout when
+    its NAK (q) or the resent packet (q) is lost, and a lost last packet (q) has no later one
+    to expose it. Each timeout idles one RTO (its doubling on repeated timeouts left out); the
+    permutation waits for the flow with the most timeouts (Poisson counts)."""
     q = 1 - (1 - p) ** LINK_ENDS
-    if q * inflight >= 1:
-        return float("inf"), q
-    sent = packets / (1 - q * inflight)
+    sent = packets * (1 + inflight * q / (1 - q))
     rate = sent * q * 2 * q + q  # timeouts per flow
     return lossless_us + (sent - packets) * packet_us + expected_max_poisson(rate, flows) * \
         RTO_US, q
@@ -78,7 +77,7 @@ def selective_model(p, lossless_us):
 
 
 def main():
-    a = common.arguments(__doc__, results=common.VALIDATION, message_bytes=16 << 20, seeds=3,
+    a = common.arguments(__doc__, results=common.VALIDATION, message_bytes=16 << 20, seeds=5,
                          stop_time="1s", transports=",".join(TRANSPORTS))
     transports = a.transports.split(",")
     unknown = [t for t in transports if t not in TRANSPORTS]
@@ -145,7 +144,7 @@ def main():
     fig.tight_layout()
     note = (f"{fab['hosts']} hosts, permutation of {a.message_bytes} B WRITEs over the spine, "
             f"{seeds} seed(s) each (means); loss at each of the {LINK_ENDS} link ends of a path; "
-            f"model: go-back-N loses {inflight} packets in flight per loss and an RTO of "
+            f"model: go-back-N resends the {inflight} packets in flight per loss, and an RTO of "
             f"{RTO_US:g} us per NAK, resent or last packet lost (the slowest of the flows); "
             "selective recovery resends only the lost packets.")
     common.save(a.out, "irn-loss" + ("-quick" if a.quick else ""), df, table, fig, note)

@@ -171,6 +171,10 @@ def test_htsim_compare_our_side(tmp_path):
     out = run_experiment("htsim_compare.py", tmp_path)
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "htsim-compare-quick.csv")
-    assert len(df) == 4 and (df["flows"] == "all").all() and (df["over_ideal"] >= 1).all()
+    ours = df[df["simulator"] == "MetaRoCE model"]
+    assert len(ours) == 4 and (ours["flows"] == "all").all() and (df["over_ideal"] >= 1).all()
+    # Random hashing of 16 flows onto 8 spines: the busiest link carries 2 to 4 flows.
+    theory = df[df["simulator"] == "theory"]["over_ideal"].iloc[0]
+    assert 2 < theory < 4
     bad = run_experiment("htsim_compare.py", tmp_path, "--htsim", str(tmp_path))
     assert bad.returncode != 0 and "--htsim" in bad.stderr
