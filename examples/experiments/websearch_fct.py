@@ -36,6 +36,17 @@ def bucket_label(upper):
     return f"<= {upper / 1e6:g} MB" if upper >= 1_000_000 else f"<= {upper / 1e3:g} KB"
 
 
+def behind_same_pair(f, flows):
+    """How many of the flows `f` started while an earlier flow of the same source and
+    destination was still unfinished (and so waited on the same queue pair or connection)."""
+    count = 0
+    for r in f.itertuples():
+        same = flows[(flows["src"] == r.src) & (flows["dst"] == r.dst) &
+                     (flows["start_us"] < r.start_us) & (flows["end_us"] > r.start_us)]
+        count += len(same) > 0
+    return count
+
+
 def main():
     a = common.arguments(__doc__, results=common.VALIDATION, hosts=32, flows_per_host=100,
                          loads="0.3,0.5", seeds=3, stop_time="2s")
@@ -46,7 +57,7 @@ def main():
         raise SystemExit("--hosts, --flows-per-host, --seeds: need at least 2 hosts, one flow "
                          "and one seed")
     if a.quick:
-        a.hosts, a.flows_per_host = 8, 20
+        a.hosts, a.flows_per_host, a.seeds = 8, 20, 1
     per_leaf = min(16, a.hosts)
     if a.hosts % per_leaf:
         raise SystemExit(f"--hosts: {a.hosts} is not a multiple of 16 (hosts per leaf)")
@@ -79,6 +90,9 @@ def main():
                         "slowdown_p95": f["slowdown"].quantile(0.95),
                         "slowdown_p99": f["slowdown"].quantile(0.99),
                         "pauses": r.pfc_pauses, "max_queue_kb": r.max_queue_bytes / 1e3})
+        slow = f[(f["bytes"] <= 200_000) & (f["slowdown"] > 100)]
+        summary[-1].update({"short_slow": len(slow),
+                            "short_slow_behind": behind_same_pair(slow, f)})
     # Percentiles per size bucket over the flows of every seed together.
     for (load, label), frames in pooled.items():
         for b, g in pd.concat(frames).groupby("bucket"):
@@ -93,7 +107,10 @@ def main():
                                       "complete": "complete", "flows": "flows",
                                       "slowdown_p50": "slowdown p50",
                                       "slowdown_p95": "p95", "slowdown_p99": "p99",
-                                      "pauses": "PAUSEs", "max_queue_kb": "deepest queue (KB)"},
+                                      "pauses": "PAUSEs", "max_queue_kb": "deepest queue (KB)",
+                                      "short_slow": "flows <= 200 KB slowed > 100x",
+                                      "short_slow_behind": "... behind an unfinished flow of "
+                                                           "their host pair"},
                             floats="{:.3g}")
     wide = by_bucket.sort_values(["load", "upper"], kind="stable")
     table += "\n" + common.markdown(wide, {"load": "load", "bucket": "flow size",
