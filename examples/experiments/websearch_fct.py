@@ -24,7 +24,11 @@ import pandas as pd
 from metaroce import experiment as mx
 
 CDF = os.path.join(common.ROOT, "contrib", "metaroce", "examples", "flow-sizes-web-search.cdf")
+# HPCC's RED at 100 Gb/s (its run.py: Kmin 400 KB, Kmax 1,600 KB, Pmax 0.2), here on every
+# port; HPCC scales it by 4 on its 400 Gb/s links.
+HPCC_RED = "EcnKmin=400000;EcnKmax=1600000;EcnPmax=0.2"
 VARIANTS = [("RoCEv2, NIC DCQCN + PFC", "rocev2-pfc", ""),
+            ("RoCEv2, NIC DCQCN + PFC, HPCC's RED", "rocev2-pfc", HPCC_RED),
             ("RoCEv2, paper DCQCN + PFC", "rocev2-paper", "PfcEnabled=true"),
             ("MetaRoCE", "metaroce", "")]
 # Size buckets (bytes, upper bounds): the distribution's own points.
