@@ -172,11 +172,12 @@ def main():
     fig, ax = plt.subplots(figsize=(8, 4))
     labels = [f"{r.workload}\n{r.transport}" for r in out.itertuples()]
     ax.barh(range(len(out)), out["over_ideal"],
-            color=["tab:blue" if s != "htsim" else "tab:orange" for s in out["simulator"]])
+            color=[{"htsim": "tab:orange", "theory": "tab:grey"}.get(s, "tab:blue")
+                   for s in out["simulator"]])
     ax.set_yticks(range(len(out)))
     ax.set_yticklabels(labels, fontsize=6)
     ax.axvline(1, color="grey", lw=0.8)
-    ax.set_xlabel("completion over the ideal (blue: this model, orange: htsim)")
+    ax.set_xlabel("completion over the ideal (blue: this model, orange: htsim, grey: theory)")
     ax.set_title(f"16 hosts, 2 leaves x 8 spines, 100 Gb/s, {a.message_bytes >> 10} KiB")
     fig.tight_layout()
     runs.to_csv(os.path.join(a.out, "htsim-compare" + ("-quick" if a.quick else "") +
