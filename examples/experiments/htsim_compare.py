@@ -43,6 +43,8 @@ HTSIM = [("htsim EQDS (sprayed, trimming)", "htsim_eqds",
           ["-strat", "ecmp_host", "-paths", "256", "-cwnd", "50", "-q", "35"]),
          ("htsim RoCE (one path per flow, lossless)", "htsim_roce",
           ["-strat", "ecmp_host", "-paths", "1", "-q", "100"])]
+# Where htsim runs and its input files go.
+HTSIM_DIR = os.path.join(tempfile.gettempdir(), "metaroce-htsim-compare")
 FINISHED = re.compile(r"finished at ([0-9.eE+-]+)")
 
 
@@ -75,9 +77,14 @@ def run_htsim(sim, binary, extra, workload, message_bytes, files, end_us, seed):
     tm = os.path.join(files, f"{workload}.cm")
     with open(tm, "w") as f:
         f.write(matrix_text(workload, message_bytes))
-    command = [os.path.join(sim, "datacenter", binary), "-topo", topo, "-tm", tm,
-               "-nodes", str(HOSTS), "-conns", str(tm_connections(workload)), "-mtu", "4096",
-               "-end", str(end_us), "-seed", str(seed), "-o", os.path.join(files, "logout.dat")] + extra
+    # Relative names, run in `files`, so that the commands print the same every time. (EQDS's
+    # runs depend on -seed alone; htsim's RoCE source reseeds the random generator from the
+    # wall clock as each flow is made, so its path draws change from run to run whatever
+    # -seed says.)
+    command = [os.path.join(sim, "datacenter", binary), "-topo", os.path.basename(topo),
+               "-tm", os.path.basename(tm), "-nodes", str(HOSTS),
+               "-conns", str(tm_connections(workload)), "-mtu", "4096", "-end", str(end_us),
+               "-seed", str(seed), "-o", "logout.dat"] + extra
     print("$", " ".join(shlex.quote(c) for c in command), flush=True)
     out = subprocess.run(command, capture_output=True, text=True, cwd=files)
     if out.returncode != 0:
@@ -138,16 +145,15 @@ def main():
                      "seed": r.seed, "time_us": r.collective_time_us,
                      "finished": r.complete, "command": ""})
     if a.htsim:
-        with tempfile.TemporaryDirectory() as files:
-            for w in workloads:
-                for label, binary, extra in HTSIM:
-                    for seed in seeds:
-                        t, n, command = run_htsim(a.htsim, binary, extra, w, a.message_bytes,
-                                                  files, a.end_us, seed)
-                        runs.append({"workload": w, "simulator": "htsim", "transport": label,
-                                     "seed": seed, "time_us": t,
-                                     "finished": n == tm_connections(w),
-                                     "command": command.replace(files, "$DIR")})
+        os.makedirs(HTSIM_DIR, exist_ok=True)
+        for w in workloads:
+            for label, binary, extra in HTSIM:
+                for seed in seeds:
+                    t, n, command = run_htsim(a.htsim, binary, extra, w, a.message_bytes,
+                                              HTSIM_DIR, a.end_us, seed)
+                    runs.append({"workload": w, "simulator": "htsim", "transport": label,
+                                 "seed": seed, "time_us": t,
+                                 "finished": n == tm_connections(w), "command": command})
     runs = pd.DataFrame(runs)
     rows = []
     for (w, sim, label), g in runs.groupby(["workload", "simulator", "transport"], sort=False):
