@@ -12,6 +12,8 @@ import pandas as pd  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RESULTS = os.path.join(ROOT, "doc", "results")
+# The validation experiments' figures (doc/validation.md).
+VALIDATION = os.path.join(ROOT, "doc", "validation")
 
 # The announcement's scale: 64 hosts. 16 hosts per leaf with 4 spines per plane and 400 Gb/s
 # uplinks make every plane non-blocking (16 x 100 Gb/s down, 4 x 400 Gb/s up).
@@ -23,14 +25,14 @@ LABELS = {"metaroce": "MetaRoCE", "rocev2": "RoCEv2 go-back-N (DCQCN, no PFC)",
           "rocev2-pfc": "RoCEv2 + PFC (DCQCN)", "rocev2-nocc": "RoCEv2 go-back-N, no DCQCN"}
 
 
-def arguments(doc, **defaults):
+def arguments(doc, results=RESULTS, **defaults):
     """The common options: --quick (a small fabric, for trying the script), --processes,
-    --out (the results directory)."""
+    --out (the results directory, `results` by default)."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
                    help="16 hosts and small messages instead of the full 64-host runs")
     p.add_argument("--processes", type=int, default=os.cpu_count())
-    p.add_argument("--out", default=RESULTS, help="directory for CSV, markdown and PNG")
+    p.add_argument("--out", default=results, help="directory for CSV, markdown and PNG")
     for name, value in defaults.items():
         p.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
     a = p.parse_args()

@@ -129,3 +129,52 @@ def test_loss_sweep_sizes_and_transports(tmp_path):
     assert "MetaRoCE kept" in table and "RoCEv2 kept" not in table
     bad = run_experiment("loss_sweep.py", tmp_path, "--transports", "metaroce,iwarp")
     assert bad.returncode != 0 and "unknown iwarp" in bad.stderr
+
+
+def test_irn_loss(tmp_path):
+    out = run_experiment("irn_loss.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "irn-loss-quick.csv")
+    assert df["complete"].all() and sorted(df["loss"].unique()) == [0.0, 0.001]
+    lossy = df[df["loss"] > 0].set_index("transport")
+    # Go-back-N resends a window's worth per loss, selective recovery about one packet.
+    assert lossy.loc["rocev2-nocc", "retransmitted"] > 5 * lossy.loc["metaroce", "retransmitted"]
+    assert "model (%)" in (tmp_path / "irn-loss-quick.md").read_text()
+    bad = run_experiment("irn_loss.py", tmp_path, "--transports", "tcp")
+    assert bad.returncode != 0 and "--transports" in bad.stderr
+
+
+def test_dcqcn_incast(tmp_path):
+    out = run_experiment("dcqcn_incast.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "dcqcn-incast-quick.csv").set_index("variant")
+    assert (df["senders"] == 2).all() and (df["drops"] == 0).all()
+    # PFC holds the incast without loss; the queue is sampled (not empty) in every variant.
+    assert (df["pauses"] > 0).all() and (df["queue_mean_kb"] > 0).all()
+    assert df.loc["PFC alone (no DCQCN)", "jain"] > 0.99
+    bad = run_experiment("dcqcn_incast.py", tmp_path, "--rate", "fast")
+    assert bad.returncode != 0 and "--rate" in bad.stderr
+
+
+def test_websearch_fct(tmp_path):
+    out = run_experiment("websearch_fct.py", tmp_path, "--loads", "0.3")
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "websearch-fct-quick.csv")
+    assert df["complete"].all() and len(df) == 4 and (df["flows"] == 8 * 20).all()
+    buckets = pd.read_csv(tmp_path / "websearch-fct-quick-buckets.csv")
+    assert (buckets["p50"] >= 1).all() and buckets["flows"].sum() == 4 * 8 * 20
+    bad = run_experiment("websearch_fct.py", tmp_path, "--loads", "1.5")
+    assert bad.returncode != 0 and "--loads" in bad.stderr
+
+
+def test_htsim_compare_our_side(tmp_path):
+    out = run_experiment("htsim_compare.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "htsim-compare-quick.csv")
+    ours = df[df["simulator"] == "MetaRoCE model"]
+    assert len(ours) == 4 and (ours["flows"] == "all").all() and (df["over_ideal"] >= 1).all()
+    # Random hashing of 16 flows onto 8 spines: the busiest link carries 2 to 4 flows.
+    theory = df[df["simulator"] == "theory"]["over_ideal"].iloc[0]
+    assert 2 < theory < 4
+    bad = run_experiment("htsim_compare.py", tmp_path, "--htsim", str(tmp_path))
+    assert bad.returncode != 0 and "--htsim" in bad.stderr
