@@ -96,6 +96,16 @@ AddWorkloadConfig(nlohmann::ordered_json& j, const MetaRoceExperimentConfig& c)
     {
         j["tree_chunk_bytes"] = c.treeChunkBytes;
     }
+    if (c.workload == "schedule")
+    {
+        j["schedule"] = c.schedule;
+    }
+    if (c.topology == "rail")
+    {
+        j["rail_gpus"] = c.railGpus;
+        j["server_rate"] = c.serverRate;
+        j["server_delay"] = c.serverDelay;
+    }
     if (c.stragglers > 0)
     {
         j["stragglers"] = c.stragglers;
@@ -129,6 +139,25 @@ JobsJson(const std::vector<MetaRoceJobRecord>& jobs)
                          {"bytes_sent", c.bytesSent},
                          {"bytes_expected", c.bytesExpected},
                          {"errors", c.errors}});
+    }
+    return array;
+}
+
+/// Every operation of a schedule run, in the order they began.
+nlohmann::ordered_json
+ScheduleJson(const std::vector<MetaRoceScheduleRecord>& ops)
+{
+    nlohmann::ordered_json array = nlohmann::ordered_json::array();
+    for (const auto& op : ops)
+    {
+        array.push_back({{"group", op.group},
+                         {"iteration", op.iteration},
+                         {"op", op.op},
+                         {"kind", op.kind},
+                         {"bytes", op.bytes},
+                         {"start_us", op.startUs},
+                         {"end_us", op.endUs},
+                         {"busbw_GBps", op.busBwGBps}});
     }
     return array;
 }
@@ -251,6 +280,10 @@ MetaRoceExperimentResults::ToJson() const
     if (!jobs.empty())
     {
         j["jobs"] = JobsJson(jobs);
+    }
+    if (!schedule.empty())
+    {
+        j["schedule"] = ScheduleJson(schedule);
     }
     j["drops"] = nlohmann::ordered_json::object();
     for (const auto& [reason, count] : drops)
