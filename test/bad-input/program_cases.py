@@ -131,6 +131,10 @@ PROGRAM_CASES = [
     case("metaroce-4-plane", FLOWS, "--load=2", ["--load", "2"]),
     case("metaroce-4-plane", SMALL + ["--workloads=incast,flows"], "--cdfFile=/no/such.cdf",
          ["--cdfFile", "/no/such.cdf"]),
+    case("metaroce-4-plane", SMALL + ["--jobs=2"], "--jobWorkloads=allreduce-ring",
+         ["--jobWorkloads", "1 entries for 2 jobs"]),
+    case("metaroce-4-plane", SMALL + ["--jobs=2"], "--jobBytes=4096,0",
+         ["--jobBytes", "'0'"]),
     # Rail-optimized fabrics and schedules.
     case("metaroce-4-plane", SMALL + ["--topology=rail", "--planes=1"], "--railGpus=3",
          ["--railGpus", "not whole servers of 3"]),

@@ -128,6 +128,14 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                     "jobs' hosts: packed (consecutive), spread (round robin) or random (seeded)",
                     c.placement);
     AddIntegerOption(cmd, "soloJob", "with --jobs: -1 all; j: job j alone on its hosts", c.soloJob);
+    AddStringOption(cmd,
+                    "jobWorkloads",
+                    "with --jobs: each job's collective, a,b,... (default: --workload)",
+                    c.jobWorkloads);
+    AddStringOption(cmd,
+                    "jobBytes",
+                    "with --jobs: each job's bytes per rank, n,n,... (default: --messageBytes)",
+                    c.jobBytes);
 }
 
 /// Seeds, outputs and limits.

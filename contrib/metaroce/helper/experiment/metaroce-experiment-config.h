@@ -95,6 +95,11 @@ struct MetaRoceExperimentConfig
     std::string placement{"packed"}; ///< jobs' hosts: packed, spread or random (seeded)
     /// With jobs: -1 all of them; j: job j alone on its hosts (what its slowdown is against).
     int32_t soloJob{-1};
+    /// With jobs: each job's collective, one per job ("allreduce-ring,alltoall"); empty: every
+    /// job runs `workload`.
+    std::string jobWorkloads;
+    /// With jobs: each job's buffer per rank in bytes, one per job; empty: messageBytes.
+    std::string jobBytes;
 
     // Run.
     uint32_t seed{1};

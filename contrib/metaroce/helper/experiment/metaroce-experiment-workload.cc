@@ -49,7 +49,8 @@ MetaRoceExperimentWorkload::ChannelsOf(const MetaRoceExperimentConfig& config)
 uint32_t
 MetaRoceExperimentWorkload::StreamsOf(const MetaRoceExperimentConfig& config)
 {
-    const bool tree = config.workload == "allreduce-tree" || config.workload == "schedule";
+    const bool tree = config.workload == "allreduce-tree" || config.workload == "schedule" ||
+                      config.jobWorkloads.find("allreduce-tree") != std::string::npos;
     return ChannelsOf(config) * (tree ? 2 : 1);
 }
 
@@ -174,8 +175,8 @@ MetaRoceExperimentWorkload::InstallJob(const std::vector<Ptr<MetaRoceNic>>& nics
                                        const std::vector<uint32_t>& hosts,
                                        MetaRoceMessageLog& log)
 {
-    auto helper = std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(m_config.workload),
-                                                             m_config.messageBytes);
+    auto helper = std::make_unique<MetaRoceCollectiveHelper>(JobCollective(m_config, job),
+                                                             JobBytes(m_config, job));
     helper->SetTreeChunkBytes(m_config.treeChunkBytes);
     helper->SetChannels(ChannelsOf(m_config));
     helper->SetRepetitions(m_config.repetitions);

@@ -117,6 +117,14 @@ AddWorkloadConfig(nlohmann::ordered_json& j, const MetaRoceExperimentConfig& c)
         j["placement"] = c.placement;
         j["solo_job"] = c.soloJob;
     }
+    if (c.jobs > 1 && !c.jobWorkloads.empty())
+    {
+        j["job_workloads"] = c.jobWorkloads;
+    }
+    if (c.jobs > 1 && !c.jobBytes.empty())
+    {
+        j["job_bytes"] = c.jobBytes;
+    }
 }
 
 /// Each job of a run with several (--jobs).
@@ -129,6 +137,8 @@ JobsJson(const std::vector<MetaRoceJobRecord>& jobs)
         const MetaRoceCollectiveResult& c = job.collective;
         array.push_back({{"job", job.job},
                          {"hosts", job.hosts},
+                         {"workload", c.name},
+                         {"bytes", c.bytes},
                          {"complete", c.complete},
                          {"time_us", c.timeUs},
                          {"algbw_GBps", c.algBwGBps},
