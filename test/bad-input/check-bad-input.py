@@ -55,6 +55,13 @@ MATRICES = {
     "tm_big": "0 99999999999 1 1\n1 0 1 1\n1 1 0 1\n1 1 1 0\n",
 }
 
+# Training schedules for 4 hosts (--schedule), {sch_<name>} in the cases.
+SCHEDULES = {
+    "sch_rank": '{"format": "metaroce-schedule/1", "groups": [{"name": "a", "ranks": [0, 4], '
+                '"ops": [{"compute": "1us"}]}]}',
+    "sch_json": '{"format": "metaroce-schedule/1", "groups": [',
+}
+
 # (program, base arguments, the bad option, substrings its one line must contain)
 CASES = [
     # The examples' comparison runner (metaroce-4-plane / metaroce-8-plane).
@@ -344,6 +351,10 @@ def main():
     for key, text in (("bad", CDF_BAD), ("huge", CDF_HUGE), ("word", CDF_WORD),
                       ("good", "100 0.5\n1000 1\n")):
         files[key] = os.path.join(tmp, key + ".cdf")
+        with open(files[key], "w") as f:
+            f.write(text)
+    for key, text in SCHEDULES.items():
+        files[key] = os.path.join(tmp, key + ".json")
         with open(files[key], "w") as f:
             f.write(text)
     for key, text in MATRICES.items():

@@ -77,3 +77,39 @@ def test_jobs_sharing_a_fabric_give_a_data_frame_per_job():
     with pytest.raises(ConfigError, match="do not split") as e:
         mx.run(**SHAPE, workload="allgather-ring", jobs=3)
     assert e.value.field == "jobs"
+
+
+def test_rail_topology_from_python_equals_the_command_line(example, tmp_path):
+    prefix = str(tmp_path / "cpp")
+    subprocess.run([example("metaroce-4-rail"), "--hosts=8", "--railGpus=4", "--hostsPerLeaf=1",
+                    "--spines=1", "--messageBytes=262144", "--workloads=alltoall",
+                    "--transports=metaroce", "--losses=0", f"--output={prefix}"],
+                   check=True, capture_output=True, text=True)
+    (name,) = [f for f in os.listdir(tmp_path) if f.endswith(".json")]
+    with open(tmp_path / name) as f:
+        cpp = json.load(f)
+    r = mx.run(topology="rail", hosts=8, rail_gpus=4, planes=1, hosts_per_leaf=1, spines=1,
+               message_bytes=262144, workload="alltoall")
+    assert r.document == cpp
+    assert r.config["rail_gpus"] == 4 and r.collective["complete"] is True
+    with pytest.raises(ConfigError, match="whole servers") as e:
+        mx.run(topology="rail", hosts=6, rail_gpus=4, planes=1, workload="alltoall")
+    assert e.value.field == "rail_gpus"
+
+
+def test_schedule_gives_a_row_per_operation(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({
+        "format": "metaroce-schedule/1", "iterations": 2,
+        "groups": [{"name": "tp", "ranks": [0, 1, 2, 3],
+                    "ops": [{"compute": "10us"},
+                            {"collective": "allreduce-ring", "bytes": 65536}]}]}))
+    r = mx.run(**SHAPE, workload="schedule", schedule=path)
+    assert r.summary["complete"] is True
+    assert list(r.schedule["kind"]) == ["compute", "allreduce-ring"] * 2
+    assert (r.schedule["start_us"].iloc[1:].values == r.schedule["end_us"].iloc[:-1].values).all()
+    path.write_text('{"format": "metaroce-schedule/1", "groups": [{"name": "tp", '
+                    '"ranks": [0, 9], "ops": [{"compute": "1us"}]}]}')
+    with pytest.raises(ConfigError, match=r"groups\[0\]\.ranks\[1\]") as e:
+        mx.run(**SHAPE, workload="schedule", schedule=path)
+    assert e.value.field == "schedule"

@@ -212,7 +212,8 @@ class Results:
     Attributes: ``document`` (the whole JSON), ``config``, ``summary``, ``collective`` (None for
     the flows workload), ``drops``, ``planes`` (DataFrame), ``flows``, ``hosts``, ``links``,
     ``throughput``, ``host_throughput`` (DataFrames), ``jobs`` (DataFrame, a row per job of a
-    run with jobs > 1; None otherwise), ``wall_seconds``.
+    run with jobs > 1; None otherwise), ``schedule`` (DataFrame, a row per operation of a
+    workload="schedule" run, doc/schedules.md; None otherwise), ``wall_seconds``.
     """
 
     def __init__(self, cpp_results):
@@ -232,6 +233,8 @@ class Results:
         self.host_throughput = pd.DataFrame(
             _rows(cpp_results.hostThroughput, ns.MetaRoceHostSample))
         self.jobs = pd.DataFrame(self.document["jobs"]) if "jobs" in self.document else None
+        self.schedule = (pd.DataFrame(self.document["schedule"])
+                         if "schedule" in self.document else None)
         self.wall_seconds = float(cpp_results.wallSeconds)
         self._cpp = cpp_results
 

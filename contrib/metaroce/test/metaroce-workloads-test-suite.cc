@@ -13,7 +13,10 @@
  *  - an all-to-allv of a matrix file completes with its exact bytes and reports its slowest
  *    rank; a skewed one takes longer than the uniform all-to-all of the same buffer;
  *  - stragglers: a seeded choice; a collective whose ranks start late ends later by about the
- *    delay, and its time after the last start is reported.
+ *    delay, and its time after the last start is reported;
+ *  - jobs of different collectives and sizes (--jobWorkloads, --jobBytes) each run their own,
+ *    alone and shared; lists of the wrong length, unknown or matrix collectives, sizes that are
+ *    negative or too small for the job's ranks, and lists without jobs are refused.
  *
  * Ideal times. B is a host's rate over every plane, L a packet's one-way latency on the idle
  * fabric (MetaRoceMessageLog::IdealUs of zero bytes: propagation and one packet's store and
@@ -384,6 +387,72 @@ class JobsTestCase : public TestCase
     }
 };
 
+class JobWorkloadsTestCase : public TestCase
+{
+  public:
+    JobWorkloadsTestCase()
+        : TestCase("jobs of different collectives and sizes; their lists are checked")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MetaRoceExperimentConfig c = NonBlocking("allreduce-ring", 1 << 20);
+        c.hostsPerLeaf = 4;
+        c.jobs = 2;
+        c.jobWorkloads = "allgather-ring,alltoall";
+        c.jobBytes = "262144,131072";
+        c.Validate();
+        const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "both jobs");
+        NS_TEST_ASSERT_MSG_EQ(r.jobs.size(), 2, "two jobs");
+        NS_TEST_EXPECT_MSG_EQ(r.jobs[0].collective.name, "allgather-ring", "job 0's workload");
+        NS_TEST_EXPECT_MSG_EQ(r.jobs[1].collective.name, "alltoall", "job 1's workload");
+        NS_TEST_EXPECT_MSG_EQ(r.jobs[0].collective.bytes, 262144, "job 0's size");
+        NS_TEST_EXPECT_MSG_EQ(r.jobs[1].collective.bytes, 131072, "job 1's size");
+        for (const auto& job : r.jobs)
+        {
+            NS_TEST_EXPECT_MSG_EQ(job.collective.bytesSent, job.collective.bytesExpected, "");
+            NS_TEST_EXPECT_MSG_GT(job.aloneTimeUs, 0, "its own workload alone");
+        }
+        NS_TEST_EXPECT_MSG_NE(r.ToJson().find("\"workload\": \"alltoall\""),
+                              std::string::npos,
+                              "each job's workload written");
+
+        const std::vector<std::pair<std::string, std::string>> bad = {
+            {"allgather-ring", "--jobWorkloads: 1 entries for 2 jobs"},
+            {"allgather-ring,broadcast", "--jobWorkloads: job 1: "},
+            {"allgather-ring,alltoallv", "--jobWorkloads: job 1: alltoallv"},
+            {"allgather-ring,allreduce-hd", ""}, // 4 ranks: a power of two
+        };
+        for (const auto& [workloads, want] : bad)
+        {
+            MetaRoceExperimentConfig b = c;
+            b.jobWorkloads = workloads;
+            b.jobBytes.clear();
+            const std::string got = InvalidArgument([&b]() { b.Validate(); });
+            NS_TEST_EXPECT_MSG_EQ(got.rfind(want, 0), 0, workloads << " gave: " << got);
+        }
+        MetaRoceExperimentConfig sizes = c;
+        sizes.jobBytes = "262144,-1";
+        NS_TEST_EXPECT_MSG_NE(InvalidArgument([&sizes]() { sizes.Validate(); }).find("'-1'"),
+                              std::string::npos,
+                              "a negative size");
+        sizes.jobBytes = "262144,3"; // fewer bytes than an all-to-all's blocks
+        NS_TEST_EXPECT_MSG_NE(InvalidArgument([&sizes]() { sizes.Validate(); }).find("job 1"),
+                              std::string::npos,
+                              "too small for its ranks");
+        MetaRoceExperimentConfig one = c;
+        one.jobs = 1;
+        NS_TEST_EXPECT_MSG_NE(InvalidArgument([&one]() {
+                                  one.ValidateAsGiven(MetaRoceExperimentConfig());
+                              }).find("has no effect without --jobs above 1"),
+                              std::string::npos,
+                              "per-job lists need jobs");
+    }
+};
+
 class WorkloadsTestSuite : public TestSuite
 {
   public:
@@ -395,6 +464,7 @@ class WorkloadsTestSuite : public TestSuite
         AddTestCase(new TrafficMatrixTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new AllToAllVTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new JobsTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new JobWorkloadsTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

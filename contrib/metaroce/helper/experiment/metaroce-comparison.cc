@@ -33,15 +33,32 @@ FilePart(double loss)
 
 /// Link ends a packet between two hosts on different leaves meets, each dropping at `loss`:
 /// host-leaf, leaf-spine, spine-leaf, leaf-host; two more through a fat-tree's core; two on a
-/// single leaf.
+/// single leaf. In a rail fabric (intra-server links lossless): two within a group of servers
+/// (server-leaf, leaf-server), four between groups.
 uint32_t
 LossPointsPerPath(const MetaRoceExperimentConfig& c)
 {
+    if (c.topology == "rail")
+    {
+        return c.hosts / c.railGpus <= c.hostsPerLeaf ? 2 : 4;
+    }
     if (c.hosts <= c.hostsPerLeaf)
     {
         return 2;
     }
     return c.topology == "fat-tree" ? 6 : 4;
+}
+
+/// Leaves per plane (rail leaves in a rail fabric).
+uint32_t
+Leaves(const MetaRoceExperimentConfig& c)
+{
+    if (c.topology == "rail")
+    {
+        const uint32_t servers = c.hosts / c.railGpus;
+        return c.railGpus * ((servers + c.hostsPerLeaf - 1) / c.hostsPerLeaf);
+    }
+    return (c.hosts + c.hostsPerLeaf - 1) / c.hostsPerLeaf;
 }
 
 double
@@ -109,10 +126,15 @@ MetaRoceComparison::Run(std::ostream& os)
 {
     std::vector<MetaRoceExperimentResults> results;
     const auto& first = m_runs.front();
-    os << first.hosts << " hosts, " << first.planes << " planes x ("
-       << (first.hosts + first.hostsPerLeaf - 1) / first.hostsPerLeaf << " leaves, " << first.spines
-       << " spines), " << first.hostRate << " host links, " << first.messageBytes << " B per rank\n"
-       << "loss: random drops at every link end; a packet between leaves meets "
+    os << first.hosts << " hosts, " << first.planes << " planes x (" << Leaves(first) << " leaves, "
+       << first.spines << " spines), " << first.hostRate << " host links, " << first.messageBytes
+       << " B per rank\n";
+    if (first.topology == "rail")
+    {
+        os << "rail-optimized: servers of " << first.railGpus << " GPUs on " << first.serverRate
+           << " intra-server links, " << first.hostsPerLeaf << " servers per rail leaf\n";
+    }
+    os << "loss: random drops at every link end; a packet between leaves meets "
        << LossPointsPerPath(first) << ", so per path = 1-(1-loss)^" << LossPointsPerPath(first)
        << ".\nThe announced 'about 86% of throughput at 1% packet loss' is 1% per path (0.25% "
        << "per link end).\nkept: bus bandwidth over the same transport's lossless run; spur: "

@@ -26,10 +26,14 @@ namespace
 void
 AddFabricOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
 {
-    AddStringOption(cmd, "topology", "fabric topology: leaf-spine or fat-tree", c.topology);
+    AddStringOption(cmd, "topology", "fabric topology: leaf-spine, fat-tree or rail", c.topology);
     AddIntegerOption(cmd, "hosts", "hosts (one NIC each)", c.hosts);
     AddIntegerOption(cmd, "planes", "planes (NIC ports per host, disjoint networks)", c.planes);
-    AddIntegerOption(cmd, "hostsPerLeaf", "hosts per leaf switch", c.hostsPerLeaf);
+    AddIntegerOption(cmd,
+                     "hostsPerLeaf",
+                     "hosts per leaf switch (rail: servers per rail leaf)",
+                     c.hostsPerLeaf);
+    AddIntegerOption(cmd, "railGpus", "rail: hosts (GPUs) per server, = rails", c.railGpus);
     AddIntegerOption(cmd,
                      "spines",
                      "spine switches per plane (leaf-spine) or per pod (fat-tree)",
@@ -42,6 +46,8 @@ AddFabricOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
     AddStringOption(cmd, "hostDelay", "host-leaf link delay", c.hostDelay);
     AddStringOption(cmd, "fabricDelay", "leaf-spine link delay", c.fabricDelay);
     AddStringOption(cmd, "coreDelay", "spine-core link delay (fat-tree)", c.coreDelay);
+    AddStringOption(cmd, "serverRate", "rail: intra-server (NVLink-like) link rate", c.serverRate);
+    AddStringOption(cmd, "serverDelay", "rail: intra-server link delay", c.serverDelay);
     AddStringOption(cmd,
                     "nicAttributes",
                     "extra NIC attributes: Name=Value;Name=Value",
@@ -88,6 +94,11 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                   1e300);
     AddIntegerOption(cmd, "flowsPerHost", "flows: flows each host starts", c.flowsPerHost);
     AddStringOption(cmd,
+                    "schedule",
+                    "workload schedule: a JSON file of groups, collectives and compute gaps "
+                    "(doc/schedules.md)",
+                    c.schedule);
+    AddStringOption(cmd,
                     "trafficMatrix",
                     "alltoallv: file of N rows of N byte counts (row r: what rank r sends)",
                     c.trafficMatrix);
@@ -117,6 +128,14 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                     "jobs' hosts: packed (consecutive), spread (round robin) or random (seeded)",
                     c.placement);
     AddIntegerOption(cmd, "soloJob", "with --jobs: -1 all; j: job j alone on its hosts", c.soloJob);
+    AddStringOption(cmd,
+                    "jobWorkloads",
+                    "with --jobs: each job's collective, a,b,... (default: --workload)",
+                    c.jobWorkloads);
+    AddStringOption(cmd,
+                    "jobBytes",
+                    "with --jobs: each job's bytes per rank, n,n,... (default: --messageBytes)",
+                    c.jobBytes);
 }
 
 /// Seeds, outputs and limits.
@@ -208,7 +227,8 @@ MetaRoceExperimentConfig::AddOptions(CommandLine& cmd, bool withGridFields)
         AddStringOption(cmd,
                         "workload",
                         "allreduce-ring, allreduce-hd, allreduce-tree, allgather-ring, "
-                        "reducescatter-ring, alltoall, alltoallv, permutation, incast or flows",
+                        "reducescatter-ring, alltoall, alltoallv, permutation, incast, flows or "
+                        "schedule",
                         workload);
     }
     AddWorkloadOptions(cmd, *this);

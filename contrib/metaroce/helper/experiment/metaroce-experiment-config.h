@@ -35,7 +35,9 @@ constexpr uint32_t kMaxChannels = 1024;
 struct MetaRoceExperimentConfig
 {
     // Fabric.
-    std::string topology{"leaf-spine"}; ///< "leaf-spine" (two tiers) or "fat-tree" (three)
+    /// "leaf-spine" (two tiers), "fat-tree" (three) or "rail" (rail-optimized, servers of
+    /// railGpus hosts; hostsPerLeaf is then servers per rail leaf)
+    std::string topology{"leaf-spine"};
     uint32_t hosts{16};
     uint32_t planes{8};
     uint32_t hostsPerLeaf{8};
@@ -48,6 +50,9 @@ struct MetaRoceExperimentConfig
     std::string hostDelay{"1us"};
     std::string fabricDelay{"1us"};
     std::string coreDelay{"1us"};
+    uint32_t railGpus{8};              ///< rail only: hosts (GPUs) per server = rails
+    std::string serverRate{"900Gbps"}; ///< rail only: intra-server (NVLink-like) links
+    std::string serverDelay{"100ns"};  ///< rail only
     /// Extra attributes, "Name=Value;Name=Value", for every NIC and every switch.
     std::string nicAttributes;
     std::string switchAttributes;
@@ -64,9 +69,12 @@ struct MetaRoceExperimentConfig
     std::string failureUntil; ///< empty: never restored
 
     // Workload.
-    std::string workload{"allreduce-ring"}; ///< see ParseCollective(), or "flows"
-    uint64_t messageBytes{1 << 20};         ///< buffer per rank (collectives), message (patterns)
-    uint32_t channels{0}; ///< 0: one per plane (rocev2-meta400: kMeta400QpsPerConnection)
+    /// see ParseCollective(), "flows", or "schedule" (the groups of `schedule`)
+    std::string workload{"allreduce-ring"};
+    /// workload "schedule": the JSON schedule file (metaroce-training-schedule.h)
+    std::string schedule;
+    uint64_t messageBytes{1 << 20}; ///< buffer per rank (collectives), message (patterns)
+    uint32_t channels{0};           ///< 0: one per plane (rocev2-meta400: kMeta400QpsPerConnection)
     uint32_t repetitions{1};
     std::string cdfFile;       ///< flows: size distribution, lines "bytes cumulative-probability"
     double load{0.5};          ///< flows: offered load, fraction of each host's line rate x planes
@@ -87,6 +95,11 @@ struct MetaRoceExperimentConfig
     std::string placement{"packed"}; ///< jobs' hosts: packed, spread or random (seeded)
     /// With jobs: -1 all of them; j: job j alone on its hosts (what its slowdown is against).
     int32_t soloJob{-1};
+    /// With jobs: each job's collective, one per job ("allreduce-ring,alltoall"); empty: every
+    /// job runs `workload`.
+    std::string jobWorkloads;
+    /// With jobs: each job's buffer per rank in bytes, one per job; empty: messageBytes.
+    std::string jobBytes;
 
     // Run.
     uint32_t seed{1};

@@ -59,6 +59,11 @@ ShapeOf(const MetaRoceExperimentConfig& c)
         shape.leavesPerPod = c.leavesPerPod;
         shape.cores = c.cores;
     }
+    if (c.topology == "rail")
+    {
+        shape.topology = MetaRoceTopology::RAIL;
+        shape.railGpus = c.railGpus;
+    }
     return shape;
 }
 
@@ -67,16 +72,22 @@ void
 ValidateShape(const MetaRoceExperimentConfig& c)
 {
     const std::string problem = ShapeOf(c).Problem();
-    Require(problem.empty(), c.topology == "fat-tree" ? "topology=fat-tree" : "spines", problem);
+    Require(problem.empty(),
+            c.topology == "leaf-spine" ? "spines" : "topology=" + c.topology,
+            problem);
 }
 
 /// The fabric: topology, sizes within what the fabric helper builds, link rates and delays.
 void
 ValidateFabric(const MetaRoceExperimentConfig& c)
 {
-    Require(c.topology == "leaf-spine" || c.topology == "fat-tree",
+    Require(c.topology == "leaf-spine" || c.topology == "fat-tree" || c.topology == "rail",
             "topology",
-            "'" + c.topology + "' is not leaf-spine or fat-tree");
+            "'" + c.topology + "' is not leaf-spine, fat-tree or rail");
+    Require(c.topology != "rail" || (c.railGpus >= 1 && c.hosts % c.railGpus == 0),
+            "railGpus",
+            std::to_string(c.hosts) + " hosts are not whole servers of " +
+                std::to_string(c.railGpus) + " GPUs");
     Require(c.hosts >= 2, "hosts", "need at least 2 hosts, not " + std::to_string(c.hosts));
     Require(c.planes >= 1, "planes", "need at least 1 plane, not 0");
     Require(c.planes <= 64,
@@ -90,9 +101,11 @@ ValidateFabric(const MetaRoceExperimentConfig& c)
     ParseRateOption("hostRate", c.hostRate);
     ParseRateOption("fabricRate", c.fabricRate);
     ParseRateOption("coreRate", c.coreRate);
+    ParseRateOption("serverRate", c.serverRate);
     for (const auto& [field, text] : {std::make_pair("hostDelay", c.hostDelay),
                                       std::make_pair("fabricDelay", c.fabricDelay),
-                                      std::make_pair("coreDelay", c.coreDelay)})
+                                      std::make_pair("coreDelay", c.coreDelay),
+                                      std::make_pair("serverDelay", c.serverDelay)})
     {
         // The point-to-point links need a positive delay (the fabric helper aborts on 0).
         Require(ParseTimeOption(field, text) > Time(0),
@@ -172,7 +185,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
     {
         ValidateFlows(c);
     }
-    else
+    else if (c.workload != "schedule") // a schedule is checked with the workload's inputs
     {
         MetaRoceCollective collective{};
         try
@@ -381,6 +394,10 @@ CollectiveCounts(MetaRoceCollective collective, double n, double treeChunks)
 void
 ValidateMemory(const MetaRoceExperimentConfig& c)
 {
+    if (c.workload == "schedule")
+    {
+        return; // its collectives come and go; not estimated
+    }
     MetaRoceMemoryEstimate m;
     const double n = c.hosts;
     const double channels = MetaRoceExperimentWorkload::ChannelsOf(c);
@@ -419,6 +436,28 @@ ValidateMemory(const MetaRoceExperimentConfig& c)
                 option + "=" + std::to_string(value);
     }
     m.Check(what + "): " + c.workload + " over " + c.transport);
+}
+
+/// The rail fabric's options given without --topology=rail.
+std::vector<std::string>
+UnusedRailOptions(const MetaRoceExperimentConfig& c, const MetaRoceExperimentConfig& d)
+{
+    std::vector<std::string> unused;
+    const std::string notRail = " has no effect without --topology=rail";
+    if (c.topology != "rail")
+    {
+        for (const auto& [given, text] :
+             {std::make_pair(c.railGpus != d.railGpus, "--railGpus=" + std::to_string(c.railGpus)),
+              std::make_pair(c.serverRate != d.serverRate, "--serverRate=" + c.serverRate),
+              std::make_pair(c.serverDelay != d.serverDelay, "--serverDelay=" + c.serverDelay)})
+        {
+            if (given)
+            {
+                unused.push_back(text + notRail);
+            }
+        }
+    }
+    return unused;
 }
 
 } // namespace
@@ -512,7 +551,8 @@ MetaRoceExperimentConfig::UnusedOptions(const MetaRoceExperimentConfig& d) const
     check(cores != d.cores, fatTree, "cores", std::to_string(cores), leafSpine);
     check(coreRate != d.coreRate, fatTree, "coreRate", coreRate, leafSpine);
     check(coreDelay != d.coreDelay, fatTree, "coreDelay", coreDelay, leafSpine);
-    for (const auto& more : {UnusedWorkloadInputs(*this, d), UnusedJobOptions(*this, d)})
+    for (const auto& more :
+         {UnusedRailOptions(*this, d), UnusedWorkloadInputs(*this, d), UnusedJobOptions(*this, d)})
     {
         unused.insert(unused.end(), more.begin(), more.end());
     }

@@ -23,6 +23,14 @@ MetaRoceExperimentWorkload::MetaRoceExperimentWorkload(const MetaRoceExperimentC
     {
         m_flowSizes = ReadFlowSizeCdf(m_config.cdfFile);
     }
+    if (m_config.workload == "schedule")
+    {
+        m_schedule = std::make_unique<MetaRoceScheduleRunner>(
+            ReadTrainingSchedule(m_config.schedule, m_config.hosts),
+            TransportOf(m_config),
+            ChannelsOf(m_config),
+            m_config.treeChunkBytes);
+    }
 }
 
 metaroce::Transport
@@ -41,7 +49,9 @@ MetaRoceExperimentWorkload::ChannelsOf(const MetaRoceExperimentConfig& config)
 uint32_t
 MetaRoceExperimentWorkload::StreamsOf(const MetaRoceExperimentConfig& config)
 {
-    return ChannelsOf(config) * (config.workload == "allreduce-tree" ? 2 : 1);
+    const bool tree = config.workload == "allreduce-tree" || config.workload == "schedule" ||
+                      config.jobWorkloads.find("allreduce-tree") != std::string::npos;
+    return ChannelsOf(config) * (tree ? 2 : 1);
 }
 
 int64_t
@@ -54,7 +64,11 @@ MetaRoceExperimentWorkload::Install(MetaRoceFabricHelper& fabric,
     {
         nics.push_back(fabric.GetNic(h));
     }
-    if (m_config.workload == "flows")
+    if (m_schedule)
+    {
+        m_schedule->Start(nics, log);
+    }
+    else if (m_config.workload == "flows")
     {
         stream = InstallFlows(fabric, nics, stream, log);
     }
@@ -161,8 +175,8 @@ MetaRoceExperimentWorkload::InstallJob(const std::vector<Ptr<MetaRoceNic>>& nics
                                        const std::vector<uint32_t>& hosts,
                                        MetaRoceMessageLog& log)
 {
-    auto helper = std::make_unique<MetaRoceCollectiveHelper>(ParseCollective(m_config.workload),
-                                                             m_config.messageBytes);
+    auto helper = std::make_unique<MetaRoceCollectiveHelper>(JobCollective(m_config, job),
+                                                             JobBytes(m_config, job));
     helper->SetTreeChunkBytes(m_config.treeChunkBytes);
     helper->SetChannels(ChannelsOf(m_config));
     helper->SetRepetitions(m_config.repetitions);
@@ -231,6 +245,25 @@ MetaRoceExperimentWorkload::CollectJobs(MetaRoceExperimentResults& r) const
     r.collective = all;
 }
 
+void
+MetaRoceExperimentWorkload::CollectSchedule(MetaRoceExperimentResults& r) const
+{
+    r.schedule = m_schedule->GetRecords();
+    r.complete = m_schedule->IsDone();
+    r.messages = 0;
+    for (const auto& c : m_schedule->GetCollectives())
+    {
+        const MetaRoceCollectiveResult result = c->GetResult();
+        r.complete = r.complete && result.complete;
+        r.messages += result.messagesPosted;
+    }
+    r.durationUs = 0;
+    for (const auto& op : r.schedule)
+    {
+        r.durationUs = std::max(r.durationUs, op.endUs);
+    }
+}
+
 bool
 MetaRoceExperimentWorkload::IsDone() const
 {
@@ -238,6 +271,10 @@ MetaRoceExperimentWorkload::IsDone() const
     const auto finished = [](const auto& app) {
         return !MetaRoceMpi::IsLocal(*app->GetNode()) || app->IsFinished();
     };
+    if (m_schedule)
+    {
+        return m_schedule->IsDone();
+    }
     const auto collectives = Collectives();
     if (!collectives.empty())
     {
@@ -251,6 +288,10 @@ MetaRoceExperimentWorkload::IsDone() const
 double
 MetaRoceExperimentWorkload::Progress() const
 {
+    if (m_schedule)
+    {
+        return m_schedule->Progress();
+    }
     const auto collectives = Collectives();
     if (!collectives.empty())
     {
@@ -277,6 +318,11 @@ MetaRoceExperimentWorkload::Progress() const
 void
 MetaRoceExperimentWorkload::Collect(MetaRoceExperimentResults& r) const
 {
+    if (m_schedule)
+    {
+        CollectSchedule(r);
+        return;
+    }
     if (!m_jobs.empty())
     {
         CollectJobs(r);

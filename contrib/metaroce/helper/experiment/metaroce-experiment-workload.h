@@ -13,6 +13,7 @@
 #include "ns3/metaroce-flow-generator.h"
 #include "ns3/metaroce-message-log.h"
 #include "ns3/metaroce-results.h"
+#include "ns3/metaroce-schedule-runner.h"
 
 #include <memory>
 #include <vector>
@@ -77,6 +78,8 @@ class MetaRoceExperimentWorkload
                     MetaRoceMessageLog& log);
     /// Fills the results of several jobs: each job, and the collective as their union.
     void CollectJobs(MetaRoceExperimentResults& r) const;
+    /// Fills the results of a schedule: its operations, and whether every one completed.
+    void CollectSchedule(MetaRoceExperimentResults& r) const;
     /// Every installed collective: the one, or each job's.
     std::vector<const MetaRoceCollectiveHelper*> Collectives() const;
 
@@ -87,6 +90,7 @@ class MetaRoceExperimentWorkload
     std::vector<uint32_t> m_jobIds;                                ///< each installed job's
     std::vector<std::vector<uint32_t>> m_jobHosts;                 ///< every job's hosts
     std::vector<Ptr<MetaRoceFlowGenerator>> m_generators;
+    std::unique_ptr<MetaRoceScheduleRunner> m_schedule; ///< workload "schedule"
 };
 
 } // namespace ns3

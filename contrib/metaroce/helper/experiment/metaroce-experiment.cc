@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -54,9 +55,20 @@ AddLoss(const MetaRoceFabricHelper& fabric, const MetaRoceExperimentConfig& c, i
         {
             continue;
         }
+        // A rail fabric's intra-server links stand for NVLink, which does not lose packets.
+        std::set<Ptr<NetDevice>> lossless;
+        for (uint32_t h = 0; h < fabric.GetNServers() * c.railGpus; ++h)
+        {
+            lossless.insert(fabric.GetHostLink(h, p).first);
+            lossless.insert(fabric.GetHostLink(h, p).second);
+        }
         const NetDeviceContainer devices = fabric.GetDevices(p);
         for (auto it = devices.Begin(); it != devices.End(); ++it)
         {
+            if (lossless.count(*it) > 0)
+            {
+                continue;
+            }
             Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
             em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
             em->SetRate(c.loss);
@@ -243,6 +255,13 @@ MetaRoceExperiment::BuildFabric(MetaRoceFabricHelper& fabric,
         fabric.SetCores(c.cores);
         fabric.SetCoreLink(ParseRateOption("coreRate", c.coreRate),
                            ParseTimeOption("coreDelay", c.coreDelay));
+    }
+    if (c.topology == "rail")
+    {
+        fabric.SetTopology(MetaRoceTopology::RAIL);
+        fabric.SetRailGpus(c.railGpus);
+        fabric.SetServerLink(ParseRateOption("serverRate", c.serverRate),
+                             ParseTimeOption("serverDelay", c.serverDelay));
     }
     fabric.SetDeviceType(c.device);
     fabric.SetHosts(c.hosts);

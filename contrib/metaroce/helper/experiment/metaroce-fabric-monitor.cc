@@ -37,8 +37,10 @@ MetaRoceFabricMonitor::MetaRoceFabricMonitor(const MetaRoceFabricHelper& fabric)
     {
         // Every switch of the plane by its tier and index, for the link labels.
         std::map<const MetaRoceSwitch*, std::pair<std::string, std::string>> names;
-        for (const auto tier :
-             {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
+        for (const auto tier : {MetaRoceFabricTier::LEAF,
+                                MetaRoceFabricTier::SPINE,
+                                MetaRoceFabricTier::CORE,
+                                MetaRoceFabricTier::SERVER})
         {
             const auto switches = fabric.GetSwitches(p, tier);
             for (uint32_t i = 0; i < switches.size(); ++i)
@@ -307,8 +309,10 @@ MetaRoceFabricMonitor::CombineCounters()
     std::vector<uint64_t> maxima(planes, 0);
     for (uint32_t p = 0; p < planes; ++p)
     {
-        for (const auto tier :
-             {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
+        for (const auto tier : {MetaRoceFabricTier::LEAF,
+                                MetaRoceFabricTier::SPINE,
+                                MetaRoceFabricTier::CORE,
+                                MetaRoceFabricTier::SERVER})
         {
             for (const auto& sw : m_fabric.GetSwitches(p, tier))
             {

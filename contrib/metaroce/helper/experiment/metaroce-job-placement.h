@@ -1,7 +1,8 @@
 /*
  * Several jobs sharing one fabric (--jobs=J --placement=packed|spread|random): the hosts are cut
  * into J jobs of hosts / J hosts each, every job running the configured collective on its own
- * hosts, at the same time, its ranks in the order of its hosts.
+ * hosts, at the same time, its ranks in the order of its hosts. --jobWorkloads and --jobBytes
+ * give each job a collective and a size of its own.
  *
  *  - packed: job j takes hosts j m .. j m + m - 1 (m = hosts / J), so a job fills whole leaves
  *    when m is a multiple of the hosts per leaf;
@@ -15,6 +16,7 @@
 #ifndef METAROCE_JOB_PLACEMENT_H
 #define METAROCE_JOB_PLACEMENT_H
 
+#include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-experiment-config.h"
 
 #include <string>
@@ -31,7 +33,14 @@ namespace ns3
  */
 void ValidateJobs(const MetaRoceExperimentConfig& c);
 
-/// --placement or --soloJob given (other than `d`'s) without --jobs above 1.
+/// A job's collective: its --jobWorkloads entry, or the workload.
+MetaRoceCollective JobCollective(const MetaRoceExperimentConfig& c, uint32_t job);
+
+/// A job's buffer per rank: its --jobBytes entry, or messageBytes.
+uint64_t JobBytes(const MetaRoceExperimentConfig& c, uint32_t job);
+
+/// --placement, --soloJob, --jobWorkloads or --jobBytes given (other than `d`'s) without --jobs
+/// above 1.
 std::vector<std::string> UnusedJobOptions(const MetaRoceExperimentConfig& c,
                                           const MetaRoceExperimentConfig& d);
 

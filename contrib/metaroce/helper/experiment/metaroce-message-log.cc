@@ -16,6 +16,9 @@ MetaRoceMessageLog::MetaRoceMessageLog(const MetaRoceExperimentConfig& config,
                                        uint32_t mtuBytes)
     : m_hostsPerLeaf(config.hostsPerLeaf)
     , m_leavesPerPod(config.topology == "fat-tree" ? config.leavesPerPod : 0)
+    , m_railGpus(config.topology == "rail" ? config.railGpus : 0)
+    , m_serverDelayUs(ParseTimeOption("serverDelay", config.serverDelay).GetSeconds() * 1e6)
+    , m_serverBps(ParseRateOption("serverRate", config.serverRate).GetBitRate())
     , m_coreDelayUs(ParseTimeOption("coreDelay", config.coreDelay).GetSeconds() * 1e6)
     , m_planes(config.planes)
     , m_hostDelayUs(ParseTimeOption("hostDelay", config.hostDelay).GetSeconds() * 1e6)
@@ -47,6 +50,10 @@ MetaRoceMessageLog::OnMessage(uint32_t src,
 double
 MetaRoceMessageLog::IdealUs(uint32_t src, uint32_t dst, uint64_t bytes) const
 {
+    if (m_railGpus > 0)
+    {
+        return RailIdealUs(src, dst, bytes);
+    }
     const uint32_t leafA = src / m_hostsPerLeaf;
     const uint32_t leafB = dst / m_hostsPerLeaf;
     const bool sameLeaf = leafA == leafB;
@@ -56,6 +63,28 @@ MetaRoceMessageLog::IdealUs(uint32_t src, uint32_t dst, uint64_t bytes) const
     const double switches = sameLeaf ? 1 : (samePod ? 3 : 5);
     const double packetBits = std::min<uint64_t>(bytes, m_mtuBytes) * 8.0;
     return propagation + switches * packetBits / m_hostBps * 1e6 +
+           bytes * 8.0 / (m_hostBps * m_planes) * 1e6;
+}
+
+double
+MetaRoceMessageLog::RailIdealUs(uint32_t src, uint32_t dst, uint64_t bytes) const
+{
+    // GPU, server switch, [rail leaf, [spine, rail leaf,] server switch,] GPU: the destination's
+    // rail from the source's server switch on (metaroce-fabric-builder.h).
+    const uint32_t serverA = src / m_railGpus;
+    const uint32_t serverB = dst / m_railGpus;
+    const bool sameServer = serverA == serverB;
+    const bool sameGroup = serverA / m_hostsPerLeaf == serverB / m_hostsPerLeaf;
+    const double packetBits = std::min<uint64_t>(bytes, m_mtuBytes) * 8.0;
+    if (sameServer)
+    {
+        return 2 * m_serverDelayUs + packetBits / m_serverBps * 1e6 +
+               bytes * 8.0 / (m_serverBps * m_planes) * 1e6;
+    }
+    const double propagation =
+        2 * m_serverDelayUs + 2 * m_hostDelayUs + (sameGroup ? 0 : 2 * m_fabricDelayUs);
+    const double nicHops = sameGroup ? 2 : 4; // store and forward at NIC rate
+    return propagation + packetBits / m_serverBps * 1e6 + nicHops * packetBits / m_hostBps * 1e6 +
            bytes * 8.0 / (m_hostBps * m_planes) * 1e6;
 }
 

@@ -47,12 +47,18 @@ class MetaRoceMessageLog
     std::vector<MetaRoceFlowRecord> TakeSorted();
 
   private:
+    /// IdealUs in a rail fabric: intra-server link, then the destination's rail.
+    double RailIdealUs(uint32_t src, uint32_t dst, uint64_t bytes) const;
+
     /// Every rank's `local` records (one rank: `local`).
     static std::vector<MetaRoceFlowRecord> Gather(std::vector<MetaRoceFlowRecord> local);
 
     std::vector<MetaRoceFlowRecord> m_records;
     uint32_t m_hostsPerLeaf;
     uint32_t m_leavesPerPod; ///< 0: leaf-spine, a single pod
+    uint32_t m_railGpus;     ///< 0: not a rail fabric
+    double m_serverDelayUs;
+    double m_serverBps;
     double m_coreDelayUs;
     uint32_t m_planes;
     double m_hostDelayUs;

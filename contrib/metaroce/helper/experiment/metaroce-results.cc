@@ -96,6 +96,16 @@ AddWorkloadConfig(nlohmann::ordered_json& j, const MetaRoceExperimentConfig& c)
     {
         j["tree_chunk_bytes"] = c.treeChunkBytes;
     }
+    if (c.workload == "schedule")
+    {
+        j["schedule"] = c.schedule;
+    }
+    if (c.topology == "rail")
+    {
+        j["rail_gpus"] = c.railGpus;
+        j["server_rate"] = c.serverRate;
+        j["server_delay"] = c.serverDelay;
+    }
     if (c.stragglers > 0)
     {
         j["stragglers"] = c.stragglers;
@@ -106,6 +116,14 @@ AddWorkloadConfig(nlohmann::ordered_json& j, const MetaRoceExperimentConfig& c)
         j["jobs"] = c.jobs;
         j["placement"] = c.placement;
         j["solo_job"] = c.soloJob;
+    }
+    if (c.jobs > 1 && !c.jobWorkloads.empty())
+    {
+        j["job_workloads"] = c.jobWorkloads;
+    }
+    if (c.jobs > 1 && !c.jobBytes.empty())
+    {
+        j["job_bytes"] = c.jobBytes;
     }
 }
 
@@ -119,6 +137,8 @@ JobsJson(const std::vector<MetaRoceJobRecord>& jobs)
         const MetaRoceCollectiveResult& c = job.collective;
         array.push_back({{"job", job.job},
                          {"hosts", job.hosts},
+                         {"workload", c.name},
+                         {"bytes", c.bytes},
                          {"complete", c.complete},
                          {"time_us", c.timeUs},
                          {"algbw_GBps", c.algBwGBps},
@@ -129,6 +149,25 @@ JobsJson(const std::vector<MetaRoceJobRecord>& jobs)
                          {"bytes_sent", c.bytesSent},
                          {"bytes_expected", c.bytesExpected},
                          {"errors", c.errors}});
+    }
+    return array;
+}
+
+/// Every operation of a schedule run, in the order they began.
+nlohmann::ordered_json
+ScheduleJson(const std::vector<MetaRoceScheduleRecord>& ops)
+{
+    nlohmann::ordered_json array = nlohmann::ordered_json::array();
+    for (const auto& op : ops)
+    {
+        array.push_back({{"group", op.group},
+                         {"iteration", op.iteration},
+                         {"op", op.op},
+                         {"kind", op.kind},
+                         {"bytes", op.bytes},
+                         {"start_us", op.startUs},
+                         {"end_us", op.endUs},
+                         {"busbw_GBps", op.busBwGBps}});
     }
     return array;
 }
@@ -251,6 +290,10 @@ MetaRoceExperimentResults::ToJson() const
     if (!jobs.empty())
     {
         j["jobs"] = JobsJson(jobs);
+    }
+    if (!schedule.empty())
+    {
+        j["schedule"] = ScheduleJson(schedule);
     }
     j["drops"] = nlohmann::ordered_json::object();
     for (const auto& [reason, count] : drops)

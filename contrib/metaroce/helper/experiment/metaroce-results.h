@@ -103,6 +103,19 @@ struct MetaRoceJobRecord
     double slowdown{0};                  ///< time_us over aloneTimeUs
 };
 
+/// One operation of a training schedule (--schedule), as it ran.
+struct MetaRoceScheduleRecord
+{
+    std::string group; ///< the group's name
+    uint32_t iteration{0};
+    uint32_t op{0};    ///< its index in the group's ops
+    std::string kind;  ///< "compute", "barrier" or the collective's name
+    uint64_t bytes{0}; ///< a collective's buffer per rank
+    double startUs{0};
+    double endUs{-1};    ///< -1: not ended
+    double busBwGBps{0}; ///< a collective's bus bandwidth (nccl-tests)
+};
+
 /**
  * \ingroup metaroce
  * \brief The measurements of one MetaRoceExperiment run.
@@ -140,9 +153,10 @@ struct MetaRoceExperimentResults
     uint64_t pfcPauses{0};
     uint64_t ecnMarked{0};
     uint64_t maxQueueBytes{0}; ///< deepest switch egress queue (both classes) seen anywhere
-    std::map<std::string, uint64_t> drops; ///< by reason: switch reasons, "link-loss", nic-*
-    MetaRoceCollectiveResult collective;   ///< empty name for the flows workload
-    std::vector<MetaRoceJobRecord> jobs;   ///< with --jobs above 1: each job
+    std::map<std::string, uint64_t> drops;        ///< by reason: switch reasons, "link-loss", nic-*
+    MetaRoceCollectiveResult collective;          ///< empty name for the flows workload
+    std::vector<MetaRoceJobRecord> jobs;          ///< with --jobs above 1: each job
+    std::vector<MetaRoceScheduleRecord> schedule; ///< with --schedule: each operation
 
     /// Data packets that reached a receiver which already had them (the receivers' Duplicate
     /// drops): retransmissions and tail probes that were not needed (issue 16: zero on a

@@ -1,6 +1,7 @@
 #include "metaroce-workload-inputs.h"
 
 #include "metaroce-options.h"
+#include "metaroce-training-schedule.h"
 #include "metaroce-transports.h"
 
 #include "ns3/double.h"
@@ -93,6 +94,25 @@ MoeRoutingOf(const MetaRoceExperimentConfig& c)
 void
 ValidateWorkloadInputs(const MetaRoceExperimentConfig& c)
 {
+    Require(c.workload != "schedule" || !c.schedule.empty(),
+            "workload",
+            "schedule needs --schedule=FILE (doc/schedules.md)");
+    if (c.workload == "schedule")
+    {
+        Require(c.jobs <= 1 && c.stragglers == 0,
+                "schedule",
+                "a schedule has its own groups: no --jobs or --stragglers with it");
+        try
+        {
+            CheckTrainingSchedule(ReadTrainingSchedule(c.schedule, c.hosts),
+                                  MetaRoceChannels(c.transport, c.channels, c.planes),
+                                  c.treeChunkBytes);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Require(false, "schedule", e.what());
+        }
+    }
     if (c.workload == "alltoallv")
     {
         ValidateAllToAllV(c);
@@ -154,6 +174,9 @@ UnusedWorkloadInputs(const MetaRoceExperimentConfig& c, const MetaRoceExperiment
           c.workload == "allreduce-tree",
           "--treeChunkBytes=" + std::to_string(c.treeChunkBytes) +
               " has no effect without --workload=allreduce-tree");
+    check(!c.schedule.empty(),
+          c.workload == "schedule",
+          "--schedule=" + c.schedule + " has no effect without --workload=schedule");
     check(c.stragglerDelay != d.stragglerDelay,
           c.stragglers > 0,
           "--stragglerDelay=" + c.stragglerDelay + " has no effect without --stragglers");

@@ -74,7 +74,14 @@ MetaRoceFabricBuilder::Build(uint32_t p,
 {
     MetaRoceFabricPlane plane;
     MakeSwitches(plane, seed);
-    ConnectHosts(plane, p, nics);
+    if (m_shape.topology == MetaRoceTopology::RAIL)
+    {
+        ConnectServers(plane, p, nics);
+    }
+    else
+    {
+        ConnectHosts(plane, p, nics);
+    }
     ConnectLeaves(plane, p);
     ConnectSpines(plane, p);
     return plane;
@@ -96,6 +103,10 @@ MetaRoceFabricBuilder::MakeSwitches(MetaRoceFabricPlane& plane, uint32_t& seed) 
     for (uint32_t c = 0; c < cores; ++c)
     {
         plane.switches[2].push_back(MakeSwitch(MetaRoceFabricTier::CORE, c, seed));
+    }
+    for (uint32_t server = 0; server < s.Servers(); ++server)
+    {
+        plane.switches[3].push_back(MakeSwitch(MetaRoceFabricTier::SERVER, server, seed));
     }
 }
 

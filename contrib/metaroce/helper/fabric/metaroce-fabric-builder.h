@@ -11,6 +11,18 @@
  *   spine of q   10.p.l/24 -> leaf l, for each leaf l of pod q;
  *                10.p.m/24 -> every core of its group, for every leaf m of another pod
  *   core         10.p.l/24 -> the one spine of pod(l) in the core's group, for every leaf l
+ * and in a RAIL fabric (leaves are rail leaves, hosts hang off server switches):
+ *   server s     its own GPUs' /32 -> their intra-server links;
+ *                every other host (s', g) of its group: /32 -> its rail-g uplink;
+ *                10.p.m/24 of every leaf m of another group -> its uplink on m's rail
+ *   rail leaf    10.p.l.(i+1)/32 -> server i of its group (the host of its rail there);
+ *                10.p.m/24 -> every spine, for every other leaf m
+ *   spine        10.p.l/24 -> leaf l
+ * so a packet to GPU g of another server first crosses the intra-server link to the server
+ * switch, which hands it to the NIC wire of rail g (PXN-like forwarding: NCCL's PXN moves data
+ * over NVLink to the GPU on the destination's rail and sends it from that GPU's NIC), and
+ * travels on rail g only: rail leaf, spines only between groups, rail leaf, server switch.
+ * Traffic between GPUs of one server never leaves the server switch.
  * No prefix covers another one, on purpose: routes go up only for destinations that are not
  * below, and down only towards the destination, so they are loop-free, and a withdrawn route
  * never falls back to a shorter one (a /16 "up" route would bounce a packet for a host whose
@@ -22,9 +34,9 @@
  * neighbours all stop using it.
  *
  * Build order (and so node ids, port numbers and ECMP seeds) is fixed: per plane, leaves, then
- * spines, then cores; then host links in host order, leaf-spine links by leaf then spine,
- * spine-core links by spine then core. Switch ports: hosts (leaves) or leaves (spines) first,
- * then uplinks. The switch created n-th gets EcmpSeed (base + n) x 2654435761 (mod 2^32), so
+ * spines, then cores, then server switches; then host links in host order, leaf-spine links by leaf
+ * then spine, spine-core links by spine then core. Switch ports: hosts (leaves) or leaves (spines)
+ * first, then uplinks. The switch created n-th gets EcmpSeed (base + n) x 2654435761 (mod 2^32), so
  * no two switches hash alike (no polarisation between tiers).
  */
 #ifndef METAROCE_FABRIC_BUILDER_H
@@ -67,6 +79,9 @@ struct MetaRoceFabricPlane
     std::vector<MetaRoceFabricLink> hostLinks;  ///< [host]
     std::vector<MetaRoceFabricLink> leafLinks;  ///< [leaf x SpinesPerPod + spine's index in pod]
     std::vector<MetaRoceFabricLink> spineLinks; ///< [spine x CoresPerSpine + core's index in group]
+    /// RAIL: the NIC wire of each host, from its server switch to its rail leaf ([host]); the
+    /// host links are then the intra-server links, host to server switch.
+    std::vector<MetaRoceFabricLink> railLinks;
 };
 
 /// Rate and propagation delay of the links of one tier.
@@ -85,8 +100,9 @@ class MetaRoceFabricBuilder
   public:
     /**
      * \param shape a validated shape
-     * \param links link settings by tier of the link's upper end: LEAF = host links,
-     *        SPINE = leaf-spine links, CORE = spine-core links
+     * \param links link settings by tier of the link's upper end: LEAF = host links (in a
+     *        RAIL fabric the NIC wires, server switch to rail leaf), SPINE = leaf-spine links,
+     *        CORE = spine-core links, SERVER = the intra-server links (RAIL)
      * \param switches switch factories by tier (EcmpSeed is set per switch)
      * \param partition the rank (system id) of every switch node
      * \param deviceType the links' device (MetaRoceLinkHelper::GetDeviceTypes())
@@ -113,6 +129,11 @@ class MetaRoceFabricBuilder
     void ConnectHosts(MetaRoceFabricPlane& plane,
                       uint32_t p,
                       const std::vector<Ptr<MetaRoceNic>>& nics) const;
+    /// RAIL: intra-server links, NIC wires and the server switches' and rail leaves' routes
+    /// (metaroce-fabric-rail.cc).
+    void ConnectServers(MetaRoceFabricPlane& plane,
+                        uint32_t p,
+                        const std::vector<Ptr<MetaRoceNic>>& nics) const;
     /// Leaf-spine links within each pod, with the routes up and down.
     void ConnectLeaves(MetaRoceFabricPlane& plane, uint32_t p) const;
     /// Spine-core links (fat-tree), with the routes up and down.

@@ -3,6 +3,7 @@
 #include "metaroce-fabric-failure.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -14,7 +15,10 @@ namespace ns3
 namespace
 {
 
-const char* const kTierNames[kMetaRoceFabricTiers] = {"host", "leaf-spine", "spine-core"};
+const char* const kTierNames[kMetaRoceFabricTiers] = {"host",
+                                                      "leaf-spine",
+                                                      "spine-core",
+                                                      "intra-server"};
 
 } // namespace
 
@@ -31,6 +35,15 @@ MetaRoceFabricHelper::MetaRoceFabricHelper()
     {
         l = {DataRate("100Gbps"), MicroSeconds(1)};
     }
+    // The intra-server link of a rail fabric: nine times the default NIC rate, as an H100's
+    // NVLink (450 GB/s each way) is to its 400 Gb/s NIC, and a short delay.
+    m_links[static_cast<uint32_t>(MetaRoceFabricTier::SERVER)] = {DataRate("900Gbps"),
+                                                                  NanoSeconds(100)};
+    // Server switches are lossless and mark nothing, as NVLink's credit flow control and a
+    // NIC's own send queue: see SetServerLink.
+    ObjectFactory& server = m_switchFactories[static_cast<uint32_t>(MetaRoceFabricTier::SERVER)];
+    server.Set("PfcEnabled", BooleanValue(true));
+    server.Set("EcnEnabled", BooleanValue(false));
 }
 
 void
@@ -106,6 +119,18 @@ MetaRoceFabricHelper::SetCoreLink(DataRate rate, Time delay)
 }
 
 void
+MetaRoceFabricHelper::SetRailGpus(uint32_t gpus)
+{
+    m_shape.railGpus = gpus;
+}
+
+void
+MetaRoceFabricHelper::SetServerLink(DataRate rate, Time delay)
+{
+    m_links[static_cast<uint32_t>(MetaRoceFabricTier::SERVER)] = {rate, delay};
+}
+
+void
 MetaRoceFabricHelper::SetEcmpSeed(uint32_t seed)
 {
     m_ecmpSeed = seed;
@@ -120,9 +145,10 @@ MetaRoceFabricHelper::SetNicAttribute(const std::string& name, const AttributeVa
 void
 MetaRoceFabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
 {
-    for (ObjectFactory& f : m_switchFactories)
+    for (const auto tier :
+         {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
     {
-        f.Set(name, value);
+        SetSwitchAttribute(tier, name, value);
     }
 }
 
@@ -203,30 +229,6 @@ MetaRoceFabricHelper::GetPartition() const
     return m_partition;
 }
 
-Time
-MetaRoceFabricHelper::GetLookahead() const
-{
-    CheckBuilt();
-    Time lookahead = Time::Max();
-    for (const MetaRoceFabricPlane& plane : m_planes)
-    {
-        const std::vector<MetaRoceFabricLink>* tiers[] = {&plane.hostLinks,
-                                                          &plane.leafLinks,
-                                                          &plane.spineLinks};
-        for (uint32_t t = 0; t < kMetaRoceFabricTiers; ++t)
-        {
-            for (const MetaRoceFabricLink& link : *tiers[t])
-            {
-                if (link.a->GetNode()->GetSystemId() != link.b->GetNode()->GetSystemId())
-                {
-                    lookahead = std::min(lookahead, m_links[t].delay);
-                }
-            }
-        }
-    }
-    return lookahead;
-}
-
 void
 MetaRoceFabricHelper::CheckBuilt() const
 {
@@ -282,6 +284,18 @@ uint32_t
 MetaRoceFabricHelper::GetNCores() const
 {
     return m_shape.CoresPerSpine() > 0 ? m_shape.cores : 0;
+}
+
+uint32_t
+MetaRoceFabricHelper::GetNServers() const
+{
+    return m_shape.Servers();
+}
+
+Ptr<MetaRoceSwitch>
+MetaRoceFabricHelper::GetServer(uint32_t plane, uint32_t server) const
+{
+    return GetSwitch(plane, MetaRoceFabricTier::SERVER, server);
 }
 
 Ptr<Node>
@@ -387,94 +401,21 @@ MetaRoceFabricHelper::GetSwitchNodes(uint32_t plane) const
     return nodes;
 }
 
-NetDeviceContainer
-MetaRoceFabricHelper::GetDevices() const
-{
-    NetDeviceContainer all;
-    for (uint32_t p = 0; p < m_planes.size(); ++p)
-    {
-        all.Add(GetDevices(p));
-    }
-    return all;
-}
-
-NetDeviceContainer
-MetaRoceFabricHelper::GetDevices(uint32_t plane) const
-{
-    NetDeviceContainer devices;
-    for (const MetaRoceFabricLink& l : GetLinks(plane))
-    {
-        devices.Add(l.a);
-        devices.Add(l.b);
-    }
-    return devices;
-}
-
-std::vector<MetaRoceFabricLink>
-MetaRoceFabricHelper::GetLinks(uint32_t plane) const
-{
-    CheckPlane(plane);
-    const MetaRoceFabricPlane& p = m_planes[plane];
-    std::vector<MetaRoceFabricLink> links = p.hostLinks;
-    links.insert(links.end(), p.leafLinks.begin(), p.leafLinks.end());
-    links.insert(links.end(), p.spineLinks.begin(), p.spineLinks.end());
-    return links;
-}
-
-MetaRoceFabricHelper::LinkEnds
-MetaRoceFabricHelper::GetHostLink(uint32_t host, uint32_t plane) const
-{
-    CheckPlane(plane);
-    NS_ABORT_MSG_IF(host >= m_shape.hosts,
-                    "MetaRoceFabricHelper: no host link " << host << " on plane " << plane);
-    const MetaRoceFabricLink& l = m_planes[plane].hostLinks[host];
-    return {l.a, l.b};
-}
-
-const MetaRoceFabricLink&
-MetaRoceFabricHelper::LeafLink(uint32_t plane, uint32_t leaf, uint32_t spine) const
-{
-    CheckPlane(plane);
-    const uint32_t perPod = m_shape.SpinesPerPod();
-    NS_ABORT_MSG_IF(leaf >= m_shape.Leaves() || spine >= m_shape.Spines() ||
-                        spine / perPod != m_shape.PodOf(leaf),
-                    "MetaRoceFabricHelper: no link leaf " << leaf << " - spine " << spine
-                                                          << " on plane " << plane);
-    return m_planes[plane].leafLinks[leaf * perPod + spine % perPod];
-}
-
-const MetaRoceFabricLink&
-MetaRoceFabricHelper::SpineLink(uint32_t plane, uint32_t spine, uint32_t core) const
-{
-    CheckPlane(plane);
-    const uint32_t perSpine = m_shape.CoresPerSpine();
-    NS_ABORT_MSG_IF(spine >= m_shape.Spines() || core >= GetNCores() ||
-                        core / perSpine != m_shape.GroupOf(spine),
-                    "MetaRoceFabricHelper: no link spine " << spine << " - core " << core
-                                                           << " on plane " << plane);
-    return m_planes[plane].spineLinks[spine * perSpine + core % perSpine];
-}
-
-MetaRoceFabricHelper::LinkEnds
-MetaRoceFabricHelper::GetFabricLink(uint32_t plane, uint32_t leaf, uint32_t spine) const
-{
-    const MetaRoceFabricLink& l = LeafLink(plane, leaf, spine);
-    return {l.a, l.b};
-}
-
-MetaRoceFabricHelper::LinkEnds
-MetaRoceFabricHelper::GetCoreLink(uint32_t plane, uint32_t spine, uint32_t core) const
-{
-    const MetaRoceFabricLink& l = SpineLink(plane, spine, core);
-    return {l.a, l.b};
-}
-
 double
 MetaRoceFabricHelper::GetOversubscription(MetaRoceFabricTier tier) const
 {
     auto bps = [this](MetaRoceFabricTier t) {
         return static_cast<double>(m_links[static_cast<uint32_t>(t)].rate.GetBitRate());
     };
+    if (tier == MetaRoceFabricTier::LEAF && m_shape.topology == MetaRoceTopology::RAIL)
+    {
+        // A rail leaf: a NIC wire per server of its group over its spine uplinks.
+        const uint32_t groups = m_shape.Leaves() / m_shape.railGpus;
+        return m_shape.SpinesPerPod() == 0 || groups <= 1
+                   ? 1.0
+                   : m_shape.hostsPerLeaf * bps(MetaRoceFabricTier::LEAF) /
+                         (m_shape.SpinesPerPod() * bps(MetaRoceFabricTier::SPINE));
+    }
     if (tier == MetaRoceFabricTier::LEAF && m_shape.SpinesPerPod() > 0)
     {
         return m_shape.hostsPerLeaf * bps(MetaRoceFabricTier::LEAF) /

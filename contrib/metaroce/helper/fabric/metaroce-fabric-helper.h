@@ -1,6 +1,7 @@
 /*
- * MetaRoceFabricHelper: builds a multi-plane fabric of MetaRoCE hosts, a two-tier leaf-spine or
- * a three-tier fat-tree per plane, selected with SetTopology() behind one API.
+ * MetaRoceFabricHelper: builds a multi-plane fabric of MetaRoCE hosts, a two-tier leaf-spine, a
+ * three-tier fat-tree or a rail-optimized fabric per plane, selected with SetTopology() behind
+ * one API.
  *
  * Every host has one NIC with one port per plane; planes are disjoint networks (design
  * "Fabric helper"), each with its own switches, so a host reaches every other host on every
@@ -13,14 +14,25 @@
  *  - FAT_TREE: leaves in pods of LeavesPerPod, Spines per pod (aggregation, linked to every leaf
  *    of the pod), Cores per plane in Spines groups; spine j of each pod links to core group j.
  *    SetFatTree(k) sets the classic k-ary shape.
+ *  - RAIL: servers of RailGpus hosts (GPUs); host g of every server on rail g's leaf, rails
+ *    joined by Spines; groups of HostsPerLeaf servers share a set of rail leaves. Each server
+ *    has a server switch (its NVLink domain, tier SERVER): a GPU's port is its intra-server
+ *    link (SetServerLink), and the server switch's uplink on rail g is GPU g's NIC wire (the
+ *    host link settings, SetHostLink). Traffic between the GPUs of a server stays in it; traffic
+ *    to GPU g of another server crosses the intra-server link and leaves on the NIC of rail g,
+ *    as NCCL's PXN sends it, so it stays on rail g (spines only between groups). Server
+ *    switches are lossless (PFC, as NVLink's credit flow control) and do not mark ECN; the
+ *    queue of a rail uplink there is the NIC's own send queue. The transport sees the
+ *    intra-server link as its port, so its line rate is the intra-server rate.
  *
  * Addresses (both): host h on plane p is 10.p.l.(i+1), l = h / HostsPerLeaf, i = h %
  * HostsPerLeaf. Forwarding tables: metaroce-fabric-builder.h.
  *
  * Per tier: link rate and delay (SetHostLink: host-leaf, SetFabricLink: leaf-spine,
- * SetCoreLink: spine-core) and switch attributes (SetSwitchAttribute with a tier; without one it
- * applies to every tier; the last call for an attribute wins). GetOversubscription() reports
- * down/up bandwidth per tier.
+ * SetCoreLink: spine-core, SetServerLink: intra-server) and switch attributes
+ * (SetSwitchAttribute with a tier; without one it applies to the leaves, spines and cores, the
+ * network's tiers, not to server switches; the last call for an attribute wins).
+ * GetOversubscription() reports down/up bandwidth per tier.
  *
  * Failures (any link, any switch, a whole plane) are scheduled at a time and optionally
  * restored: a failed link drops everything in both directions (a blackhole receive error model on
@@ -77,8 +89,13 @@ class MetaRoceFabricHelper
     /// FAT_TREE: the k-ary shape (k even): k/2 hosts per leaf, k/2 leaves and spines per pod,
     /// (k/2)^2 cores; the number of hosts (and so of pods) is still SetHosts'.
     void SetFatTree(uint32_t k);
-    /// Host-leaf links.
+    /// RAIL: hosts (GPUs) per server, which is also the number of rails.
+    void SetRailGpus(uint32_t gpus);
+    /// Host-leaf links (in a RAIL fabric: each GPU's NIC wire, server switch to rail leaf).
     void SetHostLink(DataRate rate, Time delay);
+    /// RAIL: the intra-server (NVLink-like) links, GPU to server switch; default 900 Gb/s and
+    /// 100 ns.
+    void SetServerLink(DataRate rate, Time delay);
     /// Leaf-spine links.
     void SetFabricLink(DataRate rate, Time delay);
     /// Spine-core links (FAT_TREE).
@@ -86,7 +103,7 @@ class MetaRoceFabricHelper
     /// Base of the per-switch ECMP seeds (each switch gets a distinct one derived from it).
     void SetEcmpSeed(uint32_t seed);
     void SetNicAttribute(const std::string& name, const AttributeValue& value);
-    /// Sets a MetaRoceSwitch attribute on every tier.
+    /// Sets a MetaRoceSwitch attribute on the leaves, spines and cores (not server switches).
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
     /// Sets a MetaRoceSwitch attribute on one tier's switches only.
     void SetSwitchAttribute(MetaRoceFabricTier tier,
@@ -123,7 +140,8 @@ class MetaRoceFabricHelper
     uint32_t GetNLeaves() const; ///< per plane
     uint32_t GetNSpines() const; ///< per plane (all pods)
     uint32_t GetNPods() const;
-    uint32_t GetNCores() const; ///< per plane
+    uint32_t GetNCores() const;   ///< per plane
+    uint32_t GetNServers() const; ///< RAIL: per plane (0 otherwise)
 
     Ptr<Node> GetHost(uint32_t host) const;
     Ptr<MetaRoceNic> GetNic(uint32_t host) const;
@@ -134,6 +152,8 @@ class MetaRoceFabricHelper
     Ptr<MetaRoceSwitch> GetLeaf(uint32_t plane, uint32_t leaf) const;
     Ptr<MetaRoceSwitch> GetSpine(uint32_t plane, uint32_t spine) const;
     Ptr<MetaRoceSwitch> GetCore(uint32_t plane, uint32_t core) const;
+    /// RAIL: the server switch of server `server` (hosts server x RailGpus on).
+    Ptr<MetaRoceSwitch> GetServer(uint32_t plane, uint32_t server) const;
     Ipv4Address GetHostAddress(uint32_t host, uint32_t plane) const;
     /// Every switch of the fabric (all planes; per plane leaves, spines, cores).
     std::vector<Ptr<MetaRoceSwitch>> GetSwitches() const;
@@ -145,10 +165,13 @@ class MetaRoceFabricHelper
     NetDeviceContainer GetDevices() const;
     /// Every device of one plane, both ends of each link in turn.
     NetDeviceContainer GetDevices(uint32_t plane) const;
-    /// Every link of one plane: host links, then leaf-spine, then spine-core links.
+    /// Every link of one plane: host links, then (RAIL) NIC wires, leaf-spine, spine-core links.
     std::vector<MetaRoceFabricLink> GetLinks(uint32_t plane) const;
-    /// Host link's (host end, leaf end) devices on `plane`.
+    /// Host link's (host end, leaf end) devices on `plane`; in a RAIL fabric the intra-server
+    /// link's (host end, server switch end).
     LinkEnds GetHostLink(uint32_t host, uint32_t plane) const;
+    /// RAIL: the host's NIC wire, (server switch end, rail leaf end).
+    LinkEnds GetRailLink(uint32_t host, uint32_t plane) const;
     /// Leaf-to-spine link's (leaf end, spine end); the spine must be in the leaf's pod.
     LinkEnds GetFabricLink(uint32_t plane, uint32_t leaf, uint32_t spine) const;
     /// Spine-to-core link's (spine end, core end); the core must be in the spine's group.

@@ -38,6 +38,10 @@ MetaRoceFabricPartition::Validate(const MetaRoceFabricShape& shape) const
     {
         throw std::invalid_argument("partition: at least one rank");
     }
+    if (m_ranks > 1 && shape.topology == MetaRoceTopology::RAIL)
+    {
+        throw std::invalid_argument("partition: a rail fabric runs on one rank only");
+    }
     if (m_scheme == Scheme::BY_LEAF)
     {
         // Blocks of ceil(leaves / ranks): the last rank must still get a leaf.

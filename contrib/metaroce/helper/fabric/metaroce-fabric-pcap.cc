@@ -64,8 +64,10 @@ MetaRoceFabricHelper::EnablePcap(const std::string& prefix, bool switchPorts) co
         {
             continue;
         }
-        for (const auto tier :
-             {MetaRoceFabricTier::LEAF, MetaRoceFabricTier::SPINE, MetaRoceFabricTier::CORE})
+        for (const auto tier : {MetaRoceFabricTier::LEAF,
+                                MetaRoceFabricTier::SPINE,
+                                MetaRoceFabricTier::CORE,
+                                MetaRoceFabricTier::SERVER})
         {
             const auto& switches = m_planes[p].switches[static_cast<uint32_t>(tier)];
             for (uint32_t i = 0; i < switches.size(); ++i)

@@ -19,6 +19,8 @@ MetaRoceFabricTierName(MetaRoceFabricTier tier)
         return "spine";
     case MetaRoceFabricTier::CORE:
         return "core";
+    case MetaRoceFabricTier::SERVER:
+        return "server";
     }
     return "unknown";
 }
@@ -46,10 +48,23 @@ MetaRoceFabricShape::Problem() const
     {
         os << "HostsPerLeaf must be in [1, 254], got " << hostsPerLeaf;
     }
+    else if (topology != MetaRoceTopology::RAIL && railGpus != 0)
+    {
+        os << "RailGpus (" << railGpus << ") needs the RAIL topology";
+    }
+    else if (topology == MetaRoceTopology::RAIL && (railGpus < 1 || hosts % railGpus != 0))
+    {
+        os << "a RAIL fabric needs RailGpus >= 1 dividing the hosts, got " << railGpus << " for "
+           << hosts << " hosts";
+    }
     else if (Leaves() > 255)
     {
         os << hosts << " hosts at " << hostsPerLeaf << " per leaf need " << Leaves()
            << " leaves per plane; at most 255 (the third address octet)";
+    }
+    else if (topology == MetaRoceTopology::RAIL)
+    {
+        RailProblem(os);
     }
     else if (topology == MetaRoceTopology::LEAF_SPINE)
     {
@@ -112,10 +127,58 @@ MetaRoceFabricShape::FatTreeProblem(std::ostream& os) const
     }
 }
 
+void
+MetaRoceFabricShape::RailProblem(std::ostream& os) const
+{
+    const uint32_t groups = Leaves() / railGpus;
+    if (leavesPerPod != 0 || cores != 0)
+    {
+        os << "LeavesPerPod and Cores need the FAT_TREE topology, not RAIL";
+    }
+    else if (groups > 1 && spines == 0)
+    {
+        os << groups << " groups of " << hostsPerLeaf << " servers (" << Leaves()
+           << " rail leaves) cannot reach each other without spines (SetSpines >= 1)";
+    }
+    else if (spines > 255)
+    {
+        os << "at most 255 spines per plane, got " << spines;
+    }
+}
+
 uint32_t
 MetaRoceFabricShape::Leaves() const
 {
-    return (hosts + std::max(hostsPerLeaf, 1u) - 1) / std::max(hostsPerLeaf, 1u);
+    const uint32_t perLeaf = std::max(hostsPerLeaf, 1u);
+    if (topology == MetaRoceTopology::RAIL)
+    {
+        return railGpus == 0 ? 0 : railGpus * ((Servers() + perLeaf - 1) / perLeaf);
+    }
+    return (hosts + perLeaf - 1) / perLeaf;
+}
+
+uint32_t
+MetaRoceFabricShape::Servers() const
+{
+    return topology == MetaRoceTopology::RAIL && railGpus > 0 ? hosts / railGpus : 0;
+}
+
+uint32_t
+MetaRoceFabricShape::ServerOf(uint32_t host) const
+{
+    return host / std::max(railGpus, 1u);
+}
+
+uint32_t
+MetaRoceFabricShape::RailOf(uint32_t host) const
+{
+    return host % std::max(railGpus, 1u);
+}
+
+uint32_t
+MetaRoceFabricShape::LeafPortOf(uint32_t host) const
+{
+    return topology == MetaRoceTopology::RAIL ? ServerOf(host) % hostsPerLeaf : host % hostsPerLeaf;
 }
 
 uint32_t
@@ -151,7 +214,7 @@ MetaRoceFabricShape::CoresPerSpine() const
 uint32_t
 MetaRoceFabricShape::Switches() const
 {
-    return Leaves() + Spines() + (topology == MetaRoceTopology::FAT_TREE ? cores : 0);
+    return Leaves() + Spines() + (topology == MetaRoceTopology::FAT_TREE ? cores : 0) + Servers();
 }
 
 uint32_t
@@ -162,12 +225,18 @@ MetaRoceFabricShape::Links() const
     {
         leafSpine += LeavesIn(pod) * spines;
     }
-    return hosts + leafSpine + Spines() * CoresPerSpine();
+    // A rail fabric has two links per host: the intra-server link and its NIC's rail wire.
+    const uint32_t railWires = topology == MetaRoceTopology::RAIL ? hosts : 0;
+    return hosts + railWires + leafSpine + Spines() * CoresPerSpine();
 }
 
 uint32_t
 MetaRoceFabricShape::LeafOf(uint32_t host) const
 {
+    if (topology == MetaRoceTopology::RAIL)
+    {
+        return (ServerOf(host) / hostsPerLeaf) * railGpus + RailOf(host);
+    }
     return host / hostsPerLeaf;
 }
 
@@ -193,7 +262,7 @@ MetaRoceFabricShape::GroupOf(uint32_t spine) const
 Ipv4Address
 MetaRoceFabricShape::HostAddress(uint32_t host, uint32_t plane) const
 {
-    return Ipv4Address(LeafPrefix(plane, LeafOf(host)).Get() | (host % hostsPerLeaf + 1));
+    return Ipv4Address(LeafPrefix(plane, LeafOf(host)).Get() | (LeafPortOf(host) + 1));
 }
 
 Ipv4Address

@@ -15,13 +15,26 @@
  *               k-ary means k/2 hosts per leaf, k/2 leaves and k/2 spines per pod, k pods and
  *               (k/2)^2 cores). Every core therefore has exactly one link into every pod.
  *
- * A leaf-spine is a fat-tree with a single pod and no cores, and that is how it is built.
+ *   RAIL        hosts (GPUs) - server switches - rail leaves - spines: a rail-optimized fabric.
+ *               Hosts form servers of RailGpus consecutive hosts (host h is GPU h % RailGpus of
+ *               server h / RailGpus). Each server has a server switch standing for its NVLink
+ *               domain (NVSwitch): every GPU's port goes to it over the intra-server link, and
+ *               it has one uplink per rail, GPU g's NIC wire, to rail g's leaf. Servers form
+ *               groups of HostsPerLeaf servers (a scalable unit): leaf u x RailGpus + g is rail
+ *               g's leaf of group u, with one port per server of the group. Every leaf links to
+ *               every spine (Spines per plane), so spines join the groups and the rails; with a
+ *               single group no spine is needed (Spines = 0: a rail-only fabric). The leaf
+ *               tier's HostsPerLeaf is hence servers per rail leaf.
+ *
+ * A leaf-spine is a fat-tree with a single pod and no cores, and that is how it is built; a rail
+ * fabric is a leaf-spine (leaves and spines, one pod) with server switches below its leaves.
  * Indices: leaves 0..Leaves()-1 per plane; spines are numbered across pods, spine j of pod q is
  * q x SpinesPerPod + j; cores 0..Cores()-1. The last leaf and the last pod may be partial.
  *
- * Addresses (both topologies): host h on plane p is 10.p.l.(i+1), with l = h / HostsPerLeaf its
- * leaf and i = h % HostsPerLeaf; leaf l owns 10.p.l.0/24, plane p owns 10.p.0.0/16. Hence at
- * most 255 leaves per plane, 254 hosts per leaf and 64 planes (the plane octet stays small).
+ * Addresses: host h on plane p is 10.p.l.(i+1), with l = LeafOf(h) its leaf and i its port on
+ * the leaf (h / HostsPerLeaf and h % HostsPerLeaf; in a RAIL fabric the leaf of its rail and its
+ * server's index in the group); leaf l owns 10.p.l.0/24, plane p owns 10.p.0.0/16. Hence at
+ * most 255 leaves per plane, 254 hosts (servers) per leaf and 64 planes.
  */
 #ifndef METAROCE_FABRIC_SHAPE_H
 #define METAROCE_FABRIC_SHAPE_H
@@ -40,6 +53,7 @@ enum class MetaRoceTopology : uint8_t
 {
     LEAF_SPINE, ///< two tiers: leaves and spines
     FAT_TREE,   ///< three tiers: leaves, per-pod spines (aggregation) and cores
+    RAIL,       ///< rail-optimized: server switches (NVLink), rail leaves and spines
 };
 
 /// The switch tiers, bottom up. In a fat-tree SPINE is the per-pod aggregation tier.
@@ -48,12 +62,13 @@ enum class MetaRoceFabricTier : uint8_t
     LEAF = 0,
     SPINE = 1,
     CORE = 2,
+    SERVER = 3, ///< RAIL: the switch inside a server (its NVLink domain), below the leaves
 };
 
 /// Number of tiers (the size of per-tier arrays).
-constexpr uint32_t kMetaRoceFabricTiers = 3;
+constexpr uint32_t kMetaRoceFabricTiers = 4;
 
-/// "leaf", "spine" or "core".
+/// "leaf", "spine", "core" or "server".
 const char* MetaRoceFabricTierName(MetaRoceFabricTier tier);
 
 /**
@@ -69,6 +84,7 @@ struct MetaRoceFabricShape
     uint32_t spines{2};       ///< per plane (LEAF_SPINE) or per pod (FAT_TREE)
     uint32_t leavesPerPod{0}; ///< FAT_TREE only (0 = unset)
     uint32_t cores{0};        ///< FAT_TREE only, per plane
+    uint32_t railGpus{0};     ///< RAIL only: GPUs (hosts) per server = rails (0 = unset)
 
     /**
      * Aborts with a message naming the parameter and the numbers when the shape cannot be
@@ -93,6 +109,14 @@ struct MetaRoceFabricShape
     uint32_t Links() const;         ///< per plane: host, leaf-spine and spine-core links
 
     uint32_t LeafOf(uint32_t host) const;
+    /// RAIL: servers (per plane, one server switch each); 0 for the other topologies.
+    uint32_t Servers() const;
+    /// RAIL: the server of host h (h / RailGpus).
+    uint32_t ServerOf(uint32_t host) const;
+    /// RAIL: the rail of host h (h % RailGpus), which is also its GPU index in the server.
+    uint32_t RailOf(uint32_t host) const;
+    /// The host's port on its leaf (its server's index in the group in a RAIL fabric).
+    uint32_t LeafPortOf(uint32_t host) const;
     uint32_t PodOf(uint32_t leaf) const;
     /// Leaves in pod `pod` (the last one may be partial).
     uint32_t LeavesIn(uint32_t pod) const;
@@ -107,6 +131,7 @@ struct MetaRoceFabricShape
     /// Problem() for the topology's own rules.
     void LeafSpineProblem(std::ostream& os) const;
     void FatTreeProblem(std::ostream& os) const;
+    void RailProblem(std::ostream& os) const;
 };
 
 } // namespace ns3
