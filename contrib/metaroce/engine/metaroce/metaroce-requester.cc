@@ -59,6 +59,7 @@ MetaRoceRequester::MakePaths()
     const size_t count = m_paths.Count();
     m_rtoAt = DeadlineTree(count);
     m_firstDataOrder = DeadlineTree(count);
+    m_lastDataAt.assign(m_config.ports, kNever);
 }
 
 void
@@ -198,9 +199,12 @@ MetaRoceRequester::SendData(Path& path,
                             bool burstGoesOn)
 {
     const SendQueue::Message& m = m_queue.At(p.message);
-    // A lone packet's ACK would wait the ACK delay for a successor that does not come (6.4).
+    // A lone packet's ACK would wait the ACK delay for a successor that does not come (6.4):
+    // the receiver coalesces across the paths of a plane, so a packet is lone when the
+    // connection sent nothing on its plane in the ACK delay before it.
+    TimeNs& last = m_lastDataAt[path.port];
     const bool lone = m_config.ackLonePackets && !burstGoesOn &&
-                      (path.packetsSent == 0 || now - path.lastDataAt > m_config.ackDelayNs);
+                      (last == kNever || now - last > m_config.ackDelayNs);
     OutPacket out = MakeDataPacket(m_config,
                                    m_ids.remote,
                                    m_memory,
@@ -213,7 +217,7 @@ MetaRoceRequester::SendData(Path& path,
                                    lone);
     RecordSent(path, out, p.message, p.index, now);
     ++path.packetsSent;
-    path.lastDataAt = now;
+    last = now;
     return out;
 }
 

@@ -77,6 +77,7 @@ MetaRoceResponder::MakeState()
     m_paths.Resize(size_t{m_config.ports} * m_config.pathsPerPort);
     m_ackDue = DeadlineTree(m_paths.Size());
     m_ackQueue.resize(m_config.ports);
+    m_planes.resize(m_config.ports);
 }
 
 MetaRoceResponder::PathRx&
@@ -318,22 +319,31 @@ MetaRoceResponder::NoteArrival(PathRx& rx,
                                TimeNs echo,
                                bool urgent)
 {
-    rx.unacked += rx.unacked < UINT16_MAX ? 1 : 0;
+    PlaneRx& plane = m_planes[PortOf(pathId)];
+    if (rx.unacked < UINT16_MAX)
+    {
+        ++rx.unacked;
+        ++plane.unacked;
+    }
     rx.echo = echo;
     if (pkt.ecnCe)
     {
         ++rx.ce;
     }
-    // Immediate ACK on a gap (the sender must learn of loss at once), a mark (congestion
-    // feedback must not wait), a request or a full coalescing batch (spec 6.4).
-    if (urgent || pkt.ecnCe || rx.window.HasGap() || rx.unacked >= m_config.ackEveryPackets)
+    // At once on a gap (the sender must learn of loss at once), a mark (congestion feedback
+    // must not wait), a request (ACKREQ, a duplicate, a message's last packet) or a full
+    // batch of the plane (spec 6.4); otherwise within ackDelay, with whatever joins it.
+    if (urgent || pkt.ecnCe || rx.window.HasGap() || plane.unacked >= m_config.ackEveryPackets)
     {
         QueueAck(pathId);
+        return;
     }
-    else
+    rx.ackDue = std::min(rx.ackDue, pkt.now + m_config.ackDelayNs);
+    SyncAckDue(pathId);
+    if (!rx.listed)
     {
-        rx.ackDue = std::min(rx.ackDue, pkt.now + m_config.ackDelayNs);
-        SyncAckDue(pathId);
+        rx.listed = true;
+        plane.pending.push_back(pathId);
     }
 }
 
@@ -369,7 +379,7 @@ MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPac
     ++rx.fresh;
     ++m_counters.rxDataPackets;
     Place(h, payload, pkt.now);
-    NoteArrival(rx, h.pathId, pkt, h.timestamp, (h.flags & kMrFlagAckReq) != 0);
+    NoteArrival(rx, h.pathId, pkt, h.timestamp, (h.flags & (kMrFlagAckReq | kMrFlagLast)) != 0);
     return RxResult{};
 }
 
@@ -412,7 +422,41 @@ MetaRoceResponder::OnTimeout(TimeNs now)
                            [this](std::size_t id) { m_due.push_back(static_cast<uint16_t>(id)); });
     for (uint16_t id : m_due)
     {
-        QueueAck(id);
+        // One ACK per plane: the plane's other waiting paths go in it (AddPending); their
+        // deadlines rest until it leaves (ResumePending).
+        if (m_ackQueue[PortOf(id)].empty())
+        {
+            QueueAck(id);
+        }
+        else
+        {
+            m_ackDue.Set(id, kNever);
+        }
+    }
+}
+
+void
+MetaRoceResponder::ResumePending(uint16_t port, TimeNs now)
+{
+    for (uint16_t id : m_planes[port].pending)
+    {
+        const PathRx& rx = *m_paths.Find(id);
+        if (rx.unacked == 0 || rx.queued)
+        {
+            continue; // covered, or its ACK is queued
+        }
+        if (rx.ackDue > now)
+        {
+            SyncAckDue(id);
+        }
+        else if (m_ackQueue[port].empty())
+        {
+            QueueAck(id); // due already: the next ACK of the plane, which takes the rest along
+        }
+        else
+        {
+            m_ackDue.Set(id, kNever);
+        }
     }
 }
 
@@ -427,10 +471,10 @@ MetaRoceResponder::OnPortState(uint16_t port, bool up)
     // timers cover it.
     for (uint16_t id : m_ackQueue[port])
     {
-        m_paths.Find(id)->queued = false;
-        SyncAckDue(id);
+        Cover(id);
     }
     m_ackQueue[port].clear();
+    ResumePending(port, 0);
     if (NakQueued(port))
     {
         m_nakQueue[port].clear();
@@ -464,6 +508,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         SyncFeedback(port);
         PathRx& rx = *m_paths.Find(id);
         h.opcode = MrOpcode::Ack;
+        ++m_counters.txAcks;
         h.pathId = id;
         h.flags = rx.ce > 0 ? kMrFlagEce : 0;
         h.cumulativePsn = static_cast<uint32_t>(rx.window.Cumulative());
@@ -472,11 +517,6 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.echoTimestamp = rx.echo;
         h.ceCount = rx.ce;
         h.newCount = rx.fresh;
-        if (const std::optional<uint64_t> target = m_hints.AdmissionTarget())
-        {
-            m_credit.SetTarget(*target);
-        }
-        h.creditBytes = m_credit.Next(rx.fresh);
         // An empty SACK is the common case (a path's packets arrive in order): left out when
         // compact, and then never built (spec 3.4).
         if (m_config.compactAcks && !rx.window.HasGap())
@@ -487,13 +527,16 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         {
             h.sack = rx.window.Sack();
         }
-        AddRepeats(h, rx.window.SackLow());
-        rx.unacked = 0;
-        rx.ce = 0;
-        rx.fresh = 0;
-        rx.ackDue = kNever;
-        rx.queued = false;
-        SyncAckDue(id);
+        const uint64_t sackLow = rx.window.SackLow();
+        uint32_t fresh = Cover(id);
+        fresh += AddPending(h, port);
+        AddRepeats(h, sackLow);
+        if (const std::optional<uint64_t> target = m_hints.AdmissionTarget())
+        {
+            m_credit.SetTarget(*target);
+        }
+        h.creditBytes = m_credit.Next(fresh);
+        ResumePending(port, now);
     }
     else
     {
@@ -512,27 +555,95 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
     return out;
 }
 
+uint16_t
+MetaRoceResponder::Cover(uint16_t id)
+{
+    PathRx& rx = *m_paths.Find(id);
+    const uint16_t fresh = rx.fresh;
+    m_planes[PortOf(id)].unacked -= rx.unacked;
+    rx.unacked = 0;
+    rx.ce = 0;
+    rx.fresh = 0;
+    rx.ackDue = kNever;
+    rx.queued = false;
+    SyncAckDue(id);
+    return fresh;
+}
+
+uint32_t
+MetaRoceResponder::AddPending(MrHeader& ack, uint16_t port)
+{
+    uint32_t fresh = 0;
+    Ring<uint16_t>& pending = m_planes[port].pending;
+    while (!pending.empty() && ack.repeatCount < kMrMaxAckRepeats)
+    {
+        const uint16_t id = pending.front();
+        pending.pop_front();
+        PathRx& rx = *m_paths.Find(id);
+        rx.listed = false;
+        // Covered since it waited, or queued on its own (a mark, a gap): not this ACK's news.
+        if (rx.unacked == 0 || rx.queued)
+        {
+            continue;
+        }
+        const MrAckRepeat repeat{id,
+                                 static_cast<uint16_t>(rx.window.SackLow() & 0xffff),
+                                 static_cast<uint32_t>(rx.window.Cumulative())};
+        ack.repeats[ack.repeatCount++] = repeat;
+        fresh += Cover(id);
+    }
+    return fresh;
+}
+
 void
 MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
 {
-    if (m_config.ackRepeats == 0)
-    {
-        return;
-    }
-    std::size_t same = m_latestCount;
-    for (std::size_t k = 0; k < m_latestCount; ++k)
-    {
-        if (m_latestAcks[k].pathId == ack.pathId)
+    const std::size_t covered = ack.repeatCount;
+    auto named = [&ack](uint16_t pathId) {
+        if (pathId == ack.pathId)
         {
-            same = k;
+            return true;
         }
-        else if (ack.repeatCount < m_config.ackRepeats)
+        for (std::size_t k = 0; k < ack.repeatCount; ++k)
+        {
+            if (ack.repeats[k].pathId == pathId)
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    for (std::size_t k = 0; k < m_latestCount && ack.repeatCount < m_config.ackRepeats; ++k)
+    {
+        if (!named(m_latestAcks[k].pathId))
         {
             ack.repeats[ack.repeatCount++] = m_latestAcks[k];
         }
     }
-    // This ACK goes to the front, in place of its path's earlier one or, the list full, of
-    // the oldest.
+    if (m_config.ackRepeats == 0)
+    {
+        return;
+    }
+    // The paths this ACK covers become the latest, its own path first.
+    for (std::size_t k = covered; k-- > 0;)
+    {
+        RememberLatest(ack.repeats[k]);
+    }
+    RememberLatest(
+        MrAckRepeat{ack.pathId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativePsn});
+}
+
+void
+MetaRoceResponder::RememberLatest(const MrAckRepeat& repeat)
+{
+    std::size_t same = m_latestCount;
+    for (std::size_t k = 0; k < m_latestCount; ++k)
+    {
+        if (m_latestAcks[k].pathId == repeat.pathId)
+        {
+            same = k;
+        }
+    }
     if (same == m_latestCount && m_latestCount <= m_config.ackRepeats)
     {
         ++m_latestCount;
@@ -541,8 +652,7 @@ MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
     {
         m_latestAcks[k] = m_latestAcks[k - 1];
     }
-    m_latestAcks[0] =
-        MrAckRepeat{ack.pathId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativePsn};
+    m_latestAcks[0] = repeat;
 }
 
 bool
