@@ -7,7 +7,6 @@
 #include "metaroce-wire.h"
 
 #include <gtest/gtest.h>
-
 #include <set>
 
 namespace metaroce
@@ -24,7 +23,7 @@ Config(uint32_t every, uint16_t ports = 1)
     c.mtu = 1024;
     c.ackEveryPackets = every;
     c.ackDelayNs = 2'000;
-    c.ackRepeats = 0;         // an ACK names only the paths it covers
+    c.ackRepeats = 0; // an ACK names only the paths it covers
     c.initialPathWindowPackets = 64;
     c.tailMarkers = false;    // the markers have tests of their own
     c.ackLonePackets = false; // so that only the receiver's rule decides
@@ -112,8 +111,7 @@ TEST(MetaRoceAckGeneration, ALoneWaitingPacketIsAcknowledgedAfterTheDelay)
     EXPECT_EQ(pair.b->NextTimeout(), 3'000u) << "the oldest waiting packet's deadline";
     pair.b->OnTimeout(3'000);
     const MrHeader ack = HeaderOf(*pair.b->PullPacket(0, 3'000));
-    EXPECT_EQ(Named(ack),
-              (std::set<uint16_t>{HeaderOf(sent[0]).pathId, HeaderOf(sent[1]).pathId}));
+    EXPECT_EQ(Named(ack), (std::set<uint16_t>{HeaderOf(sent[0]).pathId, HeaderOf(sent[1]).pathId}));
     EXPECT_FALSE(pair.b->PullPacket(0, 3'000));
     EXPECT_EQ(pair.b->NextTimeout(), kNever);
 }
