@@ -199,9 +199,8 @@ MetaRoceRequester::SendData(Path& path,
                             bool burstGoesOn)
 {
     const SendQueue::Message& m = m_queue.At(p.message);
-    // A lone packet's ACK would wait the ACK delay for a successor that does not come (6.4):
-    // the receiver coalesces across the paths of a plane, so a packet is lone when the
-    // connection sent nothing on its plane in the ACK delay before it.
+    // A lone packet's ACK would wait the ACK delay for a successor that does not come; the
+    // receiver counts a plane's packets over its paths, so the plane's history decides (6.4).
     TimeNs& last = m_lastDataAt[path.port];
     const bool lone = m_config.ackLonePackets && !burstGoesOn &&
                       (last == kNever || now - last > m_config.ackDelayNs);

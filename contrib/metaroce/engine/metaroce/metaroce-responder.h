@@ -18,6 +18,7 @@
  * to ackRepeats, so that a lost ACK is rarely the last word. Every ACK carries the receiver's
  * fair-share rate hint: its inbound line rate divided among its active senders (the driver
  * supplies the share), and, under receiver admission, the sender's credit (admission-credit.h).
+ * Placement and completion are in metaroce-responder.cc, the ACKs in metaroce-responder-ack.cc.
  *
  * The per-path state is made when the connection first receives (a RECV posted, a DATA or
  * PROBE arriving), and a stream's when it is first used: an end that only sends never pays for
