@@ -92,6 +92,24 @@ TEST(MetaRoceLoneAck, PlanesAreLoneApart)
     EXPECT_EQ(asks, (std::vector<bool>{true, true, false, false})) << "the first on each plane";
 }
 
+TEST(MetaRoceLoneAck, AMessagesLastPacketOnEachPlaneAsks)
+{
+    MetaRoceConfig c = Config(true);
+    c.ports = 2;
+    HandDrivenPair pair(c);
+    pair.a->PostSend(Write(1, 8 * 1024), 0);
+    std::vector<bool> asks;
+    for (int k = 0; k < 4; ++k)
+    {
+        for (uint16_t port = 0; port < 2; ++port)
+        {
+            asks.push_back(AsksAck(*pair.a->PullPacket(port, 100)));
+        }
+    }
+    // The first on each plane is lone; the last two, one per plane, end the message there.
+    EXPECT_EQ(asks, (std::vector<bool>{true, true, false, false, false, false, true, true}));
+}
+
 TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsPathDoesNotAsk)
 {
     HandDrivenPair pair(Config(true, 1));

@@ -51,10 +51,10 @@ SenderFields()
                        "burst of ackEveryPackets comes back in one ACK. A burst starts only on "
                        "a path with an RTT sample; before it, one packet at a time."),
         METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "6.4",
-                       "Ask for the ACK of a lone DATA packet at once (ACKREQ): one before which "
-                       "the connection sent nothing on its plane in the ACK delay and that no "
-                       "burst continues on. Its ACK would wait the ACK delay for a packet that "
-                       "does not come."),
+                       "Ask for the ACK of a lone DATA packet at once (ACKREQ): one that no "
+                       "burst continues on, before which the connection sent nothing on its "
+                       "plane in the ACK delay, or one of its message's last Ports packets. Its "
+                       "ACK would wait the ACK delay for a packet that does not come."),
         METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
                        "Ordered streams multiplexed on one connection."),
         METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",

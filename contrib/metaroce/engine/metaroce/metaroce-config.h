@@ -48,9 +48,9 @@ struct MetaRoceConfig
     /// Consecutive packets a connection sends on one path of a port before the selector moves on
     /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
     uint32_t sprayBurstPackets{1};
-    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one before which the
-    /// connection sent nothing on its plane in the ACK delay and that no burst continues on, as
-    /// no packet will share its ACK.
+    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one that no burst continues
+    /// on, before which the connection sent nothing on its plane in the ACK delay, or one of its
+    /// message's last `ports` packets, as no packet will share its ACK.
     bool ackLonePackets{true};
 
     // Windows and congestion control (spec 7).
