@@ -100,7 +100,7 @@ struct MetaRoceConfig
     uint16_t entropyCount{16384};     ///<   [entropyBase, entropyBase + entropyCount)
 
     // Receiver (spec 6).
-    uint32_t ackEveryPackets{4};        ///< packets of a plane, over its paths, per ACK (6.4)
+    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its paths, per ACK (6.4)
     TimeNs ackDelayNs{2'000};           ///< longest a packet waits for its ACK
     uint32_t ackRepeats{2};             ///< earlier ACKs of other paths each ACK repeats
     bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
