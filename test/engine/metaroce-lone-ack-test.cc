@@ -1,6 +1,6 @@
-// ACKs of lone packets (spec 6.4, ackLonePackets): a DATA packet whose path sent nothing in the
-// ACK delay before it, and that no burst continues on, asks for its ACK at once (ACKREQ), as
-// no later packet of its path will arrive in time to share that ACK.
+// ACKs of lone packets (spec 6.4, ackLonePackets): a DATA packet before which the connection sent
+// nothing on its plane in the ACK delay, and that no burst continues on, asks for its ACK at
+// once (ACKREQ), as no later packet of its plane will arrive in time to share that ACK.
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
@@ -65,12 +65,49 @@ TEST(MetaRoceLoneAck, OffOnlyTheLastPacketAsks)
               (std::vector<bool>{false, false, false, true}));
 }
 
-TEST(MetaRoceLoneAck, EveryPacketSprayedOnAPathOfItsOwnAsks)
+TEST(MetaRoceLoneAck, OnlyTheFirstPacketOfThePlaneAndTheLastAsk)
 {
+    // Each packet on a path of its own: the receiver counts the plane's packets across paths,
+    // so only the first has no company.
     HandDrivenPair pair(Config(true));
     pair.a->PostSend(Write(1, 4 * 1024), 0);
     EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, 0)),
-              (std::vector<bool>{true, true, true, true}));
+              (std::vector<bool>{true, false, false, true}));
+}
+
+TEST(MetaRoceLoneAck, PlanesAreLoneApart)
+{
+    MetaRoceConfig c = Config(true);
+    c.ports = 2;
+    HandDrivenPair pair(c);
+    pair.a->PostSend(Write(1, 6 * 1024), 0);
+    std::vector<bool> asks;
+    for (int k = 0; k < 2; ++k)
+    {
+        for (uint16_t port = 0; port < 2; ++port)
+        {
+            asks.push_back(AsksAck(*pair.a->PullPacket(port, 100)));
+        }
+    }
+    EXPECT_EQ(asks, (std::vector<bool>{true, true, false, false})) << "the first on each plane";
+}
+
+TEST(MetaRoceLoneAck, AMessagesLastPacketOnEachPlaneAsks)
+{
+    MetaRoceConfig c = Config(true);
+    c.ports = 2;
+    HandDrivenPair pair(c);
+    pair.a->PostSend(Write(1, 8 * 1024), 0);
+    std::vector<bool> asks;
+    for (int k = 0; k < 4; ++k)
+    {
+        for (uint16_t port = 0; port < 2; ++port)
+        {
+            asks.push_back(AsksAck(*pair.a->PullPacket(port, 100)));
+        }
+    }
+    // The first on each plane is lone; the last two, one per plane, end the message there.
+    EXPECT_EQ(asks, (std::vector<bool>{true, true, false, false, false, false, true, true}));
 }
 
 TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsPathDoesNotAsk)

@@ -7,10 +7,11 @@
    its expert info while the well-formed packets raise none.
 2. Captures written by `metaroce-fabric --pcap` (MetaRoCE and RoCEv2 WRITEs between two hosts
    on two planes, no loss): every UDP 4792 frame decodes as MetaRoCE with the values the run
-   sent (message and payload lengths, offsets and flags of every segment - ACKREQ on the last
-   and on every lone one - each once, remote
+   sent (message and payload lengths, offsets and flags of every segment - ACKREQ on every
+   lone one and on the message's last one per plane - each once, remote
    addresses, paths per plane, sender timestamps, ACKs echoing a timestamp that was sent on
-   their path and covering exactly the PSNs sent); RoCEv2 frames decode as InfiniBand BTH
+   their path and covering, with the waiting paths their repeats cover, exactly the PSNs
+   sent); RoCEv2 frames decode as InfiniBand BTH
    (WRITE First/Middle/Last and ACKs, with the segment counts of the message); nothing is
    flagged malformed.
 3. A lossy `metaroce-4-plane --pcap` run (SENDs of a ring all-reduce at 2% loss): the
@@ -279,7 +280,7 @@ def check_metaroce_host(label, plane_rows, host):
     sent = collections.defaultdict(dict)  # (conn, offset) -> row
     psns = collections.defaultdict(set)   # (conn, path) -> PSNs sent
     stamps = collections.defaultdict(set)  # (conn, path) -> timestamps sent
-    last_sent = {}  # (conn, path) -> timestamp of its latest WRITE so far
+    last_sent = {}  # (conn, plane) -> timestamp of its latest WRITE so far
     paths = {}
     acks = []
     markers = []
@@ -293,10 +294,13 @@ def check_metaroce_host(label, plane_rows, host):
                 check((conn, off) not in sent, f"{label}: offset {off} sent twice without loss")
                 sent[(conn, off)] = r
                 key = (conn, num(r, "path"))
-                # A lone packet (its path silent for the ACK delay before it) asks for its ACK,
-                # as does the last (spec 6.4, ackLonePackets).
-                lone = key not in last_sent or num(r, "timestamp") - last_sent[key] > ACK_DELAY_NS
-                last_sent[key] = num(r, "timestamp")
+                # A lone packet (its plane silent for the ACK delay before it) asks for its ACK,
+                # as does each of the message's last PLANES packets (spec 6.4, ackLonePackets).
+                on = (conn, plane)
+                lone = (on not in last_sent or
+                        num(r, "timestamp") - last_sent[on] > ACK_DELAY_NS or
+                        off // 4096 + PLANES >= MESSAGE // 4096)
+                last_sent[on] = num(r, "timestamp")
                 psns[key].add(num(r, "psn"))
                 stamps[key].add(num(r, "timestamp"))
                 paths[plane].add(num(r, "path"))
@@ -310,7 +314,7 @@ def check_metaroce_host(label, plane_rows, host):
                       f"{label}: UDP length, payload or ack floor {brief(r)}")
                 check(num(r, "flags.first") == (off == 0) and
                       num(r, "flags.last") == (off + length == MESSAGE) and
-                      num(r, "flags.ackreq") == (off + length == MESSAGE or lone) and
+                      num(r, "flags.ackreq") == lone and
                       num(r, "flags.retx") == 0, f"{label}: flags at offset {off}: {brief(r)}")
                 check(num(r, "remote_addr") - off == 0 and num(r, "rkey") == 0,
                       f"{label}: remote address {r['metaroce.remote_addr']} at offset {off}")
@@ -363,6 +367,14 @@ def check_metaroce_host(label, plane_rows, host):
         check(num(r, "cum_psn") <= max(psns[key]) + 1 and sacked <= psns[key],
               f"{label}: ACK covers PSNs never sent: {brief(r)}")
         final[key] = max(final.get(key, 0), num(r, "cum_psn"))
+        # The waiting paths an ACK covers, and earlier ACKs it repeats (spec 6.4).
+        if r["metaroce.repeat.path"]:
+            for path, cum in zip(r["metaroce.repeat.path"].split(";"),
+                                 r["metaroce.repeat.cum_psn"].split(";")):
+                other = (key[0], int(path, 0))
+                check(other in psns and int(cum, 0) <= max(psns[other]) + 1,
+                      f"{label}: ACK repeat covers PSNs never sent: {brief(r)}")
+                final[other] = max(final.get(other, 0), int(cum, 0))
     check(all(final.get(k) == max(v) + 1 for k, v in psns.items()),
           f"{label}: the last ACKs do not cover every PSN sent: {final} vs {dict(psns)}")
     return len(acks) + len(sent)

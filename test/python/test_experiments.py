@@ -65,9 +65,11 @@ def test_ack_repeats(tmp_path):
     df = pd.read_csv(tmp_path / "ack-repeats-quick.csv")
     assert df["complete"].all()
     off = df["nic_attributes"] == "AckRepeats=0"
-    assert (df[off]["ack_repeat_hits"] == 0).all()
     # At 1% per path some ACK is lost in every run; with repeats, some repeat stands in for it.
-    assert (df[~off & (df["loss"] > 0)]["ack_repeat_hits"] > 0).all()
+    # Without, the hits are the waiting paths an ACK covers (spec 6.4), fewer.
+    lossy = df["loss"] > 0
+    assert (df[~off & lossy]["ack_repeat_hits"] > 0).all()
+    assert df[~off & lossy]["ack_repeat_hits"].sum() > df[off & lossy]["ack_repeat_hits"].sum()
 
 
 def test_tail_markers(tmp_path):

@@ -48,6 +48,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce/metaroce-requester-markers.cc
     engine/metaroce/metaroce-requester-work.cc
     engine/metaroce/metaroce-requester.cc
+    engine/metaroce/metaroce-responder-ack.cc
     engine/metaroce/metaroce-responder.cc
     engine/metaroce/metaroce-wire.cc
     engine/metaroce/pacer.cc

@@ -25,6 +25,7 @@ struct Counters
     uint64_t txBytes{0};
     uint64_t txDataPackets{0};
     uint64_t txControlPackets{0};
+    uint64_t txAcks{0}; ///< ACKs sent (also in txControlPackets; spec 6.4)
     uint64_t retransmittedPackets{0};
     uint64_t rxPackets{0};
     uint64_t rxBytes{0};
@@ -68,11 +69,12 @@ struct CounterField
 };
 
 /// Every scalar field of Counters, in declaration order; Counters::drops is the only other one.
-inline constexpr std::array<CounterField, 21> kCounterFields = {{
+inline constexpr std::array<CounterField, 22> kCounterFields = {{
     {"txPackets", &Counters::txPackets},
     {"txBytes", &Counters::txBytes},
     {"txDataPackets", &Counters::txDataPackets},
     {"txControlPackets", &Counters::txControlPackets},
+    {"txAcks", &Counters::txAcks},
     {"retransmittedPackets", &Counters::retransmittedPackets},
     {"rxPackets", &Counters::rxPackets},
     {"rxBytes", &Counters::rxBytes},

@@ -51,9 +51,10 @@ SenderFields()
                        "burst of ackEveryPackets comes back in one ACK. A burst starts only on "
                        "a path with an RTT sample; before it, one packet at a time."),
         METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "6.4",
-                       "Ask for the ACK of a lone DATA packet at once (ACKREQ): one whose path "
-                       "sent nothing in the ACK delay before it and that no burst continues on. "
-                       "Its ACK would wait the ACK delay for a packet that does not come."),
+                       "Ask for the ACK of a lone DATA packet at once (ACKREQ): one that no "
+                       "burst continues on, before which the connection sent nothing on its "
+                       "plane in the ACK delay, or one of its message's last Ports packets. Its "
+                       "ACK would wait the ACK delay for a packet that does not come."),
         METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
                        "Ordered streams multiplexed on one connection."),
         METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",
@@ -188,12 +189,15 @@ ReceiverFields()
     using C = MetaRoceConfig;
     return {
         METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, kSackBits, "6.4",
-                       "Packets per path coalesced into one ACK."),
+                       "Packets of one plane, over all its paths, that one ACK acknowledges: "
+                       "the ACK leaves when this many wait (1: an ACK per packet)."),
         METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "6.4",
-                       "Longest an ACK waits for coalescing."),
+                       "Longest a packet waits for its ACK while fewer than AckEveryPackets "
+                       "of its plane wait."),
         METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "6.4",
                        "Latest ACKs of the connection's other paths that every ACK repeats "
-                       "(8 bytes each): a lost ACK then costs nothing while a later one arrives."),
+                       "(8 bytes each) beyond the paths it covers: a lost ACK then costs "
+                       "nothing while a later one arrives."),
         METAROCE_FIELD(C, compactAcks, "CompactAcks", Flag, 0, 1, "3.4",
                        "Leave an empty SACK out of the ACK (32 bytes fewer; flag NOSACK)."),
         METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",

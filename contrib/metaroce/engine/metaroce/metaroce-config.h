@@ -48,8 +48,9 @@ struct MetaRoceConfig
     /// Consecutive packets a connection sends on one path of a port before the selector moves on
     /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
     uint32_t sprayBurstPackets{1};
-    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one whose path sent nothing
-    /// in the ACK delay before it and that no burst continues on, as no packet will share its ACK.
+    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one that no burst continues
+    /// on, before which the connection sent nothing on its plane in the ACK delay, or one of its
+    /// message's last `ports` packets, as no packet will share its ACK.
     bool ackLonePackets{true};
 
     // Windows and congestion control (spec 7).
@@ -99,8 +100,8 @@ struct MetaRoceConfig
     uint16_t entropyCount{16384};     ///<   [entropyBase, entropyBase + entropyCount)
 
     // Receiver (spec 6).
-    uint32_t ackEveryPackets{2};        ///< coalesce this many packets per path into one ACK
-    TimeNs ackDelayNs{2'000};           ///< longest an ACK waits
+    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its paths, per ACK (6.4)
+    TimeNs ackDelayNs{2'000};           ///< longest a packet waits for its ACK
     uint32_t ackRepeats{2};             ///< earlier ACKs of other paths each ACK repeats
     bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages

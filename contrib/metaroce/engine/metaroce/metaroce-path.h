@@ -94,7 +94,6 @@ struct Path
     uint32_t inflightBytes{0}; ///< at most 256 PSNs of one MTU each (HasRoom)
     uint64_t nextPsn{0};
     TimeNs probeDue{kNever}; ///< Down paths: when to send the next probe
-    TimeNs lastDataAt{0};    ///< when the path last sent DATA (with packetsSent > 0)
     /// Send time of the oldest in-flight DATA packet, or kNever, as of the requester's last
     /// look at the path (its deadlines, spec 5.3 and 5.5, are kept from it).
     TimeNs firstDataAt{kNever};

@@ -59,6 +59,7 @@ MetaRoceRequester::MakePaths()
     const size_t count = m_paths.Count();
     m_rtoAt = DeadlineTree(count);
     m_firstDataOrder = DeadlineTree(count);
+    m_lastDataAt.assign(m_config.ports, kNever);
 }
 
 void
@@ -198,9 +199,12 @@ MetaRoceRequester::SendData(Path& path,
                             bool burstGoesOn)
 {
     const SendQueue::Message& m = m_queue.At(p.message);
-    // A lone packet's ACK would wait the ACK delay for a successor that does not come (6.4).
+    // A packet alone on its plane, or one of a message's last `ports` (each taken as the last
+    // on its plane), would have its ACK wait the ACK delay for no successor (6.4).
+    TimeNs& last = m_lastDataAt[path.port];
     const bool lone = m_config.ackLonePackets && !burstGoesOn &&
-                      (path.packetsSent == 0 || now - path.lastDataAt > m_config.ackDelayNs);
+                      (last == kNever || now - last > m_config.ackDelayNs ||
+                       p.index + m_config.ports >= m.packets);
     OutPacket out = MakeDataPacket(m_config,
                                    m_ids.remote,
                                    m_memory,
@@ -213,7 +217,7 @@ MetaRoceRequester::SendData(Path& path,
                                    lone);
     RecordSent(path, out, p.message, p.index, now);
     ++path.packetsSent;
-    path.lastDataAt = now;
+    last = now;
     return out;
 }
 
@@ -242,8 +246,7 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
 OutPacket
 MetaRoceRequester::SendProbe(Path& path, TimeNs now)
 {
-    // A Down path's earlier probes that were never answered are given up: the floor must
-    // move past them.
+    // A Down path's earlier probes never answered are given up: the floor moves past them.
     for (SentPacket& p : path.outstanding)
     {
         if (p.state == SentPacket::State::InFlight)

@@ -394,6 +394,7 @@ class MetaRoceRequester
     uint32_t m_downPaths{0};          ///< paths Down (their probes are looked at only then)
     std::vector<uint16_t> m_duePaths; ///< PathsDueBy()'s answer
     std::vector<Burst> m_bursts;      ///< per port when sprayBurstPackets > 1, else empty
+    std::vector<TimeNs> m_lastDataAt; ///< per port: when DATA last left on it (kNever: never)
 };
 
 } // namespace metaroce

@@ -77,6 +77,7 @@ MetaRoceResponder::MakeState()
     m_paths.Resize(size_t{m_config.ports} * m_config.pathsPerPort);
     m_ackDue = DeadlineTree(m_paths.Size());
     m_ackQueue.resize(m_config.ports);
+    m_planes.resize(m_config.ports);
 }
 
 MetaRoceResponder::PathRx&
@@ -274,69 +275,6 @@ MetaRoceResponder::DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now)
     }
 }
 
-void
-MetaRoceResponder::QueueAck(uint16_t pathId)
-{
-    PathRx& rx = *m_paths.Find(pathId); // an ACK is queued for a path that received something
-    if (!rx.queued)
-    {
-        rx.queued = true;
-        m_ackQueue[PortOf(pathId)].push_back(pathId);
-        m_feedbackPorts.set(PortOf(pathId));
-        SyncAckDue(pathId);
-    }
-}
-
-void
-MetaRoceResponder::QueueNak(uint16_t port, const Nak& nak)
-{
-    if (m_nakQueue.empty())
-    {
-        m_nakQueue.resize(m_config.ports);
-    }
-    m_nakQueue[port].push_back(nak);
-    m_feedbackPorts.set(port);
-}
-
-void
-MetaRoceResponder::SyncFeedback(uint16_t port)
-{
-    m_feedbackPorts.set(port, !m_ackQueue[port].empty() || NakQueued(port));
-}
-
-void
-MetaRoceResponder::SyncAckDue(uint16_t pathId)
-{
-    const PathRx& rx = *m_paths.Find(pathId); // made: only a path's arrivals give it a deadline
-    m_ackDue.Set(pathId, rx.queued ? kNever : rx.ackDue);
-}
-
-void
-MetaRoceResponder::NoteArrival(PathRx& rx,
-                               uint16_t pathId,
-                               const RxPacket& pkt,
-                               TimeNs echo,
-                               bool urgent)
-{
-    rx.unacked += rx.unacked < UINT16_MAX ? 1 : 0;
-    rx.echo = echo;
-    if (pkt.ecnCe)
-    {
-        ++rx.ce;
-    }
-    // Immediate ACK on a gap (the sender must learn of loss at once), a mark (congestion
-    // feedback must not wait), a request or a full coalescing batch (spec 6.4).
-    if (urgent || pkt.ecnCe || rx.window.HasGap() || rx.unacked >= m_config.ackEveryPackets)
-    {
-        QueueAck(pathId);
-    }
-    else
-    {
-        rx.ackDue = std::min(rx.ackDue, pkt.now + m_config.ackDelayNs);
-        SyncAckDue(pathId);
-    }
-}
-
 RxResult
 MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPacket& pkt)
 {
@@ -369,7 +307,7 @@ MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPac
     ++rx.fresh;
     ++m_counters.rxDataPackets;
     Place(h, payload, pkt.now);
-    NoteArrival(rx, h.pathId, pkt, h.timestamp, (h.flags & kMrFlagAckReq) != 0);
+    NoteArrival(rx, h.pathId, pkt, h.timestamp, (h.flags & (kMrFlagAckReq | kMrFlagLast)) != 0);
     return RxResult{};
 }
 
@@ -401,160 +339,6 @@ MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
         (h.flags & kMrFlagAckReq) != 0 || verdict == PathReceiveWindow::Verdict::Duplicate;
     NoteArrival(rx, h.pathId, pkt, h.timestamp, urgent);
     return RxResult{};
-}
-
-void
-MetaRoceResponder::OnTimeout(TimeNs now)
-{
-    // In path order, as a scan would queue them; collected first, since queuing changes the tree.
-    m_due.clear();
-    m_ackDue.ForEachAtMost(now,
-                           [this](std::size_t id) { m_due.push_back(static_cast<uint16_t>(id)); });
-    for (uint16_t id : m_due)
-    {
-        QueueAck(id);
-    }
-}
-
-void
-MetaRoceResponder::OnPortState(uint16_t port, bool up)
-{
-    if (up || port >= m_config.ports || m_ackQueue.empty())
-    {
-        return; // nothing can be queued before the state is made
-    }
-    // Feedback queued for a dead port is stale by the time it could leave; the sender's
-    // timers cover it.
-    for (uint16_t id : m_ackQueue[port])
-    {
-        m_paths.Find(id)->queued = false;
-        SyncAckDue(id);
-    }
-    m_ackQueue[port].clear();
-    if (NakQueued(port))
-    {
-        m_nakQueue[port].clear();
-    }
-    SyncFeedback(port);
-}
-
-std::optional<OutPacket>
-MetaRoceResponder::Pull(uint16_t port, TimeNs now)
-{
-    if (port >= m_config.ports || m_ackQueue.empty())
-    {
-        return std::nullopt;
-    }
-    MrHeader h;
-    h.connection = m_peer;
-    if (NakQueued(port))
-    {
-        const Nak nak = m_nakQueue[port].front();
-        m_nakQueue[port].pop_front();
-        SyncFeedback(port);
-        h.opcode = MrOpcode::Nak;
-        h.stream = nak.stream;
-        h.msn = nak.msn;
-        h.syndrome = nak.syndrome;
-    }
-    else if (!m_ackQueue[port].empty())
-    {
-        const uint16_t id = m_ackQueue[port].front();
-        m_ackQueue[port].pop_front();
-        SyncFeedback(port);
-        PathRx& rx = *m_paths.Find(id);
-        h.opcode = MrOpcode::Ack;
-        h.pathId = id;
-        h.flags = rx.ce > 0 ? kMrFlagEce : 0;
-        h.cumulativePsn = static_cast<uint32_t>(rx.window.Cumulative());
-        h.rateHintMbps =
-            static_cast<uint32_t>(std::min<uint64_t>(FairShare() / 1'000'000, UINT32_MAX));
-        h.echoTimestamp = rx.echo;
-        h.ceCount = rx.ce;
-        h.newCount = rx.fresh;
-        if (const std::optional<uint64_t> target = m_hints.AdmissionTarget())
-        {
-            m_credit.SetTarget(*target);
-        }
-        h.creditBytes = m_credit.Next(rx.fresh);
-        // An empty SACK is the common case (a path's packets arrive in order): left out when
-        // compact, and then never built (spec 3.4).
-        if (m_config.compactAcks && !rx.window.HasGap())
-        {
-            h.flags |= kMrFlagNoSack;
-        }
-        else
-        {
-            h.sack = rx.window.Sack();
-        }
-        AddRepeats(h, rx.window.SackLow());
-        rx.unacked = 0;
-        rx.ce = 0;
-        rx.fresh = 0;
-        rx.ackDue = kNever;
-        rx.queued = false;
-        SyncAckDue(id);
-    }
-    else
-    {
-        return std::nullopt;
-    }
-    OutPacket out;
-    out.header.resize(h.Size());
-    MrSerialize(h, out.header.data());
-    out.port = port;
-    // ACKs of one path share one route back; which one does not matter to the protocol.
-    out.udpSrcPort =
-        static_cast<uint16_t>(m_config.entropyBase + (h.pathId * 40503u) % m_config.entropyCount);
-    out.udpDstPort = kMetaRoceUdpPort;
-    out.isControl = true;
-    ++m_counters.txControlPackets;
-    return out;
-}
-
-void
-MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
-{
-    if (m_config.ackRepeats == 0)
-    {
-        return;
-    }
-    std::size_t same = m_latestCount;
-    for (std::size_t k = 0; k < m_latestCount; ++k)
-    {
-        if (m_latestAcks[k].pathId == ack.pathId)
-        {
-            same = k;
-        }
-        else if (ack.repeatCount < m_config.ackRepeats)
-        {
-            ack.repeats[ack.repeatCount++] = m_latestAcks[k];
-        }
-    }
-    // This ACK goes to the front, in place of its path's earlier one or, the list full, of
-    // the oldest.
-    if (same == m_latestCount && m_latestCount <= m_config.ackRepeats)
-    {
-        ++m_latestCount;
-    }
-    for (std::size_t k = std::min(same, m_latestCount - 1); k > 0; --k)
-    {
-        m_latestAcks[k] = m_latestAcks[k - 1];
-    }
-    m_latestAcks[0] =
-        MrAckRepeat{ack.pathId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativePsn};
-}
-
-bool
-MetaRoceResponder::HasWork(uint16_t port) const
-{
-    return port < m_config.ports && m_feedbackPorts.test(port);
-}
-
-TimeNs
-MetaRoceResponder::NextTimeout() const
-{
-    return m_ackDue.Min();
 }
 
 void

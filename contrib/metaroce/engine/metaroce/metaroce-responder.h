@@ -8,12 +8,17 @@
  * (and SENDs produce RECV completions) in order per stream, so a SEND completion still implies
  * every earlier message of its stream has landed.
  *
- * Per path the responder keeps the cumulative PSN and the SACK bitvector, and acknowledges on
- * the arrival plane: coalesced (every ackEveryPackets packets or after ackDelay), immediately on
- * a gap, an ECN mark, a duplicate or a request. Every ACK carries the receiver's fair-share rate
- * hint: its inbound line rate divided among its active senders (the driver supplies the share),
- * and, under receiver admission, the sender's credit (admission-credit.h). With ackRepeats, it
- * also repeats the latest ACKs of other paths, so that a lost ACK is rarely the last word.
+ * Per path the responder keeps the cumulative PSN and the SACK bitvector; its ACKs follow one
+ * generation rule (spec 6.4). Arrivals are counted per connection and arrival plane, across
+ * paths: an ACK leaves once ackEveryPackets packets of the plane are unacknowledged or the
+ * oldest of them waited ackDelay, and at once for a packet that shows a gap on its path, arrives
+ * as a duplicate, carries an ECN mark or ACKREQ, or is the last of its message. It is the ACK of
+ * the path whose arrival sent it, and its additional contents (repeats) cover the plane's other
+ * paths with unacknowledged packets, as they stand now, then the latest ACKs of other paths up
+ * to ackRepeats, so that a lost ACK is rarely the last word. Every ACK carries the receiver's
+ * fair-share rate hint: its inbound line rate divided among its active senders (the driver
+ * supplies the share), and, under receiver admission, the sender's credit (admission-credit.h).
+ * Placement and completion are in metaroce-responder.cc, the ACKs in metaroce-responder-ack.cc.
  *
  * The per-path state is made when the connection first receives (a RECV posted, a DATA or
  * PROBE arriving), and a stream's when it is first used: an end that only sends never pays for
@@ -26,6 +31,7 @@
 #include "../common/engine-counters.h"
 #include "../common/engine-memory.h"
 #include "../common/lazy-slots.h"
+#include "../common/ring.h"
 #include "../common/transport-engine.h"
 #include "admission-credit.h"
 #include "metaroce-config.h"
@@ -133,8 +139,19 @@ class MetaRoceResponder
         uint16_t ce{0};
         uint16_t fresh{0};
         bool queued{false};
+        bool listed{false}; ///< in its plane's pending list (PlaneRx)
         TimeNs echo{0};
         TimeNs ackDue{kNever};
+    };
+
+    /// What one arrival plane owes the sender: the packets not yet acknowledged on any of its
+    /// paths, and the paths holding them that wait for an ACK (not queued).
+    struct PlaneRx
+    {
+        uint32_t unacked{0}; ///< the sum of its paths' PathRx::unacked
+        /// Paths with unacknowledged packets, in the order they first waited; a path leaves
+        /// when an ACK covers it, or lazily when it is queued on its own.
+        Ring<uint16_t> pending;
     };
 
     struct Message
@@ -181,9 +198,20 @@ class MetaRoceResponder
     void DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now);
     void NoteArrival(PathRx& rx, uint16_t pathId, const RxPacket& pkt, TimeNs echo, bool urgent);
     void QueueAck(uint16_t pathId);
-    /// Copies the latest ACKs of other paths into `ack` (ackRepeats of them at most), then
-    /// remembers `ack` itself among them (spec 6.4).
+    /// Marks path `id` acknowledged (what it owed is in an ACK now); returns its fresh count.
+    uint16_t Cover(uint16_t id);
+    /// Adds to `ack` the plane's other paths with unacknowledged packets, as repeats of their
+    /// state now (at most kMrMaxAckRepeats), and covers them; returns their fresh count.
+    uint32_t AddPending(MrHeader& ack, uint16_t port);
+    /// Gives the waiting paths of `port` their deadlines back after an ACK of the plane left,
+    /// and queues the next ACK if one of them is due by `now`.
+    void ResumePending(uint16_t port, TimeNs now);
+    /// Fills `ack` up to ackRepeats repeats with the latest ACKs of paths it does not name yet,
+    /// then remembers every path it names among the latest (spec 6.4).
     void AddRepeats(MrHeader& ack, uint64_t sackLow);
+    /// Puts `repeat` first among the latest ACKs, in place of its path's earlier one or, the
+    /// list full, of the oldest.
+    void RememberLatest(const MrAckRepeat& repeat);
     /// Queues a NAK on `port`.
     void QueueNak(uint16_t port, const Nak& nak);
     /// Brings m_feedbackPorts up to date for `port` after its queues changed.
@@ -207,6 +235,7 @@ class MetaRoceResponder
     std::vector<uint16_t> m_due;   ///< OnTimeout()'s paths, reused
     std::vector<Stream> m_streams; ///< up to the highest stream used (StreamAt())
     std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now (MakeState())
+    std::vector<PlaneRx> m_planes;          ///< per port (MakeState())
     std::vector<Ring<Nak>> m_nakQueue;      ///< per port, made at the first NAK (rare)
     /// Bit p: port p has an ACK or NAK queued. HasWork() is asked on every pull of every port
     /// and reads this word instead of two queues in memory of their own.

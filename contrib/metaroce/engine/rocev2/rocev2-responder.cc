@@ -122,6 +122,10 @@ RoceV2Responder::TakeResponse()
     out.payloadSize = kIbIcrcSize;
     out.payload.assign(kIbIcrcSize, 0);
     out.isControl = true;
+    if (ack)
+    {
+        ++m_counters.txAcks;
+    }
     m_response = Response::None;
     m_sinceAck = 0;
     return out;

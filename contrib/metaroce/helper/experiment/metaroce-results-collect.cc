@@ -58,6 +58,7 @@ MetaRoceExperimentResults::SetEngineTotals(const metaroce::Counters& all, Time d
     tailMarkers = all.tailMarkers;
     ecnMarked = all.rxEcnMarked;
     dataPackets = all.txDataPackets;
+    ackPackets = all.txAcks;
     fastRetransmits = all.fastRetransmits;
     tailProbes = all.tailProbes;
     spuriousLosses = all.spuriousLosses;

@@ -257,6 +257,7 @@ MetaRoceExperimentResults::ToJson() const
                     {"timeouts", timeouts},
                     {"rto_deferrals", rtoDeferrals},
                     {"data_packets", dataPackets},
+                    {"ack_packets", ackPackets},
                     {"fast_retransmits", fastRetransmits},
                     {"tail_probes", tailProbes},
                     {"spurious_losses", spuriousLosses},
