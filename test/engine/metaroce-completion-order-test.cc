@@ -204,6 +204,7 @@ TEST(MetaRoceCompletionOrder, FinishOrderFlushesInPostingOrderAfterAFailure)
     MetaRoceConfig c;
     c.pathsPerPort = 1;
     c.mtu = 1024;
+    c.initialPathWindowPackets = 16;
     c.tailMarkers = false;
     c.completionOrder = static_cast<uint8_t>(CompletionOrder::Finish);
     c.localConnection = 9;
