@@ -69,6 +69,16 @@ class ComplianceAdapter
     /// Posts a WRITE, SEND or RECV now; returns the work request id completions will carry.
     virtual uint64_t Post(const WorkRequest& wr) = 0;
 
+    /**
+     * Posts `wr`, which the DUT should refuse (a `post` line with refused=1): a DUT that
+     * refuses it throws std::invalid_argument and changes nothing. As Post() unless the DUT's
+     * own refusal ends the run (the ns-3 queue pair's fatal error).
+     */
+    virtual void PostToRefuse(const WorkRequest& wr)
+    {
+        Post(wr);
+    }
+
     /// Takes a port (plane) down or brings it back, now.
     virtual void SetPortState(uint16_t port, bool up) = 0;
 

@@ -290,6 +290,19 @@ Ns3NicAdapter::Post(const WorkRequest& wr)
 }
 
 void
+Ns3NicAdapter::PostToRefuse(const WorkRequest& wr)
+{
+    if (wr.op == Opcode::Recv)
+    {
+        m_qp->GetEngine().PostRecv(wr);
+    }
+    else
+    {
+        m_qp->GetEngine().PostSend(wr, Now());
+    }
+}
+
+void
 Ns3NicAdapter::SetPortState(uint16_t port, bool up)
 {
     m_nic->SetPortUp(port, up);

@@ -46,6 +46,9 @@ class Ns3NicAdapter : public ComplianceAdapter
     void AdvanceTo(TimeNs t, bool stopOnOutput) override;
     void Inject(const WirePacket& pkt) override;
     uint64_t Post(const WorkRequest& wr) override;
+    /// Hands `wr` to the queue pair's engine, whose refusal the queue pair would turn into a
+    /// fatal error.
+    void PostToRefuse(const WorkRequest& wr) override;
     void SetPortState(uint16_t port, bool up) override;
     Counters ReadCounters() const override;
 

@@ -51,7 +51,7 @@ IsBytePatch(const std::string& name)
 }
 
 const std::set<std::string> kPostKeys =
-    {"stream", "length", "localAddr", "localKey", "remoteAddr", "remoteKey"};
+    {"stream", "length", "localAddr", "localKey", "remoteAddr", "remoteKey", "refused"};
 const std::set<std::string> kCompletionKeys = {"op", "stream", "status", "bytes"};
 
 class Parser
@@ -551,7 +551,8 @@ class Parser
             if (!kPostKeys.count(t.name) || t.negate)
             {
                 throw std::invalid_argument("post takes stream=, length=, localAddr=, "
-                                            "localKey=, remoteAddr=, remoteKey=; not '" +
+                                            "localKey=, remoteAddr=, remoteKey=, refused=; "
+                                            "not '" +
                                             t.name + "'");
             }
             return;

@@ -3,6 +3,7 @@
 #include "packet-codec.h"
 #include "text-values.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <sstream>
@@ -198,8 +199,28 @@ class Runner
                 wr.remoteKey = static_cast<uint32_t>(v);
             }
         }
+        if (Refusal(step))
+        {
+            try
+            {
+                m_adapter.PostToRefuse(wr);
+            }
+            catch (const std::invalid_argument&)
+            {
+                return; // refused, as it should be
+            }
+            Diverge(step, step.text, "(taken)", "the DUT took a request it should refuse");
+        }
         const uint64_t id = m_adapter.Post(wr);
         m_labels[id] = step.label;
+    }
+
+    /// True when `step` (a post) says refused=1: the DUT must refuse the request.
+    bool Refusal(const Step& step) const
+    {
+        return std::any_of(step.terms.begin(), step.terms.end(), [&](const Term& t) {
+            return t.name == "refused" && Resolve(t) != 0;
+        });
     }
 
     WirePacket BuildInjection(const Step& step)

@@ -89,7 +89,8 @@ class TransportEngine
 
     /**
      * Posts a WRITE or SEND. Throws std::invalid_argument for a malformed request (wrong
-     * opcode, zero length, unknown stream, bad local key); nothing is changed then.
+     * opcode, zero length, unknown stream, bad local key) and for a sequence the engine's
+     * completion order does not support; nothing is changed then.
      */
     virtual void PostSend(const WorkRequest& wr, TimeNs now) = 0;
 

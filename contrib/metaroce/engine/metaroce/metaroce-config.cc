@@ -202,6 +202,12 @@ ReceiverFields()
                        "Leave an empty SACK out of the ACK (32 bytes fewer; flag NOSACK)."),
         METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",
                        "Receive window of a stream, in messages."),
+        METAROCE_FIELD(C, completionOrder, "CompletionOrder", Count, 0, 1, "6.8",
+                       "When this end's completions are released: 0, per stream in posting "
+                       "order; 1, each message as soon as it finishes (all its packets "
+                       "acknowledged, or placed for a RECV), whatever earlier messages of its "
+                       "stream are doing. With 1 a SEND may not follow an unfinished WRITE of "
+                       "its stream: PostSend refuses it."),
     };
 }
 

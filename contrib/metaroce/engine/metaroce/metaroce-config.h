@@ -22,6 +22,18 @@ namespace metaroce
 /// Most NIC ports (planes) a connection may use: per-port state is kept in 64-bit words.
 constexpr uint16_t kMaxPorts = 64;
 
+/// When a connection end releases its completions (MetaRoceConfig::completionOrder, spec 6.8).
+enum class CompletionOrder : uint8_t
+{
+    /// Per stream in posting order: a completion implies every earlier message of its stream
+    /// finished (the requester) or landed (the responder's RECV completions).
+    Posting = 0,
+    /// Each message as soon as it finishes: all its packets acknowledged (the requester) or
+    /// placed (the responder), whatever earlier messages of its stream are doing. A SEND may
+    /// not follow an unfinished WRITE of its stream (MetaRoceConnection::PostSend refuses it).
+    Finish = 1,
+};
+
 /// All tunables of a MetaRoCE connection (defaults: 100 Gb/s ports, ~8 us fabric RTT).
 struct MetaRoceConfig
 {
@@ -105,6 +117,14 @@ struct MetaRoceConfig
     uint32_t ackRepeats{2};             ///< earlier ACKs of other paths each ACK repeats
     bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
+    /// CompletionOrder of this end's completions (0: posting order, 1: as messages finish; 6.8).
+    uint8_t completionOrder{0};
+
+    /// The completion order completionOrder names.
+    CompletionOrder Completions() const
+    {
+        return static_cast<CompletionOrder>(completionOrder);
+    }
 
     /// Throws std::invalid_argument naming the first field that is out of range, or the first
     /// pair of fields that contradict each other.

@@ -158,6 +158,17 @@ MetaRoceConnection::ValidateWorkRequest(const WorkRequest& wr, bool recv) const
     {
         bad("local buffer outside the region of key " + std::to_string(wr.localKey));
     }
+    // In finish order a RECV completion says nothing of earlier messages, so a SEND must not
+    // rely on an earlier WRITE of its stream having landed (spec 6.8).
+    if (wr.op == Opcode::Send && m_config->Completions() == CompletionOrder::Finish &&
+        m_requester && m_requester->Get().WriteUnfinished(wr.stream))
+    {
+        bad("completion order 1 (as messages finish) takes no SEND behind an unfinished WRITE "
+            "of stream " +
+            std::to_string(wr.stream) +
+            ": its RECV completion would not imply the WRITE landed; wait for the WRITE's "
+            "completion, or use completion order 0 (posting order)");
+    }
 }
 
 void

@@ -86,6 +86,12 @@ class MetaRoceRequester
     /// Queues a WRITE or SEND (already validated by the connection).
     void Post(const WorkRequest& wr, TimeNs now);
 
+    /// True when a WRITE posted on `stream` has not finished (SendQueue::WriteUnfinished).
+    bool WriteUnfinished(uint16_t stream) const
+    {
+        return m_queue.WriteUnfinished(stream);
+    }
+
     /// Processes an ACK; returns false (and changes nothing) when it acknowledges PSNs never sent.
     bool OnAck(const MrHeader& ack, TimeNs now);
 

@@ -244,10 +244,28 @@ MetaRoceResponder::Place(const MrHeader& h, const uint8_t* payload, TimeNs now)
     }
     m.placed[index] = true;
     m_counters.placedBytes += h.payloadLength;
-    if (++m.placedPackets == m.packets && h.msn == s.nextMsn)
+    if (++m.placedPackets < m.packets)
+    {
+        return;
+    }
+    if (m.op == Opcode::Send && m_config.Completions() == CompletionOrder::Finish)
+    {
+        CompleteRecv(s, m, h.stream, now);
+        m.completed = true;
+    }
+    if (h.msn == s.nextMsn)
     {
         DeliverInOrder(s, h.stream, now);
     }
+}
+
+void
+MetaRoceResponder::CompleteRecv(const Stream& s, const Message& m, uint16_t streamId, TimeNs now)
+{
+    const WorkRequest& recv = s.recvs[m.recvIndex - s.recvBase];
+    m_completions.push_back(
+        Completion{recv.id, Opcode::Recv, streamId, CompletionStatus::Success, m.length, now});
+    ++m_counters.completions;
 }
 
 void
@@ -262,13 +280,16 @@ MetaRoceResponder::DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now)
             const WorkRequest recv = s.recvs.front();
             s.recvs.pop_front();
             ++s.recvBase;
-            m_completions.push_back(Completion{recv.id,
-                                               Opcode::Recv,
-                                               streamId,
-                                               CompletionStatus::Success,
-                                               it->second.length,
-                                               now});
-            ++m_counters.completions;
+            if (!it->second.completed)
+            {
+                m_completions.push_back(Completion{recv.id,
+                                                   Opcode::Recv,
+                                                   streamId,
+                                                   CompletionStatus::Success,
+                                                   it->second.length,
+                                                   now});
+                ++m_counters.completions;
+            }
         }
         s.messages.erase(it);
         ++s.nextMsn;

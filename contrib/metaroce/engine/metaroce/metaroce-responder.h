@@ -6,7 +6,9 @@
  * RECV buffer that its (stream, receive index) selects - even when earlier messages of the
  * stream are still missing. A per-message placement bitmap drops duplicates. Messages complete
  * (and SENDs produce RECV completions) in order per stream, so a SEND completion still implies
- * every earlier message of its stream has landed.
+ * every earlier message of its stream has landed; in finish order (MetaRoceConfig::
+ * completionOrder, spec 6.8) a SEND's RECV completes once the SEND is placed, and the message
+ * still leaves its stream's records in order.
  *
  * Per path the responder keeps the cumulative PSN and the SACK bitvector; its ACKs follow one
  * generation rule (spec 6.4). Arrivals are counted per connection and arrival plane, across
@@ -161,6 +163,7 @@ class MetaRoceResponder
         uint32_t recvIndex{0};
         uint32_t packets{0};
         uint32_t placedPackets{0};
+        bool completed{false}; ///< its RECV completion left before it was delivered in order
         boost::dynamic_bitset<> placed;
     };
 
@@ -196,6 +199,9 @@ class MetaRoceResponder
     RxResult CheckPlacement(const MrHeader& h, uint16_t port);
     void Place(const MrHeader& h, const uint8_t* payload, TimeNs now);
     void DeliverInOrder(Stream& s, uint16_t streamId, TimeNs now);
+    /// Appends the RECV completion of SEND `m` of stream `streamId` as it finishes (finish
+    /// order): the RECV its receive index names.
+    void CompleteRecv(const Stream& s, const Message& m, uint16_t streamId, TimeNs now);
     void NoteArrival(PathRx& rx, uint16_t pathId, const RxPacket& pkt, TimeNs echo, bool urgent);
     void QueueAck(uint16_t pathId);
     /// Marks path `id` acknowledged (what it owed is in an ACK now); returns its fresh count.

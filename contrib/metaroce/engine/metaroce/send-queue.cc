@@ -28,6 +28,10 @@ SendQueue::Post(const WorkRequest& wr, TimeNs now)
     m.packets = static_cast<uint32_t>((wr.length + m_config.mtu - 1) / m_config.mtu);
     m.acked.resize(m.packets);
     m.transmissions.assign(m.packets, 0);
+    if (wr.op == Opcode::Write)
+    {
+        ++stream.unfinishedWrites;
+    }
     m_messages.Add(id, std::move(m));
     stream.order.push_back(id);
     if (m_state == State::Failed)
@@ -170,7 +174,12 @@ SendQueue::Acknowledge(uint64_t message, uint32_t index, TimeNs now)
     m->acked[index] = true;
     if (++m->ackedPackets == m->packets)
     {
-        m->finished = true;
+        Finish(*m, CompletionStatus::Success);
+        if (m_config.Completions() == CompletionOrder::Finish)
+        {
+            Complete(*m, now);
+            m->completed = true;
+        }
         CompleteInOrder(m->wr.stream, now);
     }
 }
@@ -257,8 +266,7 @@ SendQueue::Fail(CompletionStatus status, uint64_t culprit, TimeNs now)
     m_messages.ForEach([&](uint64_t id, Message& m) {
         if (!m.finished)
         {
-            m.finished = true;
-            m.status = id == culprit ? status : CompletionStatus::Flushed;
+            Finish(m, id == culprit ? status : CompletionStatus::Flushed);
         }
     });
     for (std::size_t s = 0; s < m_streams.size(); ++s)
@@ -280,6 +288,24 @@ SendQueue::StreamAt(uint16_t id)
 }
 
 void
+SendQueue::Finish(Message& m, CompletionStatus status)
+{
+    m.finished = true;
+    m.status = status;
+    if (m.wr.op == Opcode::Write)
+    {
+        --m_streams[m.wr.stream].unfinishedWrites;
+    }
+}
+
+void
+SendQueue::Complete(const Message& m, TimeNs now)
+{
+    m_completions.push_back(Completion{m.wr.id, m.wr.op, m.wr.stream, m.status, m.wr.length, now});
+    ++m_counters.completions;
+}
+
+void
 SendQueue::CompleteInOrder(uint16_t stream, TimeNs now)
 {
     auto& order = m_streams[stream].order;
@@ -291,9 +317,10 @@ SendQueue::CompleteInOrder(uint16_t stream, TimeNs now)
         {
             break;
         }
-        m_completions.push_back(
-            Completion{m->wr.id, m->wr.op, m->wr.stream, m->status, m->wr.length, now});
-        ++m_counters.completions;
+        if (!m->completed)
+        {
+            Complete(*m, now);
+        }
         m_messages.Erase(id);
         order.pop_front();
     }

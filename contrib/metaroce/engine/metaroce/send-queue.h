@@ -7,7 +7,10 @@
  * the same whatever the length. Lost packets wait in a FIFO that goes before new data: they
  * hold back completion of messages already mostly delivered (5.1). A new message may start
  * only inside the responder's message window (6.3). A message finishes when its last packet is
- * acknowledged; completions leave per stream in posting order.
+ * acknowledged; completions leave per stream in posting order, or, in finish order
+ * (MetaRoceConfig::completionOrder, spec 6.8), each as its message finishes. A finished message
+ * stays held until the messages before it in its stream finished too, so the message window
+ * counts from the oldest unfinished message in both orders.
  *
  * The queue is Open or Failed. A retry limit exceeded or a NAK fails it as an RC queue pair
  * enters its error state (5.6): the culprit completes with its error, every other outstanding
@@ -71,6 +74,7 @@ class SendQueue
         boost::dynamic_bitset<> acked;
         std::vector<uint16_t> transmissions; ///< per packet, to enforce maxRetransmissions
         bool finished{false};
+        bool completed{false}; ///< its completion left before it reached its stream's front
         CompletionStatus status{CompletionStatus::Success};
 
         /// True while packets of it were never sent (and it has not finished).
@@ -176,6 +180,13 @@ class SendQueue
         return m_state;
     }
 
+    /// True when a WRITE posted on `stream` has not finished: a SEND posted now would not
+    /// follow it in finish order (CompletionOrder::Finish).
+    bool WriteUnfinished(uint16_t stream) const
+    {
+        return stream < m_streams.size() && m_streams[stream].unfinishedWrites > 0;
+    }
+
     /// True when every posted message has completed.
     bool Empty() const
     {
@@ -189,6 +200,12 @@ class SendQueue
     const Message* Undelivered(uint64_t message, uint32_t index) const;
     Message* Undelivered(uint64_t message, uint32_t index);
     void Fail(CompletionStatus status, uint64_t culprit, TimeNs now);
+    /// Marks `m` finished with `status` (it was not).
+    void Finish(Message& m, CompletionStatus status);
+    /// Appends the completion of `m`.
+    void Complete(const Message& m, TimeNs now);
+    /// Releases the finished messages at the front of `stream`, completing those whose
+    /// completion has not left yet.
     void CompleteInOrder(uint16_t stream, TimeNs now);
 
     const MetaRoceConfig& m_config;
@@ -206,6 +223,7 @@ class SendQueue
         Ring<uint64_t> order; ///< message ids in posting order
         uint32_t nextMsn{0};
         uint32_t nextRecvIndex{0};
+        uint32_t unfinishedWrites{0}; ///< WRITEs posted and not finished
     };
 
     /// Stream `id`, made with those below it on first use.

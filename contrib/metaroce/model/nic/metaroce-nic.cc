@@ -455,6 +455,8 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
                     "MetaRoceNic::Connect: NICs disagree on UnscheduledBytes ("
                         << a->m_metaRoce.unscheduledBytes << " vs "
                         << b->m_metaRoce.unscheduledBytes << ")");
+    NS_ABORT_MSG_IF(a->m_metaRoce.completionOrder != b->m_metaRoce.completionOrder,
+                    "MetaRoceNic::Connect: NICs disagree on CompletionOrder (spec 6.8)");
     const uint32_t idA = a->m_nextId++;
     const uint32_t idB = b->m_nextId++;
     Ptr<MetaRoceQueuePair> qa = a->CreateQueuePair(transport, idA, idB, plane);
