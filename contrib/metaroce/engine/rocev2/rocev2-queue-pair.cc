@@ -63,6 +63,10 @@ RoceV2QueuePair::OnPacket(const RxPacket& pkt)
     {
         return Refuse(DropReason::PortDown);
     }
+    if (pkt.corrupted)
+    {
+        return Refuse(DropReason::BadCrc); // what the ICRC, carried but not computed, would catch
+    }
     const IbParseResult parsed = IbParse(pkt.data, pkt.size, pkt.wireSize);
     if (!parsed.packet)
     {

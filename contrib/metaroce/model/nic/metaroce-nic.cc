@@ -574,6 +574,15 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
         rx.size = size;
     }
     rx.wireSize = size;
+    if (m_corruptionModel && m_corruptionModel->IsCorrupt(packet->Copy()))
+    {
+        // Only the check sees it (spec 3.11); real bytes get the flipped bit too.
+        rx.corrupted = true;
+        if (host.RealPayload() && size > 0)
+        {
+            whole[arrival.transportOffset + size / 2] ^= 0x10;
+        }
+    }
     rx.port = static_cast<uint16_t>(index);
     rx.ecnCe = arrival.ecnCe;
     rx.now = EngineNow();
