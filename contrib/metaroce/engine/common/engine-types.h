@@ -114,10 +114,10 @@ struct RxPacket
     std::size_t wireSize{0};
     uint16_t port{0};
     bool ecnCe{false}; ///< the IP header arrived with ECN Congestion Experienced
+    TimeNs now{0};
     /// The driver's channel corrupted the packet where no bytes are carried to check (a
     /// virtual payload in the simulator): an engine with a bit-error check refuses it.
     bool corrupted{false};
-    TimeNs now{0};
 };
 
 } // namespace metaroce
