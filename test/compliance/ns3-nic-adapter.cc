@@ -132,9 +132,9 @@ Ns3NicAdapter::ApplyAttributes()
         }
         // With the mCRC the engine checks the whole datagram, so it must be handed every byte
         // (spec 3.11; the regions stay virtual: nothing is placed).
-        nic->SetAttribute("RealPayload",
-                          BooleanValue(m_setup.transport == Transport::MetaRoce &&
-                                       m_setup.metaroce.mcrc));
+        nic->SetAttribute(
+            "RealPayload",
+            BooleanValue(m_setup.transport == Transport::MetaRoce && m_setup.metaroce.mcrc));
     }
 }
 

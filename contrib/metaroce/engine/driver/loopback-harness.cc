@@ -1,7 +1,6 @@
 #include "loopback-harness.h"
 
 #include <boost/crc.hpp>
-
 #include <stdexcept>
 
 namespace metaroce
