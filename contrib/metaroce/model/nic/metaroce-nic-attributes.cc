@@ -33,6 +33,20 @@ MetaRoceNic::GetTypeId()
     return tid;
 }
 
+bool
+MetaRoceNic::Corrupts(Ptr<const Packet> packet, uint8_t* byte) const
+{
+    if (!m_corruptionModel || !m_corruptionModel->IsCorrupt(packet->Copy()))
+    {
+        return false;
+    }
+    if (byte != nullptr)
+    {
+        *byte ^= 0x10;
+    }
+    return true;
+}
+
 TypeId
 MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
 {

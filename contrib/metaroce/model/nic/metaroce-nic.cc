@@ -574,15 +574,9 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
         rx.size = size;
     }
     rx.wireSize = size;
-    if (m_corruptionModel && m_corruptionModel->IsCorrupt(packet->Copy()))
-    {
-        // Only the check sees it (spec 3.11); real bytes get the flipped bit too.
-        rx.corrupted = true;
-        if (host.RealPayload() && size > 0)
-        {
-            whole[arrival.transportOffset + size / 2] ^= 0x10;
-        }
-    }
+    rx.corrupted =
+        Corrupts(packet,
+                 whole.empty() ? nullptr : whole.data() + arrival.transportOffset + size / 2);
     rx.port = static_cast<uint16_t>(index);
     rx.ecnCe = arrival.ecnCe;
     rx.now = EngineNow();

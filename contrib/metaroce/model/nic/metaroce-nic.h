@@ -236,6 +236,9 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     bool m_realPayload;
     /// Corrupts arriving packets for the engines' bit-error checks (spec 3.11); null: none
     Ptr<ErrorModel> m_corruptionModel;
+    /// True when m_corruptionModel hits `packet`; then flips a bit of `byte` if given (real
+    /// payloads: the check sees the flag, and the bytes are wrong too).
+    bool Corrupts(Ptr<const Packet> packet, uint8_t* byte) const;
     Time m_fairShareWindow;
     bool m_fairShareWhenMarked;
     Time m_admissionRtt; ///< receiver admission's budget, in time at the line rate; 0: off
