@@ -171,6 +171,8 @@ CASES = [
     ("metaroce-perf", ["127.0.0.1", "--transport=rocev2"], "--mtu=8192", ["--mtu", "8192"]),
     ("metaroce-perf", ["127.0.0.1"], "--planes=65", ["--planes", "65"]),
     ("metaroce-perf", ["127.0.0.1"], "--loss=200", ["--loss", "200"]),
+    ("metaroce-perf", ["127.0.0.1"], "--corrupt=101", ["--corrupt", "101"]),
+    ("metaroce-perf", ["127.0.0.1"], "--mcrc=1", ["--mcrc", "1"]),
     ("metaroce-perf", ["127.0.0.1"], "--test=read_bw", ["--test", "read_bw"]),
     ("metaroce-perf", ["127.0.0.1"], "--port=0", ["--port", "0"]),
     ("metaroce-perf", [], "--bind=localhost", ["--bind", "localhost"]),

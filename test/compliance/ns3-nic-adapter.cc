@@ -130,7 +130,11 @@ Ns3NicAdapter::ApplyAttributes()
                                 StringValue(DcqcnVariantName(m_setup.rocev2.dcqcn.variant)));
             nic->SetRoceRateControl(dcqcn);
         }
-        nic->SetAttribute("RealPayload", BooleanValue(false));
+        // With the mCRC the engine checks the whole datagram, so it must be handed every byte
+        // (spec 3.11; the regions stay virtual: nothing is placed).
+        nic->SetAttribute(
+            "RealPayload",
+            BooleanValue(m_setup.transport == Transport::MetaRoce && m_setup.metaroce.mcrc));
     }
 }
 

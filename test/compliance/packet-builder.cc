@@ -3,6 +3,7 @@
  * the field values a scenario wrote, over the defaults a compliant peer would use, serialised
  * with the engine's own wire code. Decoding is in packet-codec.cc.
  */
+#include "mcrc.h"
 #include "packet-codec.h"
 #include "rocev2-wire.h"
 
@@ -188,6 +189,15 @@ Build(const DutSetup& setup,
     if (values.count("datagram"))
     {
         pkt.bytes.resize(Value(values, "datagram", 0), 0);
+    }
+    if (setup.transport == Transport::MetaRoce && setup.metaroce.mcrc)
+    {
+        // The trailer covers the datagram as built; an @N patch after it is a bit error.
+        const uint32_t crc = McrcCompute(pkt.bytes.data(), pkt.bytes.size());
+        for (int shift = 24; shift >= 0; shift -= 8)
+        {
+            pkt.bytes.push_back(static_cast<uint8_t>(crc >> shift));
+        }
     }
     for (const auto& [offset, byte] : patches)
     {

@@ -1,5 +1,6 @@
 #include "packet-codec.h"
 
+#include "mcrc.h"
 #include "rocev2-wire.h"
 #include "text-values.h"
 
@@ -299,7 +300,7 @@ DecodedPacket::ToString() const
 }
 
 DecodedPacket
-Decode(Transport transport, const WirePacket& pkt)
+Decode(Transport transport, const WirePacket& pkt, bool mcrc)
 {
     DecodedPacket d;
     d.time = pkt.time;
@@ -308,7 +309,13 @@ Decode(Transport transport, const WirePacket& pkt)
                 {"sport", pkt.udpSrcPort},
                 {"dport", pkt.udpDstPort},
                 {"wireSize", pkt.bytes.size()}};
-    if (transport == Transport::MetaRoce)
+    if (transport == Transport::MetaRoce && mcrc)
+    {
+        WirePacket body = pkt;
+        body.bytes.resize(pkt.bytes.size() >= kMcrcSize ? pkt.bytes.size() - kMcrcSize : 0);
+        DecodeMetaRoce(body, d);
+    }
+    else if (transport == Transport::MetaRoce)
     {
         DecodeMetaRoce(pkt, d);
     }

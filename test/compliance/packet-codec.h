@@ -51,8 +51,10 @@ const MrOpcodeInfo* MetaOpcodeByName(const std::string& name);
 /// The RoCEv2 opcode called `name` ("RC_SEND_ONLY", ...), or nullptr.
 const IbOpcodeInfo* RoceOpcodeByName(const std::string& name);
 
-/// Decodes an emitted packet of `transport`.
-DecodedPacket Decode(Transport transport, const WirePacket& pkt);
+/// Decodes an emitted packet of `transport`; with `mcrc` (spec 3.11) its last 4 bytes are the
+/// trailer and are left out of the decoding (not checked: the engine adapter emits a virtual
+/// payload, trailer included, as zeros). `wireSize` is the datagram's, trailer included.
+DecodedPacket Decode(Transport transport, const WirePacket& pkt, bool mcrc = false);
 
 /// True when `opcode` names a packet of `transport`.
 bool IsOpcode(Transport transport, const std::string& opcode);

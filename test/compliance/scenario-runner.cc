@@ -28,6 +28,7 @@ class Runner
         : m_scenario(scenario)
         , m_adapter(adapter)
         , m_transport(scenario.setup.transport)
+        , m_mcrc(scenario.setup.transport == Transport::MetaRoce && scenario.setup.metaroce.mcrc)
     {
     }
 
@@ -139,7 +140,7 @@ class Runner
     {
         for (const WirePacket& p : m_adapter.TakeEmitted())
         {
-            m_packets.push_back(Decode(m_transport, p));
+            m_packets.push_back(Decode(m_transport, p, m_mcrc));
         }
         for (const Completion& c : m_adapter.TakeCompletions())
         {
@@ -510,6 +511,7 @@ class Runner
     const Scenario& m_scenario;
     ComplianceAdapter& m_adapter;
     Transport m_transport;
+    bool m_mcrc; ///< the DUT's packets end with an mCRC trailer (spec 3.11)
     std::deque<DecodedPacket> m_packets;
     std::deque<Completion> m_completions;
     std::map<std::string, uint64_t> m_vars;

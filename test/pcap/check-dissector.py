@@ -17,6 +17,10 @@
 3. A lossy `metaroce-4-plane --pcap` run (SENDs of a ring all-reduce at 2% loss): the
    documented files appear, retransmissions decode with RETX and ACKREQ, nothing malformed;
    a bad --pcap prefix is refused with one line and a non-zero exit.
+4. The mCRC trailer (spec 3.11, preference metaroce.mcrc): hand-made packets with a trailer
+   computed here decode as without it and verify as good; a flipped bit in the header, the
+   payload or the trailer makes it bad (checksum expert), and a datagram too short for a
+   trailer is truncated.
 
 Usage: test/pcap/check-dissector.py BUILD_DIR   (needs tshark; scripts/install-deps.sh)
 """
@@ -52,13 +56,13 @@ def check(ok, message):
     return ok
 
 
-def tshark(pcap, extra_fields=()):
+def tshark(pcap, extra_fields=(), options=()):
     """One dict per frame: every MetaRoCE field and expert, plus `extra_fields`."""
     names = (["frame.number", "frame.time_epoch", "ip.src", "ip.dsfield.dscp", "udp.dstport",
               "udp.length", "_ws.malformed", "_ws.expert.group", "_ws.expert.severity"] +
              ["metaroce." + f for f in FIELDS] +
              ["metaroce." + x for x in EXPERTS] + list(extra_fields))
-    cmd = ["tshark", "-n", "-X", f"lua_script:{LUA}", "-r", str(pcap), "-T", "fields",
+    cmd = ["tshark", "-n", "-X", f"lua_script:{LUA}", *options, "-r", str(pcap), "-T", "fields",
            "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=;"]
     for n in names:
         cmd += ["-e", n]
@@ -250,6 +254,69 @@ def check_handmade(tmp):
     check(rows[-1]["metaroce.trimmed"] == "1" and not rows[-1]["metaroce.truncated"],
           "handmade: a trimmed WRITE (CS6, UDP length kept) is not reported as trimmed")
     return len(frames)
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), bitwise: a reference independent of the dissector's table."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def with_mcrc(packet):
+    """The packet with its mCRC trailer (spec 3.11): CRC-32C of every byte, big-endian."""
+    return packet + struct.pack(">I", crc32c(packet))
+
+
+def flipped(packet, bit):
+    out = bytearray(packet)
+    out[bit // 8] ^= 1 << (bit % 8)
+    return bytes(out)
+
+
+def check_handmade_mcrc(tmp):
+    """With the preference metaroce.mcrc the last 4 bytes are the mCRC: decoded, verified (good
+    or bad, a bad one in the checksum expert group, never malformed by itself), and the packet
+    before it decodes as without the option."""
+    check(crc32c(b"123456789") == 0xE3069283, "the reference CRC-32C's check value")
+    write = data(1, 0x01 | 0x02 | 0x08, length=4096)
+    cases = [  # (name, UDP payload, mCRC status, fields)
+        ("WRITE", with_mcrc(write), "good", dict(WRITE_FIELDS, msg_len=4096)),
+        ("ACK", with_mcrc(ack(repeats=[(7, 0x8001, 42)])), "good",
+         {"opcode": 3, "sack.count": 5, "repeat.path": 7}),
+        ("ACK without SACK", with_mcrc(ack(flags=0x20)), "good", {"flags.nosack": 1}),
+        ("PROBE", with_mcrc(probe()), "good", {"opcode": 4, "psn": 41}),
+        ("WRITE payload bit", flipped(with_mcrc(write), 8 * 100 + 3), "bad", {"opcode": 1}),
+        ("WRITE header bit", flipped(with_mcrc(write), 8 * 8), "bad", {"psn": 7 ^ (1 << 24)}),
+        ("WRITE trailer bit", flipped(with_mcrc(write), 8 * (len(write) + 2)), "bad",
+         {"payload_len": 4096}),
+    ]
+    path = tmp / "mcrc.pcap"
+    write_pcap(path, [ipv4_udp(p) for _, p, _, _ in cases] + [ipv4_udp(b"\x13\x00\x00")])
+    rows = tshark(path, ["metaroce.mcrc", "metaroce.mcrc.status", "metaroce.bad_mcrc"],
+                  ["-o", "metaroce.mcrc:TRUE"])
+    check(len(rows) == len(cases) + 1, f"mcrc: {len(rows)} frames decoded of {len(cases) + 1}")
+    for (name, packet, status, fields), row in zip(cases, rows):
+        check(row["metaroce.mcrc.status"] == status,
+              f"mcrc {name}: status '{row['metaroce.mcrc.status']}', not {status}")
+        check(int(row["metaroce.mcrc"] or "-1", 0) == struct.unpack(">I", packet[-4:])[0],
+              f"mcrc {name}: trailer '{row['metaroce.mcrc']}'")
+        check((row["metaroce.bad_mcrc"] != "") == (status == "bad"),
+              f"mcrc {name}: bad_mcrc expert '{row['metaroce.bad_mcrc']}'")
+        for field, value in fields.items():
+            got = row["metaroce." + field]
+            check(got != "" and int(got, 0) == value,
+                  f"mcrc {name}: metaroce.{field} = '{got}', not {value}")
+        check(UNDECODED_GROUP not in row["_ws.expert.group"].split(";"),
+              f"mcrc {name}: Lua error in the dissector")
+        if status == "good":
+            check(MALFORMED_GROUP not in row["_ws.expert.group"].split(";"),
+                  f"mcrc {name}: flagged malformed")
+    check(rows[-1]["metaroce.truncated"] != "", "mcrc: a 3-byte datagram is not truncated")
+    return len(rows)
 
 
 # --- 2. metaroce-fabric captures --------------------------------------------------------------
@@ -470,7 +537,8 @@ def main():
     build = pathlib.Path(sys.argv[1]).resolve()
     with tempfile.TemporaryDirectory(prefix="metaroce-pcap-") as d:
         tmp = pathlib.Path(d)
-        counts = (check_handmade(tmp), check_fabric(tmp, build), check_experiment(tmp, build))
+        counts = (check_handmade(tmp) + check_handmade_mcrc(tmp), check_fabric(tmp, build),
+                  check_experiment(tmp, build))
         check_install(tmp, tmp / "fabric-metaroce-loss0-host0-plane0.pcap")
     for failure in FAILURES[:40]:
         print("FAIL:", failure)

@@ -119,7 +119,7 @@ def hello(**over):
     fields = {"test": "write_bw", "transport": "metaroce", "sizes": "65536", "iters": "8",
               "tx-depth": "4", "planes": "1", "rate": "10", "mtu": "4096", "loss": "0",
               "reorder": "0", "duplicate": "0", "delay": "0", "reorder-delay": "50", "seed": "1",
-              "timeout": "5", "udp-addrs": addr(9), "udp-port": "4792", "src-port-base": "49152",
+              "corrupt": "0", "mcrc": "off", "timeout": "5", "udp-addrs": addr(9), "udp-port": "4792", "src-port-base": "49152",
               "src-port-count": "16384", "connection": "305419896", "psn": "7"}
     fields.update({k.replace("_", "-"): v for k, v in over.items()})
     return ("".join(f"{k}={v}\n" for k, v in fields.items() if v is not None) + "end\n").encode()

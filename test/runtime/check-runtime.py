@@ -12,6 +12,8 @@
    (the client's banner shows it); a RoCEv2
    capture decodes as InfiniBand BTH. A capture that cannot be written whole (the file size
    limit) fails the run in one line naming the file, and leaves no partial file behind.
+   With --mcrc=on and injected bit errors (--corrupt) a transfer is verified, the corrupted
+   datagrams are refused as bad-crc, and the dissector marks each trailer good or bad.
 5. Off loopback: two network namespaces made here, joined by a veth pair with a 1500-byte MTU,
    one process in each, a MetaRoCE transfer at 1% injected loss verified (skipped, saying so,
    where namespaces cannot be made: not root, no iproute2).
@@ -65,6 +67,8 @@ def check_options(perf):
     for args, words in [(["--size=abc"], ["--size=abc", "integer"]),
                         (["--transport=ib"], ["--transport=ib", "metaroce or rocev2"]),
                         (["--loss=150"], ["--loss=150", "[0, 100]"]),
+                        (["--mcrc=yes"], ["--mcrc=yes", "on or off"]),
+                        (["--corrupt=-1"], ["--corrupt=-1", "[0, 100]"]),
                         (["--transport=rocev2", "--planes=2"], ["--planes=2", "one port"]),
                         (["--bogus"], ["--bogus", "unknown option"])]:
         r = subprocess.run([perf, *args], capture_output=True, text=True, timeout=10)
@@ -106,8 +110,8 @@ def check_mismatch(perf):
     print("ok   a corrupted byte fails both processes")
 
 
-def tshark(pcap, fields):
-    cmd = ["tshark", "-n", "-X", f"lua_script:{LUA}", "-r", str(pcap), "-T", "fields",
+def tshark(pcap, fields, options=()):
+    cmd = ["tshark", "-n", "-X", f"lua_script:{LUA}", *options, "-r", str(pcap), "-T", "fields",
            "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=;"]
     for f in fields:
         cmd += ["-e", f]
@@ -158,6 +162,34 @@ def check_capture(perf, tmp):
     check(ib and all(r["infiniband.bth.opcode"] for r in ib if r["udp.dstport"] == "4791"),
           "RoCEv2 capture does not decode as InfiniBand")
     print(f"ok   captures decode ({len(rows)} MetaRoCE frames, {len(ib)} RoCEv2)")
+
+
+def check_mcrc(perf, tmp):
+    """The mCRC (doc/spec.md 3.11): with --mcrc=on and injected bit errors a transfer is still
+    verified byte for byte, the engines refuse the corrupted datagrams as bad-crc, and the
+    dissector (preference metaroce.mcrc) shows every trailer, good where the bytes are intact and
+    flagged bad where a bit was flipped."""
+    pcap = tmp / "mcrc.pcap"
+    (src, sout, serr), (crc, cout, cerr) = pair(
+        perf, ["--mcrc=on", "--corrupt=3", "-s", "20000", "-n", "40", "--verbose",
+               f"--pcap={pcap}"], offset=7)
+    check(crc == 0 and "data verified by the server: OK" in cout,
+          f"mCRC transfer with bit errors: client exit {crc}: {cerr.strip()}")
+    check(src == 0 and "all bytes verified" in sout,
+          f"mCRC transfer with bit errors: server exit {src}: {serr.strip()}")
+    check("bad-crc" in sout + cout, "no bad-crc refusal in either end's counters")
+    fields = ["udp.dstport", "_ws.malformed", "_ws.expert.group", "metaroce.opcode",
+              "metaroce.mcrc", "metaroce.mcrc.status"]
+    cmd_pref = ["-o", "metaroce.mcrc:TRUE"]
+    rows = [r for r in tshark(pcap, fields, cmd_pref) if r["udp.dstport"] == "4792"]
+    good = [r for r in rows if r["metaroce.mcrc.status"] == "good"]
+    bad = [r for r in rows if r["metaroce.mcrc.status"] == "bad"]
+    check(rows and len(good) + len(bad) == len(rows), "a MetaRoCE frame without an mCRC status")
+    check(bad, "no frame flagged with a bad mCRC in a capture with 3% bit errors")
+    check(all(r["metaroce.opcode"] and not r["_ws.malformed"] and
+              MALFORMED_GROUP not in r["_ws.expert.group"] for r in good),
+          "a frame with a good mCRC does not decode cleanly")
+    print(f"ok   mCRC: verified under bit errors ({len(good)} good, {len(bad)} bad trailers)")
 
 
 def check_capture_errors(perf, tmp):
@@ -241,6 +273,7 @@ def main():
     check_mismatch(perf)
     with tempfile.TemporaryDirectory() as tmp:
         check_capture(perf, pathlib.Path(tmp))
+        check_mcrc(perf, pathlib.Path(tmp))
         check_capture_errors(perf, pathlib.Path(tmp))
     check_namespaces(perf)
     if FAILURES:

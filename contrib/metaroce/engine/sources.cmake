@@ -40,6 +40,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/driver/loopback-scenario.cc
     engine/metaroce/ack-coverage.cc
     engine/metaroce/loss-detection.cc
+    engine/metaroce/mcrc.cc
     engine/metaroce/metaroce-config.cc
     engine/metaroce/metaroce-connection.cc
     engine/metaroce/metaroce-path.cc
@@ -89,6 +90,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/ack-coverage.h
     engine/metaroce/admission-credit.h
     engine/metaroce/loss-detection.h
+    engine/metaroce/mcrc.h
     engine/metaroce/loss-evidence.h
     engine/metaroce/metaroce-config.h
     engine/metaroce/metaroce-connection.h

@@ -11,7 +11,8 @@
  *    and its ACKs carry the credit;
  *  - with ControlFirst a NIC's ACKs overtake the data of its other queue pairs;
  *  - a queue pair disposed mid-transfer is served no more, its NIC's other one completes;
- *  - a frame's one header carries the bytes of the IPv4, UDP and transport headers.
+ *  - a frame's one header carries the bytes of the IPv4, UDP and transport headers;
+ *  - with Mcrc, a packet the NIC's CorruptionModel hits is refused as bad-crc and recovered.
  */
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -26,6 +27,7 @@
 #include "ns3/metaroce-wire.h"
 #include "ns3/nstime.h"
 #include "ns3/pcap-file-wrapper.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -166,6 +168,56 @@ class DeterministicLossTestCase : public TestCase
     }
 
     Transport m_transport;
+};
+
+/// The receiving NIC's CorruptionModel hits its 10th packet; with Mcrc on both ends the
+/// MetaRoCE engine refuses it as bad-crc (counted, in the drop trace) and the WRITE completes
+/// after one retransmission, byte-exact with real payloads (spec 3.11).
+class McrcCorruptionTestCase : public TestCase
+{
+  public:
+    explicit McrcCorruptionTestCase(bool realPayload)
+        : TestCase(std::string("metaroce mCRC refuses a corrupted packet, ") +
+                   (realPayload ? "real" : "virtual") + " payloads")
+        , m_realPayload(realPayload)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BackToBack net(1, m_realPayload);
+        net.a->SetAttribute("Mcrc", BooleanValue(true));
+        net.b->SetAttribute("Mcrc", BooleanValue(true));
+        Ptr<ReceiveListErrorModel> em = CreateObject<ReceiveListErrorModel>();
+        em->SetList({9});
+        net.b->SetAttribute("CorruptionModel", PointerValue(em));
+        net.b->TraceConnectWithoutContext("Drop",
+                                          MakeCallback(&McrcCorruptionTestCase::Dropped, this));
+        auto [qa, qb] = MetaRoceNic::Connect(net.a, net.b, Transport::MetaRoce);
+        qa->PostWrite(0, kBytes, 0x1000, kDstKey, 0x1000, kSrcKey);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(qa->GetCompletedCount(), 1, "the WRITE did not complete");
+        NS_TEST_ASSERT_MSG_EQ(qb->GetCounters().Drops(metaroce::DropReason::BadCrc),
+                              1,
+                              "the corrupted packet is refused as bad-crc");
+        NS_TEST_ASSERT_MSG_EQ(qb->GetCounters().TotalDrops(), 1, "and nothing else");
+        NS_TEST_ASSERT_MSG_EQ(m_drops["bad-crc"], 1, "the drop trace names it");
+        NS_TEST_ASSERT_MSG_EQ(qa->GetCounters().retransmittedPackets, 1, "recovered as a loss");
+        if (m_realPayload)
+        {
+            NS_TEST_ASSERT_MSG_EQ((net.src == net.dst), true, "bytes differ at the receiver");
+        }
+        Simulator::Destroy();
+    }
+
+    void Dropped(Ptr<const Packet>, uint32_t, std::string reason)
+    {
+        ++m_drops[reason];
+    }
+
+    bool m_realPayload;
+    std::map<std::string, int> m_drops;
 };
 
 /// Plane 1's link dies 20 us into a 4 MiB WRITE; both NICs see their port go down.
@@ -664,6 +716,8 @@ class MetaRoceNicTestSuite : public TestSuite
             AddTestCase(new ShortSendFairShareTestCase(t), MetaRoceTestDuration::QUICK);
         }
         AddTestCase(new LinkFailureTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new McrcCorruptionTestCase(false), MetaRoceTestDuration::QUICK);
+        AddTestCase(new McrcCorruptionTestCase(true), MetaRoceTestDuration::QUICK);
         AddTestCase(new DisposedQueuePairTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new SprayTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new PcapDecodesTestCase, MetaRoceTestDuration::QUICK);

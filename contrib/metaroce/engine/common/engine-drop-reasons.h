@@ -38,6 +38,7 @@ enum class DropReason : uint8_t
     Duplicate,
     OutOfSequence,
     PortDown,
+    BadCrc,
     Count
 };
 
@@ -136,6 +137,10 @@ inline constexpr ReasonTable<DropReason> kDropReasons = {{
      "OutOfSequence",
      "RoCEv2 only: PSN ahead of the expected one (go-back-N drops it)"},
     {DropReason::PortDown, "port-down", "PortDown", "arrived on a port the engine believes down"},
+    {DropReason::BadCrc,
+     "bad-crc",
+     "BadCrc",
+     "mCRC trailer disagrees with the packet's bytes, or the packet was corrupted on its way"},
 }};
 static_assert(InEnumOrder(kDropReasons), "kDropReasons: one row per DropReason, in order");
 

@@ -115,6 +115,9 @@ struct RxPacket
     uint16_t port{0};
     bool ecnCe{false}; ///< the IP header arrived with ECN Congestion Experienced
     TimeNs now{0};
+    /// The driver's channel corrupted the packet where no bytes are carried to check (a
+    /// virtual payload in the simulator): an engine with a bit-error check refuses it.
+    bool corrupted{false};
 };
 
 } // namespace metaroce

@@ -1,5 +1,6 @@
 #include "loopback-harness.h"
 
+#include <boost/crc.hpp>
 #include <stdexcept>
 
 namespace metaroce
@@ -193,17 +194,9 @@ LoopbackHarness::Consume(const Event* e)
 uint32_t
 Crc32(const uint8_t* data, std::size_t size)
 {
-    // Bitwise, without a table: the harness computes it only when corruption is on.
-    uint32_t crc = 0xFFFFFFFFu;
-    for (std::size_t i = 0; i < size; ++i)
-    {
-        crc ^= data[i];
-        for (int bit = 0; bit < 8; ++bit)
-        {
-            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-        }
-    }
-    return ~crc;
+    boost::crc_32_type crc; // IEEE 802.3, reflected
+    crc.process_bytes(data, size);
+    return crc.checksum();
 }
 
 void

@@ -200,6 +200,10 @@ ReceiverFields()
                        "nothing while a later one arrives."),
         METAROCE_FIELD(C, compactAcks, "CompactAcks", Flag, 0, 1, "3.4",
                        "Leave an empty SACK out of the ACK (32 bytes fewer; flag NOSACK)."),
+        METAROCE_FIELD(C, mcrc, "Mcrc", Flag, 0, 1, "3.11",
+                       "Carry the mCRC, a 4-byte CRC-32C trailer over header and payload, on "
+                       "every packet, and refuse a received packet whose trailer is wrong or "
+                       "that the link corrupted (drop reason bad-crc). Both ends must agree."),
         METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",
                        "Receive window of a stream, in messages."),
         METAROCE_FIELD(C, completionOrder, "CompletionOrder", Count, 0, 1, "6.8",

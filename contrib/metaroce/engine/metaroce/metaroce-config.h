@@ -116,6 +116,7 @@ struct MetaRoceConfig
     TimeNs ackDelayNs{2'000};           ///< longest a packet waits for its ACK
     uint32_t ackRepeats{2};             ///< earlier ACKs of other paths each ACK repeats
     bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
+    bool mcrc{false};                   ///< mCRC trailer on every packet, checked (3.11)
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
     /// CompletionOrder of this end's completions (0: posting order, 1: as messages finish; 6.8).
     uint8_t completionOrder{0};

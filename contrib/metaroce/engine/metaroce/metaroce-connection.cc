@@ -1,5 +1,7 @@
 #include "metaroce-connection.h"
 
+#include "mcrc.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -201,7 +203,17 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
     {
         return Refuse(DropReason::PortDown);
     }
-    const MrParseResult parsed = MrParse(pkt.data, pkt.size, pkt.wireSize);
+    // The mCRC first: nothing of a corrupted packet is believed (spec 3.11).
+    RxPacket body = pkt;
+    if (m_config->mcrc)
+    {
+        const DropReason crc = McrcCheck(body);
+        if (crc != DropReason::Count)
+        {
+            return Refuse(crc);
+        }
+    }
+    const MrParseResult parsed = MrParse(body.data, body.size, body.wireSize);
     if (!parsed.header)
     {
         return Refuse(parsed.reason);
@@ -220,13 +232,13 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
     {
     case MrOpcode::Write:
     case MrOpcode::Send: {
-        const bool real = pkt.size == pkt.wireSize;
-        result = ReceiveHalf().OnData(h, real ? pkt.data + h.Size() : nullptr, pkt);
+        const bool real = body.size == body.wireSize;
+        result = ReceiveHalf().OnData(h, real ? body.data + h.Size() : nullptr, body);
         result.carriedData = result.accepted;
         break;
     }
     case MrOpcode::Probe:
-        result = ReceiveHalf().OnProbe(h, pkt);
+        result = ReceiveHalf().OnProbe(h, body);
         break;
     case MrOpcode::Ack:
         ++m_counters.rxControlPackets;
@@ -321,6 +333,10 @@ MetaRoceConnection::Pull(uint16_t port, TimeNs now, PullKind kind)
     }
     if (out)
     {
+        if (m_config->mcrc)
+        {
+            McrcAppend(*out);
+        }
         ++m_counters.txPackets;
         m_counters.txBytes += out->WireSize();
     }

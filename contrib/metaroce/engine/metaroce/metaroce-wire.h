@@ -32,6 +32,8 @@
  *       bits, u32 its cumulative PSN, as the latest ACK of that path said them.
  *  An ACK whose SACK is empty may leave it out (flag NOSACK, 0x20): its repeats then start at
  *  32 (32 bytes, then 8 per repeat).
+ * With the optional mCRC (spec 3.11, mcrc.h) every datagram ends with a 4-byte trailer; the
+ * connection checks and removes it before MrParse sees the packet, so nothing here knows of it.
  */
 #ifndef METAROCE_ENGINE_METAROCE_WIRE_H
 #define METAROCE_ENGINE_METAROCE_WIRE_H

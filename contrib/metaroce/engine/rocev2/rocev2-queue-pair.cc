@@ -59,9 +59,10 @@ RoceV2QueuePair::OnPacket(const RxPacket& pkt)
     {
         return Refuse(DropReason::WrongConnection);
     }
-    if (!m_portUp)
+    if (!m_portUp || pkt.corrupted)
     {
-        return Refuse(DropReason::PortDown);
+        // A corrupted packet: what the ICRC, carried but not computed, would catch.
+        return Refuse(m_portUp ? DropReason::BadCrc : DropReason::PortDown);
     }
     const IbParseResult parsed = IbParse(pkt.data, pkt.size, pkt.wireSize);
     if (!parsed.packet)

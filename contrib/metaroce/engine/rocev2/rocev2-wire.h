@@ -23,8 +23,10 @@
  * every packet ends with the 4-byte invariant CRC. The ICRC is part of the wire here: it is
  * counted in every size (so serialization delay and buffer occupancy are those of real
  * RoCEv2) and carried as zero bytes. It is not computed because it covers fields of the IP and
- * UDP headers that a sans-I/O engine never sees, and not checked because corruption is modelled
- * below the transport (a corrupted frame is a lost frame).
+ * UDP headers that a sans-I/O engine never sees, and not checked: corruption is modelled below
+ * the transport (a corrupted frame is a lost frame), or, where a driver flags a packet as
+ * corrupted (RxPacket::corrupted: the ns-3 NIC's CorruptionModel), refused as BadCrc, which is
+ * what the ICRC would catch.
  *
  * Opcodes are data: kIbOpcodes gives, for each supported opcode, its property mask and header
  * size, so code asks `info.mask & kIbHasReth` rather than listing opcodes. Only the RC opcodes a

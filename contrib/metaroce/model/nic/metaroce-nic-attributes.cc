@@ -10,6 +10,7 @@
 #include "ns3/metaroce-config-attributes.h"
 #include "ns3/metaroce-connection.h"
 #include "ns3/nstime.h"
+#include "ns3/pointer.h"
 #include "ns3/rocev2-queue-pair.h"
 
 #include <algorithm>
@@ -32,6 +33,20 @@ MetaRoceNic::GetTypeId()
     return tid;
 }
 
+bool
+MetaRoceNic::Corrupts(Ptr<const Packet> packet, uint8_t* byte) const
+{
+    if (!m_corruptionModel || !m_corruptionModel->IsCorrupt(packet->Copy()))
+    {
+        return false;
+    }
+    if (byte != nullptr)
+    {
+        *byte ^= 0x10;
+    }
+    return true;
+}
+
 TypeId
 MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
 {
@@ -42,6 +57,17 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                       BooleanValue(false),
                       MakeBooleanAccessor(&MetaRoceNic::m_realPayload),
                       MakeBooleanChecker())
+        .AddAttribute("CorruptionModel",
+                      "Bit errors the engines' checks see (spec 3.11): a packet this model "
+                      "judges corrupt reaches its queue pair marked corrupted (with real "
+                      "payloads, one bit of it flipped too). A MetaRoCE connection with Mcrc "
+                      "refuses it as bad-crc, and so does RoCEv2 (its ICRC); without Mcrc it "
+                      "goes undetected. Unlike a device's ReceiveErrorModel, which drops the "
+                      "frame below the NIC, the drop is the transport's and counted as such. "
+                      "Null: nothing is corrupted.",
+                      PointerValue(),
+                      MakePointerAccessor(&MetaRoceNic::m_corruptionModel),
+                      MakePointerChecker<ErrorModel>())
         .AddAttribute("FairShareWindow",
                       "A queue pair counts as an active sender for the rate hint when it "
                       "delivered data within this window (spec 6.5).",

@@ -576,6 +576,9 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
         rx.size = size;
     }
     rx.wireSize = size;
+    rx.corrupted =
+        Corrupts(packet,
+                 whole.empty() ? nullptr : whole.data() + arrival.transportOffset + size / 2);
     rx.port = static_cast<uint16_t>(index);
     rx.ecnCe = arrival.ecnCe;
     rx.now = EngineNow();

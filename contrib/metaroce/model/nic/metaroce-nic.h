@@ -37,6 +37,7 @@
 #include "metaroce-queue-pair.h"
 
 #include "ns3/engine-memory.h"
+#include "ns3/error-model.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/loss-evidence.h"
 #include "ns3/metaroce-algorithm-factory.h"
@@ -233,6 +234,11 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     std::shared_ptr<const metaroce::MetaRoceConfig> m_sharedMetaRoce;
     metaroce::RoceV2Config m_roceV2;
     bool m_realPayload;
+    /// Corrupts arriving packets for the engines' bit-error checks (spec 3.11); null: none
+    Ptr<ErrorModel> m_corruptionModel;
+    /// True when m_corruptionModel hits `packet`; then flips a bit of `byte` if given (real
+    /// payloads: the check sees the flag, and the bytes are wrong too).
+    bool Corrupts(Ptr<const Packet> packet, uint8_t* byte) const;
     Time m_fairShareWindow;
     bool m_fairShareWhenMarked;
     Time m_admissionRtt; ///< receiver admission's budget, in time at the line rate; 0: off

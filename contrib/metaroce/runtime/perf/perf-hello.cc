@@ -29,6 +29,8 @@ ParameterKeys()
                                                "delay",
                                                "reorder-delay",
                                                "seed",
+                                               "corrupt",
+                                               "mcrc",
                                                "timeout"};
     return keys;
 }
@@ -96,6 +98,7 @@ EncodeHello(const PerfOptions& o, const Identity& local)
     m.SetReal("loss", o.lossPercent).SetReal("reorder", o.reorderPercent);
     m.SetReal("duplicate", o.duplicatePercent).SetReal("delay", o.delayUs);
     m.SetReal("reorder-delay", o.reorderDelayUs).Set("seed", o.seed);
+    m.SetReal("corrupt", o.corruptPercent).Set("mcrc", o.mcrc ? "on" : "off");
     m.SetReal("timeout", o.timeoutSeconds);
     PutIdentity(m, local, false);
     return m;

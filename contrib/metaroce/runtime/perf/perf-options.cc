@@ -156,6 +156,15 @@ Setters()
         {"duplicate",
          [](auto& o, auto& v) { o.duplicatePercent = ParseReal("--duplicate", v, 0, 100); }},
         {"delay", [](auto& o, auto& v) { o.delayUs = ParseReal("--delay", v, 0, 1e6); }},
+        {"corrupt", [](auto& o, auto& v) { o.corruptPercent = ParseReal("--corrupt", v, 0, 100); }},
+        {"mcrc",
+         [](auto& o, auto& v) {
+             if (v != "on" && v != "off")
+             {
+                 Refuse("--mcrc", v, "expected on or off");
+             }
+             o.mcrc = v == "on";
+         }},
         {"reorder-delay",
          [](auto& o, auto& v) { o.reorderDelayUs = ParseReal("--reorder-delay", v, 0, 1e6); }},
         {"seed", [](auto& o, auto& v) { o.seed = ParseCount("--seed", v, 0, ~0ULL >> 1, false); }},
@@ -375,6 +384,9 @@ UsageText()
   --mtu=BYTES             payload bytes per packet (default 4096)
   --loss=PERCENT          injected loss, each direction (the server adopts the client's)
   --reorder=PERCENT, --reorder-delay=US, --duplicate=PERCENT, --delay=US, --seed=N
+  --corrupt=PERCENT       injected bit errors: one bit of a datagram flipped, each direction
+  --mcrc=on|off           MetaRoCE: a CRC-32C trailer on every packet, checked (default off;
+                          the server adopts the client's)
   --udp-addrs=A[,B...]    this side's IPv4 address per plane (default 127.0.<p+1>.1 server,
                           .2 client); --udp-port=PORT (default 4792 MetaRoCE, 4791 RoCEv2)
   --entropy=bind|fixed    send from the engine's UDP source port (default) or one socket

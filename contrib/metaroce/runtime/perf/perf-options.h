@@ -55,7 +55,9 @@ struct PerfOptions
     double lossPercent{0};    ///< injected loss, each direction
     double reorderPercent{0}; ///< packets held back up to reorderDelayUs
     double duplicatePercent{0};
-    double delayUs{0}; ///< added to every packet
+    double corruptPercent{0}; ///< injected bit errors, each direction: one bit of a datagram
+    bool mcrc{false};         ///< MetaRoCE: the mCRC trailer on every packet (spec 3.11)
+    double delayUs{0};        ///< added to every packet
     double reorderDelayUs{50};
     uint64_t seed{1};
     std::vector<std::string> udpAddrs; ///< this side's per-plane IPv4 addresses

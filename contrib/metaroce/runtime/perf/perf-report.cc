@@ -75,6 +75,8 @@ PrintBanner(std::ostream& out, const PerfOptions& o, const Identity& local, cons
     out << " Entropy         : " << std::setw(20)
         << (o.entropy == udp::EntropyMode::Bind ? "bound source ports" : "one socket")
         << " Reorder/dup    : " << o.reorderPercent << " % / " << o.duplicatePercent << " %\n";
+    out << " mCRC            : " << std::setw(20) << (o.mcrc ? "on" : "off")
+        << " Bit errors     : " << o.corruptPercent << " % each way\n";
     out << " Local UDP       : " << std::setw(20) << Endpoint(local)
         << " Remote UDP     : " << Endpoint(remote) << "\n";
     out << std::right;

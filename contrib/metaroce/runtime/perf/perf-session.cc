@@ -78,6 +78,7 @@ MakeEngine(const PerfOptions& o,
     c.ports = o.planes;
     c.portRateBps = rate;
     c.mtu = o.mtu;
+    c.mcrc = o.mcrc;
     RuntimeTimers(c);
     return std::make_unique<MetaRoceConnection>(c, &m);
 }
@@ -101,6 +102,7 @@ DriverConfig(const PerfOptions& o, bool server, const Identity& local, const Ide
     d.faults.lossRate = o.lossPercent / 100;
     d.faults.reorderRate = o.reorderPercent / 100;
     d.faults.duplicateRate = o.duplicatePercent / 100;
+    d.faults.corruptRate = o.corruptPercent / 100;
     d.faults.delayNs = static_cast<TimeNs>(o.delayUs * 1000);
     d.faults.reorderDelayNs = static_cast<TimeNs>(o.reorderDelayUs * 1000);
     d.faults.seed = o.seed * 2 + server + 1000;
@@ -217,9 +219,9 @@ Session::CountersLine() const
         << c.timeouts << " timeouts, " << c.fastRetransmits << " fast retransmits), rx "
         << c.rxPackets << " pkts (" << c.TotalDrops() << " refused" << RefusalsByReason(c)
         << "), injected: " << s.faults.dropped << " dropped " << s.faults.duplicated
-        << " duplicated " << s.faults.reordered << " reordered; entropy sockets "
-        << s.planes.entropySockets << ", EAGAIN " << s.planes.sendWouldBlock << ", loop sleeps "
-        << s.sleeps << "; not from the peer:";
+        << " duplicated " << s.faults.reordered << " reordered " << s.faults.corrupted
+        << " corrupted; entropy sockets " << s.planes.entropySockets << ", EAGAIN "
+        << s.planes.sendWouldBlock << ", loop sleeps " << s.sleeps << "; not from the peer:";
     for (const auto& row : udp::kUdpDropReasons)
     {
         out << " " << row.name << " " << s.rxDropped[static_cast<std::size_t>(row.reason)];

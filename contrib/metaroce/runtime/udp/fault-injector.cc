@@ -11,7 +11,8 @@ FaultConfig::Validate() const
 {
     const std::pair<const char*, double> rates[] = {{"loss", lossRate},
                                                     {"duplicate", duplicateRate},
-                                                    {"reorder", reorderRate}};
+                                                    {"reorder", reorderRate},
+                                                    {"corrupt", corruptRate}};
     for (const auto& [name, rate] : rates)
     {
         if (!(rate >= 0 && rate <= 1))
@@ -56,6 +57,12 @@ FaultInjector::Decide()
         d.holdNs += extra;
     }
     m_stats.delayed += d.holdNs > 0;
+    // Drawn only when on, so that runs without bit errors keep their sequence.
+    if (m_config.corruptRate > 0 && uniform(m_rng) < m_config.corruptRate)
+    {
+        ++m_stats.corrupted;
+        d.corruptDraw = m_rng();
+    }
     return d;
 }
 

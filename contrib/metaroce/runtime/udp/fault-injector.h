@@ -15,6 +15,7 @@
 #include "engine-types.h"
 
 #include <cstdint>
+#include <optional>
 #include <queue>
 #include <random>
 #include <vector>
@@ -28,6 +29,7 @@ struct FaultConfig
     double lossRate{0};
     double duplicateRate{0};
     double reorderRate{0}; ///< probability a packet is held back by up to reorderDelayNs
+    double corruptRate{0}; ///< probability one bit of a packet is flipped (drawn only when > 0)
     TimeNs reorderDelayNs{50'000};
     TimeNs delayNs{0}; ///< added to every packet
     uint64_t seed{1};
@@ -35,7 +37,8 @@ struct FaultConfig
     /// True when any impairment is configured.
     bool Active() const
     {
-        return lossRate > 0 || duplicateRate > 0 || reorderRate > 0 || delayNs > 0;
+        return lossRate > 0 || duplicateRate > 0 || reorderRate > 0 || delayNs > 0 ||
+               corruptRate > 0;
     }
 
     /// Throws std::invalid_argument naming the first rate outside [0, 1].
@@ -48,6 +51,8 @@ struct FaultDecision
     bool drop{false};
     int copies{1};    ///< 2 when duplicated
     TimeNs holdNs{0}; ///< 0: send now
+    /// Corrupted: flip bit (corruptDraw mod the datagram's bits); nullopt: intact.
+    std::optional<uint64_t> corruptDraw;
 };
 
 /// What the injector did.
@@ -57,6 +62,7 @@ struct FaultStats
     uint64_t duplicated{0};
     uint64_t reordered{0};
     uint64_t delayed{0};
+    uint64_t corrupted{0};
 };
 
 /// A copy of a packet waiting for its release time.

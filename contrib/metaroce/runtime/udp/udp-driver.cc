@@ -213,7 +213,7 @@ UdpDriver::Transmit(uint16_t port, const OutPacket& pkt)
     }
     for (int c = 0; c < d.copies; ++c)
     {
-        if (d.holdNs == 0)
+        if (d.holdNs == 0 && !d.corruptDraw)
         {
             SendNow(port, pkt.udpSrcPort, iov, iovCount);
             continue;
@@ -221,6 +221,18 @@ UdpDriver::Transmit(uint16_t port, const OutPacket& pkt)
         std::vector<uint8_t> bytes = pkt.header.ToVector();
         const auto* payload = static_cast<const uint8_t*>(iov[1].iov_base);
         bytes.insert(bytes.end(), payload, payload + iov[1].iov_len);
+        if (d.corruptDraw)
+        {
+            // A bit error: one bit of the datagram flipped (every copy alike).
+            const uint64_t bit = *d.corruptDraw % (bytes.size() * 8);
+            bytes[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+        }
+        if (d.holdNs == 0)
+        {
+            const iovec whole{bytes.data(), bytes.size()};
+            SendNow(port, pkt.udpSrcPort, &whole, 1);
+            continue;
+        }
         m_faults.Hold(Now() + d.holdNs + c, port, pkt.udpSrcPort, std::move(bytes));
     }
 }

@@ -17,6 +17,12 @@
 -- PROBE with ACKREQ is a Down path's probe, one without a tail marker (spec 5.5); the info
 -- column says which. Checks that need connection state (windows, MTU, registered memory) are not made.
 --
+-- The mCRC (spec 3.11, optional, off by default as in the model: attribute Mcrc, metaroce-perf
+-- --mcrc=on) is a 4-byte CRC-32C trailer over header and payload. With the preference "mCRC
+-- trailer" on (`-o metaroce.mcrc:TRUE`) the last 4 bytes are decoded as it, verified when the
+-- capture holds the whole datagram (metaroce.mcrc.status: good, bad or unverified), and a wrong
+-- one is flagged in the "checksum" expert group; the rest is decoded without them.
+--
 -- The same file decodes the fabric's PFC frames (IPv4 protocol 253, magic "MP";
 -- model/switch/metaroce-switch-pfc.h). RoCEv2 (UDP 4791) is left to Wireshark's own InfiniBand
 -- dissector. All integers are big-endian except the SACK bitvector (spec 3.4).
@@ -54,6 +60,35 @@ local function band(a, b)
     end
     return r
 end
+-- CRC-32C (Castagnoli, reflected 0x82F63B78): the bit operations of whichever Lua this is.
+local bxor, bandw, rshift
+if bit32 then
+    bxor, bandw, rshift = bit32.bxor, bit32.band, bit32.rshift
+elseif bit then -- LuaJIT / BitOp: signed results, brought back to [0, 2^32)
+    bxor = function(a, b) return bit.bxor(a, b) % 4294967296 end
+    bandw = function(a, b) return bit.band(a, b) % 4294967296 end
+    rshift = function(a, n) return bit.rshift(a, n) % 4294967296 end
+else
+    bxor, bandw, rshift = load("return function(a, b) return a ~ b end, "
+                               .. "function(a, b) return a & b end, "
+                               .. "function(a, n) return a >> n end")()
+end
+local CRC32C = {}
+for i = 0, 255 do
+    local c = i
+    for _ = 1, 8 do
+        if c % 2 == 1 then c = bxor(rshift(c, 1), 0x82F63B78) else c = rshift(c, 1) end
+    end
+    CRC32C[i] = c
+end
+local function crc32c(bytes)
+    local c = 0xFFFFFFFF
+    for i = 0, bytes:len() - 1 do
+        c = bxor(CRC32C[bandw(bxor(c, bytes:get_index(i)), 0xff)], rshift(c, 8))
+    end
+    return bxor(c, 0xFFFFFFFF)
+end
+
 local function flag_list(flags)
     local names = {}
     for _, f in ipairs(FLAG_NAMES) do
@@ -108,6 +143,8 @@ local f = {
     repeat_cum = ProtoField.uint32("metaroce.repeat.cum_psn", "Cumulative PSN", base.DEC),
     syndrome = ProtoField.uint16("metaroce.syndrome", "Syndrome", base.DEC, SYNDROMES),
     payload = ProtoField.bytes("metaroce.payload", "Payload"),
+    mcrc = ProtoField.uint32("metaroce.mcrc", "mCRC (CRC-32C)", base.HEX),
+    mcrc_status = ProtoField.string("metaroce.mcrc.status", "mCRC status"),
 }
 mr.fields = f
 
@@ -139,8 +176,12 @@ local e = {
                            expert.group.SEQUENCE, expert.severity.NOTE),
     nak = ProtoExpert.new("metaroce.nak", "NAK: the message failed at the responder",
                           expert.group.RESPONSE_CODE, expert.severity.WARN),
+    bad_mcrc = ProtoExpert.new("metaroce.bad_mcrc", "mCRC disagrees with the packet (bit error)",
+                               expert.group.CHECKSUM, expert.severity.ERROR),
 }
 mr.experts = e
+mr.prefs.mcrc = Pref.bool("mCRC trailer", false,
+                          "Every packet ends with a 4-byte mCRC (spec 3.11): decode and verify it")
 
 -- The IPv4 DSCP, to tell a switch's trimming (it marks CS6 = 48) from a short capture.
 local ip_dscp = Field.new("ip.dsfield.dscp")
@@ -313,15 +354,49 @@ local function dissect_nak(tvb, pinfo, tree)
     pinfo.cols.info:append(string.format(" stream=%d MSN=%d syndrome=%d", stream, msn, syn))
 end
 
+-- The mCRC trailer (spec 3.11): shows and verifies it; returns the packet without it, or nil
+-- when the datagram is too short to hold one (flagged as truncated).
+local function dissect_mcrc(tvb, root)
+    local wire = tvb:reported_len()
+    if wire < 4 then
+        root:add_proto_expert_info(e.truncated, "Shorter than the 4-byte mCRC trailer")
+        return nil
+    end
+    if tvb:len() < wire then
+        root:add(f.mcrc_status, "unverified (the capture does not hold the whole datagram)")
+        return tvb(0, math.min(tvb:len(), wire - 4)):tvb()
+    end
+    local item = root:add(f.mcrc, tvb(wire - 4, 4))
+    local computed = crc32c(tvb(0, wire - 4):bytes())
+    if computed == tvb(wire - 4, 4):uint() then
+        root:add(f.mcrc_status, "good")
+    else
+        root:add(f.mcrc_status, "bad")
+        item:add_proto_expert_info(e.bad_mcrc, string.format("mCRC 0x%08x, computed 0x%08x",
+                                                             tvb(wire - 4, 4):uint(), computed))
+    end
+    if wire == 4 then return nil end
+    return tvb(0, wire - 4):tvb()
+end
+
 -- The common header (spec 3.1), checks 2-7, then the opcode's body.
 function mr.dissector(tvb, pinfo, tree)
-    local wire = tvb:reported_len()
+    local consumed = tvb:len()
     pinfo.cols.protocol = "MetaRoCE"
     local root = tree:add(mr, tvb(0, math.min(tvb:len(), 96)))
+    if mr.prefs.mcrc then
+        local body = dissect_mcrc(tvb, root)
+        if body == nil then
+            pinfo.cols.info = "MetaRoCE [truncated]"
+            return consumed
+        end
+        tvb = body
+    end
+    local wire = tvb:reported_len()
     if wire < 16 or tvb:len() < 16 then
         root:add_proto_expert_info(e.truncated, "Shorter than the 16-byte common header")
         pinfo.cols.info = "MetaRoCE [truncated]"
-        return tvb:len()
+        return consumed
     end
     local b0 = tvb(0, 1):uint()
     local version, code = math.floor(b0 / 16), b0 % 16
@@ -329,14 +404,14 @@ function mr.dissector(tvb, pinfo, tree)
     if version ~= VERSION then
         vitem:add_proto_expert_info(e.bad_version, "Version " .. version .. ", not 1")
         pinfo.cols.info = "MetaRoCE version " .. version
-        return tvb:len()
+        return consumed
     end
     local oitem = root:add(f.opcode, tvb(0, 1))
     local op = OPCODES[code]
     if op == nil then
         oitem:add_proto_expert_info(e.bad_opcode, "Opcode " .. code .. " is not 1..5")
         pinfo.cols.info = "MetaRoCE opcode " .. code
-        return tvb:len()
+        return consumed
     end
     root:append_text(", " .. op.name)
     local flags = tvb(1, 1):uint()
@@ -375,7 +450,7 @@ function mr.dissector(tvb, pinfo, tree)
     else
         dissect_nak(tvb, pinfo, root)
     end
-    return tvb:len()
+    return consumed
 end
 
 DissectorTable.get("udp.port"):add(UDP_PORT, mr)
