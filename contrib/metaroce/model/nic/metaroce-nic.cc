@@ -199,8 +199,7 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
   private:
     void OnTimer()
     {
-        // Packets arriving at this instant have come first (Schedule()); the engine fires only
-        // what is still due.
+        // Packets arriving now came first (Schedule()); the engine fires only what is due.
         m_driver.OnTimer(EngineNow());
         Service();
     }
@@ -449,8 +448,7 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
                     "MetaRoceNic::Connect: NICs disagree on PathsPerPort");
     NS_ABORT_MSG_IF(a->m_metaRoce.streams != b->m_metaRoce.streams,
                     "MetaRoceNic::Connect: NICs disagree on Streams");
-    // A receiver's admission credit ramps from its senders' unscheduled window, which it knows
-    // from its own configuration (spec 6.7, A36).
+    // Admission credit ramps from the senders' unscheduled window, as configured (6.7, A36).
     NS_ABORT_MSG_IF(a->m_metaRoce.unscheduledBytes != b->m_metaRoce.unscheduledBytes,
                     "MetaRoceNic::Connect: NICs disagree on UnscheduledBytes ("
                         << a->m_metaRoce.unscheduledBytes << " vs "
