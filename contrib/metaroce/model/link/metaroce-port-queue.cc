@@ -175,9 +175,9 @@ MetaRocePortQueue::Dequeue()
     }
     if (p == nullptr && m_owner != nullptr)
     {
-        // The device's transmit completion: packets arriving at this instant come first
-        // (metaroce-arrivals.h). Kicking this port from there does nothing: it is still busy.
-        m_arrivals->DeliverDue();
+        // The device's transmit completion, an event of the node: its arrivals of this instant
+        // have come first (metaroce-arrivals.h), and kicking this port from there did nothing,
+        // as it was still busy.
         p = m_owner->PullPort(m_port);
     }
     bool pulls = p != nullptr;
