@@ -151,6 +151,12 @@ MetaRocePortQueue::Enqueue(Ptr<Packet> item)
 {
     NS_ASSERT_MSG(m_handed == nullptr, "MetaRocePortQueue holds one packet at a time");
     m_handed = item;
+    if (m_fast == nullptr)
+    {
+        // ns-3's device: through Queue's own list too, for its Enqueue and Dequeue traces (the
+        // ASCII trace's '+' and '-' lines) and counters.
+        DoEnqueue(GetContainer().end(), item);
+    }
     return true;
 }
 
@@ -166,9 +172,13 @@ MetaRocePortQueue::Dequeue()
         {
             FrameEnds();
         }
-        else if (!m_handedStarted)
+        else
         {
-            FrameStarts(p);
+            DoDequeue(GetContainer().begin());
+            if (!m_handedStarted)
+            {
+                FrameStarts(p);
+            }
         }
         m_handedStarted = false;
         return p;
@@ -279,6 +289,10 @@ MetaRocePortQueue::Remove()
     Ptr<Packet> p = m_handed;
     m_handed = nullptr;
     m_handedStarted = false;
+    if (m_fast == nullptr && p != nullptr)
+    {
+        DoRemove(GetContainer().begin());
+    }
     return p;
 }
 
