@@ -31,13 +31,12 @@ constexpr uint32_t kPeekBytes = 64;
 /// The runner never needs more rounds than this for one injection to arrive.
 constexpr int kMaxInjectRounds = 16;
 
-/// An injected packet arrives at `port` now: like every event of the node, it first delivers
-/// what is due (metaroce-arrivals.h).
+/// An injected packet arrives at `port` now, as an event of the node: after its arrivals of
+/// this instant (metaroce-arrivals.h).
 void
 DeliverNow(Ptr<MetaRoceNetDevice> port, Ptr<Packet> p)
 {
-    MetaRoceArrivals::Of(port->GetNode())->DeliverDue();
-    port->Receive(p);
+    MetaRoceArrivals::Of(port->GetNode())->Run(&MetaRoceNetDevice::Receive, PeekPointer(port), p);
 }
 
 Time

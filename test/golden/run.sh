@@ -53,11 +53,13 @@ echo "golden: $(wc -l <"$out/SHA256SUMS") result files of ${#runs[@]} runs bit-i
 
 # The same runs with the nodes' events of each nanosecond interleaved in another order
 # (ns3::MetaRoceTieShuffleScheduler, as a distributed run may): every file must be the same.
+# The scheduler is a test tool, compiled into metaroce-8-plane's twin of test/golden/CMakeLists.txt.
+shuffling="$BUILD_DIR/golden-tools/metaroce-8-plane-tie-shuffle"
 mkdir -p "$out/shuffled"
 for run in "${runs[@]}"; do
   name="${run%%|*}"
   # shellcheck disable=SC2086
-  "$example" ${run#*|} --messageBytes=1048576 --scheduler=ns3::MetaRoceTieShuffleScheduler \
+  "$shuffling" ${run#*|} --messageBytes=1048576 --scheduler=ns3::MetaRoceTieShuffleScheduler \
     --output="$out/shuffled/$name" >"$out/shuffled/$name.log"
 done
 (cd "$out/shuffled" && sha256sum -- *.json *.csv) >"$out/shuffled/SHA256SUMS"

@@ -2,11 +2,12 @@
  * metaroce-arrivals: a node's staged packets are delivered in (arrival time, receiving
  * interface) order, each link's in the order it sent them, whatever order they were staged in;
  * an observer sees the node's state at the start of an instant (model/link/metaroce-arrivals.h).
- * The scheduler's prefetcher for deliveries is installed only in fabrics of more than 128 nodes
- * with arrivals, removed when they are disposed, and asks nothing of a node without arrivals.
+ * The fast link's prefetcher for deliveries is installed only in fabrics of more than 128 nodes
+ * with fast ports, removed when they are disposed, and asks nothing of a node it does not watch.
  */
 #include "ns3/metaroce-arrivals.h"
 #include "ns3/metaroce-link-helper.h"
+#include "ns3/metaroce-link-prefetcher.h"
 #include "ns3/metaroce-net-device.h"
 #include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-radix-scheduler.h"
@@ -102,11 +103,21 @@ class DeliveryOrderTestCase : public TestCase
     std::vector<int64_t> m_times;
 };
 
+/// A port that takes what arrives and does nothing with it.
+class NullSink : public MetaRoceFrameSink
+{
+  public:
+    void ReceiveFrame(uint32_t /* port */, Ptr<Packet> /* packet */) override
+    {
+    }
+};
+
 class PrefetcherTestCase : public TestCase
 {
   public:
     PrefetcherTestCase()
-        : TestCase("the deliveries' prefetcher: above 128 nodes only, gone with them")
+        : TestCase("the fast link's prefetcher: above 128 nodes with fast ports only, gone "
+                   "with them")
     {
     }
 
@@ -114,33 +125,49 @@ class PrefetcherTestCase : public TestCase
     void DoRun() override
     {
         using Prefetcher = MetaRoceRadixScheduler::ContextPrefetcher;
-        const Prefetcher installed = &MetaRoceArrivals::Prefetch;
+        const Prefetcher installed = &MetaRoceLinkPrefetcher::Prefetch;
         NS_TEST_ASSERT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == nullptr),
                               true,
                               "none before any fabric");
         NodeContainer nodes;
-        nodes.Create(129);
+        nodes.Create(130);
+        MetaRoceLinkHelper links;
+        NullSink sink;
+        // A node whose arrivals exist but that has no fast port does not count.
+        MetaRoceArrivals::Of(nodes.Get(129));
+        std::vector<Ptr<NetDevice>> ports;
+        for (uint32_t i = 0; i + 1 < 130; i += 2)
+        {
+            const NetDeviceContainer pair = links.Install(nodes.Get(i), nodes.Get(i + 1));
+            ports.push_back(pair.Get(0));
+            ports.push_back(pair.Get(1));
+        }
         for (uint32_t i = 0; i < 128; ++i)
         {
-            MetaRoceArrivals::Of(nodes.Get(i));
+            MetaRoceArrivals::Of(nodes.Get(i))->BindPort(ports[i], &sink, 0);
         }
+        NS_TEST_EXPECT_MSG_EQ(MetaRoceLinkPrefetcher::GetNWatched(), 128, "128 nodes watched");
         NS_TEST_EXPECT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == nullptr),
                               true,
                               "128 nodes stay in the caches: none");
-        MetaRoceArrivals::Of(nodes.Get(128));
+        MetaRoceArrivals::Of(nodes.Get(128))->BindPort(ports[128], &sink, 0);
+        MetaRoceArrivals::Of(nodes.Get(128))->BindPort(ports[128], &sink, 0);
+        NS_TEST_EXPECT_MSG_EQ(MetaRoceLinkPrefetcher::GetNWatched(), 129, "a node counts once");
         NS_TEST_EXPECT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == installed),
                               true,
                               "installed with the 129th");
-        // Nodes with nothing staged, beyond the last node and without a context: nothing to
-        // fetch, and nothing read that is not there.
+        // Nodes with nothing staged, nodes not watched, beyond the last node and without a
+        // context: nothing to fetch, and nothing read that is not there.
         for (int ahead = 1; ahead <= MetaRoceRadixScheduler::kPrefetchDepth; ++ahead)
         {
-            for (uint32_t context : {0u, 128u, 129u, 100'000u, uint32_t{Simulator::NO_CONTEXT}})
+            for (uint32_t context :
+                 {0u, 128u, 129u, 130u, 100'000u, uint32_t{Simulator::NO_CONTEXT}})
             {
-                MetaRoceArrivals::Prefetch(context, ahead);
+                MetaRoceLinkPrefetcher::Prefetch(context, ahead);
             }
         }
         Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ(MetaRoceLinkPrefetcher::GetNWatched(), 0, "none watched");
         NS_TEST_EXPECT_MSG_EQ((MetaRoceRadixScheduler::GetContextPrefetcher() == nullptr),
                               true,
                               "gone when the nodes are disposed");

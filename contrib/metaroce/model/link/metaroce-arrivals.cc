@@ -4,7 +4,6 @@
 
 #include "ns3/abort.h"
 #include "ns3/address.h"
-#include "ns3/metaroce-radix-scheduler.h"
 #include "ns3/node.h"
 
 #include <algorithm>
@@ -25,80 +24,30 @@ MetaRoceArrivals::GetTypeId()
     return tid;
 }
 
-namespace
-{
-
-/// Every node's arrivals by node id, for the scheduler's prefetcher (null: none, or gone).
-std::vector<MetaRoceArrivals*> g_byNode;
-/// How many entries of g_byNode are set.
-std::size_t g_registered = 0;
-/// The scheduler prefetches for the next events' nodes only in fabrics of more nodes than
-/// this: a smaller one's state stays in the caches, where fetching ahead only costs
-/// instructions (3.4% more at 16 hosts, doc/benchmarks.md, "Deliveries fetched ahead").
-constexpr std::size_t kPrefetchFromNodes = 128;
-
-void
-Register(uint32_t nodeId, MetaRoceArrivals* arrivals)
-{
-    if (g_byNode.size() <= nodeId)
-    {
-        g_byNode.resize(nodeId + 1, nullptr);
-    }
-    g_registered += g_byNode[nodeId] == nullptr ? 1 : 0;
-    g_byNode[nodeId] = arrivals;
-    if (g_registered > kPrefetchFromNodes)
-    {
-        MetaRoceRadixScheduler::SetContextPrefetcher(&MetaRoceArrivals::Prefetch);
-    }
-}
-
-void
-Unregister(uint32_t nodeId, const MetaRoceArrivals* arrivals)
-{
-    if (nodeId < g_byNode.size() && g_byNode[nodeId] == arrivals)
-    {
-        g_byNode[nodeId] = nullptr;
-        if (--g_registered <= kPrefetchFromNodes)
-        {
-            MetaRoceRadixScheduler::SetContextPrefetcher(nullptr);
-        }
-    }
-}
-
-} // namespace
-
 MetaRoceArrivals::MetaRoceArrivals() = default;
 
-MetaRoceArrivals::~MetaRoceArrivals()
-{
-    Unregister(m_nodeId, this);
-}
+MetaRoceArrivals::~MetaRoceArrivals() = default;
 
 void
-MetaRoceArrivals::Prefetch(uint32_t context, int ahead)
+MetaRoceArrivals::PrefetchDelivery(int ahead) const
 {
-    if (context >= g_byNode.size() || g_byNode[context] == nullptr)
-    {
-        return;
-    }
-    const MetaRoceArrivals& a = *g_byNode[context];
     switch (ahead)
     {
     case 5:
-        __builtin_prefetch(&a.m_wires);
-        __builtin_prefetch(&a.m_delivering);
+        __builtin_prefetch(&m_wires);
+        __builtin_prefetch(&m_delivering);
         return;
     case 4:
-        __builtin_prefetch(a.m_due.data());
+        __builtin_prefetch(m_due.data());
         return;
     default:
         break;
     }
-    if (a.m_due.empty())
+    if (m_due.empty())
     {
         return;
     }
-    const Wire& wire = a.m_wires[a.m_due.front().ifIndex];
+    const Wire& wire = m_wires[m_due.front().ifIndex];
     if (ahead == 3)
     {
         __builtin_prefetch(&wire);
@@ -131,7 +80,6 @@ MetaRoceArrivals::Of(Ptr<Node> node)
         arrivals = CreateObject<MetaRoceArrivals>();
         arrivals->m_nodeId = node->GetId();
         node->AggregateObject(arrivals);
-        Register(arrivals->m_nodeId, PeekPointer(arrivals));
     }
     return arrivals;
 }
@@ -168,7 +116,7 @@ MetaRoceArrivals::Stage(Time at,
         m_wakeAt = at.GetTimeStep();
         Simulator::ScheduleWithContext(m_nodeId,
                                        TimeStep(at.GetTimeStep() - now),
-                                       &MetaRoceArrivals::DeliverDue,
+                                       &MetaRoceArrivals::Wake,
                                        this);
     }
 }
@@ -459,7 +407,6 @@ MetaRoceArrivals::GetNStaged() const
 void
 MetaRoceArrivals::DoDispose()
 {
-    Unregister(m_nodeId, this);
     m_wires.clear();
     m_due.clear();
     m_nStaged = 0;

@@ -11,9 +11,10 @@
  *
  * MetaRoceChannel stages every packet here when its transmission starts (a packet from another
  * rank, when its message is read, which is always before it arrives). Every event of the node -
- * the arrival wake-up itself, a port's transmit completion (MetaRocePortQueue::Dequeue), a NIC or
- * PFC timer, an application, a failure - is scheduled or run through this object (Schedule(),
- * Run()), which first calls DeliverDue(): every packet due by now goes to its device's Receive()
+ * the arrival wake-up itself, a frame's end on the module's device (MetaRoceNetDevice schedules
+ * it here) or a port's on ns-3's (MetaRocePortQueue), a NIC or PFC timer, an application, a
+ * failure - is scheduled or run through this object (Schedule(), Run(), RunCall()), which first
+ * calls DeliverDue(): every packet due by now goes to its device's Receive()
  * in (arrival time, receiving interface) order. So at every instant a node sees its arrivals
  * first, in a fixed order, whatever the scheduler or the rank layout: the order the
  * metaroce-determinism suite checks.
@@ -104,7 +105,8 @@ class MetaRoceArrivals : public Object
                                    args...);
     }
 
-    /// Schedule() from outside the node's events (set-up): in the node's context, no EventId.
+    /// Schedule() from outside the node's events (set-up, another node's event): in the node's
+    /// context, no EventId.
     template<typename OBJ, typename... Args>
     void ScheduleFromOutside(Time delay, void (OBJ::*mem)(Args...), OBJ* obj, Args... args)
     {
@@ -145,21 +147,6 @@ class MetaRoceArrivals : public Object
      */
     void Expect(uint32_t ifIndex, Time at);
 
-    /// Delivers every staged packet due by now. Every event of the node calls this first.
-    void DeliverDue()
-    {
-        const int64_t now = MetaRoceNow().GetTimeStep();
-        if (now >= m_observeAt)
-        {
-            Observe(now);
-        }
-        m_lastEvent = now;
-        if (!m_delivering && !m_due.empty() && m_due.front().at <= now)
-        {
-            Deliver(now);
-        }
-    }
-
     /**
      * Calls observer at the start of the node's first event at or after `at`, before that event
      * delivers or changes anything, then again at the first event at or after the time it
@@ -169,7 +156,7 @@ class MetaRoceArrivals : public Object
      */
     void AddObserver(Time at, std::function<Time()> observer);
 
-    /// The time step of the node's latest event (its latest DeliverDue() call), or -1.
+    /// The time step of the node's latest event (or delivery), or -1.
     int64_t GetLastEventStep() const
     {
         return m_lastEvent;
@@ -180,12 +167,12 @@ class MetaRoceArrivals : public Object
     std::size_t GetNStaged() const;
 
     /**
-     * For MetaRoceRadixScheduler's context prefetcher: fetches into the cache what the next
-     * delivery of node `context` reads, one step of the chain per call, the deepest step for
-     * the nearest event (`ahead` 1): the wire's packet, its slot in the wire, the wire, the
-     * due list, this object. Each step reads what the step before it fetched; nothing changes.
+     * Fetches into the cache what the next delivery reads, one step of the chain per call, the
+     * deepest step for the nearest event (`ahead` 1, up to 5): the wire's packet, its slot in
+     * the wire, the wire, the due list, this object. Each step reads what the step before it
+     * fetched; nothing changes. MetaRoceLinkPrefetcher calls it for the fast link's nodes.
      */
-    static void Prefetch(uint32_t context, int ahead);
+    void PrefetchDelivery(int ahead) const;
 
   protected:
     void DoDispose() override;
@@ -208,6 +195,33 @@ class MetaRoceArrivals : public Object
         metaroce::Ring<Staged> packets;
         metaroce::Ring<int64_t> expected; ///< announced arrival times (Expect()), in order
     };
+
+    /// Delivers every staged packet due by now: what every event of the node does first
+    /// (Fire(), RunCall(), Wake()), and the last announced arrival of an instant (Arrived()).
+    void DeliverDue()
+    {
+        const int64_t now = MetaRoceNow().GetTimeStep();
+        if (now >= m_observeAt)
+        {
+            Observe(now);
+        }
+        m_lastEvent = now;
+        if (!m_delivering && !m_due.empty() && m_due.front().at <= now)
+        {
+            Deliver(now);
+        }
+    }
+
+    /// The arrival wake-up (Stage()): an event of the node with nothing to do but its arrivals.
+    void Wake()
+    {
+        Fire<MetaRoceArrivals>(nullptr, &MetaRoceArrivals::Nothing, this);
+    }
+
+    /// The wake-up's own call.
+    void Nothing()
+    {
+    }
 
     /// Schedule()'s event: runs the call after the arrivals of its instant, or waits for them.
     template<typename OBJ, typename... Args>

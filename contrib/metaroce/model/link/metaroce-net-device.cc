@@ -1,6 +1,8 @@
 #include "metaroce-net-device.h"
 
+#include "metaroce-arrivals.h"
 #include "metaroce-channel.h"
+#include "metaroce-link-prefetcher.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -139,7 +141,12 @@ MetaRoceNetDevice::~MetaRoceNetDevice() = default;
 void
 MetaRoceNetDevice::DoDispose()
 {
+    if (m_node != nullptr)
+    {
+        MetaRoceLinkPrefetcher::Forget(m_node->GetId());
+    }
     m_node = nullptr;
+    m_arrivals = nullptr;
     m_channel = nullptr;
     m_queue = nullptr;
     m_receiveErrorModel = nullptr;
@@ -312,7 +319,7 @@ MetaRoceNetDevice::PullAtFrameEnd()
         return false;
     }
     m_completionScheduled = true;
-    Simulator::Schedule(m_txEnd - now, &MetaRoceNetDevice::TransmitComplete, this);
+    m_arrivals->Schedule(nullptr, m_txEnd - now, &MetaRoceNetDevice::TransmitComplete, this);
     return true;
 }
 
@@ -320,6 +327,7 @@ bool
 MetaRoceNetDevice::TransmitStart(Ptr<Packet> p)
 {
     NS_ASSERT_MSG(!m_busy, "MetaRoceNetDevice: transmission started while busy");
+    NS_ASSERT_MSG(m_arrivals != nullptr, "MetaRoceNetDevice: transmission from no node");
     m_busy = true;
     Fire(kPhyTxBegin, m_phyTxBeginTrace, p);
     const Time txTime = TxTime(p->GetSize());
@@ -333,7 +341,10 @@ MetaRoceNetDevice::TransmitStart(Ptr<Packet> p)
     else
     {
         m_current = p;
-        Simulator::Schedule(txTime + m_interframeGap, &MetaRoceNetDevice::TransmitComplete, this);
+        m_arrivals->Schedule(nullptr,
+                             txTime + m_interframeGap,
+                             &MetaRoceNetDevice::TransmitComplete,
+                             this);
     }
     if (!m_channel->TransmitStart(p, this, txTime))
     {
@@ -493,22 +504,10 @@ MetaRoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
     m_linkChanges.ConnectWithoutContext(callback);
 }
 
-bool
-MetaRoceNetDevice::IsBroadcast() const
-{
-    return true;
-}
-
 Address
 MetaRoceNetDevice::GetBroadcast() const
 {
     return Mac48Address::GetBroadcast();
-}
-
-bool
-MetaRoceNetDevice::IsMulticast() const
-{
-    return true;
 }
 
 Address
@@ -521,18 +520,6 @@ Address
 MetaRoceNetDevice::GetMulticast(Ipv6Address) const
 {
     return Mac48Address("33:33:00:00:00:00");
-}
-
-bool
-MetaRoceNetDevice::IsPointToPoint() const
-{
-    return true;
-}
-
-bool
-MetaRoceNetDevice::IsBridge() const
-{
-    return false;
 }
 
 bool
@@ -551,12 +538,7 @@ void
 MetaRoceNetDevice::SetNode(Ptr<Node> node)
 {
     m_node = node;
-}
-
-bool
-MetaRoceNetDevice::NeedsArp() const
-{
-    return false;
+    m_arrivals = node != nullptr ? PeekPointer(MetaRoceArrivals::Of(node)) : nullptr;
 }
 
 void
@@ -571,6 +553,10 @@ MetaRoceNetDevice::SetFrameSink(MetaRoceFrameSink* sink, uint32_t port)
 {
     m_sink = sink;
     m_sinkPort = port;
+    if (sink != nullptr && m_node != nullptr)
+    {
+        MetaRoceLinkPrefetcher::Watch(m_node);
+    }
 }
 
 void
@@ -587,12 +573,6 @@ MetaRoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
     m_promiscCallback = cb;
     m_listened = cb.IsNull() ? m_listened & ~kPromiscCallback : m_listened | kPromiscCallback;
-}
-
-bool
-MetaRoceNetDevice::SupportsSendFrom() const
-{
-    return false;
 }
 
 } // namespace ns3

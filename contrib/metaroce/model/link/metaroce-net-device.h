@@ -56,6 +56,7 @@
 namespace ns3
 {
 
+class MetaRoceArrivals;
 class MetaRoceChannel;
 
 /**
@@ -128,8 +129,8 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /// A packet arriving from the channel (its transmission has ended at the far end).
     void Receive(Ptr<Packet> packet);
 
-    /// Fetches into the cache what Receive() reads first (MetaRoceArrivals::Prefetch), a step
-    /// per call: `sink` false this device's receive fields, true the frame sink they name.
+    /// Fetches into the cache what Receive() reads first (MetaRoceArrivals::PrefetchDelivery),
+    /// a step per call: `sink` false this device's receive fields, true the frame sink they name.
     void PrefetchReceive(bool sink) const
     {
         if (!sink)
@@ -146,6 +147,7 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     /// Hands intact arrivals to sink's port `port` instead of the receive callback, until
     /// SetReceiveCallback() is called again (null: back to the receive callback). The sink
     /// outlives the device or detaches first. Traces and the promiscuous callback are unchanged.
+    /// The node's deliveries are then fetched ahead in large fabrics (MetaRoceLinkPrefetcher).
     void SetFrameSink(MetaRoceFrameSink* sink, uint32_t port);
     /// Back to the receive callback if the frame sink is still `sink` (an owner leaving does
     /// not detach a device since given to another).
@@ -161,13 +163,32 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     uint16_t GetMtu() const override;
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override;
-    bool IsBroadcast() const override;
+
+    bool IsBroadcast() const override
+    {
+        return true;
+    }
+
     Address GetBroadcast() const override;
-    bool IsMulticast() const override;
+
+    bool IsMulticast() const override
+    {
+        return true;
+    }
+
     Address GetMulticast(Ipv4Address multicastGroup) const override;
     Address GetMulticast(Ipv6Address addr) const override;
-    bool IsPointToPoint() const override;
-    bool IsBridge() const override;
+
+    bool IsPointToPoint() const override
+    {
+        return true;
+    }
+
+    bool IsBridge() const override
+    {
+        return false;
+    }
+
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
@@ -175,10 +196,19 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
                   uint16_t protocolNumber) override;
     Ptr<Node> GetNode() const override;
     void SetNode(Ptr<Node> node) override;
-    bool NeedsArp() const override;
+
+    bool NeedsArp() const override
+    {
+        return false;
+    }
+
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
-    bool SupportsSendFrom() const override;
+
+    bool SupportsSendFrom() const override
+    {
+        return false;
+    }
 
   protected:
     void DoDispose() override;
@@ -210,7 +240,8 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
 
     /// Starts serialising p; the device must be idle.
     bool TransmitStart(Ptr<Packet> p);
-    /// The frame has left: the next one from the queue, if any.
+    /// The frame has left: the next one from the queue, if any. An event of the node
+    /// (MetaRoceArrivals::Schedule): the node's arrivals of this instant have come first.
     void TransmitComplete();
     /// The time a packet of `bytes` (frame header excluded) takes on the wire.
     Time TxTime(uint32_t bytes);
@@ -249,6 +280,9 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
     Ptr<Queue<Packet>> m_queue;
     Ptr<ErrorModel> m_receiveErrorModel;
     MetaRoceFrameSink* m_sink{nullptr}; ///< if set, gets arrivals instead of m_rxCallback
+    /// The node's arrivals: the end of a frame is an event of the node (set with the node, which
+    /// holds it)
+    MetaRoceArrivals* m_arrivals{nullptr};
     uint32_t m_sinkPort{0};
     uint32_t m_listened{0}; ///< a TraceBit set while that trace source has sinks (or callback)
     uint32_t m_ifIndex{0};

@@ -151,6 +151,12 @@ MetaRocePortQueue::Enqueue(Ptr<Packet> item)
 {
     NS_ASSERT_MSG(m_handed == nullptr, "MetaRocePortQueue holds one packet at a time");
     m_handed = item;
+    if (m_fast == nullptr)
+    {
+        // ns-3's device: through Queue's own list too, for its Enqueue and Dequeue traces (the
+        // ASCII trace's '+' and '-' lines) and counters.
+        DoEnqueue(GetContainer().end(), item);
+    }
     return true;
 }
 
@@ -166,18 +172,22 @@ MetaRocePortQueue::Dequeue()
         {
             FrameEnds();
         }
-        else if (!m_handedStarted)
+        else
         {
-            FrameStarts(p);
+            DoDequeue(GetContainer().begin());
+            if (!m_handedStarted)
+            {
+                FrameStarts(p);
+            }
         }
         m_handedStarted = false;
         return p;
     }
     if (p == nullptr && m_owner != nullptr)
     {
-        // The device's transmit completion: packets arriving at this instant come first
-        // (metaroce-arrivals.h). Kicking this port from there does nothing: it is still busy.
-        m_arrivals->DeliverDue();
+        // The device's transmit completion, an event of the node: its arrivals of this instant
+        // have come first (metaroce-arrivals.h), and kicking this port from there did nothing,
+        // as it was still busy.
         p = m_owner->PullPort(m_port);
     }
     bool pulls = p != nullptr;
@@ -279,6 +289,10 @@ MetaRocePortQueue::Remove()
     Ptr<Packet> p = m_handed;
     m_handed = nullptr;
     m_handedStarted = false;
+    if (m_fast == nullptr && p != nullptr)
+    {
+        DoRemove(GetContainer().begin());
+    }
     return p;
 }
 

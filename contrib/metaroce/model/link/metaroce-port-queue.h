@@ -121,7 +121,7 @@ class MetaRocePortQueue : public Queue<Packet>
     alignas(64) MetaRocePortOwner* m_owner{nullptr};
     Ptr<MetaRoceNetDevice> m_fast; ///< the device, when it is the module's (else null)
     Ptr<NetDevice> m_device;
-    Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's arrivals, delivered before a pull
+    Ptr<MetaRoceArrivals> m_arrivals; ///< the device's node's: this port's events go through it
     Ptr<Packet> m_handed; ///< a packet given to the device's Send(), returned by the next Dequeue
     uint32_t m_port{0};
     bool m_busy{false};                ///< the device will pull when its frame is over (IsBusy)

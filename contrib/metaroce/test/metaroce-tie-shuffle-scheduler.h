@@ -13,6 +13,10 @@
  * node in uid order (as on any rank). A model whose results change with Seed has an ordering
  * dependency that a distributed run would expose; the metaroce-determinism test suite runs
  * experiments under several seeds and requires byte-identical results.
+ *
+ * A test tool, not part of the module's library: it is compiled into the module's tests (the
+ * test runner, ns-3's test library in-tree) and into the golden runs' program
+ * (test/golden/CMakeLists.txt), which select it by name (--scheduler).
  */
 #ifndef METAROCE_TIE_SHUFFLE_SCHEDULER_H
 #define METAROCE_TIE_SHUFFLE_SCHEDULER_H
