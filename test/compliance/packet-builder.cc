@@ -45,12 +45,12 @@ BuildMetaRoce(const DutSetup& setup,
 {
     MrHeader h;
     h.opcode = info.opcode;
-    h.pathId = Narrow<uint16_t>(v, "pathId", 0);
+    h.flowId = Narrow<uint16_t>(v, "flowId", 0);
     h.connection = Narrow<uint32_t>(v, "connection", kDutConnection);
     uint32_t payload = 0;
     if (info.mask & kMrOpSequenced)
     {
-        h.psn = Narrow<uint32_t>(v, "psn", 0);
+        h.fsn = Narrow<uint32_t>(v, "fsn", 0);
         h.ackFloor = Narrow<uint32_t>(v, "ackFloor", 0);
         h.timestamp = Value(v, "timestamp", now);
     }
@@ -83,7 +83,7 @@ BuildMetaRoce(const DutSetup& setup,
         h.flags = kMrFlagAckReq;
         break;
     case MrOpcode::Ack:
-        h.cumulativePsn = Narrow<uint32_t>(v, "cumulativePsn", 0);
+        h.cumulativeFsn = Narrow<uint32_t>(v, "cumulativeFsn", 0);
         h.rateHintMbps = Narrow<uint32_t>(v, "rateHint", 0);
         h.echoTimestamp = Value(v, "echoTimestamp", 0);
         h.ceCount = Narrow<uint16_t>(v, "ceCount", 0);

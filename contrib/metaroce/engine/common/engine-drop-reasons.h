@@ -1,7 +1,7 @@
 /*
  * Why a packet was refused, one table per layer. Each row gives a reason's enum value, the name
  * result files and drop traces use ("psn-out-of-window"), the name doc/spec.md uses
- * ("PsnOutOfWindow", spec 3.9 and 8.6) and what it means; nothing else spells a reason.
+ * ("FsnOutOfWindow", spec 3.9 and 8.6) and what it means; nothing else spells a reason.
  *
  *   kDropReasons      the engines' refusals (DropReason, counted in Counters::drops)
  *   kNicDropReasons   what a NIC drops before any engine sees it (NicDropReason); its spec
@@ -31,7 +31,7 @@ enum class DropReason : uint8_t
     BadOpcode,
     WrongConnection,
     BadField,
-    PsnOutOfWindow,
+    FsnOutOfWindow,
     AckOutOfWindow,
     AccessError,
     NoReceivePosted,
@@ -57,7 +57,7 @@ struct ReasonInfo
 {
     Reason reason;
     const char* name;     ///< in result files and drop traces: "psn-out-of-window"
-    const char* specName; ///< as doc/spec.md spells it ("PsnOutOfWindow"); nullptr: not in it
+    const char* specName; ///< as doc/spec.md spells it ("FsnOutOfWindow"); nullptr: not in it
     const char* meaning;  ///< one line, for documentation and reports
 };
 
@@ -112,9 +112,9 @@ inline constexpr ReasonTable<DropReason> kDropReasons = {{
      "bad-field",
      "BadField",
      "a field has an impossible value (length > MTU, bad offset, ...)"},
-    {DropReason::PsnOutOfWindow,
+    {DropReason::FsnOutOfWindow,
      "psn-out-of-window",
-     "PsnOutOfWindow",
+     "FsnOutOfWindow",
      "data PSN beyond the receive window"},
     {DropReason::AckOutOfWindow,
      "ack-out-of-window",

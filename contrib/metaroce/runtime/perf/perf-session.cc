@@ -72,8 +72,8 @@ MakeEngine(const PerfOptions& o,
     MetaRoceConfig c;
     c.localConnection = local.connection;
     c.remoteConnection = peer.connection;
-    c.initialPsn = local.initialPsn;
-    c.remoteInitialPsn = peer.initialPsn;
+    c.initialFsn = local.initialPsn;
+    c.remoteInitialFsn = peer.initialPsn;
     c.seed = o.seed * 2 + server;
     c.ports = o.planes;
     c.portRateBps = rate;
