@@ -2,15 +2,15 @@
 """The Wireshark dissector (contrib/metaroce/tools/wireshark/metaroce.lua) on captures.
 
 1. Hand-made packets, built here from doc/spec.md section 3 (not from the engine): every field
-   of every opcode decodes to the value written, the SACK bitvector to the PSNs its bits name
+   of every opcode decodes to the value written, the SACK bitvector to the FSNs its bits name
    (across the 32-bit wrap), and each malformation of the spec's validation table (3.9) raises
    its expert info while the well-formed packets raise none.
 2. Captures written by `metaroce-fabric --pcap` (MetaRoCE and RoCEv2 WRITEs between two hosts
    on two planes, no loss): every UDP 4792 frame decodes as MetaRoCE with the values the run
    sent (message and payload lengths, offsets and flags of every segment - ACKREQ on every
    lone one and on the message's last one per plane - each once, remote
-   addresses, paths per plane, sender timestamps, ACKs echoing a timestamp that was sent on
-   their path and covering, with the waiting paths their repeats cover, exactly the PSNs
+   addresses, flows per plane, sender timestamps, ACKs echoing a timestamp that was sent on
+   their path and covering, with the waiting flows their repeats cover, exactly the FSNs
    sent); RoCEv2 frames decode as InfiniBand BTH
    (WRITE First/Middle/Last and ACKs, with the segment counts of the message); nothing is
    flagged malformed.
@@ -39,11 +39,11 @@ MALFORMED_GROUP = str(0x07000000)  # expert.group.MALFORMED as tshark prints it
 UNDECODED_GROUP = str(0x05000000)  # where a Lua error in the dissector lands
 ERROR_SEVERITY = str(0x00800000)
 FIELDS = ["version", "opcode", "flags", "flags.first", "flags.last", "flags.retx",
-          "flags.ackreq", "flags.ece", "flags.nosack", "flags.reserved", "path", "conn", "psn", "ack_floor",
+          "flags.ackreq", "flags.ece", "flags.nosack", "flags.reserved", "flow", "conn", "fsn", "ack_floor",
           "cum_fsn", "rate_hint", "stream", "data.reserved", "msn", "msg_len", "offset",
           "payload_len", "recv_index", "timestamp", "remote_addr", "rkey", "write.reserved",
-          "echo_ts", "ce_count", "new_count", "credit", "sack", "sack.count", "sack.psns",
-          "repeat.path", "repeat.sack", "repeat.cum_fsn", "syndrome", "payload"]
+          "echo_ts", "ce_count", "new_count", "credit", "sack", "sack.count", "sack.fsns",
+          "repeat.flow", "repeat.sack", "repeat.cum_fsn", "syndrome", "payload"]
 EXPERTS = ["truncated", "bad_version", "bad_opcode", "bad_flags", "reserved_nonzero",
            "bad_length", "bad_placement", "bad_repeat", "bad_syndrome", "sender_rule", "trimmed",
            "retransmission", "nak"]
@@ -77,7 +77,7 @@ def tshark(pcap, extra_fields=(), options=()):
 
 
 def sack_set(text):
-    """The PSNs of the dissector's "12-14,17" (no wrap inside a range in these short runs)."""
+    """The FSNs of the dissector's "12-14,17" (no wrap inside a range in these short runs)."""
     psns = set()
     for item in filter(None, text.split(",")):
         low, _, high = item.partition("-")
@@ -145,7 +145,7 @@ def ack(flags=0, cum=4294967290, bits=(0, 8, 9, 10, 255), ce=0, credit=0, extra=
         sack[i // 8] |= 1 << (i % 8)  # spec 3.4: byte 32 + i/8, bit i%8 from the LSB
     if flags & 0x20:
         sack = b""  # NOSACK: the (empty) SACK is left out, repeats follow the credit
-    # spec 3.4: each repeat is path, 16 SACK bits, cumulative PSN, after the SACK
+    # spec 3.4: each repeat is path, 16 SACK bits, cumulative FSN, after the SACK
     tail = b"".join(struct.pack(">HHI", path, bits16, rcum) for path, bits16, rcum in repeats)
     return (common(3, flags, 6, 77, cum, 25000) +
             struct.pack(">QHHI", 987654321, ce, 4, credit) + bytes(sack) + tail + bytes(extra))
@@ -160,7 +160,7 @@ def nak(flags=0, syndrome=1):
 
 
 WRITE_FIELDS = {"version": 1, "opcode": 1, "flags": 0x0B, "flags.first": 1, "flags.last": 1,
-                "flags.ackreq": 1, "flags.retx": 0, "path": 3, "conn": 0x01020304, "psn": 7,
+                "flags.ackreq": 1, "flags.retx": 0, "flow": 3, "conn": 0x01020304, "fsn": 7,
                 "ack_floor": 5, "stream": 9, "data.reserved": 0, "msn": 11, "msg_len": 8192,
                 "offset": 0, "payload_len": 4096, "recv_index": 0, "timestamp": 123456789012,
                 "remote_addr": 0x1122334455667788, "rkey": 0xCAFE, "write.reserved": 0}
@@ -171,12 +171,12 @@ CASES = [
     ("SEND", data(2, 0x02 | 0x04 | 0x08, offset=4096, recv=17),
      {"opcode": 2, "flags.last": 1, "flags.retx": 1, "offset": 4096, "recv_index": 17,
       "msn": 11, "timestamp": 123456789012}, {"retransmission"}),
-    ("ACK", ack(), {"opcode": 3, "path": 6, "conn": 77, "cum_fsn": 4294967290,
+    ("ACK", ack(), {"opcode": 3, "flow": 6, "conn": 77, "cum_fsn": 4294967290,
                     "rate_hint": 25000, "echo_ts": 987654321, "ce_count": 0, "new_count": 4,
                     "credit": 0, "sack.count": 5}, set()),
     ("ACK+ECE", ack(flags=0x10, ce=3, bits=()), {"flags.ece": 1, "ce_count": 3,
                                                  "sack.count": 0}, set()),
-    ("PROBE", probe(), {"opcode": 4, "path": 2, "conn": 88, "psn": 41, "ack_floor": 40,
+    ("PROBE", probe(), {"opcode": 4, "flow": 2, "conn": 88, "fsn": 41, "ack_floor": 40,
                         "timestamp": 55555, "flags.ackreq": 1}, set()),
     ("NAK", nak(), {"opcode": 5, "conn": 99, "stream": 12, "syndrome": 1, "msn": 31}, {"nak"}),
     ("short", common(1, 1, 0, 0, 0, 0)[:10], {}, {"truncated"}),
@@ -195,7 +195,7 @@ CASES = [
     ("ACK credit", ack(credit=70000), {"credit": 70000}, set()),
     ("ACK too long", ack(extra=4), {}, {"bad_length"}),
     ("ACK repeat", ack(repeats=[(7, 0x8001, 42)]),
-     {"path": 6, "cum_fsn": 4294967290, "repeat.path": 7, "repeat.sack": 0x8001,
+     {"flow": 6, "cum_fsn": 4294967290, "repeat.flow": 7, "repeat.sack": 0x8001,
       "repeat.cum_fsn": 42}, set()),
     ("ACK repeats its own path", ack(repeats=[(6, 0, 1)]), {}, {"bad_repeat"}),
     ("ACK five repeats", ack(repeats=[(k, 0, 0) for k in range(7, 12)]), {}, {"bad_length"}),
@@ -211,7 +211,7 @@ CASES = [
     ("LAST without ACKREQ", data(2, 0x02, offset=4096), {}, {"sender_rule"}),
     ("ECE without CE", ack(flags=0x10), {}, {"sender_rule"}),
     ("ACK without SACK", ack(flags=0x20, credit=9000, repeats=[(7, 0x8001, 42)]),
-     {"flags.nosack": 1, "cum_fsn": 4294967290, "credit": 9000, "repeat.path": 7,
+     {"flags.nosack": 1, "cum_fsn": 4294967290, "credit": 9000, "repeat.flow": 7,
       "repeat.sack": 0x8001, "repeat.cum_fsn": 42}, set()),
     ("ACK without SACK cut", ack(flags=0x20)[:28], {}, {"truncated"}),
     ("ACK without SACK too long", ack(flags=0x20, extra=12), {}, {"bad_length"}),
@@ -243,8 +243,8 @@ def check_handmade(tmp):
               f"handmade {name}: experts {sorted(raised)}, not {sorted(experts)}")
     check(rows[0]["metaroce.payload"] == (bytes(range(256)) * 16).hex(),
           "handmade WRITE: payload bytes")
-    check(rows[2]["metaroce.sack.psns"] == SACK_FSNS,
-          f"handmade ACK: SACK PSNs '{rows[2]['metaroce.sack.psns']}', not '{SACK_FSNS}'")
+    check(rows[2]["metaroce.sack.fsns"] == SACK_FSNS,
+          f"handmade ACK: SACK FSNs '{rows[2]['metaroce.sack.fsns']}', not '{SACK_FSNS}'")
     check(rows[2]["metaroce.sack"] == "01070000" + "00" * 27 + "80",
           f"handmade ACK: SACK bytes {rows[2]['metaroce.sack']}")
     for name in ("WRITE", "ACK", "PROBE", "NAK"):
@@ -286,11 +286,11 @@ def check_handmade_mcrc(tmp):
     cases = [  # (name, UDP payload, mCRC status, fields)
         ("WRITE", with_mcrc(write), "good", dict(WRITE_FIELDS, msg_len=4096)),
         ("ACK", with_mcrc(ack(repeats=[(7, 0x8001, 42)])), "good",
-         {"opcode": 3, "sack.count": 5, "repeat.path": 7}),
+         {"opcode": 3, "sack.count": 5, "repeat.flow": 7}),
         ("ACK without SACK", with_mcrc(ack(flags=0x20)), "good", {"flags.nosack": 1}),
-        ("PROBE", with_mcrc(probe()), "good", {"opcode": 4, "psn": 41}),
+        ("PROBE", with_mcrc(probe()), "good", {"opcode": 4, "fsn": 41}),
         ("WRITE payload bit", flipped(with_mcrc(write), 8 * 100 + 3), "bad", {"opcode": 1}),
-        ("WRITE header bit", flipped(with_mcrc(write), 8 * 8), "bad", {"psn": 7 ^ (1 << 24)}),
+        ("WRITE header bit", flipped(with_mcrc(write), 8 * 8), "bad", {"fsn": 7 ^ (1 << 24)}),
         ("WRITE trailer bit", flipped(with_mcrc(write), 8 * (len(write) + 2)), "bad",
          {"payload_len": 4096}),
     ]
@@ -345,7 +345,7 @@ def check_no_malformed(label, rows):
 def check_metaroce_host(label, plane_rows, host):
     """Host 0's files: its WRITE to host 1 (out) and the ACKs host 1 returns (in)."""
     sent = collections.defaultdict(dict)  # (conn, offset) -> row
-    psns = collections.defaultdict(set)   # (conn, path) -> PSNs sent
+    psns = collections.defaultdict(set)   # (conn, path) -> FSNs sent
     stamps = collections.defaultdict(set)  # (conn, path) -> timestamps sent
     last_sent = {}  # (conn, plane) -> timestamp of its latest WRITE so far
     paths = {}
@@ -360,7 +360,7 @@ def check_metaroce_host(label, plane_rows, host):
                 conn, off, length = num(r, "conn"), num(r, "offset"), num(r, "payload_len")
                 check((conn, off) not in sent, f"{label}: offset {off} sent twice without loss")
                 sent[(conn, off)] = r
-                key = (conn, num(r, "path"))
+                key = (conn, num(r, "flow"))
                 # A lone packet (its plane silent for the ACK delay before it) asks for its ACK,
                 # as does each of the message's last PLANES packets (spec 6.4, ackLonePackets).
                 on = (conn, plane)
@@ -368,16 +368,16 @@ def check_metaroce_host(label, plane_rows, host):
                         num(r, "timestamp") - last_sent[on] > ACK_DELAY_NS or
                         off // 4096 + PLANES >= MESSAGE // 4096)
                 last_sent[on] = num(r, "timestamp")
-                psns[key].add(num(r, "psn"))
+                psns[key].add(num(r, "fsn"))
                 stamps[key].add(num(r, "timestamp"))
-                paths[plane].add(num(r, "path"))
+                paths[plane].add(num(r, "flow"))
                 check(num(r, "version") == 1 and num(r, "msg_len") == MESSAGE and
                       length == 4096 and off % 4096 == 0 and num(r, "msn") == 0 and
                       num(r, "stream") == 0 and num(r, "recv_index") == 0,
                       f"{label}: WRITE fields {brief(r)}")
                 check(int(r["udp.length"]) == 8 + 64 + length and
                       len(r["metaroce.payload"]) == 2 * length and
-                      num(r, "ack_floor") <= num(r, "psn"),
+                      num(r, "ack_floor") <= num(r, "fsn"),
                       f"{label}: UDP length, payload or ack floor {brief(r)}")
                 check(num(r, "flags.first") == (off == 0) and
                       num(r, "flags.last") == (off + length == MESSAGE) and
@@ -390,9 +390,9 @@ def check_metaroce_host(label, plane_rows, host):
             elif r["metaroce.opcode"] == "4" and r["ip.src"] == host_ip:
                 # Tail markers behind the message's last packet and every other path's newest
                 # one still in flight (spec 5.5): PROBEs in the data class (DSCP 0) and without
-                # ACKREQ that take a PSN of their path and are acknowledged like data.
-                key = (num(r, "conn"), num(r, "path"))
-                psns[key].add(num(r, "psn"))
+                # ACKREQ that take a FSN of their path and are acknowledged like data.
+                key = (num(r, "conn"), num(r, "flow"))
+                psns[key].add(num(r, "fsn"))
                 stamps[key].add(num(r, "timestamp"))
                 markers.append(r)
                 check(int(r["ip.dsfield.dscp"], 0) == 0 and num(r, "flags.ackreq") == 0 and
@@ -407,22 +407,22 @@ def check_metaroce_host(label, plane_rows, host):
     check(all(ordered) and all(max(a) < min(b) for a, b in zip(ordered, ordered[1:])),
           f"{label}: each plane has its own paths: {ordered}")
     check(acks, f"{label}: no ACK decoded")
-    marked = collections.Counter((num(r, "conn"), num(r, "path")) for r in markers)
+    marked = collections.Counter((num(r, "conn"), num(r, "flow")) for r in markers)
     check(markers and max(marked.values()) == 1 and len(marked) <= len(psns),
           f"{label}: one tail marker at most per path that sent data: {dict(marked)}")
     for r in markers:
-        key = (num(r, "conn"), num(r, "path"))
-        data = psns[key] - {num(r, "psn")}
-        check(data and num(r, "psn") == max(data) + 1,
+        key = (num(r, "conn"), num(r, "flow"))
+        data = psns[key] - {num(r, "fsn")}
+        check(data and num(r, "fsn") == max(data) + 1,
               f"{label}: a tail marker right behind its path's last packet: {brief(r)}")
     final = {}
     for r in acks:
-        key = (next(iter(conns)), num(r, "path"))
+        key = (next(iter(conns)), num(r, "flow"))
         if not check(key in psns, f"{label}: ACK for a path that sent nothing: {brief(r)}"):
             continue
         check(num(r, "echo_ts") in stamps[key],
               f"{label}: ACK echoes an unsent timestamp: {brief(r)}")
-        sacked = sack_set(r["metaroce.sack.psns"])
+        sacked = sack_set(r["metaroce.sack.fsns"])
         # Spec 3.4: an ACK leaves its SACK out exactly when it is empty (CompactAcks, default).
         nosack = num(r, "flags.nosack") == 1
         check(not r["metaroce.sack"] if nosack else num(r, "sack.count") > 0,
@@ -432,18 +432,18 @@ def check_metaroce_host(label, plane_rows, host):
               num(r, "flags.ece") == 0 and 0 <= num(r, "rate_hint") <= 100_000 * PLANES,
               f"{label}: ACK fields {brief(r)}")
         check(num(r, "cum_fsn") <= max(psns[key]) + 1 and sacked <= psns[key],
-              f"{label}: ACK covers PSNs never sent: {brief(r)}")
+              f"{label}: ACK covers FSNs never sent: {brief(r)}")
         final[key] = max(final.get(key, 0), num(r, "cum_fsn"))
-        # The waiting paths an ACK covers, and earlier ACKs it repeats (spec 6.4).
-        if r["metaroce.repeat.path"]:
-            for path, cum in zip(r["metaroce.repeat.path"].split(";"),
+        # The waiting flows an ACK covers, and earlier ACKs it repeats (spec 6.4).
+        if r["metaroce.repeat.flow"]:
+            for path, cum in zip(r["metaroce.repeat.flow"].split(";"),
                                  r["metaroce.repeat.cum_fsn"].split(";")):
                 other = (key[0], int(path, 0))
                 check(other in psns and int(cum, 0) <= max(psns[other]) + 1,
-                      f"{label}: ACK repeat covers PSNs never sent: {brief(r)}")
+                      f"{label}: ACK repeat covers FSNs never sent: {brief(r)}")
                 final[other] = max(final.get(other, 0), int(cum, 0))
     check(all(final.get(k) == max(v) + 1 for k, v in psns.items()),
-          f"{label}: the last ACKs do not cover every PSN sent: {final} vs {dict(psns)}")
+          f"{label}: the last ACKs do not cover every FSN sent: {final} vs {dict(psns)}")
     return len(acks) + len(sent)
 
 
