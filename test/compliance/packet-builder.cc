@@ -101,9 +101,9 @@ BuildMetaRoce(const DutSetup& setup,
         for (std::size_t k = 0; k < h.repeatCount; ++k)
         {
             const std::string name = "repeat" + std::to_string(k);
-            h.repeats[k] = MrAckRepeat{Narrow<uint16_t>(v, name + "Path", 0),
+            h.repeats[k] = MrAckRepeat{Narrow<uint16_t>(v, name + "Flow", 0),
                                        Narrow<uint16_t>(v, name + "Sack", 0),
-                                       Narrow<uint32_t>(v, name + "Psn", 0)};
+                                       Narrow<uint32_t>(v, name + "Fsn", 0)};
         }
         break;
     case MrOpcode::Nak:

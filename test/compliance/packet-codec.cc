@@ -173,9 +173,9 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
         for (std::size_t k = 0; k < h.repeatCount; ++k)
         {
             const std::string name = "repeat" + std::to_string(k);
-            d.fields.emplace_back(name + "Path", h.repeats[k].flowId);
+            d.fields.emplace_back(name + "Flow", h.repeats[k].flowId);
             d.fields.emplace_back(name + "Sack", h.repeats[k].sack);
-            d.fields.emplace_back(name + "Psn", h.repeats[k].cumulativeFsn);
+            d.fields.emplace_back(name + "Fsn", h.repeats[k].cumulativeFsn);
         }
         break;
     case MrOpcode::Nak:

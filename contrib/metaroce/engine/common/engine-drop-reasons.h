@@ -1,6 +1,6 @@
 /*
  * Why a packet was refused, one table per layer. Each row gives a reason's enum value, the name
- * result files and drop traces use ("psn-out-of-window"), the name doc/spec.md uses
+ * result files and drop traces use ("fsn-out-of-window"), the name doc/spec.md uses
  * ("FsnOutOfWindow", spec 3.9 and 8.6) and what it means; nothing else spells a reason.
  *
  *   kDropReasons      the engines' refusals (DropReason, counted in Counters::drops)
@@ -56,7 +56,7 @@ template<typename Reason>
 struct ReasonInfo
 {
     Reason reason;
-    const char* name;     ///< in result files and drop traces: "psn-out-of-window"
+    const char* name;     ///< in result files and drop traces: "fsn-out-of-window"
     const char* specName; ///< as doc/spec.md spells it ("FsnOutOfWindow"); nullptr: not in it
     const char* meaning;  ///< one line, for documentation and reports
 };
@@ -113,13 +113,13 @@ inline constexpr ReasonTable<DropReason> kDropReasons = {{
      "BadField",
      "a field has an impossible value (length > MTU, bad offset, ...)"},
     {DropReason::FsnOutOfWindow,
-     "psn-out-of-window",
+     "fsn-out-of-window",
      "FsnOutOfWindow",
-     "data PSN beyond the receive window"},
+     "data FSN beyond the receive window"},
     {DropReason::AckOutOfWindow,
      "ack-out-of-window",
      "AckOutOfWindow",
-     "ACK for PSNs never sent, or SACK bits beyond what was sent"},
+     "ACK for FSNs never sent, or SACK bits beyond what was sent"},
     {DropReason::AccessError,
      "access-error",
      "AccessError",
