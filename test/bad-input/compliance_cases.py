@@ -92,12 +92,12 @@ COMPLIANCE_CASES = [
     ("inject-byte-value", HEAD + "0us inject ACK @1=0x1ff\n", 4, ["'0x1ff'", "255"]),
     ("inject-datagram", HEAD + "0us inject ACK datagram=999999999\n", 4,
      ["datagram=999999999", "65507"]),
-    ("inject-payload", HEAD + "0us inject WRITE psn=0 msn=0 messageLength=4000000000 "
+    ("inject-payload", HEAD + "0us inject WRITE fsn=0 msn=0 messageLength=4000000000 "
      "payloadLength=4000000000\n", 4, ["payloadLength=4000000000", "65507"]),
     ("inject-port", HEAD + "0us inject ACK port=3\n", 4, ["port 3"]),
-    ("inject-flag", HEAD + "0us inject WRITE psn=0 msn=0 messageLength=10 flags=FIRST|NOPE\n", 4,
+    ("inject-flag", HEAD + "0us inject WRITE fsn=0 msn=0 messageLength=10 flags=FIRST|NOPE\n", 4,
      ["'NOPE'"]),
-    ("inject-no-length", HEAD + "0us inject WRITE psn=0 msn=0\n", 4, ["messageLength"]),
+    ("inject-no-length", HEAD + "0us inject WRITE fsn=0 msn=0\n", 4, ["messageLength"]),
     ("port-missing", HEAD + "0us port 9 down\n", 4, ["port 9"]),
     ("port-state", HEAD + "0us port 0 sideways\n", 4, ["'sideways'"]),
     ("port-terms", HEAD + "0us port 0 down x=1\n", 4, ["no name=value"]),

@@ -8,10 +8,10 @@
  *   transport metaroce
  *   config flowsPerPort=1 initialFlowWindowPackets=8
  *   0us        post WRITE w1 stream=0 length=16384
- *   0us        expect WRITE psn=0 offset=0 flags=FIRST sport=$e
- *   +335ns+-2ns expect WRITE psn=1 offset=4096 flags=0 sport=$e
+ *   0us        expect WRITE fsn=0 offset=0 flags=FIRST sport=$e
+ *   +335ns+-2ns expect WRITE fsn=1 offset=4096 flags=0 sport=$e
  *   10us       inject ACK cumulativeFsn=0 sack={0,1,2}
- *   10us       expect WRITE psn=4 offset=0 flags=FIRST|RETX|ACKREQ
+ *   10us       expect WRITE fsn=4 offset=0 flags=FIRST|RETX|ACKREQ
  *   20us       expect counters fastRetransmits=1 drops.BadField=0
  *
  * Values: numbers, names (flags, statuses), `*` (anything), `$var` (bound by the first
