@@ -159,7 +159,7 @@ BM_LoopbackPerPacketInPairs(benchmark::State& state)
 
 BENCHMARK(BM_LoopbackPerPacketInPairs)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
 
-/// MetaRoCE with every ACK of a lone packet waiting the ACK delay, as before 2026-12-05
+/// MetaRoCE with every ACK of a lone packet waiting the ACK delay
 /// (AckLonePackets=false, spec 6.4, A48); argument: loss per mille.
 void
 BM_LoopbackPerPacketAckDelayed(benchmark::State& state)

@@ -3,7 +3,7 @@
 with the receiver's rate hints honoured and ignored (MetaRoCE), with a first window of one
 packet per path, with receiver admission (spec 6.7: the receiver grants credit; the senders
 start with one packet, or with their windows), with ACKs behind other queue pairs' data (ControlFirst off, spec A38, the
-default until 2026-12-03), and RoCEv2 with PFC and DCQCN for reference. Time to converge
+an earlier default), and RoCEv2 with PFC and DCQCN for reference. Time to converge
 (until the senders' rates stay fair: Jain's index >= 0.9), in base RTTs; fairness (mean Jain's
 index over the senders while all still send); the deepest switch queue; the incast's
 completion time.

@@ -6,7 +6,7 @@ of every queue pair - markers, probes, retransmissions of packets proven lost - 
 pair's new data. MetaRoCE on the 64-host, 8-plane fabric at the announced point (1% loss per
 path, 0.25% per link end) and lossless, ring all-reduce and all-to-all of 2 MiB per rank over
 several seeds and of 64 MiB (one seed): the defaults, each of the three turned off alone, and
-all three off (the defaults before 2026-12-04, evening).
+all three off.
 
     scripts/python.sh examples/experiments/tail_recovery.py [--quick] [--seeds 5]
 """

@@ -2,7 +2,7 @@
 """Experiment 14, what a lossless collective costs on the wire (spec 3.4, A43): the bytes the
 hosts transmit over the payload they deliver, and how far that alone puts a collective from the
 ideal. All-to-all and ring all-reduce of 64 MiB per rank on the 64-host, 8-plane fabric,
-lossless, over MetaRoCE with ACKs that leave an empty SACK out (the default since 2026-12-04),
+lossless, over MetaRoCE with ACKs that leave an empty SACK out (the default),
 with the full 64-byte ACK (`CompactAcks=false`, before) and over RoCEv2; MetaRoCE also at the
 announced point (1% loss per path, 0.25% per link end), and the 2 MiB all-to-all over --seeds
 seeds, lossless and at 1% per path, with and without compact ACKs.

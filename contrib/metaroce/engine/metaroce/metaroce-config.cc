@@ -114,7 +114,7 @@ LossDetectionFields()
         METAROCE_FIELD(C, timeRuleFlowRtt, "TimeRuleFlowRtt", Flag, 0, 1, "5.3",
                        "Expect a packet back after the longer of its own flow's smoothed RTT "
                        "and the round trip of the later packet that the time rule compares it "
-                       "with (false: that round trip alone, the behaviour before 2026-12-04)."),
+                       "with (false: that round trip alone)."),
     };
 }
 
@@ -131,12 +131,12 @@ RecoveryFields()
         METAROCE_FIELD(C, deferRto, "DeferRto", Flag, 0, 1, "5.5",
                        "Defer a flow's retransmission timeout while the time rule or the "
                        "connection's progress speaks for its oldest packet (false: it fires at "
-                       "that packet's send time plus the RTO, the behaviour before 2026-12-03)."),
+                       "that packet's send time plus the RTO)."),
         METAROCE_FIELD(C, connectionRtoFloor, "ConnectionRtoFloor", Flag, 0, 1, "5.5",
                        "With DeferRto, a flow's due RTO also waits until the connection's RTO, "
                        "from every flow's RTT samples, has passed since its oldest packet left: "
                        "a flow's own samples are sparse and lag a growing queue (false: the "
-                       "behaviour before 2026-12-05)."),
+                       "flow's own RTO alone)."),
         METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "5.5",
                        "RTT assumed before the first sample."),
         METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "5.5",
