@@ -98,7 +98,7 @@ ParseNone(const std::string& text)
         if (!IsOurReference(w))
         {
             throw std::invalid_argument("spec-1.0 none: '" + w +
-                                        "' is not a section (7.2) or assumption (A14) of "
+                                        "' is not a section (9.2) or assumption (A14) of "
                                         "doc/spec.md");
         }
         tag.ours += (tag.ours.empty() ? "" : " ") + w;

@@ -370,7 +370,7 @@ TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
     }
     EXPECT_EQ(m.a->Requester().RateHintBps(), 10'000'000'000u);
     // At 10 Gb/s a ~1.1 KB packet takes ~870 ns: one packet may leave now, the next a gap after
-    // the last unpaced one (at 0): a sender that has been sending has an empty bucket (7.4).
+    // the last unpaced one (at 0): a sender that has been sending has an empty bucket (9.4).
     auto paced = Manual::PullAll(*m.a, 0, 200);
     EXPECT_EQ(paced.size(), 1u);
     const TimeNs gap = m.a->NextTimeout();
@@ -444,7 +444,7 @@ TEST(MetaRoceConnection, TailLossIsRepairedByAProbeBeforeTheTimeout)
     const TimeNs probeAt = m.a->NextTimeout();
     // The tail was sent at t = 1; with one sample of 2999 ns (rttvar half of it), the wait is
     // srtt + 4 rttvar, longer than the time rule's rack.rtt + reorder window (2999 + 2749).
-    EXPECT_EQ(probeAt, 1u + 2999 + 4 * 1499) << "the tail's ACK overdue by srtt + 4 rttvar (5.5)";
+    EXPECT_EQ(probeAt, 1u + 2999 + 4 * 1499) << "the tail's ACK overdue by srtt + 4 rttvar (4.5)";
     m.a->OnTimeout(probeAt);
     auto probe = Manual::PullAll(*m.a, 0, probeAt);
     ASSERT_EQ(probe.size(), 2u) << "the tail and a copy of it (a tail retransmission)";

@@ -130,7 +130,7 @@ TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsFlowDoesNotAsk)
 TEST(MetaRoceLoneAck, TheFirstPacketOfABurstDoesNotAsk)
 {
     HandDrivenPair pair(Config(true, 8, 2));
-    const TimeNs now = pair.TimeEveryFlow(); // bursts start on timed flows only (4.2)
+    const TimeNs now = pair.TimeEveryFlow(); // bursts start on timed flows only (6.2)
     pair.a->PostSend(Write(1, 6 * 1024), now);
     // The second of each burst follows at once and is acknowledged with the first
     // (ackEveryPackets); only the message's last packet asks.

@@ -69,7 +69,7 @@ TEST(MetaRoceSprayBurst, ABurstOfTwoTakesOneFlowThenTheNext)
 TEST(MetaRoceSprayBurst, AFlowNotYetTimedSendsAlone)
 {
     // Before its first ACK a flow's route may hold a first-round queue nobody has measured:
-    // a pair there would double its share and arrive later than the time rule expects (4.2).
+    // a pair there would double its share and arrive later than the time rule expects (6.2).
     HandDrivenPair pair(Config(2));
     pair.a->PostSend(Write(1, 12 * 1024), 10);
     std::vector<OutPacket> first;

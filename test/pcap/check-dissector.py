@@ -3,7 +3,7 @@
 
 1. Hand-made packets, built here from doc/spec.md section 5 (not from the engine): every field
    of every opcode decodes to the value written, the SACK bitvector to the PSNs its bits name
-   (across the 32-bit wrap), and each malformation of the spec's validation table (3.9) raises
+   (across the 32-bit wrap), and each malformation of the spec's validation table (5.8) raises
    its expert info while the well-formed packets raise none.
 2. Captures written by `metaroce-fabric --pcap` (MetaRoCE and RoCEv2 WRITEs between two hosts
    on two planes, no loss): every UDP 4792 frame decodes as MetaRoCE with the values the run

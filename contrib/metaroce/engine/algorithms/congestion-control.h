@@ -66,7 +66,7 @@ struct AimdConfig
     double connectionDecrease{0.25}; ///< same, for the connection window
     /// The connection loses connectionDecrease x the marked bytes of each ACK (on every marked
     /// ACK, no once-per-RTT rule): a cut in proportion to the share of its traffic that met a
-    /// mark, so marks on a few routes move traffic instead of throttling the connection (7.2).
+    /// mark, so marks on a few routes move traffic instead of throttling the connection (9.2).
     /// false: x(1 - connectionDecrease) once per RTT on any mark.
     bool connectionCutByShare{true};
 

@@ -34,12 +34,12 @@ struct Counters
     uint64_t rxEcnMarked{0};
     uint64_t placedBytes{0};
     uint64_t timeouts{0};
-    uint64_t rtoDeferrals{0}; ///< RTOs that came due while better evidence was coming (5.5)
+    uint64_t rtoDeferrals{0}; ///< RTOs that came due while better evidence was coming (4.5)
     uint64_t fastRetransmits{0};
     uint64_t tailProbes{0};     ///< tail-loss probes sent (also in retransmittedPackets)
-    uint64_t tailMarkers{0};    ///< tail markers sent (5.5; also in txControlPackets)
+    uint64_t tailMarkers{0};    ///< tail markers sent (4.5; also in txControlPackets)
     uint64_t spuriousLosses{0}; ///< packets declared lost whose original arrived after all
-    uint64_t ackRepeatHits{0};  ///< ACK repeats that acknowledged something (5.2, 6.4)
+    uint64_t ackRepeatHits{0};  ///< ACK repeats that acknowledged something (7.2, 4.3)
     uint64_t entropyRedraws{0};
     uint64_t flowsDown{0};
     uint64_t completions{0};

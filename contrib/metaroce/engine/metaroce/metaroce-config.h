@@ -54,13 +54,13 @@ struct MetaRoceConfig
     uint32_t mtu{4096};        ///< payload bytes per data packet
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
-    /// Entropy recycling (4.2, A52): the spraying selector reuses first the flows whose packets
+    /// Entropy recycling (6.2, A52): the spraying selector reuses first the flows whose packets
     /// came back without a mark, one packet per packet acknowledged clean; false: round-robin.
     bool entropyRecycling{true};
     /// Consecutive packets a connection sends on one flow of a port before the selector moves on
-    /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
+    /// (6.2): packets that arrive together are acknowledged together (4.2, ackEveryPackets).
     uint32_t sprayBurstPackets{1};
-    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one that no burst continues
+    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 4.2): one that no burst continues
     /// on, before which the connection sent nothing on its plane in the ACK delay, or one of its
     /// message's last `ports` packets, as no packet will share its ACK.
     bool ackLonePackets{true};
@@ -80,13 +80,13 @@ struct MetaRoceConfig
     // Loss recovery (spec 7).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-flow order)
     uint32_t reorderFloorRttQuarters{1}; ///< reorder window floor: ACK delay + this * minRtt / 4,
-                                         ///< while the NIC has proven a loss recently (5.3)
+                                         ///< while the NIC has proven a loss recently (4.6)
     uint32_t quietReorderFloorRttQuarters{3}; ///< the floor's quarters while it has not (A47)
-    TimeNs lossMemoryNs{1'000'000}; ///< how long a proven loss keeps the narrow floor (5.3)
+    TimeNs lossMemoryNs{1'000'000}; ///< how long a proven loss keeps the narrow floor (4.6)
     /// While the NIC found a loss spurious and proved none within lossMemoryNs: the time rule's
     /// window is at least this many halves of the smoothed RTT (0: never; 5.3, A49).
     uint32_t spuriousWindowSrttHalves{3};
-    bool planeTimeRule{false};  ///< judge the time rule per plane first (5.3, plane-time-rule.h)
+    bool planeTimeRule{false};  ///< judge the time rule per plane first (4.6, plane-time-rule.h)
     bool timeRuleFlowRtt{true}; ///< rule 2 expects a packet back no sooner than its flow's srtt
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
@@ -96,27 +96,27 @@ struct MetaRoceConfig
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
                                      ///< in an incast queue for hundreds of microseconds
     uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
-    uint32_t retransmitCopies{1};    ///< copies of each retransmission (5.4); 1: no extra
-    bool retransmitOtherPlane{true}; ///< a retransmission avoids the plane of its loss (5.4, A54)
-    uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (5.4)
+    uint32_t retransmitCopies{1};    ///< copies of each retransmission (7.3); 1: no extra
+    bool retransmitOtherPlane{true}; ///< a retransmission avoids the plane of its loss (7.3, A54)
+    uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (7.3)
     uint32_t flowSuspectTimeouts{1};  ///< consecutive RTOs before a flow is suspect
     uint32_t flowDownTimeouts{3};     ///< consecutive RTOs before a flow is taken down
     TimeNs tailProbeMinNs{5'000};     ///< floor of the tail-loss probe timeout (spec 4.5)
     uint32_t maxTailProbes{6};        ///< tail-loss probes without progress; the first two
                                       ///< one wait apart, then doubling (0: none)
-    bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (5.5)
-    bool tailMarkersEveryFlow{true};  ///< and behind every other flow's unanswered tail (5.5)
+    bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (4.5)
+    bool tailMarkersEveryFlow{true};  ///< and behind every other flow's unanswered tail (4.5)
     TimeNs probeIntervalNs{100'000};  ///< how often a down flow is probed
     uint32_t entropyRedrawMarks{3};   ///< consecutive CE-echo ACK rounds that move a flow
     uint16_t entropyBase{49152};      ///< UDP source ports are drawn from
     uint16_t entropyCount{16384};     ///<   [entropyBase, entropyBase + entropyCount)
 
     // Receiver (spec 8).
-    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its flows, per ACK (6.4)
+    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its flows, per ACK (4.2)
     TimeNs ackDelayNs{2'000};           ///< longest a packet waits for its ACK
     uint32_t ackRepeats{2};             ///< earlier ACKs of other flows each ACK repeats
-    bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
-    bool mcrc{false};                   ///< mCRC trailer on every packet, checked (3.11)
+    bool compactAcks{true};             ///< leave an empty SACK out of the ACK (5.3)
+    bool mcrc{false};                   ///< mCRC trailer on every packet, checked (4.1)
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
     /// CompletionOrder of this end's completions (0: posting order, 1: as messages finish; 6.8).
     uint8_t completionOrder{0};

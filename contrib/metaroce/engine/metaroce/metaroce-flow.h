@@ -74,7 +74,7 @@ struct LostPacket
     SentPacket packet;
     uint64_t nextFsnAtLoss{0}; ///< the flow's next FSN then: only FSNs from here on carry a floor
                                ///< past this packet
-    bool byRule{false};        ///< declared by loss detection (5.3), not by a timeout or take-down
+    bool byRule{false};        ///< declared by loss detection (4.6), not by a timeout or take-down
 };
 
 /// Sender-side state of one flow.
@@ -97,13 +97,13 @@ struct Flow
     /// Send time of the oldest in-flight DATA packet, or kNever, as of the requester's last
     /// look at the flow (its deadlines, spec 4.6 and 4.5, are kept from it).
     TimeNs firstDataAt{kNever};
-    double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
+    double undoWindow{0}; ///< window before the last loss cut, while it may be undone (7.5)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
     Ring<SentPacket> outstanding; ///< FSN order; front() is the ack floor
     WindowState window;
     RttEstimator rtt;
-    /// Data declared lost, until an ACK settles it (5.7); made at the flow's first loss, as
+    /// Data declared lost, until an ACK settles it (7.5); made at the flow's first loss, as
     /// most flows of a lossless fabric never lose a packet.
     std::unique_ptr<Ring<LostPacket>> recentLosses;
 
@@ -116,7 +116,7 @@ struct Flow
     /// True when a packet of `bytes` fits the flow's window and its 256-FSN SACK span.
     bool HasRoom(uint32_t bytes, uint32_t maxPackets) const;
 
-    /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (5.5).
+    /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (4.5).
     const SentPacket* OldestDataInFlight() const;
 
     /// Drops resolved packets from the front, advancing the floor: acknowledged or lost ones,

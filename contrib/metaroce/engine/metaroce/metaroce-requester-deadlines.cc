@@ -25,7 +25,7 @@ MetaRoceRequester::Refresh(Flow& flow)
     {
         m_rtoNotBefore[flow.id] = 0;
     }
-    // The RTO times data only: a tail marker (5.5) left in flight alone is no reason to time out.
+    // The RTO times data only: a tail marker (4.5) left in flight alone is no reason to time out.
     m_rtoAt.Set(flow.id, RtoDeadline(flow, oldestData));
     m_firstDataOrder.Set(flow.id, firstData == kNever ? kNever : firstDataTxSeq);
     flow.firstDataAt = firstData;
@@ -203,7 +203,7 @@ void
 MetaRoceRequester::FollowLossEvidence(TimeNs now)
 {
     // A recent proof anywhere on the NIC says the fabric drops packets: judge late packets with
-    // the narrow floor; otherwise a late packet is more likely queued than lost (5.3, A47).
+    // the narrow floor; otherwise a late packet is more likely queued than lost (4.6, A47).
     const uint32_t quarters = m_evidence->Recent(now, m_config.lossMemoryNs)
                                   ? m_config.reorderFloorRttQuarters
                                   : m_config.quietReorderFloorRttQuarters;
@@ -234,7 +234,7 @@ TimeNs
 MetaRoceRequester::TimeRuleWindowNs(TimeNs measured) const
 {
     // Another plane's last hop may queue deeper than the RACK packet's by as much as round
-    // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (5.3,
+    // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (4.6,
     // A35).
     return m_planes.empty() ? measured
                             : std::max(measured, m_connectionRtt.Rto(0, m_config.rtoMaxNs));

@@ -3,17 +3,17 @@
  * parts meet. Each concern lives in its own file:
  *
  *   send-queue.h        messages: segmentation, retransmission FIFO, in-order completion,
- *                       error state (5.1, 5.6)
- *   requester-packets.h DATA and PROBE packets (3.3, 3.5)
- *   pacer.h             pacing at the receiver's rate hint (7.4)
- *   admission-credit.h  the receiver's admission credit (6.7): unscheduled window, then credit
- *   ack-coverage.h      what an ACK acknowledges on a flow, and its validation (5.2)
- *   loss-detection.h    which in-flight packets are lost (5.3)
- *   plane-time-rule.h   the time rule's evidence per plane (5.3, rule 2a)
- *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (5.7)
- *   tail-loss-probe.h   the connection's tail-loss probe (5.5)
- *   metaroce-requester-markers.cc  tail markers behind a connection's last packets (5.5)
- *   flow-recovery.h     RTO, suspect/down, probes back, entropy re-draws (4.3, 4.4, 5.5)
+ *                       error state (7.1, 7.4)
+ *   requester-packets.h DATA and PROBE packets (5.2, 5.4)
+ *   pacer.h             pacing at the receiver's rate hint (9.4)
+ *   admission-credit.h  the receiver's admission credit (8.5): unscheduled window, then credit
+ *   ack-coverage.h      what an ACK acknowledges on a flow, and its validation (7.2)
+ *   loss-detection.h    which in-flight packets are lost (4.6)
+ *   plane-time-rule.h   the time rule's evidence per plane (4.6, rule 2a)
+ *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (7.5)
+ *   tail-loss-probe.h   the connection's tail-loss probe (4.5)
+ *   metaroce-requester-markers.cc  tail markers behind a connection's last packets (4.5)
+ *   flow-recovery.h     RTO, suspect/down, probes back, entropy re-draws (6.3, 6.4, 4.5)
  *
  * This class keeps the flows and what is in flight on them and runs the steps: it sprays DATA
  * over the flows the selector picks, retransmits exactly the packets a SACK gap or the time
@@ -67,7 +67,7 @@ class MetaRoceRequester
 {
   public:
     /// `config` (perhaps shared with other connections), `counters` and `completions` are the
-    /// connection's, `evidence` the connection's or its NIC's (5.3, A47); all must outlive it.
+    /// connection's, `evidence` the connection's or its NIC's (4.6, A47); all must outlive it.
     MetaRoceRequester(const MetaRoceConfig& config,
                       const ConnectionIds& ids,
                       MemoryRegistry* memory,
@@ -192,20 +192,20 @@ class MetaRoceRequester
     std::optional<OutPacket> PullData(uint16_t port, TimeNs now, bool recoveryOnly);
     /// Addresses `out` to `flow` and records it there as sent (a fresh FSN, in flight).
     void RecordSent(Flow& flow, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
-    /// `burstGoesOn`: the next packet follows on `flow` at once (4.2), so this one is not lone
-    /// (AckLonePackets, 6.4).
+    /// `burstGoesOn`: the next packet follows on `flow` at once (6.2), so this one is not lone
+    /// (AckLonePackets, 4.2).
     OutPacket SendData(Flow& flow,
                        const QueuedPacket& p,
                        bool retx,
                        TimeNs now,
                        bool burstGoesOn = false);
-    /// A PROBE on the Down flow `flow`; an earlier probe still unanswered is given up (5.5).
+    /// A PROBE on the Down flow `flow`; an earlier probe still unanswered is given up (4.5).
     OutPacket SendProbe(Flow& flow, TimeNs now);
     /// The due tail-loss probe, on `flow`: the tail packet it names, again, or nullopt when
-    /// that packet has been delivered meanwhile (5.5).
+    /// that packet has been delivered meanwhile (4.5).
     std::optional<OutPacket> SendTailProbe(Flow& flow, TimeNs now);
     /// After a DATA packet went on `flow`, its `transmissions`-th: when nothing is left to
-    /// send, a tail marker is due on `flow` (5.5). `moreInMessage`: its message has packets
+    /// send, a tail marker is due on `flow` (4.5). `moreInMessage`: its message has packets
     /// still unsent, which spares asking the send queue.
     void NoteSentData(const Flow& flow, uint32_t transmissions, bool moreInMessage);
     /// A tail marker is due on `flow` (once: a flow owes at most one).
@@ -216,29 +216,29 @@ class MetaRoceRequester
     bool TailDueOn(uint16_t port) const;
     /// Transmissions of a packet that a tail marker follows: enough for the losses of a lossy
     /// fabric (at 20% per flow, 2 of them kept a 64-host all-to-all at a third of what 4 do),
-    /// few enough that a SEND its receiver keeps refusing soon backs off (5.5, 11).
+    /// few enough that a SEND its receiver keeps refusing soon backs off (4.5, 13).
     static constexpr uint32_t kMarkedTransmissions = 4;
     /// The first due tail marker of `port`: a PROBE in the data class, or nullopt when none is
     /// due there (markers of flows taken down meanwhile are dropped).
     std::optional<OutPacket> SendTailMarker(uint16_t port, TimeNs now);
 
-    /// Step 1 of ACK processing (5.2): acknowledges what `coverage` newly covers on `flow`;
+    /// Step 1 of ACK processing (7.2): acknowledges what `coverage` newly covers on `flow`;
     /// `ack` is the ACK it came in, or null for a repeat (which times nothing).
     AckProgress AcknowledgeCovered(Flow& flow,
                                    const MrHeader* ack,
                                    const AckCoverage& coverage,
                                    const RacksBefore& before,
                                    TimeNs now);
-    /// Reads every repeat of `ack` into `out`; false when one names FSNs never sent (5.2).
+    /// Reads every repeat of `ack` into `out`; false when one names FSNs never sent (7.2).
     bool ReadRepeats(const MrHeader& ack, std::array<uint64_t, kMrMaxAckRepeats>& cumulative) const;
-    /// Step 0 of ACK processing (5.2): what `repeat` (its cumulative FSN unwrapped) newly covers
+    /// Step 0 of ACK processing (7.2): what `repeat` (its cumulative FSN unwrapped) newly covers
     /// on its flow, acknowledged as the ACK it repeats would have been, without its echo, marks,
     /// hint or credit; `settles`: RepeatSettles(). Called for a repeat that may bring news: one
     /// that reaches past its flow's floor or SACKs something, or may settle a loss.
     void OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, bool settles, TimeNs now);
 
     /// True when a repeat of `flow` with this cumulative FSN may settle the flow's open losses:
-    /// settling may rest on a SACK bit's absence (5.7), which only a repeat whose 16 bits span
+    /// settling may rest on a SACK bit's absence (7.5), which only a repeat whose 16 bits span
     /// every FSN sent above its cumulative point can show.
     static bool RepeatSettles(const Flow& flow, uint64_t cumulative)
     {
@@ -246,21 +246,21 @@ class MetaRoceRequester
                flow.nextFsn <= cumulative + 1 + kMrAckRepeatSackBits;
     }
 
-    /// Steps 2-3 of ACK processing (5.2): RTT sample (into `sample`), rate hint and credit.
+    /// Steps 2-3 of ACK processing (7.2): RTT sample (into `sample`), rate hint and credit.
     void OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sample, TimeNs now);
-    /// Steps 4-6 of ACK processing (5.2): health, congestion control, marks.
+    /// Steps 4-6 of ACK processing (7.2): health, congestion control, marks.
     void OnAckProgress(Flow& flow, uint16_t ceCount, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     /// Snapshot of the RACK states an ACK on `flow` may move, for its lateness samples.
     RacksBefore RacksBeforeAck(const Flow& flow) const;
     /// Feeds the reorder windows with how late `p`, sent on `flow`, was acknowledged behind
-    /// the packets `before` holds (5.3).
+    /// the packets `before` holds (4.6).
     void SampleLateness(const Flow& flow,
                         const SentPacket& p,
                         const MrHeader& ack,
                         const RacksBefore& before,
                         TimeNs now);
-    /// Takes `p`, sent on `flow` and acknowledged at `now`, into the RACK states (5.3).
+    /// Takes `p`, sent on `flow` and acknowledged at `now`, into the RACK states (4.6).
     void OnDataAcked(const Flow& flow, const SentPacket& p, TimeNs now);
     /// Settles the flow's recently lost packets against an ACK (null: a repeat): spurious or
     /// not (spec 7.5).
@@ -288,7 +288,7 @@ class MetaRoceRequester
     /// Measured reorder window of the connection (spec 4.6); the tail-loss probe's wait.
     TimeNs ReorderWindowNs() const;
     /// The connection-wide time rule's window: the measured one, or with the plane rule on at
-    /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 5.3).
+    /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 4.6).
     TimeNs TimeRuleWindowNs() const;
     /// The same, given the measured window ReorderWindowNs().
     TimeNs TimeRuleWindowNs(TimeNs measured) const;
@@ -326,7 +326,7 @@ class MetaRoceRequester
     /// When the time rule may next declare a packet of `flow` lost, or kNever.
     TimeNs LossCheckAt(const Flow& flow, TimeNs ruleWindow) const;
     void RunLossDetection(Flow& flow, TimeNs now);
-    /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down;
+    /// `byRule`: declared by loss detection (4.6), as opposed to a timeout or take-down;
     /// `proven`: by rule 1, a timeout or a take-down, not by the time rule, so that its
     /// retransmission is recovery a NIC may send ahead of other queue pairs' data
     /// (HasRecoveryWork).
@@ -349,7 +349,7 @@ class MetaRoceRequester
     /// -1: the burst ends, and `cut` says whether it ended early (spec 6.2, sprayBurstPackets).
     int ContinueBurst(uint16_t port, uint32_t bytes, bool& cut);
 
-    /// A burst of packets on one flow of a port (4.2).
+    /// A burst of packets on one flow of a port (6.2).
     struct Burst
     {
         uint16_t flow{0}; ///< the flow it is on
@@ -367,20 +367,20 @@ class MetaRoceRequester
     FlowTable m_flows;
     std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
     RttEstimator m_connectionRtt;    ///< all flows' samples: the RTO of flows without their own
-    RackState m_rack;                ///< newest acknowledged transmission, all flows (5.3)
-    uint16_t m_deliveringFlow{0};    ///< the flow that last acknowledged new data (5.5)
-    TimeNs m_lastProgressAt{0};      ///< when an ACK last acknowledged data in flight (5.5)
+    RackState m_rack;                ///< newest acknowledged transmission, all flows (4.6)
+    uint16_t m_deliveringFlow{0};    ///< the flow that last acknowledged new data (4.5)
+    TimeNs m_lastProgressAt{0};      ///< when an ACK last acknowledged data in flight (4.5)
     /// Per flow, the time its RTO was deferred to (0: none), cleared by Refresh() when nothing
     /// is in flight on the flow (a timeout leaves nothing); empty until the first deferral, as
-    /// most connections never wait that long (5.5).
+    /// most connections never wait that long (4.5).
     std::vector<TimeNs> m_rtoNotBefore;
-    LossEvidence* m_evidence;            ///< the NIC's last proven loss (5.3, A47)
-    ReorderWindow m_reorder;             ///< reorder window of the time rule (5.3)
+    LossEvidence* m_evidence;            ///< the NIC's last proven loss (4.6, A47)
+    ReorderWindow m_reorder;             ///< reorder window of the time rule (4.6)
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
     uint64_t m_nextTxSeq{0};             ///< transmission order over all flows
     WindowState m_connectionWindow;
     uint64_t m_admissionLimit;   ///< AdmissionLimit()
-    uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 7.1)
+    uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 9.1)
     SendQueue m_queue;
     Pacer m_pacer;
     TailLossProbe m_tailProbe;

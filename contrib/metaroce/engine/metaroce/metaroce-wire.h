@@ -109,7 +109,7 @@ constexpr std::size_t kMrProbeHeaderSize = 24;
 constexpr std::size_t kMrAckHeaderSize = 64; ///< with its SACK, without repeats (8 bytes each)
 constexpr std::size_t kMrAckNoSackSize = 32; ///< with kMrFlagNoSack: the SACK left out
 constexpr std::size_t kMrNakHeaderSize = 16;
-/// Largest DATA header: what windows and credit count per packet beside its payload (7.1).
+/// Largest DATA header: what windows and credit count per packet beside its payload (9.1).
 constexpr std::size_t kMrMaxDataHeaderSize = 64;
 
 /// ACK repeats (spec 4.3, 4.2): earlier ACKs of other flows, carried again behind the SACK.

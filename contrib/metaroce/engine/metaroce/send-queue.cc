@@ -201,7 +201,7 @@ SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent, ui
     // again once, so copies never multiply when every one of them is lost (a dead route).
     const uint32_t copies = m->transmissions[index] <= 1 ? RetransmitCopies() : 1;
     // A packet lost once goes on any plane; one lost again keeps off the plane of its last loss
-    // (5.4), which a random loss rarely repeats and a dead plane always does.
+    // (7.3), which a random loss rarely repeats and a dead plane always does.
     const uint8_t avoid = m->transmissions[index] >= 2 ? lostOn : QueuedPacket::kAnyPort;
     for (uint32_t copy = 0; copy < copies; ++copy)
     {

@@ -5,15 +5,15 @@
  *
  * A message is segmented lazily: it is a cursor over its MTU-sized packets, so posting costs
  * the same whatever the length. Lost packets wait in a FIFO that goes before new data: they
- * hold back completion of messages already mostly delivered (5.1). A new message may start
- * only inside the responder's message window (6.3). A message finishes when its last packet is
+ * hold back completion of messages already mostly delivered (7.1). A new message may start
+ * only inside the responder's message window (3.4). A message finishes when its last packet is
  * acknowledged; completions leave per stream in posting order, or, in finish order
  * (MetaRoceConfig::completionOrder, spec 3.3), each as its message finishes. A finished message
  * stays held until the messages before it in its stream finished too, so the message window
  * counts from the oldest unfinished message in both orders.
  *
  * The queue is Open or Failed. A retry limit exceeded or a NAK fails it as an RC queue pair
- * enters its error state (5.6): the culprit completes with its error, every other outstanding
+ * enters its error state (7.4): the culprit completes with its error, every other outstanding
  * request is flushed, and a request posted later is flushed at once.
  */
 #ifndef METAROCE_ENGINE_SEND_QUEUE_H

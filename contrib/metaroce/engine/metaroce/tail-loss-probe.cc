@@ -68,7 +68,7 @@ TailLossProbe::DueAt(bool dataQueued,
     {
         return kNever;
     }
-    // The time rule's wait (rule 2 of 5.3), but at least srtt + 4 rttvar: without a later
+    // The time rule's wait (rule 2 of 4.6), but at least srtt + 4 rttvar: without a later
     // packet acknowledged, nothing says the tail is not simply behind a deeper queue (the
     // 64-host all-to-all's first windows are, by up to three round trips).
     const TimeNs wait = std::max({rack.rtt + reorderWindow,

@@ -448,7 +448,7 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
                     "MetaRoceNic::Connect: NICs disagree on FlowsPerPort");
     NS_ABORT_MSG_IF(a->m_metaRoce.streams != b->m_metaRoce.streams,
                     "MetaRoceNic::Connect: NICs disagree on Streams");
-    // Admission credit ramps from the senders' unscheduled window, as configured (6.7, A36).
+    // Admission credit ramps from the senders' unscheduled window, as configured (8.5, A36).
     NS_ABORT_MSG_IF(a->m_metaRoce.unscheduledBytes != b->m_metaRoce.unscheduledBytes,
                     "MetaRoceNic::Connect: NICs disagree on UnscheduledBytes ("
                         << a->m_metaRoce.unscheduledBytes << " vs "

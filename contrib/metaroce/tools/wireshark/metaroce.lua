@@ -7,7 +7,7 @@
 -- It decodes every field of every opcode (WRITE, SEND, ACK with its 256-bit SACK and repeats,
 -- PROBE, NAK)
 -- on UDP destination port 4792 (kMetaRoceUdpPort, engine/metaroce/metaroce-wire.h), and flags
--- with expert info, in the order of the spec's validation table (3.9, checks 2-13), everything
+-- with expert info, in the order of the spec's validation table (5.8, checks 2-13), everything
 -- the engine's parser refuses: a short datagram, an unknown version or opcode, a flag the
 -- opcode may not carry, a non-zero reserved field, a length that disagrees with the datagram,
 -- placement fields that contradict each other, an unknown NAK syndrome. Those are in the
