@@ -194,7 +194,7 @@ ReceiverFields()
         METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "4.2",
                        "Longest a packet waits for its ACK while fewer than AckEveryPackets "
                        "of its plane wait."),
-        METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "4.2",
+        METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "4.3",
                        "Latest ACKs of the connection's other flows that every ACK repeats "
                        "(8 bytes each) beyond the flows it covers: a lost ACK then costs "
                        "nothing while a later one arrives."),
