@@ -1,10 +1,10 @@
 // Microbenchmarks of libsoftmetaroce: header build/parse, the receive window, ACK processing
 // with a full SACK, and the whole per-packet path (send, place, acknowledge) on the loopback.
 // Run: build/bench/metaroce-engine-bench [--benchmark_filter=...]
+#include "flow-receive-window.h"
 #include "loopback-scenario.h"
 #include "metaroce-connection.h"
 #include "metaroce-wire.h"
-#include "flow-receive-window.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,9 +1,9 @@
 // Flow selection (spec 6.2): spraying round-robin, and with entropy recycling (the default)
 // over the flows whose packets came back without a mark first.
-#include "metaroce-hand-driven.h"
 #include "flow-recovery.h"
 #include "flow-selector.h"
 #include "flow-table.h"
+#include "metaroce-hand-driven.h"
 
 #include <gtest/gtest.h>
 #include <map>

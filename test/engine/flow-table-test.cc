@@ -1,9 +1,9 @@
 // A connection's flows made on first use (flow-table.h): unused flows cost no Flow, and making
 // them in any order changes nothing a connection with every flow made would do.
-#include "metaroce-config.h"
-#include "metaroce-wire.h"
 #include "flow-recovery.h"
 #include "flow-table.h"
+#include "metaroce-config.h"
+#include "metaroce-wire.h"
 
 #include <gtest/gtest.h>
 #include <stdexcept>

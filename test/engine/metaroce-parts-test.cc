@@ -1,11 +1,11 @@
 // Unit tests of the MetaRoCE parts on bare state: receive window, loss detection, congestion
 // control, flow health, configuration validation.
 #include "congestion-control.h"
+#include "flow-receive-window.h"
+#include "flow-recovery.h"
 #include "loss-detection.h"
 #include "metaroce-config.h"
 #include "metaroce-flow.h"
-#include "flow-receive-window.h"
-#include "flow-recovery.h"
 
 #include <gtest/gtest.h>
 

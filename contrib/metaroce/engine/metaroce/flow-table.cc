@@ -1,7 +1,7 @@
 #include "flow-table.h"
 
-#include "metaroce-wire.h"
 #include "flow-recovery.h"
+#include "metaroce-wire.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -36,9 +36,9 @@
 #include "../common/ring.h"
 #include "../common/transport-engine.h"
 #include "admission-credit.h"
+#include "flow-receive-window.h"
 #include "metaroce-config.h"
 #include "metaroce-wire.h"
-#include "flow-receive-window.h"
 #include "receiver-hints.h"
 
 #include <boost/dynamic_bitset.hpp>

@@ -16,9 +16,9 @@
 #define METAROCE_ENGINE_TAIL_INDEX_H
 
 #include "../common/ring.h"
+#include "flow-table.h"
 #include "loss-detection.h"
 #include "metaroce-flow.h"
-#include "flow-table.h"
 #include "send-queue.h"
 #include "tail-loss-probe.h"
 

@@ -15,10 +15,10 @@
 #ifndef METAROCE_ENGINE_TAIL_LOSS_PROBE_H
 #define METAROCE_ENGINE_TAIL_LOSS_PROBE_H
 
+#include "flow-table.h"
 #include "loss-detection.h"
 #include "metaroce-config.h"
 #include "metaroce-flow.h"
-#include "flow-table.h"
 #include "send-queue.h"
 
 #include <cstdint>

@@ -7,8 +7,8 @@
 #ifndef METAROCE_FLOW_SELECTION_H
 #define METAROCE_FLOW_SELECTION_H
 
-#include "ns3/object.h"
 #include "ns3/flow-selector.h"
+#include "ns3/object.h"
 
 #include <memory>
 #include <string>
