@@ -77,6 +77,9 @@ done
 # Every scenario names its MetaRoCE 1.0 sections (the parser refuses one that does not), and
 # the coverage tables of doc/compliance.md and doc/spec.md say what the scenarios say.
 python3 "$ROOT/test/compliance/check-coverage-docs.py" "$BUILD_DIR"
+# Every reference to a section of doc/spec.md (scenarios, configuration fields, code, docs) names
+# one it has, and its chapters 1-4 carry the sections of MetaRoCE 1.0 its mapping lists.
+python3 "$ROOT/test/compliance/check-spec-references.py"
 
 step "UDP runtime: metaroce-perf over loopback, verified bytes, captures (test/runtime)"
 python3 "$ROOT/test/runtime/check-runtime.py" "$BUILD_DIR"

@@ -77,7 +77,7 @@ def main(build):
             problems.append(f"{compliance.name}: {number} lists {count} "
                             f"{sorted(named(cells[1], names))}, the scenarios {sorted(want)}")
     spec = ROOT / "doc" / "spec.md"
-    for cells in table_rows(spec, "### MetaRoCE 1.0 mapping"):
+    for cells in table_rows(spec, "### 0.3 MetaRoCE 1.0 mapping"):
         number = cells[0].strip("*").split()[0]
         if number in sections and named(cells[3], names) != sections[number]:
             problems.append(f"{spec.name}: the mapping of {number} lists "

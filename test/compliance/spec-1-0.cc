@@ -70,7 +70,7 @@ IsOurReference(const std::string& word)
 }
 
 const char* const kVisible = "its visible contents: 1.1-1.6, 2.1-2.5, 3.1-3.4, 4.1-4.6";
-const char* const kNoneForm = "'none (ours 7.2)'";
+const char* const kNoneForm = "'none (ours 9.2)'";
 
 Spec10Tag
 ParseNone(const std::string& text)
@@ -98,7 +98,7 @@ ParseNone(const std::string& text)
         if (!IsOurReference(w))
         {
             throw std::invalid_argument("spec-1.0 none: '" + w +
-                                        "' is not a section (7.2) or assumption (A14) of "
+                                        "' is not a section (9.2) or assumption (A14) of "
                                         "doc/spec.md");
         }
         tag.ours += (tag.ours.empty() ? "" : " ") + w;

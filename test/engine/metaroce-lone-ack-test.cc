@@ -1,4 +1,4 @@
-// ACKs of lone packets (spec 6.4, ackLonePackets): a DATA packet before which the connection sent
+// ACKs of lone packets (spec 4.2, ackLonePackets): a DATA packet before which the connection sent
 // nothing on its plane in the ACK delay, and that no burst continues on, asks for its ACK at
 // once (ACKREQ), as no later packet of its plane will arrive in time to share that ACK.
 #include "metaroce-connection.h"
@@ -130,7 +130,7 @@ TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsFlowDoesNotAsk)
 TEST(MetaRoceLoneAck, TheFirstPacketOfABurstDoesNotAsk)
 {
     HandDrivenPair pair(Config(true, 8, 2));
-    const TimeNs now = pair.TimeEveryFlow(); // bursts start on timed flows only (4.2)
+    const TimeNs now = pair.TimeEveryFlow(); // bursts start on timed flows only (6.2)
     pair.a->PostSend(Write(1, 6 * 1024), now);
     // The second of each burst follows at once and is acknowledged with the first
     // (ackEveryPackets); only the message's last packet asks.

@@ -38,7 +38,7 @@ namespace
 constexpr uint64_t kRateBps = 100'000'000'000ULL;
 /// A full RoCEv2 WRITE MIDDLE packet: its UDP payload (BTH 12 + 4096 + ICRC 4), its bytes on
 /// the link (IPv4 + UDP + link frame) and its bytes as DCQCN's pacing counts them (+46, spec
-/// 8.5).
+/// 10.5).
 constexpr double kUdpPayload = 12 + 4096 + 4;
 constexpr double kLinkBytes = kUdpPayload + kIpUdpBytes + kLinkFrameBytes;
 constexpr double kPacedBytes = kUdpPayload + 46;

@@ -4,7 +4,7 @@
  * and the experiment's results.
  *
  * A refused packet is never trusted and never changes protocol state: the engine only counts it
- * under its reason (spec 3.9, "Validation"), so a capture plus the counters always explain
+ * under its reason (spec 5.8, "Validation"), so a capture plus the counters always explain
  * where every packet went. The reasons are in engine-drop-reasons.h.
  */
 #ifndef METAROCE_ENGINE_COUNTERS_H
@@ -18,14 +18,14 @@
 namespace metaroce
 {
 
-/// Per-connection counters (spec 2.3). Plain data: drivers copy, sum and export them.
+/// Per-connection counters (spec 1.3). Plain data: drivers copy, sum and export them.
 struct Counters
 {
     uint64_t txPackets{0};
     uint64_t txBytes{0};
     uint64_t txDataPackets{0};
     uint64_t txControlPackets{0};
-    uint64_t txAcks{0}; ///< ACKs sent (also in txControlPackets; spec 6.4)
+    uint64_t txAcks{0}; ///< ACKs sent (also in txControlPackets; spec 4.2)
     uint64_t retransmittedPackets{0};
     uint64_t rxPackets{0};
     uint64_t rxBytes{0};
@@ -34,12 +34,12 @@ struct Counters
     uint64_t rxEcnMarked{0};
     uint64_t placedBytes{0};
     uint64_t timeouts{0};
-    uint64_t rtoDeferrals{0}; ///< RTOs that came due while better evidence was coming (5.5)
+    uint64_t rtoDeferrals{0}; ///< RTOs that came due while better evidence was coming (4.5)
     uint64_t fastRetransmits{0};
     uint64_t tailProbes{0};     ///< tail-loss probes sent (also in retransmittedPackets)
-    uint64_t tailMarkers{0};    ///< tail markers sent (5.5; also in txControlPackets)
+    uint64_t tailMarkers{0};    ///< tail markers sent (4.5; also in txControlPackets)
     uint64_t spuriousLosses{0}; ///< packets declared lost whose original arrived after all
-    uint64_t ackRepeatHits{0};  ///< ACK repeats that acknowledged something (5.2, 6.4)
+    uint64_t ackRepeatHits{0};  ///< ACK repeats that acknowledged something (7.2, 4.3)
     uint64_t entropyRedraws{0};
     uint64_t flowsDown{0};
     uint64_t completions{0};

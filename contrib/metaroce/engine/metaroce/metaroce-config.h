@@ -1,7 +1,7 @@
 /*
  * Configuration of one MetaRoCE connection end. The public description of MetaRoCE gives no
  * constants (no AIMD gains, timers or encodings), so each value below is an assumption of this
- * model, named in the spec (doc/spec.md, section 9 "Assumptions"). The defaults are the member
+ * model, named in the spec (doc/spec.md, section 11 "Assumptions"). The defaults are the member
  * initialisers; range, unit, attribute name and meaning of each tunable are its row in
  * MetaRoceConfigFields() (config-field.h), from which the NIC's ns-3 attributes and the
  * compliance suite's settings are made. Validate() refuses impossible values with a message
@@ -22,7 +22,7 @@ namespace metaroce
 /// Most NIC ports (planes) a connection may use: per-port state is kept in 64-bit words.
 constexpr uint16_t kMaxPorts = 64;
 
-/// When a connection end releases its completions (MetaRoceConfig::completionOrder, spec 6.8).
+/// When a connection end releases its completions (MetaRoceConfig::completionOrder, spec 3.3).
 enum class CompletionOrder : uint8_t
 {
     /// Per stream in posting order: a completion implies every earlier message of its stream
@@ -41,7 +41,7 @@ struct MetaRoceConfig
     uint32_t localConnection{1};  ///< our connection id: peers put it in their packets
     uint32_t remoteConnection{1}; ///< the peer's connection id
     uint64_t seed{1};             ///< seeds entropy draws; same seed -> same packets
-    /// FSN at which each of this end's flows starts sending (spec 3.2): 0 in the simulator, drawn
+    /// FSN at which each of this end's flows starts sending (spec 2.5): 0 in the simulator, drawn
     /// at random per connection where packets from strangers can arrive (the UDP runtime).
     uint32_t initialFsn{0};
     uint32_t remoteInitialFsn{
@@ -49,74 +49,74 @@ struct MetaRoceConfig
 
     // Shape.
     uint16_t ports{1};         ///< NIC ports = planes this connection may use
-    uint16_t flowsPerPort{32}; ///< logical flows per plane (spec 4.1, A13)
-    uint16_t streams{16};      ///< ordered streams multiplexed on the connection (spec 6)
+    uint16_t flowsPerPort{32}; ///< logical flows per plane (spec 6.1, A13)
+    uint16_t streams{16};      ///< ordered streams multiplexed on the connection (spec 8)
     uint32_t mtu{4096};        ///< payload bytes per data packet
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
-    /// Entropy recycling (4.2, A52): the spraying selector reuses first the flows whose packets
+    /// Entropy recycling (6.2, A52): the spraying selector reuses first the flows whose packets
     /// came back without a mark, one packet per packet acknowledged clean; false: round-robin.
     bool entropyRecycling{true};
     /// Consecutive packets a connection sends on one flow of a port before the selector moves on
-    /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
+    /// (6.2): packets that arrive together are acknowledged together (4.2, ackEveryPackets).
     uint32_t sprayBurstPackets{1};
-    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one that no burst continues
+    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 4.2): one that no burst continues
     /// on, before which the connection sent nothing on its plane in the ACK delay, or one of its
     /// message's last `ports` packets, as no packet will share its ACK.
     bool ackLonePackets{true};
 
-    // Windows and congestion control (spec 7).
+    // Windows and congestion control (spec 9).
     uint32_t initialFlowWindowPackets{1};           ///< starting flow window (A15)
     uint32_t maxFlowWindowPackets{256};             ///< never above the SACK bitvector width
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
     bool honourRateHint{true};                      ///< pace at the receiver's fair-share hint
     /// Bytes in flight before the connection's first ACK (0: the windows alone decide); with a
-    /// receiver that grants admission credit (spec 6.7), the unscheduled first window.
+    /// receiver that grants admission credit (spec 8.5), the unscheduled first window.
     uint64_t unscheduledBytes{0};
     /// Parameters of the default congestion control (used when none is given).
     AimdConfig aimd;
 
-    // Loss recovery (spec 5).
+    // Loss recovery (spec 7).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-flow order)
     uint32_t reorderFloorRttQuarters{1}; ///< reorder window floor: ACK delay + this * minRtt / 4,
-                                         ///< while the NIC has proven a loss recently (5.3)
+                                         ///< while the NIC has proven a loss recently (4.6)
     uint32_t quietReorderFloorRttQuarters{3}; ///< the floor's quarters while it has not (A47)
-    TimeNs lossMemoryNs{1'000'000}; ///< how long a proven loss keeps the narrow floor (5.3)
+    TimeNs lossMemoryNs{1'000'000}; ///< how long a proven loss keeps the narrow floor (4.6)
     /// While the NIC found a loss spurious and proved none within lossMemoryNs: the time rule's
     /// window is at least this many halves of the smoothed RTT (0: never; 5.3, A49).
     uint32_t spuriousWindowSrttHalves{3};
-    bool planeTimeRule{false};  ///< judge the time rule per plane first (5.3, plane-time-rule.h)
+    bool planeTimeRule{false};  ///< judge the time rule per plane first (4.6, plane-time-rule.h)
     bool timeRuleFlowRtt{true}; ///< rule 2 expects a packet back no sooner than its flow's srtt
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
-    bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 5.5)
+    bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 4.5)
     bool connectionRtoFloor{true};   ///< with deferRto: until the connection's RTO passed (A50)
     TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
                                      ///< in an incast queue for hundreds of microseconds
     uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
-    uint32_t retransmitCopies{1};    ///< copies of each retransmission (5.4); 1: no extra
-    bool retransmitOtherPlane{true}; ///< a retransmission avoids the plane of its loss (5.4, A54)
-    uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (5.4)
+    uint32_t retransmitCopies{1};    ///< copies of each retransmission (7.3); 1: no extra
+    bool retransmitOtherPlane{true}; ///< a retransmission avoids the plane of its loss (7.3, A54)
+    uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (7.3)
     uint32_t flowSuspectTimeouts{1};  ///< consecutive RTOs before a flow is suspect
     uint32_t flowDownTimeouts{3};     ///< consecutive RTOs before a flow is taken down
-    TimeNs tailProbeMinNs{5'000};     ///< floor of the tail-loss probe timeout (spec 5.5)
+    TimeNs tailProbeMinNs{5'000};     ///< floor of the tail-loss probe timeout (spec 4.5)
     uint32_t maxTailProbes{6};        ///< tail-loss probes without progress; the first two
                                       ///< one wait apart, then doubling (0: none)
-    bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (5.5)
-    bool tailMarkersEveryFlow{true};  ///< and behind every other flow's unanswered tail (5.5)
+    bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (4.5)
+    bool tailMarkersEveryFlow{true};  ///< and behind every other flow's unanswered tail (4.5)
     TimeNs probeIntervalNs{100'000};  ///< how often a down flow is probed
     uint32_t entropyRedrawMarks{3};   ///< consecutive CE-echo ACK rounds that move a flow
     uint16_t entropyBase{49152};      ///< UDP source ports are drawn from
     uint16_t entropyCount{16384};     ///<   [entropyBase, entropyBase + entropyCount)
 
-    // Receiver (spec 6).
-    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its flows, per ACK (6.4)
+    // Receiver (spec 8).
+    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its flows, per ACK (4.2)
     TimeNs ackDelayNs{2'000};           ///< longest a packet waits for its ACK
     uint32_t ackRepeats{2};             ///< earlier ACKs of other flows each ACK repeats
-    bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
-    bool mcrc{false};                   ///< mCRC trailer on every packet, checked (3.11)
+    bool compactAcks{true};             ///< leave an empty SACK out of the ACK (5.3)
+    bool mcrc{false};                   ///< mCRC trailer on every packet, checked (4.1)
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
     /// CompletionOrder of this end's completions (0: posting order, 1: as messages finish; 6.8).
     uint8_t completionOrder{0};

@@ -1,5 +1,5 @@
 /*
- * One logical flow of a MetaRoCE connection, as its sender sees it (spec 4).
+ * One logical flow of a MetaRoCE connection, as its sender sees it (spec 6).
  *
  * A flow is a plane (NIC port) plus a UDP source port (the ECMP entropy that picks a route
  * through that plane). It owns its ordered FSN sequence, its outstanding packets, its window,
@@ -7,7 +7,7 @@
  * move off a bad route; the FSN sequence continues, and a new route epoch begins so that loss
  * detection does not mistake cross-route reordering for loss.
  *
- * Health (spec 4.3) changes only through SetHealth(), which checks the transition is legal:
+ * Health (spec 6.3) changes only through SetHealth(), which checks the transition is legal:
  *
  *     Up --RTO--> Suspect --more RTOs--> Down --probe acknowledged--> Up
  *     Up/Suspect --port down--> Down      Suspect --any ACK--> Up
@@ -68,13 +68,13 @@ class RttEstimator
     TimeNs m_min{kNever}; ///< kNever until the first sample (a flag would cost 8 bytes a flow)
 };
 
-/// A data packet declared lost, remembered until an ACK tells whether it arrived (spec 5.7).
+/// A data packet declared lost, remembered until an ACK tells whether it arrived (spec 7.5).
 struct LostPacket
 {
     SentPacket packet;
     uint64_t nextFsnAtLoss{0}; ///< the flow's next FSN then: only FSNs from here on carry a floor
                                ///< past this packet
-    bool byRule{false};        ///< declared by loss detection (5.3), not by a timeout or take-down
+    bool byRule{false};        ///< declared by loss detection (4.6), not by a timeout or take-down
 };
 
 /// Sender-side state of one flow.
@@ -95,15 +95,15 @@ struct Flow
     uint64_t nextFsn{0};
     TimeNs probeDue{kNever}; ///< Down flows: when to send the next probe
     /// Send time of the oldest in-flight DATA packet, or kNever, as of the requester's last
-    /// look at the flow (its deadlines, spec 5.3 and 5.5, are kept from it).
+    /// look at the flow (its deadlines, spec 4.6 and 4.5, are kept from it).
     TimeNs firstDataAt{kNever};
-    double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
+    double undoWindow{0}; ///< window before the last loss cut, while it may be undone (7.5)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
     Ring<SentPacket> outstanding; ///< FSN order; front() is the ack floor
     WindowState window;
     RttEstimator rtt;
-    /// Data declared lost, until an ACK settles it (5.7); made at the flow's first loss, as
+    /// Data declared lost, until an ACK settles it (7.5); made at the flow's first loss, as
     /// most flows of a lossless fabric never lose a packet.
     std::unique_ptr<Ring<LostPacket>> recentLosses;
 
@@ -116,11 +116,11 @@ struct Flow
     /// True when a packet of `bytes` fits the flow's window and its 256-FSN SACK span.
     bool HasRoom(uint32_t bytes, uint32_t maxPackets) const;
 
-    /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (5.5).
+    /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (4.5).
     const SentPacket* OldestDataInFlight() const;
 
     /// Drops resolved packets from the front, advancing the floor: acknowledged or lost ones,
-    /// and a PROBE there once a later FSN of the flow is acknowledged (spec 5.5).
+    /// and a PROBE there once a later FSN of the flow is acknowledged (spec 4.5).
     void PopResolved();
 
     /// True when the front packet is a PROBE and a later one of the flow has been acknowledged.

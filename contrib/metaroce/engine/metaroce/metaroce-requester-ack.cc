@@ -1,8 +1,8 @@
 /*
- * The requester's ACK processing (spec 5.2), the steps in order: the ACK's repeats of earlier
+ * The requester's ACK processing (spec 7.2), the steps in order: the ACK's repeats of earlier
  * ACKs of other flows, each as that ACK would have been; then what the ACK newly covers on its
  * flow (ack-coverage.h) is acknowledged, packet by packet and message by message; the flow's
- * recent losses are settled against it (5.7, spurious-loss.h); then the RTT sample, the rate
+ * recent losses are settled against it (7.5, spurious-loss.h); then the RTT sample, the rate
  * hint, the admission credit, health, congestion control and ECN marks; last, loss detection
  * on the flow.
  */
@@ -69,7 +69,7 @@ MetaRoceRequester::AcknowledgeCovered(Flow& flow,
         if (wasInFlight)
         {
             LeaveFlight(flow, p);
-            // A tail marker (a PROBE on a flow that is not Down, 5.5) only acknowledges: it is
+            // A tail marker (a PROBE on a flow that is not Down, 4.5) only acknowledges: it is
             // no progress for the congestion control, the tail-loss probe or the flow's health,
             // or a flow that loses most of its data would look healthy on its markers alone.
             if (p.message != kProbeMessage || flow.health == FlowHealth::Down)
@@ -83,13 +83,13 @@ MetaRoceRequester::AcknowledgeCovered(Flow& flow,
         progress.probeAcked |= p.message == kProbeMessage;
         progress.dataAcked |= p.message != kProbeMessage && wasInFlight;
         // Only an ACK times a packet: a repeat comes an unknown while after the delivery it
-        // reports, so it moves neither a reorder window nor the RACK (5.2 step 0).
+        // reports, so it moves neither a reorder window nor the RACK (7.2 step 0).
         if (p.message != kProbeMessage && ack)
         {
             SampleLateness(flow, p, *ack, before, now);
             OnDataAcked(flow, p, now);
         }
-        // A late original already declared lost counts for its message too (5.2).
+        // A late original already declared lost counts for its message too (7.2).
         AckData(p, now);
     }
     return progress;
@@ -150,13 +150,13 @@ MetaRoceRequester::OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sam
     {
         flow.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
-        sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 7.6)
+        sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 9.6)
     }
     if (ack.rateHintMbps != 0)
     {
         m_pacer.SetRateHint(uint64_t{ack.rateHintMbps} * 1'000'000);
     }
-    // The receiver's admission (6.7): its latest credit, or no limit from a receiver without.
+    // The receiver's admission (8.5): its latest credit, or no limit from a receiver without.
     m_admissionLimit = ack.creditBytes > 0 ? ack.creditBytes : kNoAdmissionLimit;
 }
 
@@ -214,7 +214,7 @@ MetaRoceRequester::SampleLateness(const Flow& flow,
                                   TimeNs now)
 {
     // Only an ACK that `p` itself caused times `p` (a lost ACK would make it look late), and
-    // only lateness behind a packet sent after it is reordering (spec 5.3).
+    // only lateness behind a packet sent after it is reordering (spec 4.6).
     if (ack.echoTimestamp != p.sentAt)
     {
         return;

@@ -1,5 +1,5 @@
 /*
- * The requester's deadlines (spec 2.3, 5.3, 5.5): the per-flow trees that NextTimeout() and
+ * The requester's deadlines (spec 1.3, 4.6, 4.5): the per-flow trees that NextTimeout() and
  * OnTimeout() read instead of scanning every flow, kept up to date by Refresh(); the
  * retransmission timeout and its deferral while better evidence is coming; and the time
  * rule's windows and deadlines (connection-wide, and per plane when the plane rule is on).
@@ -12,7 +12,7 @@
 namespace metaroce
 {
 
-// The per-flow deadline trees (spec 2.3)
+// The per-flow deadline trees (spec 1.3)
 
 void
 MetaRoceRequester::Refresh(Flow& flow)
@@ -25,7 +25,7 @@ MetaRoceRequester::Refresh(Flow& flow)
     {
         m_rtoNotBefore[flow.id] = 0;
     }
-    // The RTO times data only: a tail marker (5.5) left in flight alone is no reason to time out.
+    // The RTO times data only: a tail marker (4.5) left in flight alone is no reason to time out.
     m_rtoAt.Set(flow.id, RtoDeadline(flow, oldestData));
     m_firstDataOrder.Set(flow.id, firstData == kNever ? kNever : firstDataTxSeq);
     flow.firstDataAt = firstData;
@@ -132,7 +132,7 @@ MetaRoceRequester::FlowsDueBy(TimeNs now, TimeNs ruleWindow)
     return due;
 }
 
-// The retransmission timeout (spec 5.5)
+// The retransmission timeout (spec 4.5)
 
 TimeNs
 MetaRoceRequester::RtoDeadline(const Flow& flow, const SentPacket* oldest) const
@@ -151,7 +151,7 @@ MetaRoceRequester::DeferRto(const Flow& flow,
                             TimeNs now,
                             TimeNs ruleWindow)
 {
-    // The RTO is the last resort (spec 5.5): it stands back while better evidence is coming.
+    // The RTO is the last resort (spec 4.5): it stands back while better evidence is coming.
     // A packet sent after the oldest one has been acknowledged: the time rule judges it, at
     // its own deadline (later than now, or it would have just declared it lost). Nothing sent
     // after it has come back, but the connection keeps acknowledging what was sent before:
@@ -191,7 +191,7 @@ MetaRoceRequester::DeferRto(const Flow& flow,
     return true;
 }
 
-// The time rule's windows (spec 5.3)
+// The time rule's windows (spec 4.6)
 
 TimeNs
 MetaRoceRequester::ReorderWindowNs() const
@@ -203,7 +203,7 @@ void
 MetaRoceRequester::FollowLossEvidence(TimeNs now)
 {
     // A recent proof anywhere on the NIC says the fabric drops packets: judge late packets with
-    // the narrow floor; otherwise a late packet is more likely queued than lost (5.3, A47).
+    // the narrow floor; otherwise a late packet is more likely queued than lost (4.6, A47).
     const uint32_t quarters = m_evidence->Recent(now, m_config.lossMemoryNs)
                                   ? m_config.reorderFloorRttQuarters
                                   : m_config.quietReorderFloorRttQuarters;
@@ -234,7 +234,7 @@ TimeNs
 MetaRoceRequester::TimeRuleWindowNs(TimeNs measured) const
 {
     // Another plane's last hop may queue deeper than the RACK packet's by as much as round
-    // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (5.3,
+    // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (4.6,
     // A35).
     return m_planes.empty() ? measured
                             : std::max(measured, m_connectionRtt.Rto(0, m_config.rtoMaxNs));
@@ -272,7 +272,7 @@ TimeNs
 MetaRoceRequester::LossCheckAt(const Flow& flow, TimeNs ruleWindow) const
 {
     // Packets of a flow are sent in FSN order, so its oldest in-flight data packet has the
-    // earliest deadline of the time rule (spec 5.3).
+    // earliest deadline of the time rule (spec 4.6).
     for (const SentPacket& p : flow.outstanding)
     {
         if (p.state == SentPacket::State::InFlight && p.message != kProbeMessage)

@@ -1,9 +1,9 @@
 /*
- * Tail markers (spec 5.5, A41): a PROBE in the data class behind every DATA packet after which
+ * Tail markers (spec 4.5, A41): a PROBE in the data class behind every DATA packet after which
  * the connection has nothing left to send. It follows its tail on the same flow, so the same
  * route and the same FIFO queues: it cannot overtake the tail, and its ACK - one round trip
  * after the tail left - either covers the tail or shows its FSN missing below the marker's,
- * which rule 1 of loss detection (5.3) takes as a loss at once. Without it a lost tail waits
+ * which rule 1 of loss detection (4.6) takes as a loss at once. Without it a lost tail waits
  * for the time rule, which needs a later packet, or for the tail-loss probe's srtt + 4 rttvar.
  * A marker is never retransmitted and never times out (the RTO times data only, Refresh()).
  */
@@ -19,7 +19,7 @@ void
 MetaRoceRequester::NoteSentData(const Flow& flow, uint32_t transmissions, bool moreInMessage)
 {
     // Rule 1 takes a hole as a loss only with no reorder tolerance; a packet sent a fifth time
-    // (a SEND its receiver keeps refusing, spec 11) must back off on the probe and the RTO
+    // (a SEND its receiver keeps refusing, spec 13) must back off on the probe and the RTO
     // instead of coming back every round trip.
     if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 ||
         transmissions > kMarkedTransmissions || moreInMessage)
@@ -80,16 +80,16 @@ MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
         it = m_markersDue.erase(it);
         // None for a flow taken down (its tail was given up with it; it probes on its own), a
         // tail already acknowledged, or a flow whose FSN span is full (the receiver would refuse
-        // a FSN 256 or more above the floor, 5.1).
+        // a FSN 256 or more above the floor, 7.1).
         if (flow.health == FlowHealth::Down || flow.OldestDataInFlight() == nullptr ||
             flow.nextFsn - flow.Floor() >= m_config.maxFlowWindowPackets)
         {
             continue;
         }
         // The same route and traffic class as the tail, so it cannot overtake it: its ACK
-        // shows the tail's FSN missing (rule 1) or covers it (spec 5.5). No ACKREQ: the
+        // shows the tail's FSN missing (rule 1) or covers it (spec 4.5). No ACKREQ: the
         // receiver answers at once only when it arrives above a gap, the case it is for; an
-        // arrived tail has had its own ACK (6.4).
+        // arrived tail has had its own ACK (4.2).
         OutPacket out = MakeProbePacket(m_ids.remote, flow, now, false);
         out.isControl = false;
         RecordSent(flow, out, kProbeMessage, 0, now);

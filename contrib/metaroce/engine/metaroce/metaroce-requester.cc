@@ -70,7 +70,7 @@ MetaRoceRequester::Post(const WorkRequest& wr, TimeNs now)
     MakeFlows();
 }
 
-// Sending (spec 5.1, 5.4, 5.5)
+// Sending (spec 7.1, 7.3, 4.5)
 
 std::optional<OutPacket>
 MetaRoceRequester::Pull(uint16_t port, TimeNs now, bool recoveryOnly)
@@ -121,7 +121,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         return std::nullopt;
     }
-    // A retransmission leaves the plane its packet was lost on to another that is up (5.4).
+    // A retransmission leaves the plane its packet was lost on to another that is up (7.3).
     const uint64_t otherPorts = m_portUp.to_ullong() & PortBits(m_config.ports) & ~(1ULL << port);
     if (next->lostOn == port && otherPorts != 0)
     {
@@ -130,7 +130,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     const SendQueue::Message& m = m_queue.At(next->message);
     const uint32_t bytes =
         m_queue.PacketBytes(m, next->index) + static_cast<uint32_t>(kMrMaxDataHeaderSize);
-    // An extra copy is redundancy, not more data: neither window nor credit holds it (5.4).
+    // An extra copy is redundancy, not more data: neither window nor credit holds it (7.3).
     const bool windowFull =
         m_inflightBytes > 0 && m_inflightBytes + bytes > m_connectionWindow.window;
     if (!next->extraCopy && (windowFull || !AdmissionAdmits(bytes)))
@@ -151,7 +151,7 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
             // A burst cut short takes this one packet on another flow and ends the NIC's turn
             // (ContinuesBurst), so that a turn never exceeds a burst; the next one starts anew.
             // A flow not yet timed sends alone: how late its route runs is unknown, and a
-            // pair would double its share of a first-round queue (4.2).
+            // pair would double its share of a first-round queue (6.2).
             const bool timed = m_flows[static_cast<uint16_t>(chosen)].rtt.HasSample();
             m_bursts[port] = {static_cast<uint16_t>(chosen),
                               cut || !timed ? 0 : m_config.sprayBurstPackets - 1};
@@ -180,7 +180,7 @@ MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes, bool& cut)
         return -1;
     }
     Burst& burst = m_bursts[port];
-    // The flow stays while the selector would take it first (4.2). It has sent: it was made.
+    // The flow stays while the selector would take it first (6.2). It has sent: it was made.
     if (!m_flows.IsClearWithRoom(burst.flow, bytes, m_config.maxFlowWindowPackets))
     {
         burst.left = 0;
@@ -200,7 +200,7 @@ MetaRoceRequester::SendData(Flow& flow,
 {
     const SendQueue::Message& m = m_queue.At(p.message);
     // A packet alone on its plane, or one of a message's last `ports` (each taken as the last
-    // on its plane), would have its ACK wait the ACK delay for no successor (6.4).
+    // on its plane), would have its ACK wait the ACK delay for no successor (4.2).
     TimeNs& last = m_lastDataAt[flow.port];
     const bool lone = m_config.ackLonePackets && !burstGoesOn &&
                       (last == kNever || now - last > m_config.ackDelayNs ||
@@ -226,7 +226,7 @@ MetaRoceRequester::SendTailProbe(Flow& flow, TimeNs now)
 {
     // The tail goes again, under a fresh FSN, in the data class like the packets before it (a
     // small PROBE would overtake them in a switch's control class and fake a gap); if it was
-    // lost this repairs it, and its ACK exposes any later hole by the time rule (spec 5.5).
+    // lost this repairs it, and its ACK exposes any later hole by the time rule (spec 4.5).
     const QueuedPacket p{m_tailProbe.Message(), m_tailProbe.PacketIndex()};
     if (m_queue.Resend(p.message, p.index) == nullptr)
     {
@@ -287,7 +287,7 @@ MetaRoceRequester::RecordSent(Flow& flow,
         m_tails.OnSent(flow.id, sent.fsn, m_flows, m_rack);
     }
     // PROBEs carry no data: no window holds them (a lost tail marker would otherwise block its
-    // flow for good, as nothing times it out; spec 5.5, 7.1), nor does the receiver's admission.
+    // flow for good, as nothing times it out; spec 4.5, 9.1), nor does the receiver's admission.
     const uint32_t held = message == kProbeMessage ? 0 : sent.bytes;
     flow.inflightBytes += held;
     m_inflightBytes += held;
@@ -302,7 +302,7 @@ MetaRoceRequester::LeaveFlight(Flow& flow, const SentPacket& p)
     m_inflightBytes -= held;
 }
 
-// Losses (spec 5.3, 5.4)
+// Losses (spec 4.6, 7.3)
 
 void
 MetaRoceRequester::RunLossDetection(Flow& flow, TimeNs now)
@@ -328,7 +328,7 @@ MetaRoceRequester::RunLossDetection(Flow& flow, TimeNs now)
             return;
         }
     }
-    // Remember the window before the cut so that a spurious loss can give it back (5.7).
+    // Remember the window before the cut so that a spurious loss can give it back (7.5).
     const double before = flow.window.window;
     m_cc->OnLoss(flow.window, m_connectionWindow, flow.rtt.Smoothed(), now);
     if (flow.window.window < before)
@@ -352,7 +352,7 @@ MetaRoceRequester::MarkLost(Flow& flow, std::size_t index, TimeNs now, bool byRu
     {
         return;
     }
-    // Remembered until an ACK settles it, at most one SACK span's worth (5.7).
+    // Remembered until an ACK settles it, at most one SACK span's worth (7.5).
     if (!flow.recentLosses)
     {
         flow.recentLosses = std::make_unique<Ring<LostPacket>>();
@@ -377,7 +377,7 @@ MetaRoceRequester::LoseInFlight(Flow& flow, TimeNs now)
     flow.PopResolved();
 }
 
-// Timeouts and port events (spec 4.3, 5.5)
+// Timeouts and port events (spec 6.3, 4.5)
 
 void
 MetaRoceRequester::OnTimeout(TimeNs now)
@@ -428,7 +428,7 @@ MetaRoceRequester::OnFlowTimeout(Flow& flow, TimeNs now)
     ++m_counters.timeouts;
     ++flow.consecutiveTimeouts;
     m_cc->OnTimeout(flow.window, m_connectionWindow, now);
-    flow.undoWindow = 0; // timeouts are not undone (5.7)
+    flow.undoWindow = 0; // timeouts are not undone (7.5)
     if (m_recovery.TimeoutTakesDown(flow))
     {
         TakeDown(flow, now);
@@ -476,20 +476,20 @@ MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
     return m_queue.OnNak(nak.stream, nak.msn, now);
 }
 
-// What the driver asks (spec 2.3)
+// What the driver asks (spec 1.3)
 
 bool
 MetaRoceRequester::MaySendMore() const
 {
     // Data held back by the receiver's admission waits for an ACK as a tail does: only the
-    // probe can bring one if what is in flight was lost (spec 5.5, 6.7).
+    // probe can bring one if what is in flight was lost (spec 4.5, 8.5).
     return m_queue.HasQueued() && AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxDataHeaderSize);
 }
 
 bool
 MetaRoceRequester::AdmissionAdmits(uint64_t bytes) const
 {
-    // Probes are not admitted data (spec 6.7): one unanswered on a dead plane must not hold
+    // Probes are not admitted data (spec 8.5): one unanswered on a dead plane must not hold
     // the data back, so only DATA in flight counts.
     return m_admissionLimit == kNoAdmissionLimit || m_inflightBytes == 0 ||
            m_inflightBytes + bytes <= m_admissionLimit;

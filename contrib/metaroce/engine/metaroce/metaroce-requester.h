@@ -1,19 +1,19 @@
 /*
- * The MetaRoCE requester (spec 5): the sending half of a connection, and the place where its
+ * The MetaRoCE requester (spec 7): the sending half of a connection, and the place where its
  * parts meet. Each concern lives in its own file:
  *
  *   send-queue.h        messages: segmentation, retransmission FIFO, in-order completion,
- *                       error state (5.1, 5.6)
- *   requester-packets.h DATA and PROBE packets (3.3, 3.5)
- *   pacer.h             pacing at the receiver's rate hint (7.4)
- *   admission-credit.h  the receiver's admission credit (6.7): unscheduled window, then credit
- *   ack-coverage.h      what an ACK acknowledges on a flow, and its validation (5.2)
- *   loss-detection.h    which in-flight packets are lost (5.3)
- *   plane-time-rule.h   the time rule's evidence per plane (5.3, rule 2a)
- *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (5.7)
- *   tail-loss-probe.h   the connection's tail-loss probe (5.5)
- *   metaroce-requester-markers.cc  tail markers behind a connection's last packets (5.5)
- *   flow-recovery.h     RTO, suspect/down, probes back, entropy re-draws (4.3, 4.4, 5.5)
+ *                       error state (7.1, 7.4)
+ *   requester-packets.h DATA and PROBE packets (5.2, 5.4)
+ *   pacer.h             pacing at the receiver's rate hint (9.4)
+ *   admission-credit.h  the receiver's admission credit (8.5): unscheduled window, then credit
+ *   ack-coverage.h      what an ACK acknowledges on a flow, and its validation (7.2)
+ *   loss-detection.h    which in-flight packets are lost (4.6)
+ *   plane-time-rule.h   the time rule's evidence per plane (4.6, rule 2a)
+ *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (7.5)
+ *   tail-loss-probe.h   the connection's tail-loss probe (4.5)
+ *   metaroce-requester-markers.cc  tail markers behind a connection's last packets (4.5)
+ *   flow-recovery.h     RTO, suspect/down, probes back, entropy re-draws (6.3, 6.4, 4.5)
  *
  * This class keeps the flows and what is in flight on them and runs the steps: it sprays DATA
  * over the flows the selector picks, retransmits exactly the packets a SACK gap or the time
@@ -26,7 +26,7 @@
  *
  * Its deadlines are kept per flow in DeadlineTrees (deadline-tree.h), brought up to date for
  * the flows a call changed (Refresh()), so that NextTimeout() and OnTimeout() do not walk every
- * flow's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3). The trees, the
+ * flow's state; NextTimeoutByScan() is the scan they must agree with (spec 1.3). The trees, the
  * retransmission timeout and its deferral, and the time rule's windows are in
  * metaroce-requester-deadlines.cc.
  */
@@ -67,7 +67,7 @@ class MetaRoceRequester
 {
   public:
     /// `config` (perhaps shared with other connections), `counters` and `completions` are the
-    /// connection's, `evidence` the connection's or its NIC's (5.3, A47); all must outlive it.
+    /// connection's, `evidence` the connection's or its NIC's (4.6, A47); all must outlive it.
     MetaRoceRequester(const MetaRoceConfig& config,
                       const ConnectionIds& ids,
                       MemoryRegistry* memory,
@@ -120,13 +120,13 @@ class MetaRoceRequester
     PortWork WorkOnPorts() const;
 
     /// True when the burst of the last packet pulled for `port` takes more packets and data
-    /// waits (spec 4.2; TransportEngine::ContinuesBurst).
+    /// waits (spec 6.2; TransportEngine::ContinuesBurst).
     bool ContinuesBurst(uint16_t port) const
     {
         return !m_bursts.empty() && m_bursts[port].left > 0 && m_queue.HasPacketToSend();
     }
 
-    /// The earliest deadline (spec 2.3, NextTimeout contract), from the per-flow trees.
+    /// The earliest deadline (spec 1.3, NextTimeout contract), from the per-flow trees.
     TimeNs NextTimeout() const;
 
     /// The same computed from scratch, a scan of every flow: the definition NextTimeout()
@@ -157,7 +157,7 @@ class MetaRoceRequester
         return m_connectionWindow;
     }
 
-    /// Bytes the receiver admits in flight (spec 6.7): the unscheduled window before the first
+    /// Bytes the receiver admits in flight (spec 8.5): the unscheduled window before the first
     /// ACK, then the latest ACK's credit; kNoAdmissionLimit when neither limits.
     uint64_t AdmissionLimit() const
     {
@@ -186,26 +186,26 @@ class MetaRoceRequester
         return m_queue.GetState() == SendQueue::State::Failed;
     }
 
-    /// Makes the flows and their deadline slots on the first call (spec 4.1).
+    /// Makes the flows and their deadline slots on the first call (spec 6.1).
     void MakeFlows();
     /// New or retransmitted DATA for `port`, if the queue, the pacer and a window allow.
     std::optional<OutPacket> PullData(uint16_t port, TimeNs now, bool recoveryOnly);
     /// Addresses `out` to `flow` and records it there as sent (a fresh FSN, in flight).
     void RecordSent(Flow& flow, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
-    /// `burstGoesOn`: the next packet follows on `flow` at once (4.2), so this one is not lone
-    /// (AckLonePackets, 6.4).
+    /// `burstGoesOn`: the next packet follows on `flow` at once (6.2), so this one is not lone
+    /// (AckLonePackets, 4.2).
     OutPacket SendData(Flow& flow,
                        const QueuedPacket& p,
                        bool retx,
                        TimeNs now,
                        bool burstGoesOn = false);
-    /// A PROBE on the Down flow `flow`; an earlier probe still unanswered is given up (5.5).
+    /// A PROBE on the Down flow `flow`; an earlier probe still unanswered is given up (4.5).
     OutPacket SendProbe(Flow& flow, TimeNs now);
     /// The due tail-loss probe, on `flow`: the tail packet it names, again, or nullopt when
-    /// that packet has been delivered meanwhile (5.5).
+    /// that packet has been delivered meanwhile (4.5).
     std::optional<OutPacket> SendTailProbe(Flow& flow, TimeNs now);
     /// After a DATA packet went on `flow`, its `transmissions`-th: when nothing is left to
-    /// send, a tail marker is due on `flow` (5.5). `moreInMessage`: its message has packets
+    /// send, a tail marker is due on `flow` (4.5). `moreInMessage`: its message has packets
     /// still unsent, which spares asking the send queue.
     void NoteSentData(const Flow& flow, uint32_t transmissions, bool moreInMessage);
     /// A tail marker is due on `flow` (once: a flow owes at most one).
@@ -216,29 +216,29 @@ class MetaRoceRequester
     bool TailDueOn(uint16_t port) const;
     /// Transmissions of a packet that a tail marker follows: enough for the losses of a lossy
     /// fabric (at 20% per flow, 2 of them kept a 64-host all-to-all at a third of what 4 do),
-    /// few enough that a SEND its receiver keeps refusing soon backs off (5.5, 11).
+    /// few enough that a SEND its receiver keeps refusing soon backs off (4.5, 13).
     static constexpr uint32_t kMarkedTransmissions = 4;
     /// The first due tail marker of `port`: a PROBE in the data class, or nullopt when none is
     /// due there (markers of flows taken down meanwhile are dropped).
     std::optional<OutPacket> SendTailMarker(uint16_t port, TimeNs now);
 
-    /// Step 1 of ACK processing (5.2): acknowledges what `coverage` newly covers on `flow`;
+    /// Step 1 of ACK processing (7.2): acknowledges what `coverage` newly covers on `flow`;
     /// `ack` is the ACK it came in, or null for a repeat (which times nothing).
     AckProgress AcknowledgeCovered(Flow& flow,
                                    const MrHeader* ack,
                                    const AckCoverage& coverage,
                                    const RacksBefore& before,
                                    TimeNs now);
-    /// Reads every repeat of `ack` into `out`; false when one names FSNs never sent (5.2).
+    /// Reads every repeat of `ack` into `out`; false when one names FSNs never sent (7.2).
     bool ReadRepeats(const MrHeader& ack, std::array<uint64_t, kMrMaxAckRepeats>& cumulative) const;
-    /// Step 0 of ACK processing (5.2): what `repeat` (its cumulative FSN unwrapped) newly covers
+    /// Step 0 of ACK processing (7.2): what `repeat` (its cumulative FSN unwrapped) newly covers
     /// on its flow, acknowledged as the ACK it repeats would have been, without its echo, marks,
     /// hint or credit; `settles`: RepeatSettles(). Called for a repeat that may bring news: one
     /// that reaches past its flow's floor or SACKs something, or may settle a loss.
     void OnAckRepeat(const MrAckRepeat& repeat, uint64_t cumulative, bool settles, TimeNs now);
 
     /// True when a repeat of `flow` with this cumulative FSN may settle the flow's open losses:
-    /// settling may rest on a SACK bit's absence (5.7), which only a repeat whose 16 bits span
+    /// settling may rest on a SACK bit's absence (7.5), which only a repeat whose 16 bits span
     /// every FSN sent above its cumulative point can show.
     static bool RepeatSettles(const Flow& flow, uint64_t cumulative)
     {
@@ -246,24 +246,24 @@ class MetaRoceRequester
                flow.nextFsn <= cumulative + 1 + kMrAckRepeatSackBits;
     }
 
-    /// Steps 2-3 of ACK processing (5.2): RTT sample (into `sample`), rate hint and credit.
+    /// Steps 2-3 of ACK processing (7.2): RTT sample (into `sample`), rate hint and credit.
     void OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sample, TimeNs now);
-    /// Steps 4-6 of ACK processing (5.2): health, congestion control, marks.
+    /// Steps 4-6 of ACK processing (7.2): health, congestion control, marks.
     void OnAckProgress(Flow& flow, uint16_t ceCount, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
     /// Snapshot of the RACK states an ACK on `flow` may move, for its lateness samples.
     RacksBefore RacksBeforeAck(const Flow& flow) const;
     /// Feeds the reorder windows with how late `p`, sent on `flow`, was acknowledged behind
-    /// the packets `before` holds (5.3).
+    /// the packets `before` holds (4.6).
     void SampleLateness(const Flow& flow,
                         const SentPacket& p,
                         const MrHeader& ack,
                         const RacksBefore& before,
                         TimeNs now);
-    /// Takes `p`, sent on `flow` and acknowledged at `now`, into the RACK states (5.3).
+    /// Takes `p`, sent on `flow` and acknowledged at `now`, into the RACK states (4.6).
     void OnDataAcked(const Flow& flow, const SentPacket& p, TimeNs now);
     /// Settles the flow's recently lost packets against an ACK (null: a repeat): spurious or
-    /// not (spec 5.7).
+    /// not (spec 7.5).
     void SettleLosses(Flow& flow,
                       const MrHeader* ack,
                       const AckCoverage& coverage,
@@ -275,20 +275,20 @@ class MetaRoceRequester
     void Refresh(Flow& flow);
     /// Brings the plane's oldest in-flight DATA packet up to date (plane rule on).
     void RefreshPlane(uint16_t port);
-    /// The earliest deadline of the time rule over all flows, kNever when none (spec 5.3);
+    /// The earliest deadline of the time rule over all flows, kNever when none (spec 4.6);
     /// `ruleWindow`: TimeRuleWindowNs().
     TimeNs EarliestLossCheck(TimeNs ruleWindow) const;
     /// The flows OnTimeout() may have to act on at `now`, in flow order: a superset of those
     /// with a due loss check or retransmission timeout (in a member, reused: no allocation).
     const std::vector<uint16_t>& FlowsDueBy(TimeNs now, TimeNs ruleWindow);
 
-    /// Takes the reorder floor that the loss evidence calls for at `now` (spec 5.3, A47): at the
+    /// Takes the reorder floor that the loss evidence calls for at `now` (spec 4.6, A47): at the
     /// start of every event that may run the time rule, so that NextTimeout() answers for it.
     void FollowLossEvidence(TimeNs now);
-    /// Measured reorder window of the connection (spec 5.3); the tail-loss probe's wait.
+    /// Measured reorder window of the connection (spec 4.6); the tail-loss probe's wait.
     TimeNs ReorderWindowNs() const;
     /// The connection-wide time rule's window: the measured one, or with the plane rule on at
-    /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 5.3).
+    /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 4.6).
     TimeNs TimeRuleWindowNs() const;
     /// The same, given the measured window ReorderWindowNs().
     TimeNs TimeRuleWindowNs(TimeNs measured) const;
@@ -316,9 +316,9 @@ class MetaRoceRequester
 
     /// True when queued data may still leave without an ACK first: some is queued and the
     /// receiver's admission leaves room for a full packet. When false, a tail-loss probe may be
-    /// armed (spec 5.5, 6.7); without admission this is just "data is queued".
+    /// armed (spec 4.5, 8.5); without admission this is just "data is queued".
     bool MaySendMore() const;
-    /// True when the receiver's admission (spec 6.7) lets `bytes` more DATA into flight.
+    /// True when the receiver's admission (spec 8.5) lets `bytes` more DATA into flight.
     bool AdmissionAdmits(uint64_t bytes) const;
     /// The packet a tail-loss probe would send again (FindTail), without the scan when no
     /// probe can be due.
@@ -326,7 +326,7 @@ class MetaRoceRequester
     /// When the time rule may next declare a packet of `flow` lost, or kNever.
     TimeNs LossCheckAt(const Flow& flow, TimeNs ruleWindow) const;
     void RunLossDetection(Flow& flow, TimeNs now);
-    /// `byRule`: declared by loss detection (5.3), as opposed to a timeout or take-down;
+    /// `byRule`: declared by loss detection (4.6), as opposed to a timeout or take-down;
     /// `proven`: by rule 1, a timeout or a take-down, not by the time rule, so that its
     /// retransmission is recovery a NIC may send ahead of other queue pairs' data
     /// (HasRecoveryWork).
@@ -338,18 +338,18 @@ class MetaRoceRequester
     void OnFlowTimeout(Flow& flow, TimeNs now);
     /// When `flow`, whose oldest in-flight packet is `oldest` (null: none), times out: that
     /// packet's send time plus its RTO, or the later time its timer was deferred to; kNever
-    /// when Down or idle (spec 5.5).
+    /// when Down or idle (spec 4.5).
     TimeNs RtoDeadline(const Flow& flow, const SentPacket* oldest) const;
     /// `flow`'s RTO, for its oldest in-flight packet `oldest`, is due at `now`: defers it and
     /// returns true while better evidence is coming (the time rule's deadline, or the
-    /// connection's progress; spec 5.5).
+    /// connection's progress; spec 4.5).
     bool DeferRto(const Flow& flow, const SentPacket& oldest, TimeNs now, TimeNs ruleWindow);
     void TakeDown(Flow& flow, TimeNs now);
     /// The flow of the burst under way on `port` if it may take a packet of `bytes` now, else
-    /// -1: the burst ends, and `cut` says whether it ended early (spec 4.2, sprayBurstPackets).
+    /// -1: the burst ends, and `cut` says whether it ended early (spec 6.2, sprayBurstPackets).
     int ContinueBurst(uint16_t port, uint32_t bytes, bool& cut);
 
-    /// A burst of packets on one flow of a port (4.2).
+    /// A burst of packets on one flow of a port (6.2).
     struct Burst
     {
         uint16_t flow{0}; ///< the flow it is on
@@ -367,20 +367,20 @@ class MetaRoceRequester
     FlowTable m_flows;
     std::bitset<kMaxPorts> m_portUp; ///< in the object: asked on every pull of every port
     RttEstimator m_connectionRtt;    ///< all flows' samples: the RTO of flows without their own
-    RackState m_rack;                ///< newest acknowledged transmission, all flows (5.3)
-    uint16_t m_deliveringFlow{0};    ///< the flow that last acknowledged new data (5.5)
-    TimeNs m_lastProgressAt{0};      ///< when an ACK last acknowledged data in flight (5.5)
+    RackState m_rack;                ///< newest acknowledged transmission, all flows (4.6)
+    uint16_t m_deliveringFlow{0};    ///< the flow that last acknowledged new data (4.5)
+    TimeNs m_lastProgressAt{0};      ///< when an ACK last acknowledged data in flight (4.5)
     /// Per flow, the time its RTO was deferred to (0: none), cleared by Refresh() when nothing
     /// is in flight on the flow (a timeout leaves nothing); empty until the first deferral, as
-    /// most connections never wait that long (5.5).
+    /// most connections never wait that long (4.5).
     std::vector<TimeNs> m_rtoNotBefore;
-    LossEvidence* m_evidence;            ///< the NIC's last proven loss (5.3, A47)
-    ReorderWindow m_reorder;             ///< reorder window of the time rule (5.3)
+    LossEvidence* m_evidence;            ///< the NIC's last proven loss (4.6, A47)
+    ReorderWindow m_reorder;             ///< reorder window of the time rule (4.6)
     std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
     uint64_t m_nextTxSeq{0};             ///< transmission order over all flows
     WindowState m_connectionWindow;
     uint64_t m_admissionLimit;   ///< AdmissionLimit()
-    uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 7.1)
+    uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 9.1)
     SendQueue m_queue;
     Pacer m_pacer;
     TailLossProbe m_tailProbe;

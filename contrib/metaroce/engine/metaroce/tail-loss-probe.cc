@@ -62,13 +62,13 @@ TailLossProbe::DueAt(bool dataQueued,
                      const std::optional<Tail>& tail) const
 {
     // Only a true tail is probed: while the connection has data waiting, later packets will
-    // follow as soon as a window opens, and the time rule finds a hole by them (spec 5.5).
+    // follow as soon as a window opens, and the time rule finds a hole by them (spec 4.5).
     // Before any RTT sample the first window may still sit in an incast queue: no probing yet.
     if (!CanArm() || dataQueued || !connectionRtt.HasSample() || !rack.valid || !tail)
     {
         return kNever;
     }
-    // The time rule's wait (rule 2 of 5.3), but at least srtt + 4 rttvar: without a later
+    // The time rule's wait (rule 2 of 4.6), but at least srtt + 4 rttvar: without a later
     // packet acknowledged, nothing says the tail is not simply behind a deeper queue (the
     // 64-host all-to-all's first windows are, by up to three round trips).
     const TimeNs wait = std::max({rack.rtt + reorderWindow,

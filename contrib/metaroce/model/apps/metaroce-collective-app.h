@@ -10,7 +10,7 @@
  * Per channel, the rank enters step s by posting the step's SENDs, and leaves it when every
  * message the step expects has arrived; RECVs for every step and repetition are posted at start,
  * in schedule order, so per stream the k-th RECV completion is the k-th expected message (spec
- * section 6: completions in posting order per stream). The rank has finished when every channel
+ * 3.3: completions in posting order per stream). The rank has finished when every channel
  * has left its last step and every SEND has completed.
  *
  * Channels may also be lanes of one channel that progress independently (the tree all-reduce's
