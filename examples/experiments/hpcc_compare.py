@@ -175,8 +175,11 @@ def run_hpcc(sim, scenario, flows, work):
         f.write(HPCC_CONFIG.format(payload=PAYLOAD, name=name, start_ns=start_ns,
                                    mon_end_ns=mon_end, stop=mon_end / 1e9 + 0.001))
     command = [os.path.join(sim, "build", "scratch", "third"), os.path.basename(config)]
-    print("$ (cd", work, "&&", " ".join(shlex.quote(c) for c in command) + ")", flush=True)
-    out = subprocess.run(command, capture_output=True, text=True, cwd=work)
+    # waf builds `third` against the shared libraries in build/ (what `waf --run` sets up).
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(sim, "build"))
+    print(f"$ (cd {work} && LD_LIBRARY_PATH={env['LD_LIBRARY_PATH']} "
+          + " ".join(shlex.quote(c) for c in command) + ")", flush=True)
+    out = subprocess.run(command, capture_output=True, text=True, cwd=work, env=env)
     if out.returncode != 0:
         raise SystemExit(f"HPCC's third failed ({out.returncode}): {out.stderr.strip()[-300:]}")
     fct = pd.read_csv(os.path.join(work, f"{name}-fct.txt"), sep=" ", header=None,
