@@ -47,19 +47,21 @@ from metaroce import experiment as mx
 CDF = os.path.join(common.ROOT, "contrib", "metaroce", "examples", "flow-sizes-web-search.cdf")
 PAYLOAD = 1024
 # HPCC's DCQCN ("--cc dcqcn" in its run.py at 100 Gb/s), in the model's attribute names; the
-# largest ByteCounter is "none", CnpInterval 1 ns a CNP for every marked packet (HPCC's
-# receiver echoes a mark in every ACK), Window the largest (HPCC's DCQCN runs without one).
+# largest ByteCounter is "none", RoceWindow the largest (HPCC's DCQCN runs without a window).
 DCQCN = ("G=0.00390625|AlphaTimer=1us|RateDecreaseInterval=4us|RateTimer=300us|"
          "FastRecoverySteps=1|AdditiveIncrease=20Mbps|HyperIncrease=200Mbps|MinRate=1Gbps|"
-         "ByteCounter=1000000000000000|CnpInterval=1ns")
+         "ByteCounter=1000000000000000")
 NIC = f"Mtu={PAYLOAD};RoceAckEveryPackets=1;RoceWindow=4194304;RoceRateControl=ns3::MetaRoceDcqcn[{{}}]"
 # HPCC's RED at 100 Gb/s; PFC: HPCC's dynamic threshold (free buffer / 8 per ingress queue on a
 # 100 Gb/s port) is about 3.8 MB while the queues stay below 2 MB, so a fixed threshold there.
 SWITCH = ("EcnKmin=400000;EcnKmax=1600000;EcnPmax=0.2;PfcEnabled=true;PfcXoff=3800000;"
           "PfcXon=3796928;EcnAtDequeue={}")
-OURS = [("aligned: nic DCQCN, ECN at dequeue", "nic", "true"),
-        ("ECN at enqueue (model default)", "nic", "false"),
-        ("paper DCQCN (cut on every CNP), ECN at dequeue", "paper", "true")]
+# (label, reaction point and CNP interval, ECN at dequeue). CnpInterval 1 ns: a CNP for every
+# marked packet, as HPCC's receiver echoes a mark in every ACK; 50 us is the DCQCN paper's.
+OURS = [("aligned: nic DCQCN, ECN at dequeue", "Variant=nic|CnpInterval=1ns", "true"),
+        ("ECN at enqueue (model default)", "Variant=nic|CnpInterval=1ns", "false"),
+        ("paper DCQCN (cut on every CNP, one per 50 us), ECN at dequeue",
+         "Variant=paper|CnpInterval=50us", "true")]
 SCENARIOS = {
     "incast": dict(hosts=9, hosts_per_leaf=9, spines=0, fabric_rate="100Gbps",
                    workload="incast"),
@@ -123,7 +125,7 @@ def our_config(scenario, variant, ecn_dequeue, message_bytes, flows_per_host, se
     s = dict(SCENARIOS[scenario])
     c = dict(planes=1, host_rate="100Gbps", host_delay="1us", fabric_delay="1us",
              transport="rocev2-pfc", seed=seed, stop_time="2s",
-             nic_attributes=NIC.format(f"Variant={variant}|{DCQCN}"),
+             nic_attributes=NIC.format(f"{variant}|{DCQCN}"),
              switch_attributes=SWITCH.format(ecn_dequeue), **s)
     if scenario == "websearch":
         c["flows_per_host"] = flows_per_host
@@ -195,18 +197,40 @@ def run_hpcc(sim, scenario, flows, work):
                 counts = [int(x) for x in part[2:]]
                 nonzero = [i for i, n in enumerate(counts) if n]
                 deepest = max(deepest, (nonzero[-1] if nonzero else 0))
-    return fct["fct_ns"].to_numpy() / 1e3, pauses, deepest * 1e3, " ".join(command)
+    fct["fct_us"] = fct["fct_ns"] / 1e3
+    return fct, pauses, deepest * 1e3, " ".join(command)
 
 
-def figures(fct_us, expected):
-    fct = np.asarray(fct_us, dtype=float)
-    return {"flows": f"{len(fct)}/{expected}", "p50_us": np.quantile(fct, 0.5),
-            "p99_us": np.quantile(fct, 0.99), "last_us": fct.max()}
+# The web-search rows: every flow, then flows by size (bytes, upper bound exclusive).
+SIZE_CLASSES = [("all", 0, float("inf")), ("< 100 KB", 0, 100_000),
+                ("100 KB - 1 MB", 100_000, 1_000_000), (">= 1 MB", 1_000_000, float("inf"))]
+
+
+def figures(flows, expected):
+    """FCT figures of `flows` (bytes, fct_us), one dict per size class (one for a collective)."""
+    classes = SIZE_CLASSES if expected > 64 else SIZE_CLASSES[:1]
+    out = []
+    for name, low, high in classes:
+        fct = flows[(flows["bytes"] >= low) & (flows["bytes"] < high)]["fct_us"].to_numpy()
+        out.append({"size": name, "count": len(fct), "p50_us": np.quantile(fct, 0.5),
+                    "p99_us": np.quantile(fct, 0.99), "last_us": fct.max()})
+    return out
+
+
+def behind_same_pair(flows):
+    """Flows started while an earlier flow of their source and destination was unfinished (on
+    the model's one queue pair per host pair they wait behind it)."""
+    count = 0
+    for src, dst in set(zip(flows["src"], flows["dst"])):
+        f = flows[(flows["src"] == src) & (flows["dst"] == dst)].sort_values("start_us")
+        busy_until = np.maximum.accumulate(f["end_us"].to_numpy())
+        count += int((f["start_us"].to_numpy()[1:] < busy_until[:-1]).sum())
+    return count
 
 
 def main():
     a = common.arguments(__doc__, results=common.VALIDATION, message_bytes=1 << 20,
-                         flows_per_host=50, seed=1, hpcc="", scenarios="incast,permutation,"
+                         flows_per_host=100, seed=1, hpcc="", scenarios="incast,permutation,"
                          "websearch")
     scenarios = [s for s in a.scenarios.split(",") if s]
     if not scenarios or any(s not in SCENARIOS for s in scenarios):
@@ -236,40 +260,49 @@ def main():
         flows = [pd.read_csv(c["output"] + "-flows.csv") for c in configs]
     drawn = {}
     for (s, label), r, f in zip(keys, df.itertuples(), flows):
-        drawn.setdefault(s, f)  # the first variant's flows: the same draw for every variant
-        rows.append({"scenario": s, "simulator": "model", "variant": label,
-                     **figures(f["fct_us"], len(f)), "pauses": r.pfc_pauses,
-                     "deepest_kb": r.max_queue_bytes / 1e3, "complete": r.complete})
+        # The flows are drawn before the run, so every variant has the same ones.
+        drawn.setdefault(s, f)
+        behind = behind_same_pair(f)
+        for row in figures(f, len(f)):
+            rows.append({"scenario": s, "simulator": "model", "variant": label, **row,
+                         "pauses": r.pfc_pauses, "deepest_kb": r.max_queue_bytes / 1e3,
+                         "behind": behind, "complete": r.complete})
     if a.hpcc:
         work = os.path.join(tempfile.gettempdir(), "metaroce-hpcc-compare")
         os.makedirs(work, exist_ok=True)
         for s in scenarios:
             fct, pauses, deepest, command = run_hpcc(a.hpcc, s, drawn[s], work)
-            rows.append({"scenario": s, "simulator": "HPCC", "variant": "dcqcn (run.py)",
-                         **figures(fct, len(drawn[s])), "pauses": pauses,
-                         "deepest_kb": deepest / 1e3, "complete": len(fct) == len(drawn[s]),
-                         "command": command})
+            for row in figures(fct, len(drawn[s])):
+                rows.append({"scenario": s, "simulator": "HPCC", "variant": "dcqcn (run.py)",
+                             **row, "pauses": pauses, "deepest_kb": deepest / 1e3,
+                             "behind": "-",
+                             "complete": len(fct) == len(drawn[s]), "command": command})
     out = pd.DataFrame(rows)
     if a.hpcc:
         for s in scenarios:
-            theirs = out[(out["scenario"] == s) & (out["simulator"] == "HPCC")].iloc[0]
-            mine = out["scenario"] == s
-            for k in ("p50_us", "p99_us", "last_us"):
-                out.loc[mine, k.replace("_us", "_ratio")] = out.loc[mine, k] / theirs[k]
+            for name, _, _ in SIZE_CLASSES:
+                mine = (out["scenario"] == s) & (out["size"] == name)
+                theirs = out[mine & (out["simulator"] == "HPCC")]
+                if theirs.empty:
+                    continue
+                for k in ("p50_us", "p99_us", "last_us"):
+                    out.loc[mine, k.replace("_us", "_ratio")] = out.loc[mine, k] / \
+                        theirs.iloc[0][k]
     columns = {"scenario": "scenario", "simulator": "simulator", "variant": "variant",
-               "flows": "flows done", "p50_us": "FCT p50 (us)", "p99_us": "FCT p99 (us)",
-               "last_us": "last (us)", "pauses": "PAUSEs", "deepest_kb": "deepest queue (KB)"}
+               "size": "flows", "count": "count", "p50_us": "FCT p50 (us)", "p99_us": "FCT p99 (us)",
+               "last_us": "last (us)", "pauses": "PAUSEs", "deepest_kb": "deepest queue (KB)",
+               "behind": "behind own pair"}
     if a.hpcc:
         columns.update({"p50_ratio": "p50 / HPCC", "p99_ratio": "p99 / HPCC",
                         "last_ratio": "last / HPCC"})
     table = common.markdown(out, columns, floats="{:.4g}")
-    fig, ax = plt.subplots(figsize=(8, 4))
-    labels = [f"{r.scenario}: {r.simulator} {r.variant}" for r in out.itertuples()]
+    fig, ax = plt.subplots(figsize=(9, 7))
+    labels = [f"{r.scenario} {r.size}: {r.simulator} {r.variant}" for r in out.itertuples()]
     y = np.arange(len(out))
     ax.barh(y - 0.2, out["p50_us"], 0.4, label="p50")
     ax.barh(y + 0.2, out["p99_us"], 0.4, label="p99")
     ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize=6)
+    ax.set_yticklabels(labels, fontsize=5)
     ax.set_xscale("log")
     ax.set_xlabel("flow completion time (us)")
     ax.legend(fontsize=7)
