@@ -198,6 +198,15 @@ def run_hpcc(sim, scenario, flows, work):
                 nonzero = [i for i, n in enumerate(counts) if n]
                 deepest = max(deepest, (nonzero[-1] if nonzero else 0))
     fct["fct_us"] = fct["fct_ns"] / 1e3
+    # Node ids from HPCC's addresses (11.x.y.1: y + 256 x), starts back on the model's clock,
+    # to the nanosecond of the flow file's start (HPCC reads it as a double).
+    fct["src"] = [(int(ip, 16) >> 8) & 0xFFFF for ip in fct["sip"]]
+    fct["dst"] = [(int(ip, 16) >> 8) & 0xFFFF for ip in fct["dip"]]
+    drawn = flows.assign(ns=(flows["start_us"] * 1e3).round().astype(np.int64))
+    fct["ns"] = fct["start_ns"].astype(np.int64) - int(HPCC_START_S * 1e9)
+    fct = pd.merge_asof(fct.sort_values("ns"), drawn[["ns", "src", "dst", "bytes", "start_us"]]
+                        .sort_values("ns"), on="ns", by=["src", "dst", "bytes"],
+                        tolerance=2, direction="nearest")
     return fct, pauses, deepest * 1e3, " ".join(command)
 
 
@@ -206,15 +215,42 @@ SIZE_CLASSES = [("all", 0, float("inf")), ("< 100 KB", 0, 100_000),
                 ("100 KB - 1 MB", 100_000, 1_000_000), (">= 1 MB", 1_000_000, float("inf"))]
 
 
-def figures(flows, expected):
+# The flows below 1 MB that, in the aligned run, started with no earlier flow of their host
+# pair unfinished: the same flows on every row, those a queue pair per host pair cannot delay.
+PAIR_IDLE = "< 1 MB, pair idle"
+
+
+def flow_keys(flows):
+    """A flow's identity across runs: source, destination, size and start (ns)."""
+    return list(zip(flows["src"], flows["dst"], flows["bytes"],
+                    (flows["start_us"] * 1e3).round().fillna(-1).astype(np.int64)))
+
+
+def figures(flows, expected, idle_keys=None):
     """FCT figures of `flows` (bytes, fct_us), one dict per size class (one for a collective)."""
     classes = SIZE_CLASSES if expected > 64 else SIZE_CLASSES[:1]
+    subsets = [(name, flows[(flows["bytes"] >= low) & (flows["bytes"] < high)])
+               for name, low, high in classes]
+    if idle_keys is not None and expected > 64:
+        idle = np.array([k in idle_keys for k in flow_keys(flows)], dtype=bool)
+        subsets.append((PAIR_IDLE, flows[idle & (flows["bytes"] < 1_000_000).to_numpy()]))
     out = []
-    for name, low, high in classes:
-        fct = flows[(flows["bytes"] >= low) & (flows["bytes"] < high)]["fct_us"].to_numpy()
+    for name, f in subsets:
+        fct = f["fct_us"].to_numpy()
         out.append({"size": name, "count": len(fct), "p50_us": np.quantile(fct, 0.5),
                     "p99_us": np.quantile(fct, 0.99), "last_us": fct.max()})
     return out
+
+
+def idle_pair_keys(flows):
+    """Keys of the flows that started with no earlier flow of their pair unfinished."""
+    keys = set()
+    for (src, dst), f in flows.groupby(["src", "dst"]):
+        f = f.sort_values("start_us")
+        busy = np.concatenate([[-np.inf], np.maximum.accumulate(f["end_us"].to_numpy())[:-1]])
+        keys.update(k for k, free in zip(flow_keys(f), f["start_us"].to_numpy() >= busy)
+                    if free)
+    return keys
 
 
 def behind_same_pair(flows):
@@ -258,12 +294,13 @@ def main():
             c["output"] = os.path.join(files, f"run{i}")
         df = mx.sweep(configs, processes=a.processes)
         flows = [pd.read_csv(c["output"] + "-flows.csv") for c in configs]
-    drawn = {}
+    drawn, idle = {}, {}
     for (s, label), r, f in zip(keys, df.itertuples(), flows):
         # The flows are drawn before the run, so every variant has the same ones.
-        drawn.setdefault(s, f)
+        if s not in drawn:
+            drawn[s], idle[s] = f, idle_pair_keys(f)
         behind = behind_same_pair(f)
-        for row in figures(f, len(f)):
+        for row in figures(f, len(f), idle[s]):
             rows.append({"scenario": s, "simulator": "model", "variant": label, **row,
                          "pauses": r.pfc_pauses, "deepest_kb": r.max_queue_bytes / 1e3,
                          "behind": behind, "complete": r.complete})
@@ -272,7 +309,7 @@ def main():
         os.makedirs(work, exist_ok=True)
         for s in scenarios:
             fct, pauses, deepest, command = run_hpcc(a.hpcc, s, drawn[s], work)
-            for row in figures(fct, len(drawn[s])):
+            for row in figures(fct, len(drawn[s]), idle[s]):
                 rows.append({"scenario": s, "simulator": "HPCC", "variant": "dcqcn (run.py)",
                              **row, "pauses": pauses, "deepest_kb": deepest / 1e3,
                              "behind": "-",
@@ -280,7 +317,7 @@ def main():
     out = pd.DataFrame(rows)
     if a.hpcc:
         for s in scenarios:
-            for name, _, _ in SIZE_CLASSES:
+            for name in [c[0] for c in SIZE_CLASSES] + [PAIR_IDLE]:
                 mine = (out["scenario"] == s) & (out["size"] == name)
                 theirs = out[mine & (out["simulator"] == "HPCC")]
                 if theirs.empty:
@@ -309,7 +346,7 @@ def main():
     fig.tight_layout()
     note = (f"{a.message_bytes} B per flow (incast, permutation), {a.flows_per_host} web-search "
             f"flows per host at 30% load, seed {a.seed}; {PAYLOAD}-byte payloads. HPCC: "
-            + ("; ".join(f"`{c}`" for c in out.get("command", pd.Series(dtype=str)).dropna())
+            + ("; ".join(f"`{c}`" for c in out.get("command", pd.Series(dtype=str)).dropna().unique())
                or "not run (no --hpcc)"))
     name = "hpcc-compare" + ("-quick" if a.quick else "")
     common.save(a.out, name, out, table, fig, note)
