@@ -216,8 +216,9 @@ SIZE_CLASSES = [("all", 0, float("inf")), ("< 100 KB", 0, 100_000),
 
 
 # The flows below 1 MB that, in the aligned run, started with no earlier flow of their host
-# pair unfinished: the same flows on every row, those a queue pair per host pair cannot delay.
-PAIR_IDLE = "< 1 MB, pair idle"
+# pair unfinished: the same flows on every row, those no earlier flow on the model's queue pair
+# per host pair delays, by the size classes below 1 MB.
+PAIR_IDLE = [(f"{name}, pair idle", low, high) for name, low, high in SIZE_CLASSES[1:3]]
 
 
 def flow_keys(flows):
@@ -233,7 +234,8 @@ def figures(flows, expected, idle_keys=None):
                for name, low, high in classes]
     if idle_keys is not None and expected > 64:
         idle = np.array([k in idle_keys for k in flow_keys(flows)], dtype=bool)
-        subsets.append((PAIR_IDLE, flows[idle & (flows["bytes"] < 1_000_000).to_numpy()]))
+        subsets += [(name, flows[idle & ((flows["bytes"] >= low) & (flows["bytes"] < high))
+                                 .to_numpy()]) for name, low, high in PAIR_IDLE]
     out = []
     for name, f in subsets:
         fct = f["fct_us"].to_numpy()
@@ -317,7 +319,7 @@ def main():
     out = pd.DataFrame(rows)
     if a.hpcc:
         for s in scenarios:
-            for name in [c[0] for c in SIZE_CLASSES] + [PAIR_IDLE]:
+            for name in [c[0] for c in SIZE_CLASSES + PAIR_IDLE]:
                 mine = (out["scenario"] == s) & (out["size"] == name)
                 theirs = out[mine & (out["simulator"] == "HPCC")]
                 if theirs.empty:
