@@ -336,12 +336,14 @@ def main():
                         "last_ratio": "last / HPCC"})
     table = common.markdown(out, columns, floats="{:.4g}")
     fig, ax = plt.subplots(figsize=(9, 7))
-    labels = [f"{r.scenario} {r.size}: {r.simulator} {r.variant}" for r in out.itertuples()]
+    labels = [f"{r.scenario} {r.size}: " + ("HPCC" if r.simulator == "HPCC" else
+                                            r.variant.split(":")[0].split(" (")[0])
+              for r in out.itertuples()]
     y = np.arange(len(out))
     ax.barh(y - 0.2, out["p50_us"], 0.4, label="p50")
     ax.barh(y + 0.2, out["p99_us"], 0.4, label="p99")
     ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize=5)
+    ax.set_yticklabels(labels, fontsize=6)
     ax.set_xscale("log")
     ax.set_xlabel("flow completion time (us)")
     ax.legend(fontsize=7)
