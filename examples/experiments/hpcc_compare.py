@@ -28,12 +28,11 @@ recovery step, additive 20 Mb/s, hyper 200 Mb/s, minimum 1 Gb/s, no byte counter
 ACK per packet carrying the CNP), RED Kmin 400 KB, Kmax 1,600 KB, Pmax 0.2 on every port (HPCC
 scales them by the link rate; here its maps are written with the same values for both rates),
 32 MB switch buffers. Our variants: the aligned one (marking at dequeue like HPCC), the model's
-default marking at enqueue, and the paper's reaction point (a cut on every CNP) with the same
-parameters.
+default marking at enqueue, and the paper's reaction point (a cut on every CNP at once) with the
+same parameters, with a CNP for every marked packet and with the paper's one per 50 us.
 """
 
 import os
-import re
 import shlex
 import subprocess
 import tempfile
@@ -51,7 +50,8 @@ PAYLOAD = 1024
 DCQCN = ("G=0.00390625|AlphaTimer=1us|RateDecreaseInterval=4us|RateTimer=300us|"
          "FastRecoverySteps=1|AdditiveIncrease=20Mbps|HyperIncrease=200Mbps|MinRate=1Gbps|"
          "ByteCounter=1000000000000000")
-NIC = f"Mtu={PAYLOAD};RoceAckEveryPackets=1;RoceWindow=4194304;RoceRateControl=ns3::MetaRoceDcqcn[{{}}]"
+NIC = (f"Mtu={PAYLOAD};RoceAckEveryPackets=1;RoceWindow=4194304;"
+       "RoceRateControl=ns3::MetaRoceDcqcn[{}]")
 # HPCC's RED at 100 Gb/s; PFC: HPCC's dynamic threshold (free buffer / 8 per ingress queue on a
 # 100 Gb/s port) is about 3.8 MB while the queues stay below 2 MB, so a fixed threshold there.
 SWITCH = ("EcnKmin=400000;EcnKmax=1600000;EcnPmax=0.2;PfcEnabled=true;PfcXoff=3800000;"
@@ -60,6 +60,8 @@ SWITCH = ("EcnKmin=400000;EcnKmax=1600000;EcnPmax=0.2;PfcEnabled=true;PfcXoff=38
 # marked packet, as HPCC's receiver echoes a mark in every ACK; 50 us is the DCQCN paper's.
 OURS = [("aligned: nic DCQCN, ECN at dequeue", "Variant=nic|CnpInterval=1ns", "true"),
         ("ECN at enqueue (model default)", "Variant=nic|CnpInterval=1ns", "false"),
+        ("paper DCQCN (cut on every CNP, one per marked packet), ECN at dequeue",
+         "Variant=paper|CnpInterval=1ns", "true"),
         ("paper DCQCN (cut on every CNP, one per 50 us), ECN at dequeue",
          "Variant=paper|CnpInterval=50us", "true")]
 SCENARIOS = {
@@ -139,7 +141,7 @@ def hpcc_topology(scenario):
     s = SCENARIOS[scenario]
     hosts, per_leaf, spines = s["hosts"], s["hosts_per_leaf"], s["spines"]
     leaves = hosts // per_leaf
-    fabric = s["fabric_rate"].replace("Gbps", "Gbps")
+    fabric = s["fabric_rate"]  # the same notation: "400Gbps"
     links = [(h, hosts + h // per_leaf, "100Gbps") for h in range(hosts)]
     links += [(hosts + l, hosts + leaves + p, fabric) for l in range(leaves)
               for p in range(spines)]
@@ -328,7 +330,8 @@ def main():
                     out.loc[mine, k.replace("_us", "_ratio")] = out.loc[mine, k] / \
                         theirs.iloc[0][k]
     columns = {"scenario": "scenario", "simulator": "simulator", "variant": "variant",
-               "size": "flows", "count": "count", "p50_us": "FCT p50 (us)", "p99_us": "FCT p99 (us)",
+               "size": "flows", "count": "count", "p50_us": "FCT p50 (us)",
+               "p99_us": "FCT p99 (us)",
                "last_us": "last (us)", "pauses": "PAUSEs", "deepest_kb": "deepest queue (KB)",
                "behind": "behind own pair"}
     if a.hpcc:
@@ -348,10 +351,10 @@ def main():
     ax.set_xlabel("flow completion time (us)")
     ax.legend(fontsize=7)
     fig.tight_layout()
+    commands = out.get("command", pd.Series(dtype=str)).dropna().unique()
     note = (f"{a.message_bytes} B per flow (incast, permutation), {a.flows_per_host} web-search "
             f"flows per host at 30% load, seed {a.seed}; {PAYLOAD}-byte payloads. HPCC: "
-            + ("; ".join(f"`{c}`" for c in out.get("command", pd.Series(dtype=str)).dropna().unique())
-               or "not run (no --hpcc)"))
+            + ("; ".join(f"`{c}`" for c in commands) or "not run (no --hpcc)"))
     name = "hpcc-compare" + ("-quick" if a.quick else "")
     common.save(a.out, name, out, table, fig, note)
     return 0 if out["complete"].all() else 1

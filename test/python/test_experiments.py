@@ -189,7 +189,7 @@ def test_hpcc_compare_our_side(tmp_path):
     assert (df["simulator"] == "model").all() and df["complete"].all()
     assert set(df["scenario"]) == {"incast", "permutation", "websearch"}
     every = df[df["size"] == "all"]
-    assert len(every) == 9 and (every["p50_us"] <= every["p99_us"]).all()
+    assert len(every) == 12 and (every["p50_us"] <= every["p99_us"]).all()
     # The flows are drawn before the run: every variant completes the same ones.
     web = every[every["scenario"] == "websearch"]
     assert (web["count"] == 32 * 4).all()
