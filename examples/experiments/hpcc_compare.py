@@ -339,8 +339,9 @@ def main():
                         "last_ratio": "last / HPCC"})
     table = common.markdown(out, columns, floats="{:.4g}")
     fig, ax = plt.subplots(figsize=(9, 7))
-    labels = [f"{r.scenario} {r.size}: " + ("HPCC" if r.simulator == "HPCC" else
-                                            r.variant.split(":")[0].split(" (")[0])
+    short = {OURS[0][0]: "aligned", OURS[1][0]: "ECN at enqueue",
+             OURS[2][0]: "paper, CNP per packet", OURS[3][0]: "paper, CNP per 50 us"}
+    labels = [f"{r.scenario} {r.size}: " + short.get(r.variant, "HPCC")
               for r in out.itertuples()]
     y = np.arange(len(out))
     ax.barh(y - 0.2, out["p50_us"], 0.4, label="p50")
