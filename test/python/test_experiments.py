@@ -180,3 +180,24 @@ def test_htsim_compare_our_side(tmp_path):
     assert 2 < theory < 4
     bad = run_experiment("htsim_compare.py", tmp_path, "--htsim", str(tmp_path))
     assert bad.returncode != 0 and "--htsim" in bad.stderr
+
+
+def test_hpcc_compare_our_side(tmp_path):
+    out = run_experiment("hpcc_compare.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "hpcc-compare-quick.csv")
+    assert (df["simulator"] == "model").all() and df["complete"].all()
+    assert set(df["scenario"]) == {"incast", "permutation", "websearch"}
+    every = df[df["size"] == "all"]
+    assert len(every) == 12 and (every["p50_us"] <= every["p99_us"]).all()
+    # The flows are drawn before the run: every variant completes the same ones.
+    web = every[every["scenario"] == "websearch"]
+    assert (web["count"] == 32 * 4).all()
+    # The permutation's 8 flows per leaf share one 400 Gb/s uplink: none finishes before
+    # its 256 KiB at 50 Gb/s.
+    perm = every[every["scenario"] == "permutation"]
+    assert (perm["p50_us"] > 256 * 1024 * 8 / 50e3).all()
+    bad = run_experiment("hpcc_compare.py", tmp_path, "--hpcc", str(tmp_path))
+    assert bad.returncode != 0 and "--hpcc" in bad.stderr
+    bad = run_experiment("hpcc_compare.py", tmp_path, "--scenarios", "alltoall")
+    assert bad.returncode != 0 and "--scenarios" in bad.stderr
