@@ -81,9 +81,10 @@ class MetaRoceFlowGenerator : public Application
     int64_t AssignStreams(int64_t stream);
     /**
      * Draws every flow (arrival gap, destination, size) and connects a queue pair for every
-     * destination and plane they use. Call after Setup(), the attributes and AssignStreams(),
-     * before the run; in a distributed run, on every rank (an experiment's workload does).
-     * StartApplication() plans a generator that was not.
+     * destination and plane they use (with QueuePairPerFlow, none: each flow connects its own).
+     * Call after Setup(), the attributes and AssignStreams(), before the run; in a distributed run,
+     * on every rank (an experiment's workload does). StartApplication() plans a generator that was
+     * not.
      */
     void Plan();
 
