@@ -27,10 +27,14 @@ CDF = os.path.join(common.ROOT, "contrib", "metaroce", "examples", "flow-sizes-w
 # HPCC's RED at 100 Gb/s (its run.py: Kmin 400 KB, Kmax 1,600 KB, Pmax 0.2), here on every
 # port; HPCC scales it by 4 on its 400 Gb/s links.
 HPCC_RED = "EcnKmin=400000;EcnKmax=1600000;EcnPmax=0.2"
-VARIANTS = [("RoCEv2, NIC DCQCN + PFC", "rocev2-pfc", ""),
-            ("RoCEv2, NIC DCQCN + PFC, HPCC's RED", "rocev2-pfc", HPCC_RED),
-            ("RoCEv2, paper DCQCN + PFC", "rocev2-paper", "PfcEnabled=true"),
-            ("MetaRoCE", "metaroce", "")]
+# (label, transport, switch attributes, a queue pair per flow): by default the flows workload
+# puts every flow of a host pair on one queue pair; HPCC's generator opens one per flow.
+VARIANTS = [("RoCEv2, NIC DCQCN + PFC", "rocev2-pfc", "", False),
+            ("RoCEv2, NIC DCQCN + PFC, HPCC's RED", "rocev2-pfc", HPCC_RED, False),
+            ("RoCEv2, paper DCQCN + PFC", "rocev2-paper", "PfcEnabled=true", False),
+            ("MetaRoCE", "metaroce", "", False),
+            ("RoCEv2, NIC DCQCN + PFC, QP per flow", "rocev2-pfc", "", True),
+            ("RoCEv2, paper DCQCN + PFC, QP per flow", "rocev2-paper", "PfcEnabled=true", True)]
 # Size buckets (bytes, upper bounds): the distribution's own points.
 BUCKETS = [10_000, 30_000, 80_000, 200_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000,
            30_000_000]
@@ -42,7 +46,8 @@ def bucket_label(upper):
 
 def behind_same_pair(f, flows):
     """How many of the flows `f` started while an earlier flow of the same source and
-    destination was still unfinished (and so waited on the same queue pair or connection)."""
+    destination was still unfinished (and so waited on the same queue pair or connection, unless
+    each flow has its own)."""
     count = 0
     for r in f.itertuples():
         same = flows[(flows["src"] == r.src) & (flows["dst"] == r.dst) &
@@ -71,11 +76,11 @@ def main():
                   fabric_delay="1us")
     configs, labels = [], []
     for load in loads:
-        for label, transport, switch in VARIANTS:
+        for label, transport, switch, per_flow in VARIANTS:
             for seed in range(1, a.seeds + 1):
                 configs.append(dict(fabric, workload="flows", cdf_file=CDF, load=load,
                                     flows_per_host=a.flows_per_host, transport=transport,
-                                    switch_attributes=switch, seed=seed,
+                                    switch_attributes=switch, qp_per_flow=per_flow, seed=seed,
                                     stop_time=a.stop_time))
                 labels.append(label)
     rows, summary = [], []
@@ -123,7 +128,7 @@ def main():
                                            "p99": "p99"}, floats="{:.3g}")
     fig, axes = plt.subplots(1, len(loads), figsize=(6 * len(loads), 4.2), squeeze=False)
     for ax, load in zip(axes[0], loads):
-        for label, _, _ in VARIANTS:
+        for label, _, _, _ in VARIANTS:
             g = wide[(wide["load"] == load) & (wide["variant"] == label)]
             ax.plot(range(len(g)), g["p95"], marker="o", label=f"{label}, p95")
             ax.plot(range(len(g)), g["p50"], ls=":", color=ax.lines[-1].get_color(),
@@ -142,8 +147,9 @@ def main():
             f"one plane, 100 Gb/s hosts, 1 us links; {a.flows_per_host} flows per host from the "
             f"web-search distribution at Poisson times, {a.seeds} seed(s) (size buckets: the "
             "flows of every seed together); slowdown: FCT over "
-            "the flow's time alone on an idle fabric. RoCEv2 flows to one destination share a "
-            "queue pair.")
+            "the flow's time alone on an idle fabric. Flows to one destination share a queue pair "
+            "(RoCEv2) or connection (MetaRoCE) except in the variants 'QP per flow' "
+            "(qp_per_flow=True), where each flow has its own, as in HPCC's simulator.")
     name = "websearch-fct" + ("-quick" if a.quick else "")
     by_bucket.to_csv(os.path.join(a.out, name + "-buckets.csv"), index=False)
     common.save(a.out, name, runs_df, table, fig, note)

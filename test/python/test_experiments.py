@@ -162,9 +162,12 @@ def test_websearch_fct(tmp_path):
     out = run_experiment("websearch_fct.py", tmp_path, "--loads", "0.3")
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "websearch-fct-quick.csv")
-    assert df["complete"].all() and len(df) == 4 and (df["flows"] == 8 * 20).all()
+    assert df["complete"].all() and len(df) == 6 and (df["flows"] == 8 * 20).all()
+    # A queue pair per flow: no flow waits behind an earlier one of its host pair.
+    per_flow = df[df["variant"].str.endswith("QP per flow")]
+    assert len(per_flow) == 2 and (per_flow["short_slow_behind"] == 0).all()
     buckets = pd.read_csv(tmp_path / "websearch-fct-quick-buckets.csv")
-    assert (buckets["p50"] >= 1).all() and buckets["flows"].sum() == 4 * 8 * 20
+    assert (buckets["p50"] >= 1).all() and buckets["flows"].sum() == 6 * 8 * 20
     bad = run_experiment("websearch_fct.py", tmp_path, "--loads", "1.5")
     assert bad.returncode != 0 and "--loads" in bad.stderr
 

@@ -113,3 +113,26 @@ def test_schedule_gives_a_row_per_operation(tmp_path):
     with pytest.raises(ConfigError, match=r"groups\[0\]\.ranks\[1\]") as e:
         mx.run(**SHAPE, workload="schedule", schedule=path)
     assert e.value.field == "schedule"
+
+
+def test_qp_per_flow_from_python_equals_the_command_line(example, tmp_path):
+    cdf = tmp_path / "sizes.cdf"
+    cdf.write_text("1000 0.5\n100000 0.9\n1000000 1\n")
+    prefix = str(tmp_path / "cpp")
+    subprocess.run([example("metaroce-4-plane"), *CPP_SHAPE[:-2], "--transports=rocev2-pfc",
+                    "--losses=0", "--workloads=flows", f"--cdfFile={cdf}", "--flowsPerHost=10",
+                    "--load=0.5", "--qpPerFlow=1", f"--output={prefix}"],
+                   check=True, capture_output=True, text=True)
+    (name,) = [f for f in os.listdir(tmp_path) if f.endswith(".json")]
+    with open(tmp_path / name) as f:
+        cpp = json.load(f)
+    flows = dict({k: v for k, v in SHAPE.items() if k != "message_bytes"}, workload="flows", transport="rocev2-pfc", cdf_file=str(cdf),
+                 flows_per_host=10, load=0.5)
+    r = mx.run(**flows, qp_per_flow=True)
+    # The program's own default buffer (unused by flows) is not the configuration's.
+    cpp["config"]["message_bytes"] = r.config["message_bytes"]
+    assert r.document == cpp
+    assert r.config["qp_per_flow"] is True and r.summary["complete"] is True
+    assert "qp_per_flow" not in mx.run(**flows).config  # the default: one per host pair
+    with pytest.raises(ConfigError, match="qpPerFlow"):
+        mx.run(**flows, qp_per_flow="yes")

@@ -16,7 +16,10 @@
  *    delay, and its time after the last start is reported;
  *  - jobs of different collectives and sizes (--jobWorkloads, --jobBytes) each run their own,
  *    alone and shared; lists of the wrong length, unknown or matrix collectives, sizes that are
- *    negative or too small for the job's ranks, and lists without jobs are refused.
+ *    negative or too small for the job's ranks, and lists without jobs are refused;
+ *  - flows with a queue pair per flow (QueuePairPerFlow, --qpPerFlow): a short flow started
+ *    just after a long one to the same host ends long before it (without: after it, on their
+ *    one RoCEv2 queue pair), and every queue pair is released with its counters kept.
  *
  * Ideal times. B is a host's rate over every plane, L a packet's one-way latency on the idle
  * fabric (MetaRoceMessageLog::IdealUs of zero bytes: propagation and one packet's store and
@@ -25,8 +28,12 @@
  * in one tree, leaf in the other), and its pipeline fills and drains through both trees' height
  * H, each level a chunk c at B after L: 2 S / B + 2 H (c / B + L).
  */
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/metaroce-collective-schedule.h"
 #include "ns3/metaroce-experiment.h"
+#include "ns3/metaroce-flow-generator.h"
+#include "ns3/metaroce-helper.h"
 #include "ns3/metaroce-job-placement.h"
 #include "ns3/metaroce-message-log.h"
 #include "ns3/metaroce-ns3-compat.h"
@@ -34,6 +41,8 @@
 #include "ns3/metaroce-tree-schedule.h"
 #include "ns3/metaroce-workload-inputs.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 
 #include <algorithm>
@@ -453,6 +462,85 @@ class JobWorkloadsTestCase : public TestCase
     }
 };
 
+/// A flow's end, by its size (FlowPerQueuePairTestCase).
+void
+RecordFlowEnd(std::map<uint64_t, Time>* ends,
+              uint32_t /* src */,
+              uint32_t /* dst */,
+              uint64_t bytes,
+              Time /* start */,
+              Time end)
+{
+    (*ends)[bytes] = end;
+}
+
+class FlowPerQueuePairTestCase : public TestCase
+{
+  public:
+    FlowPerQueuePairTestCase()
+        : TestCase("a queue pair per flow: a short flow behind a long one to the same host ends "
+                   "early, and the queue pairs are released")
+    {
+    }
+
+  private:
+    static constexpr uint64_t kLong = 2'000'000;
+    static constexpr uint64_t kShort = 10'000;
+
+    /// Host 0 starts a long flow then a short one to host 1 (back to back, 100 Gb/s, 1 us),
+    /// a fraction of a nanosecond apart; the ends of both flows by size.
+    std::map<uint64_t, Time> Run(metaroce::Transport transport, bool perFlow)
+    {
+        NodeContainer nodes;
+        nodes.Create(2);
+        MetaRoceHelper rdma;
+        rdma.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        rdma.SetChannelAttribute("Delay", StringValue("1us"));
+        const std::vector<Ptr<MetaRoceNic>> nics{rdma.Install(nodes.Get(0)),
+                                                 rdma.Install(nodes.Get(1))};
+        rdma.ConnectBackToBack(nics[0], nics[1], 1);
+        Ptr<DeterministicRandomVariable> sizes = CreateObject<DeterministicRandomVariable>();
+        double order[] = {double(kLong), double(kShort)};
+        sizes->SetValueArray(order, 2);
+        Ptr<MetaRoceFlowGenerator> g = CreateObject<MetaRoceFlowGenerator>();
+        g->SetAttribute("Load", DoubleValue(1.0));
+        g->SetAttribute("MaxFlows", UintegerValue(2));
+        g->SetAttribute("QueuePairPerFlow", BooleanValue(perFlow));
+        // A mean of one byte at full load: the second flow starts well within a nanosecond.
+        g->Setup(nics, 0, transport, sizes, 1.0);
+        g->AssignStreams(1);
+        nodes.Get(0)->AddApplication(g);
+        std::map<uint64_t, Time> ends;
+        g->TraceConnectWithoutContext("Flow", MakeBoundCallback(&RecordFlowEnd, &ends));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(g->IsFinished(), true, "both flows complete");
+        const uint64_t queuePairs = nics[0]->GetQueuePairs().size();
+        NS_TEST_EXPECT_MSG_EQ(queuePairs, perFlow ? 0 : 1, "queue pairs left at the sender");
+        const uint64_t releasedBytes = nics[0]->GetReleasedCounters().txBytes;
+        const uint64_t expected = perFlow ? kLong + kShort : 0;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(releasedBytes, expected, "released queue pairs' bytes kept");
+        Simulator::Destroy();
+        return ends;
+    }
+
+    void DoRun() override
+    {
+        for (const auto transport : {metaroce::Transport::RoceV2, metaroce::Transport::MetaRoce})
+        {
+            const std::map<uint64_t, Time> ends = Run(transport, true);
+            NS_TEST_ASSERT_MSG_EQ(ends.size(), 2, "both flows recorded");
+            NS_TEST_EXPECT_MSG_LT(ends.at(kShort) * 4,
+                                  ends.at(kLong),
+                                  "per flow: the short flow ends long before the long one");
+        }
+        const std::map<uint64_t, Time> shared = Run(metaroce::Transport::RoceV2, false);
+        NS_TEST_ASSERT_MSG_EQ(shared.size(), 2, "both flows recorded");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(shared.at(kShort),
+                                    shared.at(kLong),
+                                    "one queue pair: the short flow waits for the long one");
+    }
+};
+
 class WorkloadsTestSuite : public TestSuite
 {
   public:
@@ -465,6 +553,7 @@ class WorkloadsTestSuite : public TestSuite
         AddTestCase(new AllToAllVTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new JobsTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new JobWorkloadsTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new FlowPerQueuePairTestCase, MetaRoceTestDuration::QUICK);
     }
 };
 

@@ -93,6 +93,11 @@ AddWorkloadOptions(CommandLine& cmd, MetaRoceExperimentConfig& c)
                   -1e300,
                   1e300);
     AddIntegerOption(cmd, "flowsPerHost", "flows: flows each host starts", c.flowsPerHost);
+    AddBoolOption(cmd,
+                  "qpPerFlow",
+                  "flows: each flow on its own queue pair or connection, released when it "
+                  "completes (default: one per host pair, shared by its flows in turn)",
+                  c.qpPerFlow);
     AddStringOption(cmd,
                     "schedule",
                     "workload schedule: a JSON file of groups, collectives and compute gaps "

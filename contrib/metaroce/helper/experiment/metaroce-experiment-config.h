@@ -79,6 +79,9 @@ struct MetaRoceExperimentConfig
     std::string cdfFile;       ///< flows: size distribution, lines "bytes cumulative-probability"
     double load{0.5};          ///< flows: offered load, fraction of each host's line rate x planes
     uint32_t flowsPerHost{20}; ///< flows: flows each host starts
+    /// flows: each flow on its own queue pair (connection), released when it completes; false:
+    /// one per host pair (and plane), which a flow shares with the earlier ones to that host.
+    bool qpPerFlow{false};
     /// alltoallv: the traffic matrix file (metaroce-traffic-matrix.h), or empty with skew.
     std::string trafficMatrix;
     /// alltoallv: "zipf:S", a mixture-of-experts router's matrix (metaroce-traffic-matrix.h).

@@ -19,6 +19,7 @@
 #include "ns3/metaroce-fabric-shape.h"
 #include "ns3/metaroce-flow-generator.h"
 #include "ns3/metaroce-link-helper.h"
+#include "ns3/metaroce-mpi.h"
 #include "ns3/metaroce-nic.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/uinteger.h"
@@ -171,6 +172,7 @@ ValidateFlows(const MetaRoceExperimentConfig& c)
             "load",
             text.str() + " is not a load in [1e-06, 1] (a fraction of the line rate)");
     Require(c.flowsPerHost >= 1, "flowsPerHost", "need at least 1 flow per host");
+    Require(!c.qpPerFlow || MetaRoceMpi::GetSize() == 1, "qpPerFlow", "not in distributed runs");
 }
 
 /// The workload and its message sizes (the wire's limits).
@@ -523,6 +525,7 @@ MetaRoceExperimentConfig::UnusedOptions(const MetaRoceExperimentConfig& d) const
           "flowsPerHost",
           std::to_string(flowsPerHost),
           noFlows);
+    check(qpPerFlow != d.qpPerFlow, flows, "qpPerFlow", "true", noFlows);
     const std::string onFlows = "on the flows workload (its sizes and count come from --cdfFile "
                                 "and --flowsPerHost)";
     check(messageBytes != d.messageBytes,

@@ -5,6 +5,7 @@
 #include "metaroce-transports.h"
 #include "metaroce-workload-inputs.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/metaroce-mpi.h"
 #include "ns3/node.h"
@@ -90,6 +91,7 @@ MetaRoceExperimentWorkload::InstallFlows(MetaRoceFabricHelper& fabric,
         Ptr<MetaRoceFlowGenerator> g = CreateObject<MetaRoceFlowGenerator>();
         g->SetAttribute("Load", DoubleValue(m_config.load));
         g->SetAttribute("MaxFlows", UintegerValue(m_config.flowsPerHost));
+        g->SetAttribute("QueuePairPerFlow", BooleanValue(m_config.qpPerFlow));
         g->Setup(nics,
                  h,
                  TransportOf(m_config),

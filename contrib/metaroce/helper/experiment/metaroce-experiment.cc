@@ -352,6 +352,7 @@ MetaRoceExperiment::Collect(const MetaRoceFabricHelper& fabric,
         const Ptr<MetaRoceNic> nic = fabric.GetNic(h);
         if (MetaRoceMpi::IsLocal(*nic->GetObject<Node>()))
         {
+            hosts[h] += nic->GetReleasedCounters();
             for (const auto& qp : nic->GetQueuePairs())
             {
                 hosts[h] += qp->GetCounters();

@@ -176,7 +176,8 @@ MetaRoceFabricMonitor::Start(Time start,
 std::pair<uint64_t, uint64_t>
 MetaRoceFabricMonitor::HostBytes(uint32_t h) const
 {
-    std::pair<uint64_t, uint64_t> bytes{0, 0};
+    const metaroce::Counters& released = m_fabric.GetNic(h)->GetReleasedCounters();
+    std::pair<uint64_t, uint64_t> bytes{released.txBytes, released.placedBytes};
     for (const auto& qp : m_fabric.GetNic(h)->GetQueuePairs())
     {
         bytes.first += qp->GetCounters().txBytes;

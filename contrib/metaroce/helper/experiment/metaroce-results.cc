@@ -92,6 +92,10 @@ AddWorkloadConfig(nlohmann::ordered_json& j, const MetaRoceExperimentConfig& c)
         j["top_k"] = c.topK;
         j["token_bytes"] = c.tokenBytes;
     }
+    if (c.workload == "flows" && c.qpPerFlow)
+    {
+        j["qp_per_flow"] = true;
+    }
     if (c.workload == "allreduce-tree")
     {
         j["tree_chunk_bytes"] = c.treeChunkBytes;

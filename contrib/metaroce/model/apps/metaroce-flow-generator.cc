@@ -2,9 +2,11 @@
 
 #include "metaroce-flow-size-cdf.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/metaroce-arrivals.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -60,6 +62,15 @@ MetaRoceFlowGenerator::GetTypeId()
                           UintegerValue(100),
                           MakeUintegerAccessor(&MetaRoceFlowGenerator::m_maxFlows),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("QueuePairPerFlow",
+                          "Each flow on its own connection (MetaRoCE) or queue pair (RoCEv2), "
+                          "opened when it starts and released when it completes; false: one per "
+                          "destination (and plane, RoCEv2), opened before the run, so that a "
+                          "flow may wait behind an earlier one to the same host. True needs "
+                          "every host on one simulator process.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&MetaRoceFlowGenerator::m_qpPerFlow),
+                          MakeBooleanChecker())
             .AddTraceSource("Flow",
                             "A flow completed (source, destination, bytes, start, end).",
                             MakeTraceSourceAccessor(&MetaRoceFlowGenerator::m_flowTrace),
@@ -161,7 +172,10 @@ MetaRoceFlowGenerator::Plan()
         f.bytes = static_cast<uint64_t>(std::max(1.0, std::round(m_sizes->GetValue())));
         f.plane = roce ? i % planes : 0;
         m_plan.push_back(f);
-        QueuePairTo(f.dst, f.plane);
+        if (!m_qpPerFlow)
+        {
+            QueuePairTo(f.dst, f.plane);
+        }
     }
 }
 
@@ -193,6 +207,7 @@ MetaRoceFlowGenerator::DoDispose()
     m_arrivals = nullptr;
     m_hosts.clear();
     m_qps.clear();
+    m_flowPeers.clear();
     m_inFlight.clear();
     m_plan.clear();
     Application::DoDispose();
@@ -205,10 +220,10 @@ MetaRoceFlowGenerator::StartFlow()
     const uint32_t dst = f.dst;
     const uint64_t bytes = f.bytes;
     const bool roce = m_transport != metaroce::Transport::MetaRoce;
-    Ptr<MetaRoceQueuePair> qp = QueuePairTo(dst, f.plane);
+    Ptr<MetaRoceQueuePair> qp = m_qpPerFlow ? ConnectFlow(dst, f.plane) : QueuePairTo(dst, f.plane);
     UintegerValue streams;
     m_hosts[m_self]->GetAttribute("Streams", streams);
-    const auto stream = static_cast<uint16_t>(roce ? 0 : m_started % streams.Get());
+    const auto stream = static_cast<uint16_t>(roce || m_qpPerFlow ? 0 : m_started % streams.Get());
     qp->PostWrite(stream, bytes);
     m_inFlight[{qp->GetLocalId(), stream}].push_back({dst, bytes, Now()});
     NS_LOG_INFO("host " << m_self << " flow " << m_started << " to " << dst << ": " << bytes
@@ -237,13 +252,41 @@ MetaRoceFlowGenerator::QueuePairTo(uint32_t dst, uint32_t plane)
     return local;
 }
 
+Ptr<MetaRoceQueuePair>
+MetaRoceFlowGenerator::ConnectFlow(uint32_t dst, uint32_t plane)
+{
+    NS_ABORT_MSG_IF(m_hosts[dst]->GetObject<Node>() != nullptr &&
+                        m_hosts[dst]->GetObject<Node>()->GetSystemId() != Simulator::GetSystemId(),
+                    "MetaRoceFlowGenerator: QueuePairPerFlow needs every host on one process");
+    auto [local, remote] = MetaRoceNic::Connect(m_hosts[m_self], m_hosts[dst], m_transport, plane);
+    local->SetCompletionCallback(MakeCallback(&MetaRoceFlowGenerator::OnCompletion, this));
+    m_flowPeers[local->GetLocalId()] = remote;
+    return local;
+}
+
+void
+MetaRoceFlowGenerator::ReleaseFlow(Ptr<MetaRoceQueuePair> local, Ptr<MetaRoceQueuePair> remote)
+{
+    m_hosts[m_self]->ReleaseQueuePair(local);
+    remote->GetNic()->ReleaseQueuePair(remote);
+}
+
 void
 MetaRoceFlowGenerator::OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c)
 {
-    auto& queue = m_inFlight[{qp->GetLocalId(), c.stream}];
+    const auto key = std::make_pair(qp->GetLocalId(), c.stream);
+    auto& queue = m_inFlight[key];
     NS_ABORT_MSG_IF(queue.empty(), "MetaRoceFlowGenerator: completion without a flow");
     const Flow f = queue.front();
     queue.pop_front();
+    if (m_qpPerFlow)
+    {
+        // Its one flow is done: both ends go once this callback has returned.
+        m_inFlight.erase(key);
+        const auto peer = m_flowPeers.find(qp->GetLocalId());
+        Simulator::ScheduleNow(&MetaRoceFlowGenerator::ReleaseFlow, this, qp, peer->second);
+        m_flowPeers.erase(peer);
+    }
     if (c.status != metaroce::CompletionStatus::Success)
     {
         NS_LOG_WARN("host " << m_self << ": flow to " << f.dst << " failed");

@@ -5,9 +5,11 @@
  * EmpiricalRandomVariable loaded from a CDF file (ReadFlowSizeCdf()); the mean inter-arrival time
  * is set from the offered load: mean size x 8 / (Load x line rate x ports).
  *
- * Connections are opened on first use, one per destination (MetaRoCE, flows on streams in
- * turn so that one slow flow does not hold the next behind it) or one per destination and
- * plane (RoCEv2, flows on planes in turn).
+ * By default connections are opened before the run, one per destination (MetaRoCE, flows on
+ * streams in turn so that one slow flow does not hold the next behind it) or one per destination
+ * and plane (RoCEv2, flows on planes in turn): a flow may wait behind an earlier one to the same
+ * host. With QueuePairPerFlow each flow opens its own connection or queue pair when it starts
+ * (as HPCC's simulator and most flow studies do), released with its state when it completes.
  */
 #ifndef METAROCE_FLOW_GENERATOR_H
 #define METAROCE_FLOW_GENERATOR_H
@@ -79,9 +81,10 @@ class MetaRoceFlowGenerator : public Application
     int64_t AssignStreams(int64_t stream);
     /**
      * Draws every flow (arrival gap, destination, size) and connects a queue pair for every
-     * destination and plane they use. Call after Setup(), the attributes and AssignStreams(),
-     * before the run; in a distributed run, on every rank (an experiment's workload does).
-     * StartApplication() plans a generator that was not.
+     * destination and plane they use (with QueuePairPerFlow, none: each flow connects its own).
+     * Call after Setup(), the attributes and AssignStreams(), before the run; in a distributed run,
+     * on every rank (an experiment's workload does). StartApplication() plans a generator that was
+     * not.
      */
     void Plan();
 
@@ -93,6 +96,10 @@ class MetaRoceFlowGenerator : public Application
     /// The line rate of the host's NIC, all ports.
     double LineBps() const;
     Ptr<MetaRoceQueuePair> QueuePairTo(uint32_t dst, uint32_t plane);
+    /// QueuePairPerFlow: a new connection or queue pair to `dst` on `plane`, for one flow.
+    Ptr<MetaRoceQueuePair> ConnectFlow(uint32_t dst, uint32_t plane);
+    /// QueuePairPerFlow: releases both ends of a completed flow's queue pair.
+    void ReleaseFlow(Ptr<MetaRoceQueuePair> local, Ptr<MetaRoceQueuePair> remote);
     void OnCompletion(Ptr<MetaRoceQueuePair> qp, const metaroce::Completion& c);
 
     /// A flow waiting for its completion, per queue pair in posting order.
@@ -114,6 +121,7 @@ class MetaRoceFlowGenerator : public Application
 
     double m_load;
     uint32_t m_maxFlows;
+    bool m_qpPerFlow;
     std::vector<Ptr<MetaRoceNic>> m_hosts;
     uint32_t m_self{0};
     metaroce::Transport m_transport{metaroce::Transport::MetaRoce};
@@ -125,6 +133,8 @@ class MetaRoceFlowGenerator : public Application
     bool m_planned{false};
     std::map<std::pair<uint32_t, uint32_t>, Ptr<MetaRoceQueuePair>> m_qps;    ///< (dst, plane)
     std::map<std::pair<uint32_t, uint16_t>, metaroce::Ring<Flow>> m_inFlight; ///< (qp id, stream)
+    /// QueuePairPerFlow: each open flow's remote end, by its local end's id
+    std::map<uint32_t, Ptr<MetaRoceQueuePair>> m_flowPeers;
     uint64_t m_started{0};
     uint64_t m_completed{0};
     EventId m_next;

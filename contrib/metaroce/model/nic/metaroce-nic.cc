@@ -196,6 +196,12 @@ class MetaRoceNic::QueuePairHost : public metaroce::DriverHost, public MetaRoceP
         m_disposed = true;
     }
 
+    /// Where this queue pair is scheduled (ReleaseQueuePair() takes it out).
+    const std::vector<MetaRocePortScheduler::Slot>& Slots() const
+    {
+        return m_slots;
+    }
+
   private:
     void OnTimer()
     {
@@ -269,29 +275,6 @@ MetaRoceNic::QueuePairDisposed(uint32_t localId)
     }
 }
 
-uint32_t
-MetaRoceNic::AddPort(Ptr<NetDevice> device, Ipv4Address address)
-{
-    NS_ABORT_MSG_IF(device == nullptr, "MetaRoceNic::AddPort: null device");
-    NS_ABORT_MSG_IF(device->GetChannel() == nullptr,
-                    "MetaRoceNic::AddPort: attach the device to a channel first");
-    NS_ABORT_MSG_IF(!m_hosts.empty(), "MetaRoceNic::AddPort: add every port before connecting");
-    const auto index = static_cast<uint32_t>(m_ports.size());
-    Port port;
-    port.device = device;
-    port.address = address;
-    port.queue = CreateObject<MetaRocePortQueue>();
-    port.queue->SetOwner(this, index);
-    port.queue->Attach(device);
-    m_arrivals = MetaRoceArrivals::Of(device->GetNode());
-    m_pfc.SetArrivals(m_arrivals);
-    m_arrivals->BindPort(device, this, index);
-    m_ports.push_back(port);
-    m_scheduler.AddPort();
-    m_pfc.AddPort(MakeCallback(&MetaRocePortQueue::Kick, port.queue));
-    return index;
-}
-
 bool
 MetaRoceNic::HasTimerDueBy(Time t) const
 {
@@ -300,34 +283,6 @@ MetaRoceNic::HasTimerDueBy(Time t) const
            std::any_of(m_hosts.begin(), m_hosts.end(), [step](const auto& entry) {
                return entry.second->TimerDueBy(step);
            });
-}
-
-uint32_t
-MetaRoceNic::GetNPorts() const
-{
-    return static_cast<uint32_t>(m_ports.size());
-}
-
-Ptr<NetDevice>
-MetaRoceNic::GetPort(uint32_t port) const
-{
-    NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceNic: no port " << port);
-    return m_ports[port].device;
-}
-
-Ipv4Address
-MetaRoceNic::GetAddress(uint32_t port) const
-{
-    NS_ABORT_MSG_IF(port >= m_ports.size(), "MetaRoceNic: no port " << port);
-    return m_ports[port].address;
-}
-
-uint64_t
-MetaRoceNic::LineRateBps(uint32_t port) const
-{
-    DataRateValue rate;
-    m_ports[port].device->GetAttribute("DataRate", rate);
-    return rate.Get().GetBitRate();
 }
 
 void
@@ -341,6 +296,34 @@ MetaRoceNic::RegisterMemory(uint32_t key, uint64_t addr, uint64_t length, uint8_
     {
         NS_FATAL_ERROR("MetaRoceNic::RegisterMemory: " << e.what());
     }
+}
+
+void
+MetaRoceNic::ReleaseQueuePair(Ptr<MetaRoceQueuePair> qp)
+{
+    NS_ABORT_MSG_IF(qp == nullptr || qp->GetNic() != this,
+                    "MetaRoceNic::ReleaseQueuePair: not a queue pair of this NIC");
+    const auto it = m_hosts.find(qp->GetLocalId());
+    for (const auto& slot : it->second->Slots())
+    {
+        m_scheduler.Remove(slot);
+    }
+    m_released += qp->GetCounters();
+    if (qp->GetTransport() == metaroce::Transport::MetaRoce)
+    {
+        static_cast<metaroce::MetaRoceConnection&>(it->second->Engine())
+            .ShareReceiverHints(nullptr);
+    }
+    m_hostById[qp->GetLocalId()] = nullptr; // its late packets: UnknownDestination drops
+    std::unique_ptr<QueuePairHost> host = std::move(it->second);
+    m_hosts.erase(it);
+    qp->Dispose();
+}
+
+const metaroce::Counters&
+MetaRoceNic::GetReleasedCounters() const
+{
+    return m_released;
 }
 
 std::vector<Ptr<MetaRoceQueuePair>>

@@ -121,8 +121,18 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     /// Registers memory in the NIC's protection domain (see metaroce::MemoryRegistry).
     void RegisterMemory(uint32_t key, uint64_t addr, uint64_t length, uint8_t* data);
 
-    /// The queue pairs of this NIC.
+    /// The queue pairs of this NIC (not those released).
     std::vector<Ptr<MetaRoceQueuePair>> GetQueuePairs() const;
+
+    /**
+     * Releases `qp`, a queue pair of this NIC: it leaves the port scheduler, its engine and
+     * timer are freed and it is disposed; packets that still arrive for it are dropped as
+     * UnknownDestination. Its counters are kept in GetReleasedCounters(). For connections whose
+     * work is done (a flow per queue pair); not from within one of its own callbacks.
+     */
+    void ReleaseQueuePair(Ptr<MetaRoceQueuePair> qp);
+    /// The counters of every queue pair released so far, summed.
+    const metaroce::Counters& GetReleasedCounters() const;
 
     /// Called by MetaRoceQueuePair::DoDispose: the NIC serves that queue pair no more (a flag
     /// in its host, so that no event reads the queue pair to find out).
@@ -216,7 +226,8 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     /// The same by local id in an array (ids are dense, from m_nextId): every arriving frame
     /// looks its queue pair up, and a tree walk costs a cache miss a level (doc/benchmarks.md).
     std::vector<QueuePairHost*> m_hostById;
-    uint32_t m_nextId{2}; ///< RoCEv2 reserves QP numbers 0 and 1
+    uint32_t m_nextId{2};          ///< RoCEv2 reserves QP numbers 0 and 1
+    metaroce::Counters m_released; ///< ReleaseQueuePair()'s queue pairs' counters, summed
     metaroce::MemoryRegistry m_memory;
     Ptr<UniformRandomVariable> m_rng;
     MetaRoceFairShare m_fairShare;

@@ -1,5 +1,6 @@
 #include "metaroce-port-scheduler.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -54,8 +55,17 @@ MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
 {
     NS_LOG_FUNCTION(this << port << sender);
     Port& p = m_ports[port];
-    const auto slot = static_cast<uint32_t>(p.senders.size());
-    p.senders.push_back(sender);
+    uint32_t slot = static_cast<uint32_t>(p.senders.size());
+    if (p.freeSlots.empty())
+    {
+        p.senders.push_back(sender);
+    }
+    else
+    {
+        slot = p.freeSlots.back();
+        p.freeSlots.pop_back();
+        p.senders[slot] = sender;
+    }
     for (std::vector<uint64_t>& bits : m_maybe)
     {
         bits.resize(std::max(bits.size(), (slot / 64 + 1) * m_ports.size()), 0);
@@ -69,6 +79,23 @@ MetaRocePortScheduler::Add(uint32_t port, Sender* sender)
                            sender->m_marks.recovery & keep};
     }
     return {port, slot};
+}
+
+void
+MetaRocePortScheduler::Remove(const Slot& slot)
+{
+    NS_LOG_FUNCTION(this << slot.first << slot.second);
+    const auto& [port, index] = slot;
+    NS_ABORT_MSG_IF(port >= m_ports.size() || index >= m_ports[port].senders.size() ||
+                        m_ports[port].senders[index] == nullptr,
+                    "MetaRocePortScheduler::Remove: no sender at port " << port << " slot "
+                                                                        << index);
+    for (std::size_t kind : {kAny, kControl, kRecovery})
+    {
+        SetMark(kind, port, index, false);
+    }
+    m_ports[port].senders[index] = nullptr;
+    m_ports[port].freeSlots.push_back(index);
 }
 
 uint64_t
@@ -189,6 +216,12 @@ MetaRocePortScheduler::PullFromSlots(Port& port,
     for (std::size_t slot = FindMarked(words, stride, from, end); slot < end;
          slot = FindMarked(words, stride, slot + 1, end))
     {
+        if (port.senders[slot] == nullptr)
+        {
+            // Removed (Remove()), and marked since by SetControlFirst or SetRecoveryFirst.
+            SetMark(rr.kind, index, slot, false);
+            continue;
+        }
         Sender& sender = *port.senders[slot];
         const bool work = rr.kind == kControl    ? sender.HasControlWork(index)
                           : rr.kind == kRecovery ? sender.HasRecoveryWork(index)

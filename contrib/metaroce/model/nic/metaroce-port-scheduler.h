@@ -89,9 +89,14 @@ class MetaRocePortScheduler
     /// Adds a port with no senders; returns its index.
     uint32_t AddPort();
 
-    /// Appends `sender` to `port`'s round-robin; returns its slot. The sender must outlive its
-    /// registration (until Clear()).
+    /// Appends `sender` to `port`'s round-robin, in the most recently freed slot if any
+    /// (Remove()); returns its slot. The sender must outlive its registration (until Remove()
+    /// or Clear()).
     Slot Add(uint32_t port, Sender* sender);
+
+    /// Takes the sender at `slot` out of its port's round-robin: its marks are cleared and the
+    /// slot is free for the next Add() on that port.
+    void Remove(const Slot& slot);
 
     /// Work on every port of every kind: MarkWork with it marks a sender as maybe having work.
     static constexpr metaroce::PortWork kMaybeWork{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
@@ -149,7 +154,8 @@ class MetaRocePortScheduler
     /// The senders of one port and its round-robins.
     struct Port
     {
-        std::vector<Sender*> senders;      ///< in the order they were added
+        std::vector<Sender*> senders;      ///< in the order they were added (null: removed)
+        std::vector<uint32_t> freeSlots;   ///< removed slots, the next Add()'s last first
         RoundRobin any{0, kAny};           ///< any packet
         RoundRobin control{0, kControl};   ///< control packets (with control first only)
         RoundRobin recovery{0, kRecovery}; ///< recovery (with recovery first only)
