@@ -589,6 +589,7 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     {
         // Its sender is active (spec 6.5), however short the packet.
         const bool joined = m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(),
+                                                      size,
                                                       rx.ecnCe,
                                                       Simulator::Now(),
                                                       m_fairShareWindow);
