@@ -588,12 +588,9 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     else if (result.carriedData)
     {
         // Its sender is active (spec 6.5), however short the packet.
-        const bool joined = m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(),
-                                                      size,
-                                                      rx.ecnCe,
-                                                      Simulator::Now(),
-                                                      m_fairShareWindow);
-        UpdateFairShare(joined);
+        const Time now = Simulator::Now();
+        const uint32_t qp = host.QueuePair().GetLocalId();
+        UpdateFairShare(m_fairShare.OnDataArrival(qp, size, rx.ecnCe, now, m_fairShareWindow));
     }
     host.Service();
 }
