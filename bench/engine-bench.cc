@@ -4,7 +4,7 @@
 #include "loopback-scenario.h"
 #include "metaroce-connection.h"
 #include "metaroce-wire.h"
-#include "path-receive-window.h"
+#include "flow-receive-window.h"
 
 #include <benchmark/benchmark.h>
 
@@ -19,7 +19,7 @@ DataHeader()
     MrHeader h;
     h.opcode = MrOpcode::Write;
     h.flags = kMrFlagFirst;
-    h.pathId = 3;
+    h.flowId = 3;
     h.connection = 42;
     h.psn = 1000;
     h.ackFloor = 990;
@@ -69,7 +69,7 @@ BM_ParseAckWithSack(benchmark::State& state)
 {
     MrHeader h;
     h.opcode = MrOpcode::Ack;
-    h.cumulativePsn = 500;
+    h.cumulativeFsn = 500;
     for (std::size_t i = 0; i < kSackBits; i += 3)
     {
         h.sack.set(i);
@@ -89,7 +89,7 @@ BENCHMARK(BM_ParseAckWithSack);
 void
 BM_ReceiveWindowInOrder(benchmark::State& state)
 {
-    PathReceiveWindow w;
+    FlowReceiveWindow w;
     uint64_t psn = 0;
     for (auto _ : state)
     {

@@ -25,7 +25,7 @@ from metaroce import experiment as mx
 VARIANTS = [("MetaRoCE, rate hints honoured", "metaroce", "HonourRateHint=true"),
             ("MetaRoCE, rate hints ignored", "metaroce", "HonourRateHint=false"),
             ("MetaRoCE, hints, first window 1 packet per path", "metaroce",
-             "HonourRateHint=true;InitialPathWindow=1"),
+             "HonourRateHint=true;InitialFlowWindow=1"),
             ("MetaRoCE, hints, receiver admission", "metaroce",
              "HonourRateHint=true;AdmissionRtt=16us;UnscheduledBytes=4160"),
             ("MetaRoCE, hints, receiver admission, no unscheduled limit", "metaroce",

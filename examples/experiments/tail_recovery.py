@@ -16,11 +16,11 @@ from metaroce import experiment as mx
 
 VARIANTS = {
     "defaults": "",
-    "markers on the last path only": "TailMarkersEveryPath=false",
+    "markers on the last path only": "TailMarkersEveryFlow=false",
     "one copy at the tail": "TailRetransmitCopies=1",
     "recovery in turn": "RecoveryFirst=false",
     "all three off (before)":
-        "TailMarkersEveryPath=false;TailRetransmitCopies=1;RecoveryFirst=false",
+        "TailMarkersEveryFlow=false;TailRetransmitCopies=1;RecoveryFirst=false",
 }
 WORKLOADS = ["alltoall", "allreduce-ring"]
 

@@ -145,13 +145,13 @@ CASES = [
     ("metaroce-fabric", [], "--output=/no/such/dir/x.csv", ["--output", "/no/such/dir"]),
     # The loopback sweep.
     ("metaroce-loopback", [], "--planes=65", ["--planes", "65"]),
-    ("metaroce-loopback", [], "--pathsPerPlane=0", ["--pathsPerPlane", "0"]),
+    ("metaroce-loopback", [], "--flowsPerPlane=0", ["--flowsPerPlane", "0"]),
     ("metaroce-loopback", [], "--messageBytes=-1", ["--messageBytes", "-1"]),
     ("metaroce-loopback", [], "--rateGbps=0", ["--rateGbps", "0"]),
     ("metaroce-loopback", [], "--rateGbps=nan", ["--rateGbps", "nan"]),
     ("metaroce-loopback", [], "--messages=0", ["--messages", "0"]),
     ("metaroce-loopback", [], "--transports=tcp", ["tcp"]),
-    ("metaroce-loopback", ["--planes=64"], "--pathsPerPlane=1024", ["pathsPerPort"]),
+    ("metaroce-loopback", ["--planes=64"], "--flowsPerPlane=1024", ["flowsPerPort"]),
     # The ns-3 socket example.
     ("metaroce-first", [], "--transport=tcp", ["--transport", "tcp"]),
     ("metaroce-first", [], "--bytes=0", ["--bytes", "0"]),

@@ -45,7 +45,7 @@ Draw(uint64_t seed)
     c.transport = rng() % 5 == 0 ? Transport::RoceV2 : Transport::MetaRoce;
     const bool metaroce = c.transport == Transport::MetaRoce;
     c.metaroce.ports = metaroce ? static_cast<uint16_t>(1 + rng() % 4) : 1;
-    c.metaroce.pathsPerPort = static_cast<uint16_t>(1 + rng() % 8);
+    c.metaroce.flowsPerPort = static_cast<uint16_t>(1 + rng() % 8);
     c.metaroce.streams = metaroce ? static_cast<uint16_t>(1 + rng() % 4) : 1; // RC: one
     c.metaroce.mtu = metaroce ? 1024u << (rng() % 3) : 256u << (rng() % 5);
     c.channel.ports = c.metaroce.ports;
@@ -86,7 +86,7 @@ Describe(const ScenarioConfig& c)
                   "credit=%llu",
                   TransportName(c.transport),
                   c.metaroce.ports,
-                  c.metaroce.pathsPerPort,
+                  c.metaroce.flowsPerPort,
                   c.metaroce.streams,
                   c.metaroce.mtu,
                   static_cast<unsigned long long>(c.channel.rateBps),

@@ -54,7 +54,7 @@ DutSetup DefaultSetup(Transport transport);
 
 /**
  * Applies one portable setting: every row of the engine's configuration tables (member names:
- * "mtu", "pathsPerPort", "rtoMinNs", ...; "aimd.<member>" and "dcqcn.<member>" for the nested
+ * "mtu", "flowsPerPort", "rtoMinNs", ...; "aimd.<member>" and "dcqcn.<member>" for the nested
  * ones), each an attribute of MetaRoceNic, plus the DUT's shape ("ports", "portRateBps";
  * RoCEv2: "mtu", "lineRateBps"). Throws std::invalid_argument naming the key when it is not
  * portable for the transport or its value is malformed; the whole configuration is validated by

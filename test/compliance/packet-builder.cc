@@ -45,7 +45,7 @@ BuildMetaRoce(const DutSetup& setup,
 {
     MrHeader h;
     h.opcode = info.opcode;
-    h.pathId = Narrow<uint16_t>(v, "pathId", 0);
+    h.flowId = Narrow<uint16_t>(v, "flowId", 0);
     h.connection = Narrow<uint32_t>(v, "connection", kDutConnection);
     uint32_t payload = 0;
     if (info.mask & kMrOpSequenced)
@@ -83,7 +83,7 @@ BuildMetaRoce(const DutSetup& setup,
         h.flags = kMrFlagAckReq;
         break;
     case MrOpcode::Ack:
-        h.cumulativePsn = Narrow<uint32_t>(v, "cumulativePsn", 0);
+        h.cumulativeFsn = Narrow<uint32_t>(v, "cumulativeFsn", 0);
         h.rateHintMbps = Narrow<uint32_t>(v, "rateHint", 0);
         h.echoTimestamp = Value(v, "echoTimestamp", 0);
         h.ceCount = Narrow<uint16_t>(v, "ceCount", 0);

@@ -22,7 +22,7 @@ const FieldList kMetaFields = {"port", "sport", "dport", "wireSize"};
 const std::map<std::string, FieldList>&
 MetaRoceFields()
 {
-    static const FieldList common = {"version", "flags", "pathId", "connection"};
+    static const FieldList common = {"version", "flags", "flowId", "connection"};
     static const FieldList data = {"psn",
                                    "ackFloor",
                                    "stream",
@@ -40,11 +40,11 @@ MetaRoceFields()
         {"WRITE", join(join(common, data), {"remoteAddr", "remoteKey"})},
         {"SEND", join(common, data)},
         {"PROBE", join(common, {"psn", "ackFloor", "timestamp"})},
-        {"ACK", join(common, {"cumulativePsn", "rateHint",    "echoTimestamp", "ceCount",
+        {"ACK", join(common, {"cumulativeFsn", "rateHint",    "echoTimestamp", "ceCount",
                               "newCount",      "credit",      "sack",          "repeats",
-                              "repeat0Path",   "repeat0Sack", "repeat0Psn",    "repeat1Path",
-                              "repeat1Sack",   "repeat1Psn",  "repeat2Path",   "repeat2Sack",
-                              "repeat2Psn",    "repeat3Path", "repeat3Sack",   "repeat3Psn"})},
+                              "repeat0Flow",   "repeat0Sack", "repeat0Fsn",    "repeat1Flow",
+                              "repeat1Sack",   "repeat1Fsn",  "repeat2Flow",   "repeat2Sack",
+                              "repeat2Fsn",    "repeat3Flow", "repeat3Sack",   "repeat3Fsn"})},
         {"NAK", join(common, {"stream", "syndrome", "msn"})},
     };
     return fields;
@@ -135,7 +135,7 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
     auto add = [&d](const char* name, uint64_t v) { d.fields.emplace_back(name, v); };
     add("version", pkt.bytes[0] >> 4);
     add("flags", h.flags);
-    add("pathId", h.pathId);
+    add("flowId", h.flowId);
     add("connection", h.connection);
     switch (h.opcode)
     {
@@ -162,7 +162,7 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
         add("timestamp", h.timestamp);
         break;
     case MrOpcode::Ack:
-        add("cumulativePsn", h.cumulativePsn);
+        add("cumulativeFsn", h.cumulativeFsn);
         add("rateHint", h.rateHintMbps);
         add("echoTimestamp", h.echoTimestamp);
         add("ceCount", h.ceCount);
@@ -173,9 +173,9 @@ DecodeMetaRoce(const WirePacket& pkt, DecodedPacket& d)
         for (std::size_t k = 0; k < h.repeatCount; ++k)
         {
             const std::string name = "repeat" + std::to_string(k);
-            d.fields.emplace_back(name + "Path", h.repeats[k].pathId);
+            d.fields.emplace_back(name + "Path", h.repeats[k].flowId);
             d.fields.emplace_back(name + "Sack", h.repeats[k].sack);
-            d.fields.emplace_back(name + "Psn", h.repeats[k].cumulativePsn);
+            d.fields.emplace_back(name + "Psn", h.repeats[k].cumulativeFsn);
         }
         break;
     case MrOpcode::Nak:

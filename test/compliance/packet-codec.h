@@ -4,8 +4,8 @@
  * (metaroce-wire.h, rocev2-wire.h) so there is one definition of each layout.
  *
  * Field names are the spec's (3.3-3.6 for MetaRoCE, 8.2 for RoCEv2), spelled as the wire
- * structs spell them: pathId, connection, psn, ackFloor, stream, msn, messageLength, offset,
- * payloadLength, recvIndex, timestamp, remoteAddr, remoteKey, cumulativePsn, rateHint,
+ * structs spell them: flowId, connection, psn, ackFloor, stream, msn, messageLength, offset,
+ * payloadLength, recvIndex, timestamp, remoteAddr, remoteKey, cumulativeFsn, rateHint,
  * echoTimestamp, ceCount, newCount, credit, sack, syndrome; RoCEv2: se, migReq, padCount, tver,
  * pKey, destQpn, ackReq, psn, va, rkey, dmaLength, syndrome, msn. Every packet also has port,
  * sport, dport and wireSize (UDP payload bytes).

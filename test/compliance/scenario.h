@@ -6,11 +6,11 @@
  *   spec 5.3 5.4                                   # sections of doc/spec.md the scenario checks
  *   spec-1.0 4.6                                   # ... and of MetaRoCE 1.0 (spec-1-0.h)
  *   transport metaroce
- *   config pathsPerPort=1 initialPathWindowPackets=8
+ *   config flowsPerPort=1 initialFlowWindowPackets=8
  *   0us        post WRITE w1 stream=0 length=16384
  *   0us        expect WRITE psn=0 offset=0 flags=FIRST sport=$e
  *   +335ns+-2ns expect WRITE psn=1 offset=4096 flags=0 sport=$e
- *   10us       inject ACK cumulativePsn=0 sack={0,1,2}
+ *   10us       inject ACK cumulativeFsn=0 sack={0,1,2}
  *   10us       expect WRITE psn=4 offset=0 flags=FIRST|RETX|ACKREQ
  *   20us       expect counters fastRetransmits=1 drops.BadField=0
  *

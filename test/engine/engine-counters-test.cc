@@ -37,9 +37,9 @@ TEST(DropReasons, NamesAreUniqueAndFoundBack)
         EXPECT_EQ(DropReasonBySpecName(row.specName), row.reason);
         EXPECT_EQ(FindReason(kDropReasons, row.name), &row);
     }
-    EXPECT_STREQ(DropReasonName(DropReason::PsnOutOfWindow), "psn-out-of-window");
+    EXPECT_STREQ(DropReasonName(DropReason::FsnOutOfWindow), "fsn-out-of-window");
     EXPECT_STREQ(DropReasonName(DropReason::Count), "?");
-    EXPECT_EQ(DropReasonBySpecName("psn-out-of-window"), std::nullopt);
+    EXPECT_EQ(DropReasonBySpecName("fsn-out-of-window"), std::nullopt);
 }
 
 TEST(DropReasons, NicReasonsNameTheRefusalTheyAmountTo)

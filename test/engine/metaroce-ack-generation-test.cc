@@ -1,7 +1,7 @@
 // The ACK generation rule (spec 6.4): arrivals are counted per connection and plane, across
-// paths; an ACK leaves when ackEveryPackets of them wait, when the oldest waited ackDelay, or at
-// once for a gap, a mark, a request or a message's last packet. It is the ACK of the path whose
-// arrival sent it, and its repeats cover the plane's other waiting paths as they stand.
+// flows; an ACK leaves when ackEveryPackets of them wait, when the oldest waited ackDelay, or at
+// once for a gap, a mark, a request or a message's last packet. It is the ACK of the flow whose
+// arrival sent it, and its repeats cover the plane's other waiting flows as they stand.
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
@@ -19,12 +19,12 @@ Config(uint32_t every, uint16_t ports = 1)
 {
     MetaRoceConfig c;
     c.ports = ports;
-    c.pathsPerPort = 8;
+    c.flowsPerPort = 8;
     c.mtu = 1024;
     c.ackEveryPackets = every;
     c.ackDelayNs = 2'000;
-    c.ackRepeats = 0; // an ACK names only the paths it covers
-    c.initialPathWindowPackets = 64;
+    c.ackRepeats = 0; // an ACK names only the flows it covers
+    c.initialFlowWindowPackets = 64;
     c.tailMarkers = false;    // the markers have tests of their own
     c.ackLonePackets = false; // so that only the receiver's rule decides
     return c;
@@ -46,19 +46,19 @@ WithoutAckRequest(OutPacket p)
     return p;
 }
 
-/// The paths an ACK covers: its own and those its repeats name.
+/// The flows an ACK covers: its own and those its repeats name.
 std::set<uint16_t>
 Named(const MrHeader& ack)
 {
-    std::set<uint16_t> paths{ack.pathId};
+    std::set<uint16_t> flows{ack.flowId};
     for (std::size_t k = 0; k < ack.repeatCount; ++k)
     {
-        paths.insert(ack.repeats[k].pathId);
+        flows.insert(ack.repeats[k].flowId);
     }
-    return paths;
+    return flows;
 }
 
-/// The packets of one message of `packets` packets on port 0, each on a path of its own.
+/// The packets of one message of `packets` packets on port 0, each on a flow of its own.
 std::vector<OutPacket>
 Sprayed(HandDrivenPair& pair, uint32_t packets, uint16_t port = 0)
 {
@@ -71,11 +71,11 @@ Sprayed(HandDrivenPair& pair, uint32_t packets, uint16_t port = 0)
     return out;
 }
 
-TEST(MetaRoceAckGeneration, PacketsOnDifferentPathsShareOneAck)
+TEST(MetaRoceAckGeneration, PacketsOnDifferentFlowsShareOneAck)
 {
     HandDrivenPair pair(Config(2));
     const std::vector<OutPacket> sent = Sprayed(pair, 3);
-    ASSERT_NE(HeaderOf(sent[0]).pathId, HeaderOf(sent[1]).pathId);
+    ASSERT_NE(HeaderOf(sent[0]).flowId, HeaderOf(sent[1]).flowId);
     ASSERT_TRUE(DeliverPacket(*pair.b, sent[0], 1'000).accepted);
     EXPECT_FALSE(pair.b->HasWork(0)) << "one packet of the plane waits";
     EXPECT_EQ(pair.b->NextTimeout(), 3'000u) << "for at most the ACK delay";
@@ -83,16 +83,16 @@ TEST(MetaRoceAckGeneration, PacketsOnDifferentPathsShareOneAck)
     ASSERT_TRUE(pair.b->HasWork(0)) << "two packets of the plane: the batch is full";
     const MrHeader ack = HeaderOf(*pair.b->PullPacket(0, 1'100));
     EXPECT_EQ(ack.opcode, MrOpcode::Ack);
-    EXPECT_EQ(ack.pathId, HeaderOf(sent[1]).pathId) << "the ACK of the path that sent it";
+    EXPECT_EQ(ack.flowId, HeaderOf(sent[1]).flowId) << "the ACK of the flow that sent it";
     ASSERT_GE(ack.repeatCount, 1u);
-    EXPECT_EQ(ack.repeats[0].pathId, HeaderOf(sent[0]).pathId) << "the waiting path comes first";
-    EXPECT_EQ(ack.repeats[0].cumulativePsn, HeaderOf(sent[0]).psn + 1) << "as it stands now";
+    EXPECT_EQ(ack.repeats[0].flowId, HeaderOf(sent[0]).flowId) << "the waiting flow comes first";
+    EXPECT_EQ(ack.repeats[0].cumulativeFsn, HeaderOf(sent[0]).fsn + 1) << "as it stands now";
     EXPECT_FALSE(pair.b->PullPacket(0, 1'100)) << "one ACK for both";
     EXPECT_EQ(pair.b->NextTimeout(), kNever) << "nothing waits any more";
     EXPECT_EQ(pair.b->GetCounters().txAcks, 1u);
 }
 
-TEST(MetaRoceAckGeneration, TheOneAckAcknowledgesEveryPathItCovers)
+TEST(MetaRoceAckGeneration, TheOneAckAcknowledgesEveryFlowItCovers)
 {
     HandDrivenPair pair(Config(4));
     const std::vector<OutPacket> sent = Sprayed(pair, 4);
@@ -111,7 +111,7 @@ TEST(MetaRoceAckGeneration, ALoneWaitingPacketIsAcknowledgedAfterTheDelay)
     EXPECT_EQ(pair.b->NextTimeout(), 3'000u) << "the oldest waiting packet's deadline";
     pair.b->OnTimeout(3'000);
     const MrHeader ack = HeaderOf(*pair.b->PullPacket(0, 3'000));
-    EXPECT_EQ(Named(ack), (std::set<uint16_t>{HeaderOf(sent[0]).pathId, HeaderOf(sent[1]).pathId}));
+    EXPECT_EQ(Named(ack), (std::set<uint16_t>{HeaderOf(sent[0]).flowId, HeaderOf(sent[1]).flowId}));
     EXPECT_FALSE(pair.b->PullPacket(0, 3'000));
     EXPECT_EQ(pair.b->NextTimeout(), kNever);
 }
@@ -128,10 +128,10 @@ TEST(MetaRoceAckGeneration, AMessagesLastPacketIsAcknowledgedAtOnce)
     EXPECT_EQ(Named(HeaderOf(*pair.b->PullPacket(0, 1'100))).size(), 2u);
 }
 
-TEST(MetaRoceAckGeneration, AGapIsAcknowledgedAtOnceWithTheWaitingPaths)
+TEST(MetaRoceAckGeneration, AGapIsAcknowledgedAtOnceWithTheWaitingFlows)
 {
     MetaRoceConfig c = Config(8);
-    c.pathsPerPort = 1; // every packet on one path: skipping one makes a gap
+    c.flowsPerPort = 1; // every packet on one flow: skipping one makes a gap
     HandDrivenPair pair(c);
     pair.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
     const std::vector<OutPacket> sent = PullAllPackets(*pair.a, 0, 10);
@@ -140,7 +140,7 @@ TEST(MetaRoceAckGeneration, AGapIsAcknowledgedAtOnceWithTheWaitingPaths)
     ASSERT_TRUE(DeliverPacket(*pair.b, sent[2], 1'100).accepted);
     ASSERT_TRUE(pair.b->HasWork(0)) << "a gap";
     const MrHeader ack = HeaderOf(*pair.b->PullPacket(0, 1'100));
-    EXPECT_EQ(ack.cumulativePsn, HeaderOf(sent[0]).psn + 1);
+    EXPECT_EQ(ack.cumulativeFsn, HeaderOf(sent[0]).fsn + 1);
     EXPECT_EQ(ack.sack[0] & 1u, 1u) << "the packet above the gap";
 }
 
@@ -157,13 +157,13 @@ TEST(MetaRoceAckGeneration, PlanesAreCountedApart)
     pair.b->OnTimeout(3'000);
     const MrHeader ack0 = HeaderOf(*pair.b->PullPacket(0, 3'000));
     const MrHeader ack1 = HeaderOf(*pair.b->PullPacket(1, 3'000));
-    EXPECT_EQ(Named(ack0), std::set<uint16_t>{HeaderOf(on0).pathId}) << "each on its plane";
-    EXPECT_EQ(Named(ack1), std::set<uint16_t>{HeaderOf(on1).pathId});
+    EXPECT_EQ(Named(ack0), std::set<uint16_t>{HeaderOf(on0).flowId}) << "each on its plane";
+    EXPECT_EQ(Named(ack1), std::set<uint16_t>{HeaderOf(on1).flowId});
 }
 
-TEST(MetaRoceAckGeneration, MoreWaitingPathsThanAnAckHoldsTakeMoreAcks)
+TEST(MetaRoceAckGeneration, MoreWaitingFlowsThanAnAckHoldsTakeMoreAcks)
 {
-    // Eight packets wait when the delay runs out: one ACK names at most 1 + 4 paths, and the
+    // Eight packets wait when the delay runs out: one ACK names at most 1 + 4 flows, and the
     // next follows at once.
     HandDrivenPair pair(Config(64));
     const std::vector<OutPacket> sent = Sprayed(pair, 9);
@@ -171,7 +171,7 @@ TEST(MetaRoceAckGeneration, MoreWaitingPathsThanAnAckHoldsTakeMoreAcks)
     for (std::size_t k = 0; k < 8; ++k)
     {
         ASSERT_TRUE(DeliverPacket(*pair.b, sent[k], 1'000).accepted);
-        covered.insert(HeaderOf(sent[k]).pathId);
+        covered.insert(HeaderOf(sent[k]).flowId);
     }
     EXPECT_FALSE(pair.b->HasWork(0));
     pair.b->OnTimeout(3'000);
@@ -187,8 +187,8 @@ TEST(MetaRoceAckGeneration, MoreWaitingPathsThanAnAckHoldsTakeMoreAcks)
         }
         ++acks;
     }
-    EXPECT_EQ(named, covered) << "every waiting path covered";
-    EXPECT_EQ(acks, 2u) << "eight paths, five per ACK";
+    EXPECT_EQ(named, covered) << "every waiting flow covered";
+    EXPECT_EQ(acks, 2u) << "eight flows, five per ACK";
     EXPECT_EQ(pair.b->NextTimeout(), kNever);
 }
 

@@ -37,10 +37,10 @@ struct Ends
     explicit Ends(uint64_t unscheduled)
     {
         MetaRoceConfig c;
-        c.pathsPerPort = 1;
+        c.flowsPerPort = 1;
         c.mtu = kMtu;
         c.ackEveryPackets = 16;
-        c.initialPathWindowPackets = 64;
+        c.initialFlowWindowPackets = 64;
         c.unscheduledBytes = unscheduled;
         c.tailMarkers = false; // these tests count the DATA a credit lets out
         std::tie(a, b) = ConnectedEnds(c);

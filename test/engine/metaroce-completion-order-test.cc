@@ -15,15 +15,15 @@ namespace metaroce
 namespace
 {
 
-/// Two ends on one path of one port, completing in `order`.
+/// Two ends on one flow of one port, completing in `order`.
 HandDrivenPair
 Ends(CompletionOrder order)
 {
     MetaRoceConfig c;
-    c.pathsPerPort = 1;
+    c.flowsPerPort = 1;
     c.streams = 2;
     c.mtu = 1024;
-    c.initialPathWindowPackets = 16;
+    c.initialFlowWindowPackets = 16;
     // The tests hand over exactly the packets they expect (tail markers have tests of their own).
     c.tailMarkers = false;
     c.completionOrder = static_cast<uint8_t>(order);
@@ -79,7 +79,7 @@ RequesterUnderLoss(CompletionOrder order)
     }
     DeliverAndAck(e, {data[1], data[2]}, 1'000, 2'000);
     const std::vector<uint64_t> early = Ids(e.a->TakeCompletions());
-    // The ACK shows the hole below acknowledged PSNs of the path: a loss at once (spec 5.3).
+    // The ACK shows the hole below acknowledged FSNs of the flow: a loss at once (spec 5.3).
     const std::vector<OutPacket> retx = PullAllPackets(*e.a, 0, 2'000);
     EXPECT_FALSE(retx.empty());
     if (retx.empty())
@@ -202,9 +202,9 @@ TEST(MetaRoceCompletionOrder, FinishOrderFlushesInPostingOrderAfterAFailure)
     std::vector<uint8_t> buf(4096);
     memory.Register({5, 0x1000, buf.size(), buf.data()});
     MetaRoceConfig c;
-    c.pathsPerPort = 1;
+    c.flowsPerPort = 1;
     c.mtu = 1024;
-    c.initialPathWindowPackets = 16;
+    c.initialFlowWindowPackets = 16;
     c.tailMarkers = false;
     c.completionOrder = static_cast<uint8_t>(CompletionOrder::Finish);
     c.localConnection = 9;

@@ -16,16 +16,16 @@ namespace
 struct Manual
 {
     explicit Manual(uint16_t ports = 1,
-                    uint16_t paths = 1,
+                    uint16_t flows = 1,
                     const std::function<void(MetaRoceConfig&)>& tweak = {})
     {
         MetaRoceConfig c;
         c.ports = ports;
-        c.pathsPerPort = paths;
+        c.flowsPerPort = flows;
         c.streams = 4;
         c.mtu = 1024;
         c.ackEveryPackets = 4;
-        c.initialPathWindowPackets = 64;
+        c.initialFlowWindowPackets = 64;
         // These tests hand over exactly the packets they expect; the PROBE a tail marker adds
         // behind each tail has tests of its own (metaroce-tail-marker-test.cc).
         c.tailMarkers = false;
@@ -72,18 +72,18 @@ TEST(MetaRoceConnection, RefusedPacketsChangeNothingButTheirCounter)
     OutPacket wrong = data[0];
     wrong.header[7] ^= 0xff;
     EXPECT_EQ(Manual::Deliver(*m.b, wrong, 10).reason, DropReason::WrongConnection);
-    // PSN beyond the 256-packet window above the floor.
+    // FSN beyond the 256-packet window above the floor.
     MrHeader h = Manual::Parse(data[1]);
-    h.psn = h.ackFloor + 256;
+    h.fsn = h.ackFloor + 256;
     OutPacket far = data[1];
     MrSerialize(h, far.header.data());
-    EXPECT_EQ(Manual::Deliver(*m.b, far, 10).reason, DropReason::PsnOutOfWindow);
-    // A path id that does not exist.
+    EXPECT_EQ(Manual::Deliver(*m.b, far, 10).reason, DropReason::FsnOutOfWindow);
+    // A flow id that does not exist.
     h = Manual::Parse(data[1]);
-    h.pathId = 5;
-    OutPacket badPath = data[1];
-    MrSerialize(h, badPath.header.data());
-    EXPECT_EQ(Manual::Deliver(*m.b, badPath, 10).reason, DropReason::BadField);
+    h.flowId = 5;
+    OutPacket badFlow = data[1];
+    MrSerialize(h, badFlow.header.data());
+    EXPECT_EQ(Manual::Deliver(*m.b, badFlow, 10).reason, DropReason::BadField);
     // Nothing of it was acknowledged or placed.
     EXPECT_FALSE(m.b->HasWork(0));
     EXPECT_EQ(m.b->GetCounters().placedBytes, 0u);
@@ -97,21 +97,21 @@ TEST(MetaRoceConnection, RefusedPacketsChangeNothingButTheirCounter)
     EXPECT_EQ(m.b->GetCounters().placedBytes, 4096u);
 }
 
-TEST(MetaRoceConnection, AcksNamingUnsentPsnsAreRefused)
+TEST(MetaRoceConnection, AcksNamingUnsentFsnsAreRefused)
 {
     Manual m;
     m.a->PostSend(Write(1, 2048), 0);
-    auto data = Manual::PullAll(*m.a, 0, 0); // PSNs 0 and 1
+    auto data = Manual::PullAll(*m.a, 0, 0); // FSNs 0 and 1
     MrHeader ack;
     ack.opcode = MrOpcode::Ack;
     ack.connection = 7;
-    ack.cumulativePsn = 3; // beyond nextPsn = 2
+    ack.cumulativeFsn = 3; // beyond nextFsn = 2
     OutPacket p;
     p.header.resize(ack.Size());
     MrSerialize(ack, p.header.data());
     EXPECT_EQ(Manual::Deliver(*m.a, p, 5).reason, DropReason::AckOutOfWindow);
-    ack.cumulativePsn = 1;
-    ack.sack.set(0); // PSN 2: never sent
+    ack.cumulativeFsn = 1;
+    ack.sack.set(0); // FSN 2: never sent
     MrSerialize(ack, p.header.data());
     EXPECT_EQ(Manual::Deliver(*m.a, p, 5).reason, DropReason::AckOutOfWindow);
     ack.sack.reset();
@@ -158,7 +158,7 @@ TEST(MetaRoceConnection, StreamsAreIndependent)
 
 TEST(MetaRoceConnection, AckIsCoalescedUnlessThereIsAGapOrAMark)
 {
-    // The responder's coalescing: no packet asks for its ACK (the first would, lone on its path,
+    // The responder's coalescing: no packet asks for its ACK (the first would, lone on its flow,
     // metaroce-lone-ack-test.cc).
     Manual m(1, 1, [](MetaRoceConfig& c) { c.ackLonePackets = false; });
     m.a->PostSend(Write(1, 8 * 1024), 0);
@@ -167,19 +167,19 @@ TEST(MetaRoceConnection, AckIsCoalescedUnlessThereIsAGapOrAMark)
     Manual::Deliver(*m.b, data[0], 10);
     EXPECT_FALSE(m.b->HasWork(0)) << "one packet: the ACK waits for more or for the delay";
     EXPECT_EQ(m.b->NextTimeout(), 10 + MetaRoceConfig{}.ackDelayNs);
-    Manual::Deliver(*m.b, data[2], 11); // PSN 1 missing: immediate
+    Manual::Deliver(*m.b, data[2], 11); // FSN 1 missing: immediate
     ASSERT_TRUE(m.b->HasWork(0));
     const MrHeader ack = Manual::Parse(*m.b->PullPacket(0, 11));
     EXPECT_EQ(ack.opcode, MrOpcode::Ack);
-    EXPECT_EQ(ack.cumulativePsn, 1u);
-    EXPECT_TRUE(ack.sack[0]); // PSN 2
+    EXPECT_EQ(ack.cumulativeFsn, 1u);
+    EXPECT_TRUE(ack.sack[0]); // FSN 2
     EXPECT_EQ(ack.sack.count(), 1u);
     Manual::Deliver(*m.b, data[1], 12);
     Manual::Deliver(*m.b, data[3], 12, true); // CE: immediate, ECE set
     const MrHeader marked = Manual::Parse(*m.b->PullPacket(0, 12));
     EXPECT_TRUE(marked.flags & kMrFlagEce);
     EXPECT_EQ(marked.ceCount, 1);
-    EXPECT_EQ(marked.cumulativePsn, 4u);
+    EXPECT_EQ(marked.cumulativeFsn, 4u);
 }
 
 TEST(MetaRoceConnection, AnAckLeavesItsSackOutOnlyWhenItIsEmpty)
@@ -190,7 +190,7 @@ TEST(MetaRoceConnection, AnAckLeavesItsSackOutOnlyWhenItIsEmpty)
         m.a->PostSend(Write(1, 8 * 1024), 0);
         auto data = Manual::PullAll(*m.a, 0, 0);
         Manual::Deliver(*m.b, data[0], 10);
-        Manual::Deliver(*m.b, data[2], 11); // PSN 1 missing: a SACK bit to carry
+        Manual::Deliver(*m.b, data[2], 11); // FSN 1 missing: a SACK bit to carry
         const OutPacket gap = *m.b->PullPacket(0, 11);
         EXPECT_EQ(gap.header.size(), kMrAckHeaderSize) << compact;
         EXPECT_TRUE(Manual::Parse(gap).sack[0]);
@@ -199,7 +199,7 @@ TEST(MetaRoceConnection, AnAckLeavesItsSackOutOnlyWhenItIsEmpty)
         const MrHeader ack = Manual::Parse(filled);
         EXPECT_EQ(filled.header.size(), compact ? kMrAckNoSackSize : kMrAckHeaderSize);
         EXPECT_EQ((ack.flags & kMrFlagNoSack) != 0, compact);
-        EXPECT_EQ(ack.cumulativePsn, 3u);
+        EXPECT_EQ(ack.cumulativeFsn, 3u);
         EXPECT_TRUE(ack.sack.none());
         EXPECT_EQ(ack.ceCount, 1);
         // The sender reads both forms alike.
@@ -208,7 +208,7 @@ TEST(MetaRoceConnection, AnAckLeavesItsSackOutOnlyWhenItIsEmpty)
     }
 }
 
-TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshPsn)
+TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshFsn)
 {
     Manual m;
     m.a->PostSend(Write(1, 6 * 1024), 0);
@@ -226,7 +226,7 @@ TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshPsn)
         Manual::Deliver(*m.a, ack, 20);
     }
     // Nothing new is left to send, so the retransmission is a tail and goes in two copies
-    // (TailRetransmitCopies, spec 5.4), each under a fresh PSN (no markers in these tests).
+    // (TailRetransmitCopies, spec 5.4), each under a fresh FSN (no markers in these tests).
     auto retx = Manual::PullAll(*m.a, 0, 20);
     ASSERT_EQ(retx.size(), 2u);
     const MrHeader lost = Manual::Parse(data[2]);
@@ -237,9 +237,9 @@ TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshPsn)
         EXPECT_TRUE(r.flags & kMrFlagRetx);
         EXPECT_EQ(r.offset, lost.offset);
     }
-    EXPECT_EQ(h.psn, 6u) << "a retransmission never reuses a PSN";
-    EXPECT_EQ(copy.psn, 7u) << "nor does its copy";
-    EXPECT_EQ(h.ackFloor, 6u) << "the floor moved past the abandoned PSN 2";
+    EXPECT_EQ(h.fsn, 6u) << "a retransmission never reuses a FSN";
+    EXPECT_EQ(copy.fsn, 7u) << "nor does its copy";
+    EXPECT_EQ(h.ackFloor, 6u) << "the floor moved past the abandoned FSN 2";
     EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 2u);
     Manual::Deliver(*m.b, retx[0], 30);
     for (const auto& ack : Manual::PullAll(*m.b, 0, 30))
@@ -265,7 +265,7 @@ TEST(MetaRoceConnection, DuplicateIsAcknowledgedNotPlacedTwice)
     EXPECT_TRUE(m.b->HasWork(0)) << "a duplicate is re-acknowledged at once";
 }
 
-TEST(MetaRoceConnection, TimeoutsBackOffThenTakeThePathDown)
+TEST(MetaRoceConnection, TimeoutsBackOffThenTakeTheFlowDown)
 {
     Manual m(1, 1, [](MetaRoceConfig& c) { c.maxTailProbes = 0; });
     m.a->PostSend(Write(1, 1024), 0);
@@ -286,7 +286,7 @@ TEST(MetaRoceConnection, TimeoutsBackOffThenTakeThePathDown)
     const TimeNs second = sends[2] - sends[1];
     EXPECT_EQ(second, 2 * first) << "exponential backoff";
     EXPECT_EQ(m.a->GetCounters().timeouts, 3u);
-    EXPECT_EQ(m.a->Requester().Paths()[0].health, PathHealth::Down);
+    EXPECT_EQ(m.a->Requester().Flows()[0].health, FlowHealth::Down);
     EXPECT_GE(m.a->GetCounters().entropyRedraws, 1u);
 }
 

@@ -1,8 +1,8 @@
 // A connection end makes its requester and its responder when something first needs them
 // (metaroce-connection.h). A run in which nothing asked for them early gives exactly what the
 // same run gives with both halves made up front, packet loss, reordering and a plane failure
-// included. (Paths made on first use are checked against their initial state in
-// path-table-test.cc, and end to end by the golden runs.)
+// included. (Flows made on first use are checked against their initial state in
+// flow-table-test.cc, and end to end by the golden runs.)
 #include "loopback-harness.h"
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
@@ -36,14 +36,14 @@ SameCompletions(const std::vector<Completion>& x, const std::vector<Completion>&
            });
 }
 
-/// Eight 256 kB WRITEs from a to b over two planes of four paths each, on a channel that
+/// Eight 256 kB WRITEs from a to b over two planes of four flows each, on a channel that
 /// drops, duplicates and reorders; `planeFailure` takes plane 1 down for a while.
 Outcome
 Run(bool madeUpFront, bool planeFailure)
 {
     MetaRoceConfig config;
     config.ports = 2;
-    config.pathsPerPort = 4;
+    config.flowsPerPort = 4;
     config.seed = 11;
     auto [pa, pb] = ConnectedEnds(config);
     MetaRoceConnection& a = *pa;

@@ -42,7 +42,7 @@ PullAllPackets(MetaRoceConnection& e, uint16_t port, TimeNs now)
     return out;
 }
 
-/// `field` of each packet's parsed header, in order (the path id, whether it asks for an ACK).
+/// `field` of each packet's parsed header, in order (the flow id, whether it asks for an ACK).
 template<typename Field>
 auto
 EachHeader(const std::vector<OutPacket>& packets, Field field)
@@ -93,15 +93,15 @@ struct HandDrivenPair
         }
     }
 
-    /// Gives each path of a's `ports` ports an RTT sample (a burst starts only on a timed
-    /// path, spec 4.2): one packet of `mtu` bytes on each, acknowledged. Returns a time to go
+    /// Gives each flow of a's `ports` ports an RTT sample (a burst starts only on a timed
+    /// flow, spec 4.2): one packet of `mtu` bytes on each, acknowledged. Returns a time to go
     /// on from.
-    TimeNs TimeEveryPath(uint16_t ports = 1, uint16_t pathsPerPort = 8, uint32_t mtu = 1024)
+    TimeNs TimeEveryFlow(uint16_t ports = 1, uint16_t flowsPerPort = 8, uint32_t mtu = 1024)
     {
-        a->PostSend(WorkRequest{1'000'000, Opcode::Write, 0, uint64_t{ports} * pathsPerPort * mtu},
+        a->PostSend(WorkRequest{1'000'000, Opcode::Write, 0, uint64_t{ports} * flowsPerPort * mtu},
                     10);
         std::vector<OutPacket> sent;
-        for (uint16_t k = 0; k < pathsPerPort; ++k)
+        for (uint16_t k = 0; k < flowsPerPort; ++k)
         {
             for (uint16_t port = 0; port < ports; ++port)
             {
@@ -109,7 +109,7 @@ struct HandDrivenPair
             }
         }
         Deliver(sent, 100, 200);
-        EXPECT_TRUE(a->Requester().Idle()) << "every path timed";
+        EXPECT_TRUE(a->Requester().Idle()) << "every flow timed";
         return 1'000;
     }
 

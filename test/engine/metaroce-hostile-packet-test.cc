@@ -1,6 +1,6 @@
 // Packets no legitimate peer sends (spec 3.2, 3.9, 5.6): fields at the edges of their types are
 // refused or handled within what the receiver itself registered, never trusted; random initial
-// PSNs keep a connection's windows where a stranger cannot guess them.
+// FSNs keep a connection's windows where a stranger cannot guess them.
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
@@ -16,14 +16,14 @@ MetaRoceConfig
 SmallConfig()
 {
     MetaRoceConfig c;
-    c.pathsPerPort = 1;
+    c.flowsPerPort = 1;
     c.streams = 2;
     c.mtu = 1024;
     c.tailMarkers = false;
     return c;
 }
 
-/// The first packet of a WRITE of `length` bytes on path 0, as a sender would make it.
+/// The first packet of a WRITE of `length` bytes on flow 0, as a sender would make it.
 MrHeader
 FirstWritePacket(uint32_t length, uint32_t key = 0, uint64_t addr = 0)
 {
@@ -60,7 +60,7 @@ TEST(MetaRoceHostilePacket, MessageLengthNearFourGibibytesIsPlacedWithoutWrappin
     {
         MrHeader h = FirstWritePacket(length);
         h.msn = b.GetCounters().rxPackets;
-        h.psn = h.msn;
+        h.fsn = h.msn;
         ASSERT_TRUE(Hand(b, h).accepted) << length;
     }
     EXPECT_EQ(b.GetCounters().placedBytes, 3u * 1024);
@@ -80,16 +80,16 @@ TEST(MetaRoceHostilePacket, AWriteLongerThanItsRegionIsRefusedAtItsFirstPacket)
     MrHeader later = FirstWritePacket(0x20000, 7, 0x10000 + 1024);
     later.flags = 0;
     later.offset = 1024;
-    later.psn = 1;
+    later.fsn = 1;
     EXPECT_EQ(Hand(b, later).reason, DropReason::AccessError);
     // An address below the offset cannot be the message's: its first byte would wrap.
     MrHeader wraps = later;
     wraps.remoteAddr = 512;
-    wraps.psn = 2;
+    wraps.fsn = 2;
     EXPECT_EQ(Hand(b, wraps).reason, DropReason::AccessError);
     // What fits lands.
     MrHeader fits = FirstWritePacket(0x10000, 7, 0x10000);
-    fits.psn = 3;
+    fits.fsn = 3;
     EXPECT_TRUE(Hand(b, fits).accepted);
     EXPECT_EQ(b.GetCounters().placedBytes, 1024u);
 }
@@ -135,19 +135,19 @@ TEST(MetaRoceHostilePacket, NaksForMessagesNeverSentOrFinishedAreCounted)
     EXPECT_EQ(a->GetCounters().Drops(DropReason::Duplicate), 1u);
 }
 
-/// A transfer between ends whose paths start at `psnA` and `psnB`.
+/// A transfer between ends whose flows start at `fsnA` and `fsnB`.
 void
-TransferWithInitialPsns(uint32_t psnA, uint32_t psnB)
+TransferWithInitialFsns(uint32_t fsnA, uint32_t fsnB)
 {
     MetaRoceConfig c = SmallConfig();
-    c.pathsPerPort = 4;
+    c.flowsPerPort = 4;
     c.localConnection = 7;
     c.remoteConnection = 9;
-    c.initialPsn = psnA;
-    c.remoteInitialPsn = psnB;
+    c.initialFsn = fsnA;
+    c.remoteInitialFsn = fsnB;
     HandDrivenPair pair(c);
     std::swap(c.localConnection, c.remoteConnection);
-    std::swap(c.initialPsn, c.remoteInitialPsn);
+    std::swap(c.initialFsn, c.remoteInitialFsn);
     pair.b = std::make_unique<MetaRoceConnection>(c);
     TimeNs now = 10;
     for (uint64_t id = 1; id <= 3; ++id)
@@ -163,7 +163,7 @@ TransferWithInitialPsns(uint32_t psnA, uint32_t psnB)
             ASSERT_FALSE(sent.empty());
             const MrHeader first =
                 *MrParse(sent[0].header.data(), sent[0].header.size(), sent[0].WireSize()).header;
-            EXPECT_EQ(first.psn, psnA) << "a path's first PSN is the end's initial PSN";
+            EXPECT_EQ(first.fsn, fsnA) << "a flow's first FSN is the end's initial FSN";
         }
         pair.Deliver(sent, now + 1'000, now + 2'000);
         now += 3'000;
@@ -174,33 +174,33 @@ TransferWithInitialPsns(uint32_t psnA, uint32_t psnB)
     EXPECT_EQ(pair.a->GetCounters().TotalDrops() + pair.b->GetCounters().TotalDrops(), 0u);
 }
 
-TEST(MetaRoceHostilePacket, PathsStartAtTheInitialPsnsAndWrapOnTheWire)
+TEST(MetaRoceHostilePacket, FlowsStartAtTheInitialFsnsAndWrapOnTheWire)
 {
-    TransferWithInitialPsns(0x12345678, 0x9abcdef0);
-    // Every path of a crosses 2^32 on the wire within the transfer (PSNs are 64-bit inside).
-    TransferWithInitialPsns(UINT32_MAX - 20, 5);
+    TransferWithInitialFsns(0x12345678, 0x9abcdef0);
+    // Every flow of a crosses 2^32 on the wire within the transfer (FSNs are 64-bit inside).
+    TransferWithInitialFsns(UINT32_MAX - 20, 5);
 }
 
 TEST(MetaRoceHostilePacket, AStrangersGuessOfTheWindowIsNeitherPlacedNorMovesIt)
 {
     MetaRoceConfig c = SmallConfig();
     c.localConnection = 9;
-    c.remoteInitialPsn = 0x80000000;
+    c.remoteInitialFsn = 0x80000000;
     MetaRoceConnection b(c);
     EXPECT_EQ(b.Responder().Window(0).Cumulative(), 0x80000000u);
     MrHeader h = FirstWritePacket(100);
     // Below the window: taken for an old duplicate, acknowledged, never placed.
-    h.psn = h.ackFloor = 0x7fff0000;
+    h.fsn = h.ackFloor = 0x7fff0000;
     EXPECT_TRUE(Hand(b, h).accepted);
-    // Far above: refused, whether the PSN or the floor claims the window moved.
-    h.psn = h.ackFloor = 0x80000000 + (1u << 24) + 1;
-    EXPECT_EQ(Hand(b, h).reason, DropReason::PsnOutOfWindow);
+    // Far above: refused, whether the FSN or the floor claims the window moved.
+    h.fsn = h.ackFloor = 0x80000000 + (1u << 24) + 1;
+    EXPECT_EQ(Hand(b, h).reason, DropReason::FsnOutOfWindow);
     h.ackFloor = 0x80000000;
-    EXPECT_EQ(Hand(b, h).reason, DropReason::PsnOutOfWindow);
+    EXPECT_EQ(Hand(b, h).reason, DropReason::FsnOutOfWindow);
     EXPECT_EQ(b.GetCounters().placedBytes, 0u);
     EXPECT_EQ(b.Responder().Window(0).Cumulative(), 0x80000000u);
     // A floor that moves the window by a lost run of packets is taken.
-    h.psn = h.ackFloor = 0x80000000 + 1000;
+    h.fsn = h.ackFloor = 0x80000000 + 1000;
     EXPECT_TRUE(Hand(b, h).accepted);
     EXPECT_EQ(b.GetCounters().placedBytes, 100u);
     EXPECT_EQ(b.Responder().Window(0).Cumulative(), 0x80000000u + 1001);

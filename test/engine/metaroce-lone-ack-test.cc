@@ -13,14 +13,14 @@ namespace
 {
 
 MetaRoceConfig
-Config(bool lone, uint16_t pathsPerPort = 8, uint32_t burst = 1)
+Config(bool lone, uint16_t flowsPerPort = 8, uint32_t burst = 1)
 {
     MetaRoceConfig c;
-    c.pathsPerPort = pathsPerPort;
+    c.flowsPerPort = flowsPerPort;
     c.mtu = 1024;
     c.ackEveryPackets = 2;
     c.ackDelayNs = 2'000;
-    c.initialPathWindowPackets = 64;
+    c.initialFlowWindowPackets = 64;
     c.tailMarkers = false; // the markers have tests of their own
     c.sprayBurstPackets = burst;
     c.ackLonePackets = lone;
@@ -67,7 +67,7 @@ TEST(MetaRoceLoneAck, OffOnlyTheLastPacketAsks)
 
 TEST(MetaRoceLoneAck, OnlyTheFirstPacketOfThePlaneAndTheLastAsk)
 {
-    // Each packet on a path of its own: the receiver counts the plane's packets across paths,
+    // Each packet on a flow of its own: the receiver counts the plane's packets across flows,
     // so only the first has no company.
     HandDrivenPair pair(Config(true));
     pair.a->PostSend(Write(1, 4 * 1024), 0);
@@ -110,7 +110,7 @@ TEST(MetaRoceLoneAck, AMessagesLastPacketOnEachPlaneAsks)
     EXPECT_EQ(asks, (std::vector<bool>{true, true, false, false, false, false, true, true}));
 }
 
-TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsPathDoesNotAsk)
+TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsFlowDoesNotAsk)
 {
     HandDrivenPair pair(Config(true, 1));
     pair.a->PostSend(Write(1, 3 * 1024), 0);
@@ -120,7 +120,7 @@ TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsPathDoesNotAsk)
         asks.push_back(AsksAck(*pair.a->PullPacket(0, now)));
     }
     EXPECT_EQ(asks, (std::vector<bool>{true, false, true})) << "the first, then the last";
-    // After a pause longer than the ACK delay the path's next packet is lone again; one sent
+    // After a pause longer than the ACK delay the flow's next packet is lone again; one sent
     // within the delay of the one before is not.
     pair.a->PostSend(Write(2, 3 * 1024), 0);
     EXPECT_FALSE(AsksAck(*pair.a->PullPacket(0, 2'200))) << "2,000 ns after the last: not lone";
@@ -130,7 +130,7 @@ TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsPathDoesNotAsk)
 TEST(MetaRoceLoneAck, TheFirstPacketOfABurstDoesNotAsk)
 {
     HandDrivenPair pair(Config(true, 8, 2));
-    const TimeNs now = pair.TimeEveryPath(); // bursts start on timed paths only (4.2)
+    const TimeNs now = pair.TimeEveryFlow(); // bursts start on timed flows only (4.2)
     pair.a->PostSend(Write(1, 6 * 1024), now);
     // The second of each burst follows at once and is acknowledged with the first
     // (ackEveryPackets); only the message's last packet asks.

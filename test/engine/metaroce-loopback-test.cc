@@ -48,7 +48,7 @@ TwoPlanes()
 {
     MetaRoceConfig c;
     c.ports = 2;
-    c.pathsPerPort = 4;
+    c.flowsPerPort = 4;
     c.streams = 4;
     // Retransmissions on either plane, as when these cases were chosen (A54 keeps a packet lost
     // twice off the plane of its last loss, which changes which timers these seeds defer).
@@ -121,7 +121,7 @@ MakeWorkload(uint16_t streams, int messages, uint64_t seed)
 }
 
 /// Runs `h` until both ends are idle, checking after every event that each requester's
-/// deadline from its per-path trees equals the one a scan of all its paths gives (spec 2.3).
+/// deadline from its per-flow trees equals the one a scan of all its flows gives (spec 2.3).
 bool
 RunCheckingDeadlines(LoopbackHarness& h, const Pair& p, TimeNs limit)
 {
@@ -331,11 +331,11 @@ RunPlaneFailure(bool planeTimeRule)
     ASSERT_TRUE(RunCheckingDeadlines(h, p, 1'000'000'000));
     ExpectDelivered(p, h, w);
     EXPECT_GT(h.Stats().lostOnDownPlane, 0u);
-    EXPECT_EQ(p.a->GetCounters().pathsDown, config.pathsPerPort);
-    ASSERT_EQ(p.a->Requester().Paths().MadeCount(), p.a->Requester().Paths().Count());
-    for (const Path& path : p.a->Requester().Paths().Made())
+    EXPECT_EQ(p.a->GetCounters().flowsDown, config.flowsPerPort);
+    ASSERT_EQ(p.a->Requester().Flows().MadeCount(), p.a->Requester().Flows().Count());
+    for (const Flow& flow : p.a->Requester().Flows().Made())
     {
-        EXPECT_EQ(path.health == PathHealth::Down, path.port == 1);
+        EXPECT_EQ(flow.health == FlowHealth::Down, flow.port == 1);
     }
 }
 
@@ -363,13 +363,13 @@ TEST(MetaRoceLoopback, PlaneComesBackAndIsProbedIntoUse)
     ASSERT_EQ(h.Completions(0).size(), 1u);
     EXPECT_TRUE(std::equal(p.src.begin(), p.src.end(), p.dst.begin()));
     uint64_t sentAfterRecovery = 0;
-    ASSERT_EQ(p.a->Requester().Paths().MadeCount(), p.a->Requester().Paths().Count());
-    for (const Path& path : p.a->Requester().Paths().Made())
+    ASSERT_EQ(p.a->Requester().Flows().MadeCount(), p.a->Requester().Flows().Count());
+    for (const Flow& flow : p.a->Requester().Flows().Made())
     {
-        EXPECT_EQ(path.health, PathHealth::Up) << "path " << path.id;
-        if (path.port == 1)
+        EXPECT_EQ(flow.health, FlowHealth::Up) << "flow " << flow.id;
+        if (flow.port == 1)
         {
-            sentAfterRecovery += path.packetsSent;
+            sentAfterRecovery += flow.packetsSent;
         }
     }
     EXPECT_GT(sentAfterRecovery, 100u) << "plane 1 was not used again after it came back";
@@ -392,7 +392,7 @@ TEST(MetaRoceLoopback, SenderStaysInsideTheReceiversMessageWindow)
     c.maxMessageBytes = 100; // one packet each: hundreds could be in flight at once
     const ScenarioResult r = RunScenario(c);
     EXPECT_TRUE(r.Ok()) << r.error;
-    EXPECT_EQ(r.receiver.Drops(DropReason::PsnOutOfWindow), 0u);
+    EXPECT_EQ(r.receiver.Drops(DropReason::FsnOutOfWindow), 0u);
 }
 
 } // namespace

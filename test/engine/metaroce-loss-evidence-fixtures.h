@@ -1,5 +1,5 @@
 // Hand-driven set-ups of the time rule's tests that share a NIC's loss evidence (spec 5.3, A47,
-// A49): two planes of one path each, one round trip, a late packet, a proven loss.
+// A49): two planes of one flow each, one round trip, a late packet, a proven loss.
 #ifndef METAROCE_TEST_ENGINE_LOSS_EVIDENCE_FIXTURES_H
 #define METAROCE_TEST_ENGINE_LOSS_EVIDENCE_FIXTURES_H
 
@@ -11,15 +11,15 @@
 namespace metaroce
 {
 
-/// Two planes, one path each; the floors of the defaults (one quarter with a recent proof,
+/// Two planes, one flow each; the floors of the defaults (one quarter with a recent proof,
 /// three without); `memory` the LossMemory.
 inline MetaRoceConfig
 TwoPlanes(TimeNs memory = 1'000'000)
 {
     MetaRoceConfig c;
     c.ports = 2;
-    c.pathsPerPort = 1;
-    c.initialPathWindowPackets = 4; // a path starts with room for four (the default of 8 paths)
+    c.flowsPerPort = 1;
+    c.initialFlowWindowPackets = 4; // a flow starts with room for four (the default of 8 flows)
     c.retransmitOtherPlane = false; // a retransmission may go on the plane of its loss
     c.mtu = 1024;
     c.ackEveryPackets = 1;

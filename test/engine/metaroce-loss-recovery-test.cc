@@ -17,7 +17,7 @@ SentPacket
 Sent(uint64_t txSeq, TimeNs at, SentPacket::State s = SentPacket::State::InFlight)
 {
     SentPacket p;
-    p.psn = txSeq;
+    p.fsn = txSeq;
     p.txSeq = txSeq;
     p.sentAt = at;
     p.message = 1;
@@ -41,9 +41,9 @@ TEST(RackState, HoldsTheNewestTransmissionAcknowledged)
     EXPECT_FALSE(rack.SentAfter(Sent(6, 1'000))) << "same send time, sent later: not judged";
 }
 
-TEST(LossDetection, APacketAckedOnAnotherPathDeclaresThisOneLostAfterItsRttAndTheWindow)
+TEST(LossDetection, APacketAckedOnAnotherFlowDeclaresThisOneLostAfterItsRttAndTheWindow)
 {
-    // This path's only packet (tx 3) is outstanding; tx 5 went on another path and came back
+    // This flow's only packet (tx 3) is outstanding; tx 5 went on another flow and came back
     // after 4 us. Rule 1 has nothing to compare with; rule 2 uses the connection's state.
     Ring<SentPacket> out{Sent(3, 1'000)};
     RackState rack;
@@ -60,22 +60,22 @@ TEST(LossDetection, APacketAckedOnAnotherPathDeclaresThisOneLostAfterItsRttAndTh
     EXPECT_EQ(v.nextCheck, kNever);
 }
 
-TEST(LossDetection, APacketOnASlowerPathIsExpectedBackAfterItsPathsRtt)
+TEST(LossDetection, APacketOnASlowerFlowIsExpectedBackAfterItsFlowsRtt)
 {
-    // Spec 5.3, A44: the same packet, but its own path's smoothed RTT is 9 us (a standing queue
+    // Spec 5.3, A44: the same packet, but its own flow's smoothed RTT is 9 us (a standing queue
     // on its route) against the 4 us of the later packet's: lost at 1 + 9 us + the window, not
-    // at 1 + 4 us + the window. A path RTT below the RACK round trip changes nothing.
+    // at 1 + 4 us + the window. A flow RTT below the RACK round trip changes nothing.
     Ring<SentPacket> out{Sent(3, 1'000)};
     RackState rack;
     rack.OnAcked(Sent(5, 1'200), 5'200);
     const TimeNs window = 2'500;
     TimeRule slow{rack, window};
-    slow.pathRtt = 9'000;
+    slow.flowRtt = 9'000;
     EXPECT_EQ(slow.Deadline(out[0]), 1'000 + 9'000 + window);
     EXPECT_TRUE(DetectLosses(out, 0, slow, 1'000 + 9'000 + window - 1).lost.empty());
     EXPECT_EQ(DetectLosses(out, 0, slow, 1'000 + 9'000 + window).lost.size(), 1u);
     TimeRule fast{rack, window};
-    fast.pathRtt = 3'000;
+    fast.flowRtt = 3'000;
     EXPECT_EQ(fast.Deadline(out[0]), 1'000 + 4'000 + window);
     EXPECT_EQ(LossDeadline(out[0], rack, window, 9'000), 1'000 + 9'000 + window);
 }
@@ -104,7 +104,7 @@ TEST(LossDetection, ProbesAreNotJudgedByTime)
 
 TEST(LossDetection, APlaneJudgesItsPacketsSoonerThanTheConnectionDoes)
 {
-    // Spec 5.3, A35: tx 3 went on this path's plane, tx 5 on another; both came back. Against
+    // Spec 5.3, A35: tx 3 went on this flow's plane, tx 5 on another; both came back. Against
     // its own plane (tx 4, round trip 3 us, window 1 us) the packet is lost at 1 + 3 + 1 us;
     // against the connection (tx 5, 4 us, window 12 us) only at 1 + 4 + 12 us.
     Ring<SentPacket> out{Sent(3, 1'000)};
@@ -163,7 +163,7 @@ TEST(ReorderWindow, FollowsMeasuredLatenessUpToTheSmoothedRtt)
     EXPECT_EQ(w.Window(4'000, 10'000), 10'000u) << "capped by srtt";
 }
 
-/// Two connection ends with `ports` planes of one path each, driven by hand.
+/// Two connection ends with `ports` planes of one flow each, driven by hand.
 struct Pair
 {
     /// Tail markers off, and one reorder floor whatever the loss evidence: the tests here
@@ -172,15 +172,15 @@ struct Pair
     explicit Pair(uint16_t ports,
                   uint32_t retransmitCopies = 1,
                   uint32_t ackRepeats = 0,
-                  bool timeRulePathRtt = true)
+                  bool timeRuleFlowRtt = true)
     {
         MetaRoceConfig c;
-        c.timeRulePathRtt = timeRulePathRtt;
+        c.timeRuleFlowRtt = timeRuleFlowRtt;
         c.retransmitCopies = retransmitCopies;
         c.ackRepeats = ackRepeats;
         c.ports = ports;
-        c.pathsPerPort = 1;
-        c.initialPathWindowPackets = 4; // room for four (the default of 8 paths per plane)
+        c.flowsPerPort = 1;
+        c.initialFlowWindowPackets = 4; // room for four (the default of 8 flows per plane)
         c.retransmitOtherPlane = false; // a retransmission may go on the plane of its loss
         c.mtu = 1024;
         c.ackEveryPackets = 1;
@@ -218,7 +218,7 @@ struct Pair
     std::unique_ptr<MetaRoceConnection> b;
 };
 
-TEST(MetaRoceLossRecovery, LossOnOnePathIsFoundByALaterPacketOnAnother)
+TEST(MetaRoceLossRecovery, LossOnOneFlowIsFoundByALaterPacketOnAnother)
 {
     Pair m(2);
     m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
@@ -245,26 +245,26 @@ TEST(MetaRoceLossRecovery, LossOnOnePathIsFoundByALaterPacketOnAnother)
     EXPECT_EQ(m.a->TakeCompletions().size(), 1u);
 }
 
-TEST(MetaRoceLossRecovery, APathThatRunsSlowIsJudgedByItsOwnRtt)
+TEST(MetaRoceLossRecovery, AFlowThatRunsSlowIsJudgedByItsOwnRtt)
 {
-    // Spec 5.3, A44: path 0's first packet came back after 9 us (a standing queue on its
+    // Spec 5.3, A44: flow 0's first packet came back after 9 us (a standing queue on its
     // route), so its next one is expected no sooner than 9 us, not after the 4 us of a later
-    // packet on the faster path 1. With the rule off, the faster round trip decides.
-    for (const bool pathRtt : {true, false})
+    // packet on the faster flow 1. With the rule off, the faster round trip decides.
+    for (const bool flowRtt : {true, false})
     {
-        Pair m(2, 1, 0, pathRtt);
+        Pair m(2, 1, 0, flowRtt);
         m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 3072}, 0);
         auto slowFirst = Pair::Pull(*m.a, 0, 1'000);
         ASSERT_TRUE(slowFirst);
-        m.RoundTrip(*slowFirst, 5'000, 10'000); // path 0: 9 us
+        m.RoundTrip(*slowFirst, 5'000, 10'000); // flow 0: 9 us
         auto late = Pair::Pull(*m.a, 0, 10'000);
         auto fast = Pair::Pull(*m.a, 1, 10'100);
         ASSERT_TRUE(late && fast);
-        m.RoundTrip(*fast, 12'000, 14'100); // path 1: 4 us
+        m.RoundTrip(*fast, 12'000, 14'100); // flow 1: 4 us
         // Window before any lateness sample: min(2 us ACK delay + 4 x 1 us, srtt) = 6 us.
         const TimeNs window = 6'000;
-        const TimeNs deadline = 10'000 + (pathRtt ? 9'000 : 4'000) + window;
-        EXPECT_EQ(m.a->NextTimeout(), deadline) << "pathRtt " << pathRtt;
+        const TimeNs deadline = 10'000 + (flowRtt ? 9'000 : 4'000) + window;
+        EXPECT_EQ(m.a->NextTimeout(), deadline) << "flowRtt " << flowRtt;
         m.a->OnTimeout(deadline - 1);
         EXPECT_FALSE(Pair::Pull(*m.a, 0, deadline - 1));
         m.RoundTrip(*late, deadline - 2'000, deadline - 1); // 14.9 us or 9.9 us: only late
@@ -273,24 +273,24 @@ TEST(MetaRoceLossRecovery, APathThatRunsSlowIsJudgedByItsOwnRtt)
     }
 }
 
-TEST(MetaRoceLossRecovery, AYoungerPacketOnAFasterPathIsDueFirstAndDeclaredThen)
+TEST(MetaRoceLossRecovery, AYoungerPacketOnAFasterFlowIsDueFirstAndDeclaredThen)
 {
-    // Spec 5.3, A44: three planes of one path. Path 0 ran 9 us; then the oldest packet goes on
-    // it (10 us), a younger one on path 1 (no sample of its own, 10.1 us) and the youngest on
-    // path 2, which comes back after 4 us. The younger packet is due first, at 10.1 + 4 us +
+    // Spec 5.3, A44: three planes of one flow. Flow 0 ran 9 us; then the oldest packet goes on
+    // it (10 us), a younger one on flow 1 (no sample of its own, 10.1 us) and the youngest on
+    // flow 2, which comes back after 4 us. The younger packet is due first, at 10.1 + 4 us +
     // the window, before the oldest at 10 + 9 us + the window: NextTimeout() answers the
     // younger one's deadline and OnTimeout() then declares it alone.
     Pair m(3);
     m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 1024}, 0);
     auto first = Pair::Pull(*m.a, 0, 1'000);
     ASSERT_TRUE(first);
-    m.RoundTrip(*first, 5'000, 10'000); // path 0: 9 us
+    m.RoundTrip(*first, 5'000, 10'000); // flow 0: 9 us
     m.a->PostSend(WorkRequest{2, Opcode::Write, 0, 3072}, 10'000);
     auto oldest = Pair::Pull(*m.a, 0, 10'000);
     auto younger = Pair::Pull(*m.a, 1, 10'100);
     auto youngest = Pair::Pull(*m.a, 2, 10'200);
     ASSERT_TRUE(oldest && younger && youngest);
-    m.RoundTrip(*youngest, 12'000, 14'200); // path 2: 4 us
+    m.RoundTrip(*youngest, 12'000, 14'200); // flow 2: 4 us
     const TimeNs window = 6'000;            // as in the test above: no lateness sample yet
     const TimeNs youngerDue = 10'100 + 4'000 + window;
     EXPECT_EQ(m.a->NextTimeout(), youngerDue);
@@ -306,21 +306,21 @@ TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)
 {
     Pair m(2);
     m.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4096}, 0);
-    auto lost = Pair::Pull(*m.a, 0, 1'000); // path 0, PSN 0: really lost
-    auto p1 = Pair::Pull(*m.a, 1, 1'100);   // path 1, PSN 0
-    auto late = Pair::Pull(*m.a, 0, 1'200); // path 0, PSN 1: only late
-    auto p1b = Pair::Pull(*m.a, 1, 1'300);  // path 1, PSN 1
+    auto lost = Pair::Pull(*m.a, 0, 1'000); // flow 0, FSN 0: really lost
+    auto p1 = Pair::Pull(*m.a, 1, 1'100);   // flow 1, FSN 0
+    auto late = Pair::Pull(*m.a, 0, 1'200); // flow 0, FSN 1: only late
+    auto p1b = Pair::Pull(*m.a, 1, 1'300);  // flow 1, FSN 1
     ASSERT_TRUE(lost && p1 && late && p1b);
     m.RoundTrip(*p1, 3'000, 5'100);
     m.RoundTrip(*p1b, 3'300, 5'300); // rack: the packet sent at 1.3 us, round trip 4 us
-    const double windowBefore = m.a->Requester().Paths()[0].window.window;
-    m.a->OnTimeout(9'200); // both path-0 packets past sentAt + 4 us + 4 us
+    const double windowBefore = m.a->Requester().Flows()[0].window.window;
+    m.a->OnTimeout(9'200); // both flow-0 packets past sentAt + 4 us + 4 us
     EXPECT_EQ(m.a->GetCounters().fastRetransmits, 2u);
-    EXPECT_LT(m.a->Requester().Paths()[0].window.window, windowBefore) << "loss cuts the path";
-    // The late original arrives above the hole of PSN 0: its SACK bit proves delivery.
+    EXPECT_LT(m.a->Requester().Flows()[0].window.window, windowBefore) << "loss cuts the flow";
+    // The late original arrives above the hole of FSN 0: its SACK bit proves delivery.
     m.RoundTrip(*late, 9'300, 9'500);
     EXPECT_EQ(m.a->GetCounters().spuriousLosses, 1u);
-    EXPECT_EQ(m.a->Requester().Paths()[0].window.window, windowBefore) << "cut undone";
+    EXPECT_EQ(m.a->Requester().Flows()[0].window.window, windowBefore) << "cut undone";
     // Nothing new is left to send: each loss was queued in two copies (spec 5.4).
     auto retx = Pair::Pull(*m.a, 0, 9'500);
     auto copy = Pair::Pull(*m.a, 0, 9'500);
@@ -383,7 +383,7 @@ TEST(MetaRoceLossRecovery, ARetransmissionGoesInCopiesOfWhichOneSuffices)
     EXPECT_EQ(m.a->GetCounters().retransmittedPackets, 2u);
 }
 
-TEST(MetaRoceLossRecovery, ALostAckIsRepeatedByTheNextAckOfAnotherPath)
+TEST(MetaRoceLossRecovery, ALostAckIsRepeatedByTheNextAckOfAnotherFlow)
 {
     for (uint32_t repeats : {0u, 1u})
     {
@@ -413,54 +413,54 @@ TEST(MetaRoceLossRecovery, ALostAckIsRepeatedByTheNextAckOfAnotherPath)
 TEST(MetaRoceLossRecovery, ARepeatProvesNoDeliveryWithSackBitsItCannotCarry)
 {
     MetaRoceConfig c;
-    c.pathsPerPort = 2;
+    c.flowsPerPort = 2;
     c.mtu = 1024;
     c.ackEveryPackets = 1;
-    c.initialPathWindowPackets = 64;
+    c.initialFlowWindowPackets = 64;
     c.maxTailProbes = 0;
     auto [a, b] = ConnectedEnds(c);
     a->PostSend(WorkRequest{1, Opcode::Write, 0, 64 * 1024}, 0);
-    std::vector<OutPacket> path0;
-    std::optional<OutPacket> onPath1;
-    for (TimeNs t = 1'000; path0.size() < 26; t += 10)
+    std::vector<OutPacket> flow0;
+    std::optional<OutPacket> onFlow1;
+    for (TimeNs t = 1'000; flow0.size() < 26; t += 10)
     {
         auto p = a->PullPacket(0, t);
         ASSERT_TRUE(p);
-        (Pair::Parse(*p).pathId == 0 ? path0.push_back(*p) : (void)(onPath1 = *p));
+        (Pair::Parse(*p).flowId == 0 ? flow0.push_back(*p) : (void)(onFlow1 = *p));
     }
-    // PSNs 1-3 of path 0 arrive, PSN 0 does not: its gap declares it lost (L = next PSN, 26).
-    for (int psn = 1; psn <= 3; ++psn)
+    // FSNs 1-3 of flow 0 arrive, FSN 0 does not: its gap declares it lost (L = next FSN, 26).
+    for (int fsn = 1; fsn <= 3; ++fsn)
     {
-        Pair::Deliver(*b, path0[psn], 2'000);
+        Pair::Deliver(*b, flow0[fsn], 2'000);
     }
     auto sack = b->PullPacket(0, 2'000);
     ASSERT_TRUE(sack);
     Pair::Deliver(*a, *sack, 3'000);
     ASSERT_EQ(a->GetCounters().fastRetransmits, 1u);
-    // A new packet of path 0 (PSN >= 26) carries the floor past PSN 0: the receiver's cumulative
-    // point jumps to 4 and the new PSN sits 22 above it - beyond a repeat's 16 SACK bits.
+    // A new packet of flow 0 (FSN >= 26) carries the floor past FSN 0: the receiver's cumulative
+    // point jumps to 4 and the new FSN sits 22 above it - beyond a repeat's 16 SACK bits.
     std::optional<OutPacket> later;
     for (TimeNs t = 3'000; !later; t += 10)
     {
         auto p = a->PullPacket(0, t);
         ASSERT_TRUE(p);
         const MrHeader h = Pair::Parse(*p);
-        if (h.pathId == 0 && !(h.flags & kMrFlagRetx))
+        if (h.flowId == 0 && !(h.flags & kMrFlagRetx))
         {
             later = *p;
         }
     }
     Pair::Deliver(*b, *later, 4'000);
-    ASSERT_TRUE(b->PullPacket(0, 4'000)) << "path 0's ACK (cumulative 4, SACK bit 21): lost";
-    Pair::Deliver(*b, *onPath1, 4'100);
+    ASSERT_TRUE(b->PullPacket(0, 4'000)) << "flow 0's ACK (cumulative 4, SACK bit 21): lost";
+    Pair::Deliver(*b, *onFlow1, 4'100);
     auto ack1 = b->PullPacket(0, 4'100);
     ASSERT_TRUE(ack1);
     const MrHeader h1 = Pair::Parse(*ack1);
     ASSERT_EQ(h1.repeatCount, 1);
-    EXPECT_EQ(h1.repeats[0].cumulativePsn, 4u);
-    EXPECT_EQ(h1.repeats[0].sack, 0) << "PSN 26's bit does not fit";
+    EXPECT_EQ(h1.repeats[0].cumulativeFsn, 4u);
+    EXPECT_EQ(h1.repeats[0].sack, 0) << "FSN 26's bit does not fit";
     Pair::Deliver(*a, *ack1, 5'000);
-    // By the full SACK PSN 0 is not proven delivered; the repeat must not guess otherwise.
+    // By the full SACK FSN 0 is not proven delivered; the repeat must not guess otherwise.
     EXPECT_EQ(a->GetCounters().spuriousLosses, 0u);
 }
 

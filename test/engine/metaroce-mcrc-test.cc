@@ -19,7 +19,7 @@ MetaRoceConfig
 McrcConfig(bool mcrc)
 {
     MetaRoceConfig c;
-    c.pathsPerPort = 1;
+    c.flowsPerPort = 1;
     c.mtu = 1024;
     c.tailMarkers = false;
     c.mcrc = mcrc;

@@ -1,11 +1,11 @@
 // Unit tests of the MetaRoCE parts on bare state: receive window, loss detection, congestion
-// control, path health, configuration validation.
+// control, flow health, configuration validation.
 #include "congestion-control.h"
 #include "loss-detection.h"
 #include "metaroce-config.h"
-#include "metaroce-path.h"
-#include "path-receive-window.h"
-#include "path-recovery.h"
+#include "metaroce-flow.h"
+#include "flow-receive-window.h"
+#include "flow-recovery.h"
 
 #include <gtest/gtest.h>
 
@@ -14,15 +14,15 @@ namespace metaroce
 namespace
 {
 
-using Verdict = PathReceiveWindow::Verdict;
+using Verdict = FlowReceiveWindow::Verdict;
 
-TEST(PathRecovery, ReleasedGeneratorContinuesTheSameSequence)
+TEST(FlowRecovery, ReleasedGeneratorContinuesTheSameSequence)
 {
     MetaRoceConfig config;
     config.entropyCount = 60000;
     Counters counters;
-    PathRecovery kept(config, counters, IdsOf(config));
-    PathRecovery released(config, counters, IdsOf(config));
+    FlowRecovery kept(config, counters, IdsOf(config));
+    FlowRecovery released(config, counters, IdsOf(config));
     for (int i = 0; i < 70; ++i)
     {
         ASSERT_EQ(kept.DrawEntropy(), released.DrawEntropy()) << "draw " << i;
@@ -33,29 +33,29 @@ TEST(PathRecovery, ReleasedGeneratorContinuesTheSameSequence)
     }
 }
 
-TEST(PathReceiveWindow, InOrderAdvancesCumulative)
+TEST(FlowReceiveWindow, InOrderAdvancesCumulative)
 {
-    PathReceiveWindow w;
-    for (uint64_t psn = 0; psn < 1000; ++psn)
+    FlowReceiveWindow w;
+    for (uint64_t fsn = 0; fsn < 1000; ++fsn)
     {
-        ASSERT_EQ(w.Observe(psn, psn), Verdict::New);
+        ASSERT_EQ(w.Observe(fsn, fsn), Verdict::New);
     }
     EXPECT_EQ(w.Cumulative(), 1000u);
     EXPECT_FALSE(w.HasGap());
     EXPECT_TRUE(w.Sack().none());
 }
 
-TEST(PathReceiveWindow, GapShowsInSackAndFillsIn)
+TEST(FlowReceiveWindow, GapShowsInSackAndFillsIn)
 {
-    PathReceiveWindow w;
+    FlowReceiveWindow w;
     EXPECT_EQ(w.Observe(0, 0), Verdict::New);
     EXPECT_EQ(w.Observe(2, 0), Verdict::New);
     EXPECT_EQ(w.Observe(3, 0), Verdict::New);
     EXPECT_EQ(w.Cumulative(), 1u);
     EXPECT_TRUE(w.HasGap());
     auto sack = w.Sack();
-    EXPECT_TRUE(sack[0]); // PSN 2
-    EXPECT_TRUE(sack[1]); // PSN 3
+    EXPECT_TRUE(sack[0]); // FSN 2
+    EXPECT_TRUE(sack[1]); // FSN 3
     EXPECT_EQ(sack.count(), 2u);
     EXPECT_EQ(w.Observe(3, 0), Verdict::Duplicate);
     EXPECT_EQ(w.Observe(1, 0), Verdict::New);
@@ -63,9 +63,9 @@ TEST(PathReceiveWindow, GapShowsInSackAndFillsIn)
     EXPECT_FALSE(w.HasGap());
 }
 
-TEST(PathReceiveWindow, FloorSkipsAbandonedPsns)
+TEST(FlowReceiveWindow, FloorSkipsAbandonedFsns)
 {
-    PathReceiveWindow w;
+    FlowReceiveWindow w;
     w.Observe(0, 0);
     w.Observe(5, 0); // 1..4 missing
     EXPECT_EQ(w.Cumulative(), 1u);
@@ -75,26 +75,26 @@ TEST(PathReceiveWindow, FloorSkipsAbandonedPsns)
     EXPECT_EQ(w.Observe(3, 6), Verdict::OutOfWindow); // below its own floor: nonsense
 }
 
-TEST(PathReceiveWindow, SackBoundaryAt256)
+TEST(FlowReceiveWindow, SackBoundaryAt256)
 {
-    PathReceiveWindow w;
-    EXPECT_EQ(w.Observe(255, 0), Verdict::New); // the last PSN the bitvector can show
+    FlowReceiveWindow w;
+    EXPECT_EQ(w.Observe(255, 0), Verdict::New); // the last FSN the bitvector can show
     EXPECT_TRUE(w.Sack()[254]);
     EXPECT_EQ(w.Observe(256, 0), Verdict::OutOfWindow); // beyond the sender's window
     EXPECT_EQ(w.Cumulative(), 0u);
-    for (uint64_t psn = 0; psn < 255; ++psn)
+    for (uint64_t fsn = 0; fsn < 255; ++fsn)
     {
-        w.Observe(psn, 0);
+        w.Observe(fsn, 0);
     }
     EXPECT_EQ(w.Cumulative(), 256u);
 }
 
 SentPacket
-Sent(uint64_t psn, uint32_t epoch, TimeNs at, SentPacket::State s = SentPacket::State::InFlight)
+Sent(uint64_t fsn, uint32_t epoch, TimeNs at, SentPacket::State s = SentPacket::State::InFlight)
 {
     SentPacket p;
-    p.psn = psn;
-    p.txSeq = psn;
+    p.fsn = fsn;
+    p.txSeq = fsn;
     p.epoch = epoch;
     p.sentAt = at;
     p.state = s;
@@ -123,7 +123,7 @@ TEST(LossDetection, ToleranceAllowsSmallReordering)
 
 TEST(LossDetection, AcrossEpochsWaitsForTheRoundTripAndTheReorderWindow)
 {
-    // PSN 0 went on the old route, PSN 1 on the new one and overtook it.
+    // FSN 0 went on the old route, FSN 1 on the new one and overtook it.
     Ring<SentPacket> out{Sent(0, 0, 100), Sent(1, 1, 200, SentPacket::State::Acked)};
     RackState rack;
     rack.OnAcked(out[1], 5'200); // its round trip: 5 us
@@ -150,86 +150,86 @@ TEST(LossDetection, TailWithoutLaterAckIsLeftToTheTimer)
 TEST(Aimd, MarksCutOncePerRttAndClearAcksGrow)
 {
     AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25, false});
-    WindowState path{40'000, 4'000, 1'000'000};
+    WindowState flow{40'000, 4'000, 1'000'000};
     WindowState conn{400'000, 8'000, 10'000'000};
     AckSample marked{8'000, 2, 1, 10'000};
-    cc.OnAck(path, conn, marked, 100);
-    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    cc.OnAck(flow, conn, marked, 100);
+    EXPECT_DOUBLE_EQ(flow.window, 20'000);
     EXPECT_DOUBLE_EQ(conn.window, 300'000);
-    cc.OnAck(path, conn, marked, 5'000); // same RTT: no second cut
-    EXPECT_DOUBLE_EQ(path.window, 20'000);
-    cc.OnAck(path, conn, marked, 10'200); // next RTT
-    EXPECT_DOUBLE_EQ(path.window, 10'000);
+    cc.OnAck(flow, conn, marked, 5'000); // same RTT: no second cut
+    EXPECT_DOUBLE_EQ(flow.window, 20'000);
+    cc.OnAck(flow, conn, marked, 10'200); // next RTT
+    EXPECT_DOUBLE_EQ(flow.window, 10'000);
     AckSample clear{10'000, 2, 0, 10'000};
-    cc.OnAck(path, conn, clear, 20'000);
-    EXPECT_DOUBLE_EQ(path.window, 10'000 + 4096.0 * 10'000 / 10'000);
+    cc.OnAck(flow, conn, clear, 20'000);
+    EXPECT_DOUBLE_EQ(flow.window, 10'000 + 4096.0 * 10'000 / 10'000);
 }
 
 TEST(Aimd, TheConnectionLosesItsShareOfMarkedBytes)
 {
     // connectionCutByShare (the default): every marked ACK takes connectionDecrease x its
-    // marked bytes off the connection, with no once-per-RTT rule; the path halves once per RTT.
+    // marked bytes off the connection, with no once-per-RTT rule; the flow halves once per RTT.
     AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25});
-    WindowState path{40'000, 4'000, 1'000'000};
+    WindowState flow{40'000, 4'000, 1'000'000};
     WindowState conn{400'000, 8'000, 10'000'000};
     AckSample oneOfTwo{8'000, 2, 1, 10'000};
-    cc.OnAck(path, conn, oneOfTwo, 100);
-    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    cc.OnAck(flow, conn, oneOfTwo, 100);
+    EXPECT_DOUBLE_EQ(flow.window, 20'000);
     EXPECT_DOUBLE_EQ(conn.window, 400'000 - 0.25 * 4'000);
-    cc.OnAck(path, conn, oneOfTwo, 200); // same RTT: the path keeps its window, not the connection
-    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    cc.OnAck(flow, conn, oneOfTwo, 200); // same RTT: the flow keeps its window, not the connection
+    EXPECT_DOUBLE_EQ(flow.window, 20'000);
     EXPECT_DOUBLE_EQ(conn.window, 400'000 - 0.25 * 8'000);
     // A window of marks takes a quarter of the window over its round trip, as the event rule.
     WindowState all{400'000, 8'000, 10'000'000};
     AckSample everything{4'000, 1, 1, 10'000};
     for (int k = 0; k < 100; ++k)
     {
-        cc.OnAck(path, all, everything, 300 + k);
+        cc.OnAck(flow, all, everything, 300 + k);
     }
     EXPECT_DOUBLE_EQ(all.window, 300'000);
-    // A marked ACK that acknowledged nothing counts its marks as full packets (the path's
+    // A marked ACK that acknowledged nothing counts its marks as full packets (the flow's
     // minimum window), and more marks than packets count as the packets.
     WindowState w{400'000, 8'000, 10'000'000};
-    cc.OnAck(path, w, AckSample{0, 0, 2, 10'000}, 1'000);
+    cc.OnAck(flow, w, AckSample{0, 0, 2, 10'000}, 1'000);
     EXPECT_DOUBLE_EQ(w.window, 400'000 - 0.25 * 2 * 4'000);
-    cc.OnAck(path, w, AckSample{4'000, 1, 3, 10'000}, 1'100);
+    cc.OnAck(flow, w, AckSample{4'000, 1, 3, 10'000}, 1'100);
     EXPECT_DOUBLE_EQ(w.window, 400'000 - 0.25 * 3 * 4'000);
 }
 
-TEST(Aimd, LossCutsThePathOnlyAndTimeoutResetsIt)
+TEST(Aimd, LossCutsTheFlowOnlyAndTimeoutResetsIt)
 {
     AimdCongestionControl cc(AimdConfig{4096, 0.5, 0.25});
-    WindowState path{40'000, 4'000, 1'000'000};
+    WindowState flow{40'000, 4'000, 1'000'000};
     WindowState conn{400'000, 8'000, 10'000'000};
-    cc.OnLoss(path, conn, 10'000, 1);
-    EXPECT_DOUBLE_EQ(path.window, 20'000);
+    cc.OnLoss(flow, conn, 10'000, 1);
+    EXPECT_DOUBLE_EQ(flow.window, 20'000);
     EXPECT_DOUBLE_EQ(conn.window, 400'000);
-    cc.OnTimeout(path, conn, 2);
-    EXPECT_DOUBLE_EQ(path.window, 4'000);
+    cc.OnTimeout(flow, conn, 2);
+    EXPECT_DOUBLE_EQ(flow.window, 4'000);
 }
 
-TEST(PathHealth, OnlyLegalTransitions)
+TEST(FlowHealth, OnlyLegalTransitions)
 {
-    Path p(0, 0, 50000, 8'000);
-    p.SetHealth(PathHealth::Suspect);
-    p.SetHealth(PathHealth::Down);
-    EXPECT_THROW(p.SetHealth(PathHealth::Suspect), std::logic_error);
-    p.SetHealth(PathHealth::Up);
+    Flow p(0, 0, 50000, 8'000);
+    p.SetHealth(FlowHealth::Suspect);
+    p.SetHealth(FlowHealth::Down);
+    EXPECT_THROW(p.SetHealth(FlowHealth::Suspect), std::logic_error);
+    p.SetHealth(FlowHealth::Up);
     const uint32_t epoch = p.epoch;
     p.Redraw(50001);
     EXPECT_EQ(p.entropy, 50001);
     EXPECT_EQ(p.epoch, epoch + 1);
 }
 
-TEST(PathWindow, RoomRespectsWindowAndSackSpan)
+TEST(FlowWindow, RoomRespectsWindowAndSackSpan)
 {
-    Path p(0, 0, 50000, 8'000);
+    Flow p(0, 0, 50000, 8'000);
     p.window = WindowState{8'000, 4'000, 1'000'000};
     EXPECT_TRUE(p.HasRoom(4'000, 256));
     p.inflightBytes = 6'000;
     EXPECT_FALSE(p.HasRoom(4'000, 256));
     p.inflightBytes = 0;
-    p.nextPsn = 256; // 256 PSNs outstanding above floor 0 would overflow the bitvector
+    p.nextFsn = 256; // 256 FSNs outstanding above floor 0 would overflow the bitvector
     p.outstanding.push_back(SentPacket{});
     EXPECT_FALSE(p.HasRoom(100, 256));
 }
@@ -256,11 +256,11 @@ TEST(MetaRoceConfig, BadValuesNameTheirField)
     };
     expectBad([](MetaRoceConfig& c) { c.mtu = 100; }, "mtu");
     expectBad([](MetaRoceConfig& c) { c.ports = 0; }, "ports");
-    expectBad([](MetaRoceConfig& c) { c.maxPathWindowPackets = 300; }, "maxPathWindowPackets");
-    expectBad([](MetaRoceConfig& c) { c.aimd.pathDecrease = 1.5; }, "pathDecrease");
+    expectBad([](MetaRoceConfig& c) { c.maxFlowWindowPackets = 300; }, "maxFlowWindowPackets");
+    expectBad([](MetaRoceConfig& c) { c.aimd.flowDecrease = 1.5; }, "flowDecrease");
     expectBad([](MetaRoceConfig& c) { c.rtoMaxNs = 1; }, "rtoMaxNs");
     expectBad([](MetaRoceConfig& c) { c.entropyCount = 0; }, "entropyCount");
-    expectBad([](MetaRoceConfig& c) { c.pathDownTimeouts = 0; }, "pathDownTimeouts");
+    expectBad([](MetaRoceConfig& c) { c.flowDownTimeouts = 0; }, "flowDownTimeouts");
     expectBad([](MetaRoceConfig& c) { c.maxTailProbes = 65; }, "maxTailProbes");
 }
 

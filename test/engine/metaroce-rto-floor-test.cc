@@ -1,6 +1,6 @@
-// A path's due RTO waits for the connection's RTO (spec 5.5, A50): a path's own samples are
+// A flow's due RTO waits for the connection's RTO (spec 5.5, A50): a flow's own samples are
 // sparse and lag a growing queue, so the timer stands back until the connection's RTO, from
-// every path's samples, has passed since the packet left.
+// every flow's samples, has passed since the packet left.
 #include "metaroce-hand-driven.h"
 
 #include <gtest/gtest.h>
@@ -11,16 +11,16 @@ namespace
 {
 
 MetaRoceConfig
-TwoPaths(bool floor)
+TwoFlows(bool floor)
 {
     MetaRoceConfig c;
     c.ports = 1;
-    c.pathsPerPort = 2;
+    c.flowsPerPort = 2;
     c.ackEveryPackets = 1;
     c.maxTailProbes = 0;
     c.tailMarkers = false;
     c.connectionRtoFloor = floor;
-    c.entropyRecycling = false; // round-robin: each message on the next path
+    c.entropyRecycling = false; // round-robin: each message on the next flow
     return c;
 }
 
@@ -37,12 +37,12 @@ OneMessage(HandDrivenPair& m, uint64_t id, TimeNs at, TimeNs rtt)
     ASSERT_TRUE(DeliverPacket(*m.a, *ack, at + rtt).accepted);
 }
 
-/// Path 0 samples 2 us, path 1 then 90 us (connection RTO 104 us, path 0's 60 us); a third
-/// message leaves on path 0 at 100 us and is never acknowledged. Returns when it times out.
+/// Flow 0 samples 2 us, flow 1 then 90 us (connection RTO 104 us, flow 0's 60 us); a third
+/// message leaves on flow 0 at 100 us and is never acknowledged. Returns when it times out.
 TimeNs
 TimeoutOfALostPacket(bool floor, uint64_t& deferrals)
 {
-    HandDrivenPair m(TwoPaths(floor));
+    HandDrivenPair m(TwoFlows(floor));
     OneMessage(m, 1, 1'000, 2'000);
     OneMessage(m, 2, 5'000, 90'000);
     m.a->PostSend(WorkRequest{3, Opcode::Write, 0, 100}, 100'000);
@@ -66,7 +66,7 @@ TEST(MetaRoceRtoFloor, ADueRtoWaitsForTheConnectionsRto)
     EXPECT_EQ(deferrals, 1u);
 }
 
-TEST(MetaRoceRtoFloor, WithoutItThePathsOwnRtoFires)
+TEST(MetaRoceRtoFloor, WithoutItTheFlowsOwnRtoFires)
 {
     uint64_t deferrals = 0;
     EXPECT_EQ(TimeoutOfALostPacket(false, deferrals), TimeNs{100'000 + 60'000});

@@ -17,7 +17,7 @@ TwoPlanes()
 {
     MetaRoceConfig c;
     c.ports = 2;
-    c.pathsPerPort = 4;
+    c.flowsPerPort = 4;
     c.seed = 5;
     return c;
 }

@@ -1,5 +1,5 @@
-// Bursts on one path (spec 4.2, sprayBurstPackets): a connection sends that many packets in a
-// row on one path of a port before spraying on, so that a burst comes back in one ACK.
+// Bursts on one flow (spec 4.2, sprayBurstPackets): a connection sends that many packets in a
+// row on one flow of a port before spraying on, so that a burst comes back in one ACK.
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
@@ -17,25 +17,25 @@ Config(uint32_t burst, uint16_t ports = 1)
 {
     MetaRoceConfig c;
     c.ports = ports;
-    c.pathsPerPort = 8;
+    c.flowsPerPort = 8;
     c.mtu = 1024;
     c.ackEveryPackets = 2;
-    c.initialPathWindowPackets = 64;
+    c.initialFlowWindowPackets = 64;
     c.tailMarkers = false; // the markers have tests of their own
     c.sprayBurstPackets = burst;
     return c;
 }
 
 uint16_t
-PathOf(const OutPacket& p)
+FlowOf(const OutPacket& p)
 {
-    return MrParse(p.header.data(), p.header.size(), p.WireSize()).header->pathId;
+    return MrParse(p.header.data(), p.header.size(), p.WireSize()).header->flowId;
 }
 
 std::vector<uint16_t>
-PathsOf(const std::vector<OutPacket>& packets)
+FlowsOf(const std::vector<OutPacket>& packets)
 {
-    return EachHeader(packets, [](const MrHeader& h) { return h.pathId; });
+    return EachHeader(packets, [](const MrHeader& h) { return h.flowId; });
 }
 
 WorkRequest
@@ -44,31 +44,31 @@ Write(uint64_t id, uint64_t length)
     return WorkRequest{id, Opcode::Write, 0, length};
 }
 
-TEST(MetaRoceSprayBurst, ABurstOfTwoTakesOnePathThenTheNext)
+TEST(MetaRoceSprayBurst, ABurstOfTwoTakesOneFlowThenTheNext)
 {
     HandDrivenPair one(Config(1));
     one.a->PostSend(Write(1, 8 * 1024), 0);
-    EXPECT_EQ(PathsOf(PullAllPackets(*one.a, 0, 0)),
+    EXPECT_EQ(FlowsOf(PullAllPackets(*one.a, 0, 0)),
               (std::vector<uint16_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 
     HandDrivenPair two(Config(2));
-    const TimeNs now = two.TimeEveryPath();
+    const TimeNs now = two.TimeEveryFlow();
     two.a->PostSend(Write(1, 8 * 1024), now);
-    std::vector<uint16_t> paths;
+    std::vector<uint16_t> flows;
     std::vector<bool> again; // what the NIC is told after each packet (ContinuesBurst)
     while (auto p = two.a->PullPacket(0, now))
     {
-        paths.push_back(PathOf(*p));
+        flows.push_back(FlowOf(*p));
         again.push_back(two.a->ContinuesBurst(0));
     }
-    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+    EXPECT_EQ(flows, (std::vector<uint16_t>{0, 0, 1, 1, 2, 2, 3, 3}));
     EXPECT_EQ(again, (std::vector<bool>{true, false, true, false, true, false, true, false}));
     EXPECT_FALSE(one.a->ContinuesBurst(0)) << "single packets never ask for the port again";
 }
 
-TEST(MetaRoceSprayBurst, APathNotYetTimedSendsAlone)
+TEST(MetaRoceSprayBurst, AFlowNotYetTimedSendsAlone)
 {
-    // Before its first ACK a path's route may hold a first-round queue nobody has measured:
+    // Before its first ACK a flow's route may hold a first-round queue nobody has measured:
     // a pair there would double its share and arrive later than the time rule expects (4.2).
     HandDrivenPair pair(Config(2));
     pair.a->PostSend(Write(1, 12 * 1024), 10);
@@ -79,25 +79,25 @@ TEST(MetaRoceSprayBurst, APathNotYetTimedSendsAlone)
         first.push_back(*pair.a->PullPacket(0, 10));
         again.push_back(pair.a->ContinuesBurst(0));
     }
-    EXPECT_EQ(PathsOf(first), (std::vector<uint16_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(FlowsOf(first), (std::vector<uint16_t>{0, 1, 2, 3, 4, 5, 6, 7}));
     EXPECT_EQ(again, std::vector<bool>(8, false));
-    // Path 0 acknowledged, so timed: it takes the next two packets; path 1 is not, and sends one.
+    // Flow 0 acknowledged, so timed: it takes the next two packets; flow 1 is not, and sends one.
     pair.Deliver({first[0]}, 100, 200);
-    std::vector<uint16_t> paths;
+    std::vector<uint16_t> flows;
     again.clear();
     while (auto p = pair.a->PullPacket(0, 300))
     {
-        paths.push_back(PathOf(*p));
+        flows.push_back(FlowOf(*p));
         again.push_back(pair.a->ContinuesBurst(0));
     }
-    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 0, 1, 2}));
+    EXPECT_EQ(flows, (std::vector<uint16_t>{0, 0, 1, 2}));
     EXPECT_EQ(again, (std::vector<bool>{true, false, false, false}));
 }
 
 TEST(MetaRoceSprayBurst, ABurstAsksForThePortAgainOnlyWhileDataWaits)
 {
     HandDrivenPair pair(Config(4));
-    const TimeNs now = pair.TimeEveryPath();
+    const TimeNs now = pair.TimeEveryFlow();
     pair.a->PostSend(Write(1, 2 * 1024), now);
     ASSERT_TRUE(pair.a->PullPacket(0, now).has_value());
     EXPECT_TRUE(pair.a->ContinuesBurst(0));
@@ -111,37 +111,37 @@ TEST(MetaRoceSprayBurst, ABurstAsksForThePortAgainOnlyWhileDataWaits)
 TEST(MetaRoceSprayBurst, EachPortHasItsOwnBurst)
 {
     HandDrivenPair pair(Config(2, 2));
-    const TimeNs now = pair.TimeEveryPath(2);
+    const TimeNs now = pair.TimeEveryFlow(2);
     pair.a->PostSend(Write(1, 8 * 1024), now);
-    std::vector<uint16_t> paths;
+    std::vector<uint16_t> flows;
     for (int k = 0; k < 4; ++k)
     {
         for (uint16_t port = 0; port < 2; ++port)
         {
-            paths.push_back(PathOf(*pair.a->PullPacket(port, now)));
+            flows.push_back(FlowOf(*pair.a->PullPacket(port, now)));
         }
     }
-    // Port 1's paths are 8-15 (spec 4.1); the ports' pulls interleave, their bursts do not mix.
-    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 8, 0, 8, 1, 9, 1, 9}));
+    // Port 1's flows are 8-15 (spec 4.1); the ports' pulls interleave, their bursts do not mix.
+    EXPECT_EQ(flows, (std::vector<uint16_t>{0, 8, 0, 8, 1, 9, 1, 9}));
 }
 
-TEST(MetaRoceSprayBurst, ABurstEndsWhereThePathHasNoRoom)
+TEST(MetaRoceSprayBurst, ABurstEndsWhereTheFlowHasNoRoom)
 {
     MetaRoceConfig c = Config(2);
-    c.initialPathWindowPackets = 1;   // room for one packet at a time (spec 4.2) ...
-    c.aimd.additiveIncreaseBytes = 1; // ... still after the ACKs that time the paths
+    c.initialFlowWindowPackets = 1;   // room for one packet at a time (spec 4.2) ...
+    c.aimd.additiveIncreaseBytes = 1; // ... still after the ACKs that time the flows
     HandDrivenPair pair(c);
-    const TimeNs now = pair.TimeEveryPath();
+    const TimeNs now = pair.TimeEveryFlow();
     pair.a->PostSend(Write(1, 4 * 1024), now);
-    std::vector<uint16_t> paths;
+    std::vector<uint16_t> flows;
     std::vector<bool> again;
     while (auto p = pair.a->PullPacket(0, now))
     {
-        paths.push_back(PathOf(*p));
+        flows.push_back(FlowOf(*p));
         again.push_back(pair.a->ContinuesBurst(0));
     }
-    EXPECT_EQ(paths, (std::vector<uint16_t>{0, 1, 2, 3}));
-    // A burst cut short ends the NIC's turn with its one packet on another path, so that a
+    EXPECT_EQ(flows, (std::vector<uint16_t>{0, 1, 2, 3}));
+    // A burst cut short ends the NIC's turn with its one packet on another flow, so that a
     // turn never takes more than a burst (spec 4.2).
     EXPECT_EQ(again, (std::vector<bool>{true, false, true, false}));
 }
@@ -149,7 +149,7 @@ TEST(MetaRoceSprayBurst, ABurstEndsWhereThePathHasNoRoom)
 TEST(MetaRoceSprayBurst, ABurstIsAcknowledgedInOneAck)
 {
     HandDrivenPair pair(Config(2));
-    const TimeNs now = pair.TimeEveryPath();
+    const TimeNs now = pair.TimeEveryFlow();
     pair.a->PostSend(Write(1, 8 * 1024), now);
     const std::vector<OutPacket> data = PullAllPackets(*pair.a, 0, now);
     ASSERT_TRUE(DeliverPacket(*pair.b, data[0], now + 1'000).accepted);
@@ -160,8 +160,8 @@ TEST(MetaRoceSprayBurst, ABurstIsAcknowledgedInOneAck)
     ASSERT_TRUE(ack.has_value());
     const MrHeader h = *MrParse(ack->header.data(), ack->header.size(), ack->WireSize()).header;
     EXPECT_EQ(h.opcode, MrOpcode::Ack);
-    EXPECT_EQ(h.pathId, 0);
-    EXPECT_EQ(h.cumulativePsn, 3u) << "one ACK for both packets of the burst (PSN 0 timed it)";
+    EXPECT_EQ(h.flowId, 0);
+    EXPECT_EQ(h.cumulativeFsn, 3u) << "one ACK for both packets of the burst (FSN 0 timed it)";
     EXPECT_FALSE(pair.b->HasWork(0));
 }
 
@@ -171,7 +171,7 @@ TEST(MetaRoceSprayBurst, ThePacingBucketHoldsABurstPerPort)
     // and the one due (spec 7.4), where a bucket of one packet per port would hold four.
     MetaRoceConfig c = Config(4, 2);
     HandDrivenPair pair(c);
-    const TimeNs now = pair.TimeEveryPath(2);
+    const TimeNs now = pair.TimeEveryFlow(2);
     pair.b->SetFairShare(10'000'000'000);
     pair.a->PostSend(Write(1, 64 * 1024), now);
     const OutPacket first = *pair.a->PullPacket(0, now);
@@ -191,14 +191,14 @@ TEST(MetaRoceSprayBurst, ThePacingBucketHoldsABurstPerPort)
     EXPECT_FALSE(pair.a->PullPacket(1, idle).has_value()) << "the bucket is empty";
 }
 
-TEST(MetaRoceSprayBurst, ABurstLongerThanAPathWindowIsRefused)
+TEST(MetaRoceSprayBurst, ABurstLongerThanAFlowWindowIsRefused)
 {
     MetaRoceConfig c = Config(1);
     c.sprayBurstPackets = 0;
     EXPECT_THROW(c.Validate(), std::invalid_argument);
-    c.sprayBurstPackets = c.maxPathWindowPackets + 1;
+    c.sprayBurstPackets = c.maxFlowWindowPackets + 1;
     EXPECT_THROW(c.Validate(), std::invalid_argument);
-    c.sprayBurstPackets = c.maxPathWindowPackets;
+    c.sprayBurstPackets = c.maxFlowWindowPackets;
     EXPECT_NO_THROW(c.Validate());
 }
 

@@ -43,7 +43,7 @@ TEST(ReorderWindow, IsAtLeastTheGivenHalvesOfTheSmoothedRtt)
     EXPECT_EQ(w.Window(4'000, 4'000), TimeNs{5'000}) << "0: no such bound";
 }
 
-/// Two planes, one path each (metaroce-loss-evidence-fixtures.h), with `halves`.
+/// Two planes, one flow each (metaroce-loss-evidence-fixtures.h), with `halves`.
 MetaRoceConfig
 TwoPlanesWidening(uint32_t halves)
 {

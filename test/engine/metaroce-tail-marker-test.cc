@@ -12,14 +12,14 @@ namespace metaroce
 namespace
 {
 
-/// One plane of one path, ACKs at once; one copy of each retransmission, so that every packet
+/// One plane of one flow, ACKs at once; one copy of each retransmission, so that every packet
 /// these tests pull is the one they name.
 MetaRoceConfig
-OnePathConfig(bool tailMarkers, const std::function<void(MetaRoceConfig&)>& tweak)
+OneFlowConfig(bool tailMarkers, const std::function<void(MetaRoceConfig&)>& tweak)
 {
     MetaRoceConfig c;
-    c.pathsPerPort = 1;
-    c.initialPathWindowPackets = 4; // room for four (the default of 8 paths per plane)
+    c.flowsPerPort = 1;
+    c.initialFlowWindowPackets = 4; // room for four (the default of 8 flows per plane)
     c.mtu = 1024;
     c.ackEveryPackets = 1;
     c.tailMarkers = tailMarkers;
@@ -35,7 +35,7 @@ OnePathConfig(bool tailMarkers, const std::function<void(MetaRoceConfig&)>& twea
 struct Ends : HandDrivenPair
 {
     explicit Ends(bool tailMarkers = true, const std::function<void(MetaRoceConfig&)>& tweak = {})
-        : HandDrivenPair(OnePathConfig(tailMarkers, tweak))
+        : HandDrivenPair(OneFlowConfig(tailMarkers, tweak))
     {
     }
 
@@ -59,7 +59,7 @@ struct Ends : HandDrivenPair
     }
 };
 
-TEST(TailMarker, FollowsTheLastPacketOnItsPathInTheDataClass)
+TEST(TailMarker, FollowsTheLastPacketOnItsFlowInTheDataClass)
 {
     Ends e;
     e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
@@ -73,8 +73,8 @@ TEST(TailMarker, FollowsTheLastPacketOnItsPathInTheDataClass)
     const MrHeader m = Ends::Parse(*marker);
     EXPECT_EQ(m.opcode, MrOpcode::Probe);
     EXPECT_FALSE(marker->isControl) << "behind the tail in its queue, not ahead of it";
-    EXPECT_EQ(m.pathId, Ends::Parse(*tail).pathId);
-    EXPECT_EQ(m.psn, Ends::Parse(*tail).psn + 1);
+    EXPECT_EQ(m.flowId, Ends::Parse(*tail).flowId);
+    EXPECT_EQ(m.fsn, Ends::Parse(*tail).fsn + 1);
     EXPECT_EQ(m.flags, 0) << "no ACKREQ: the receiver answers at once only above a gap";
     EXPECT_FALSE(e.a->PullPacket(0, 1'200)) << "one marker per tail";
     EXPECT_EQ(e.a->GetCounters().tailMarkers, 1u);
@@ -108,7 +108,7 @@ TEST(TailMarker, ItsAckExposesALostTailOneRoundTripAfterIt)
             EXPECT_GT(e.a->NextTimeout(), 5'000u);
             continue;
         }
-        ASSERT_TRUE(retx) << "the marker's ACK shows the tail's PSN missing (rule 1)";
+        ASSERT_TRUE(retx) << "the marker's ACK shows the tail's FSN missing (rule 1)";
         const MrHeader h = Ends::Parse(*retx);
         EXPECT_EQ(h.offset, 1024u);
         EXPECT_TRUE(h.flags & kMrFlagRetx);
@@ -132,12 +132,12 @@ TEST(TailMarker, ALostMarkerStartsNoTimerAndHoldsNoWindow)
     e.Deliver({*tail}, 3'000, 5'000);
     EXPECT_EQ(e.a->TakeCompletions().size(), 1u);
     // Only the marker is in flight: no retransmission timeout waits on it, and it holds no
-    // window (on a Suspect path, one packet at a time, it would otherwise block the path).
-    EXPECT_EQ(e.a->Requester().Paths()[0].inflightBytes, 0u);
+    // window (on a Suspect flow, one packet at a time, it would otherwise block the flow).
+    EXPECT_EQ(e.a->Requester().Flows()[0].inflightBytes, 0u);
     EXPECT_EQ(e.a->NextTimeout(), kNever);
     e.a->OnTimeout(10'000'000);
     EXPECT_EQ(e.a->GetCounters().timeouts, 0u);
-    EXPECT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Up);
+    EXPECT_EQ(e.a->Requester().Flows()[0].health, FlowHealth::Up);
 }
 
 TEST(TailMarker, ItsAckAloneIsNoProgress)
@@ -147,33 +147,33 @@ TEST(TailMarker, ItsAckAloneIsNoProgress)
     auto tail = e.a->PullPacket(0, 1'000);
     auto marker = e.a->PullPacket(0, 1'000);
     ASSERT_TRUE(tail && marker);
-    // Both lost, and no RTT sample for a probe: the RTO fires and makes the path Suspect.
+    // Both lost, and no RTT sample for a probe: the RTO fires and makes the flow Suspect.
     const TimeNs rto = e.a->NextTimeout();
     e.a->OnTimeout(rto);
     ASSERT_EQ(e.a->GetCounters().timeouts, 1u);
-    ASSERT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Suspect);
+    ASSERT_EQ(e.a->Requester().Flows()[0].health, FlowHealth::Suspect);
     auto retx = e.a->PullPacket(0, rto);
     auto again = e.a->PullPacket(0, rto);
     ASSERT_TRUE(retx && again);
     ASSERT_EQ(Ends::Parse(*again).opcode, MrOpcode::Probe);
-    // Only the marker gets through: the retransmission is lost (rule 1), and the path, which
+    // Only the marker gets through: the retransmission is lost (rule 1), and the flow, which
     // delivered no data, stays Suspect with its timeout count.
     e.Deliver({*again}, rto + 2'000, rto + 4'000);
-    EXPECT_EQ(e.a->Requester().Paths()[0].health, PathHealth::Suspect);
-    EXPECT_EQ(e.a->Requester().Paths()[0].consecutiveTimeouts, 1u);
+    EXPECT_EQ(e.a->Requester().Flows()[0].health, FlowHealth::Suspect);
+    EXPECT_EQ(e.a->Requester().Flows()[0].consecutiveTimeouts, 1u);
     EXPECT_GE(e.a->GetCounters().fastRetransmits, 1u);
 }
 
 TEST(TailMarker, NoneWhereItCouldNotExposeAnything)
 {
-    // A full PSN span: the receiver would refuse a PSN 4 above the floor.
+    // A full FSN span: the receiver would refuse a FSN 4 above the floor.
     Ends full(true, [](MetaRoceConfig& c) {
-        c.maxPathWindowPackets = 4;
-        c.initialPathWindowPackets = 4;
+        c.maxFlowWindowPackets = 4;
+        c.initialFlowWindowPackets = 4;
     });
     full.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
-    EXPECT_EQ(Ends::Probes(Ends::PullAll(*full.a, 1'000)), 0u) << "the tail took the last PSN";
-    // A reorder tolerance: rule 1 needs a hole wider than one PSN.
+    EXPECT_EQ(Ends::Probes(Ends::PullAll(*full.a, 1'000)), 0u) << "the tail took the last FSN";
+    // A reorder tolerance: rule 1 needs a hole wider than one FSN.
     Ends tolerant(true, [](MetaRoceConfig& c) { c.reorderTolerancePackets = 1; });
     tolerant.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2048}, 0);
     EXPECT_EQ(Ends::Probes(Ends::PullAll(*tolerant.a, 1'000)), 0u);
@@ -213,55 +213,55 @@ TEST(TailMarker, ARefusedSendIsMarkedFourTimesThenBacksOff)
     EXPECT_EQ(e.a->GetCounters().tailMarkers, 4u);
 }
 
-/// Records a packet of `message` as sent on `path` under its next PSN and current epoch.
+/// Records a packet of `message` as sent on `flow` under its next FSN and current epoch.
 void
-RecordOn(Path& path, uint64_t message, SentPacket::State state = SentPacket::State::InFlight)
+RecordOn(Flow& flow, uint64_t message, SentPacket::State state = SentPacket::State::InFlight)
 {
     SentPacket p;
-    p.psn = path.nextPsn++;
-    p.epoch = path.epoch;
+    p.fsn = flow.nextFsn++;
+    p.epoch = flow.epoch;
     p.message = message;
     p.state = state;
-    path.outstanding.push_back(p);
+    flow.outstanding.push_back(p);
 }
 
-/// A path whose floor is a tail marker sent in epoch 0, with data of a later epoch behind it.
-Path
-PathWithMarkerAtFloor()
+/// A flow whose floor is a tail marker sent in epoch 0, with data of a later epoch behind it.
+Flow
+FlowWithMarkerAtFloor()
 {
-    Path path(0, 0, 4000, 10'000);
-    RecordOn(path, kProbeMessage); // the marker, lost
-    path.Redraw(4001); // a loss elsewhere on the path moved it: the sequence rule cannot reach
-    RecordOn(path, 7);
-    RecordOn(path, 7);
-    return path;
+    Flow flow(0, 0, 4000, 10'000);
+    RecordOn(flow, kProbeMessage); // the marker, lost
+    flow.Redraw(4001); // a loss elsewhere on the flow moved it: the sequence rule cannot reach
+    RecordOn(flow, 7);
+    RecordOn(flow, 7);
+    return flow;
 }
 
-TEST(TailMarker, AMarkerIsGivenUpOnceALaterPacketOfItsPathIsAcknowledged)
+TEST(TailMarker, AMarkerIsGivenUpOnceALaterPacketOfItsFlowIsAcknowledged)
 {
-    Path path = PathWithMarkerAtFloor();
-    path.PopResolved();
-    EXPECT_EQ(path.Floor(), 0u) << "nothing later acknowledged: the marker may still be answered";
-    path.outstanding[2].state = SentPacket::State::Acked;
-    path.PopResolved();
-    EXPECT_EQ(path.Floor(), 1u) << "given up, while the data before the acknowledged packet waits";
-    path.outstanding[0].state = SentPacket::State::Acked;
-    path.PopResolved();
-    EXPECT_EQ(path.Floor(), path.nextPsn);
+    Flow flow = FlowWithMarkerAtFloor();
+    flow.PopResolved();
+    EXPECT_EQ(flow.Floor(), 0u) << "nothing later acknowledged: the marker may still be answered";
+    flow.outstanding[2].state = SentPacket::State::Acked;
+    flow.PopResolved();
+    EXPECT_EQ(flow.Floor(), 1u) << "given up, while the data before the acknowledged packet waits";
+    flow.outstanding[0].state = SentPacket::State::Acked;
+    flow.PopResolved();
+    EXPECT_EQ(flow.Floor(), flow.nextFsn);
 }
 
-TEST(TailMarker, ALostMarkerDoesNotCloseItsPath)
+TEST(TailMarker, ALostMarkerDoesNotCloseItsFlow)
 {
-    // Before markers were given up, lost ones held their paths' floors until each path's
-    // 256-PSN span was full and it sent nothing more (spec 5.5, 4.2).
-    Path path = PathWithMarkerAtFloor();
-    path.outstanding[1].state = SentPacket::State::Acked;
-    path.outstanding[2].state = SentPacket::State::Acked;
+    // Before markers were given up, lost ones held their flows' floors until each flow's
+    // 256-FSN span was full and it sent nothing more (spec 5.5, 4.2).
+    Flow flow = FlowWithMarkerAtFloor();
+    flow.outstanding[1].state = SentPacket::State::Acked;
+    flow.outstanding[2].state = SentPacket::State::Acked;
     for (int i = 0; i < 300; ++i)
     {
-        RecordOn(path, 8, SentPacket::State::Acked);
-        path.PopResolved();
-        ASSERT_TRUE(path.HasRoom(1024, kSackBits)) << "after " << i << " packets";
+        RecordOn(flow, 8, SentPacket::State::Acked);
+        flow.PopResolved();
+        ASSERT_TRUE(flow.HasRoom(1024, kSackBits)) << "after " << i << " packets";
     }
 }
 

@@ -1,5 +1,5 @@
 // Recovery at a connection's tail (doc/spec.md 5.4, 5.5): a marker behind the newest packet of
-// every path once nothing is left to send, and retransmissions in copies from then on.
+// every flow once nothing is left to send, and retransmissions in copies from then on.
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
 #include "send-queue.h"
@@ -20,12 +20,12 @@ Parse(const OutPacket& p)
     return *MrParse(p.header.data(), p.header.size(), p.WireSize()).header;
 }
 
-/// One plane of four paths, ACKs at once, with `tweak` applied.
+/// One plane of four flows, ACKs at once, with `tweak` applied.
 MetaRoceConfig
 SprayedConfig(const std::function<void(MetaRoceConfig&)>& tweak)
 {
     MetaRoceConfig c;
-    c.pathsPerPort = 4;
+    c.flowsPerPort = 4;
     c.mtu = 1024;
     c.ackEveryPackets = 1;
     if (tweak)
@@ -35,7 +35,7 @@ SprayedConfig(const std::function<void(MetaRoceConfig&)>& tweak)
     return c;
 }
 
-/// Two ends with one plane of four paths, ACKs at once, driven by hand.
+/// Two ends with one plane of four flows, ACKs at once, driven by hand.
 struct Sprayed : HandDrivenPair
 {
     explicit Sprayed(const std::function<void(MetaRoceConfig&)>& tweak = {})
@@ -44,33 +44,33 @@ struct Sprayed : HandDrivenPair
     }
 };
 
-/// Per path: the highest PSN of a DATA packet in `packets`, and how many there were.
+/// Per flow: the highest FSN of a DATA packet in `packets`, and how many there were.
 std::map<uint16_t, std::pair<uint64_t, int>>
-DataByPath(const std::vector<OutPacket>& packets)
+DataByFlow(const std::vector<OutPacket>& packets)
 {
-    std::map<uint16_t, std::pair<uint64_t, int>> byPath;
+    std::map<uint16_t, std::pair<uint64_t, int>> byFlow;
     for (const OutPacket& p : packets)
     {
         const MrHeader h = Parse(p);
         if (h.opcode != MrOpcode::Probe)
         {
-            auto& [psn, count] = byPath[h.pathId];
-            psn = std::max<uint64_t>(psn, h.psn);
+            auto& [fsn, count] = byFlow[h.flowId];
+            fsn = std::max<uint64_t>(fsn, h.fsn);
             ++count;
         }
     }
-    return byPath;
+    return byFlow;
 }
 
-TEST(TailRecovery, EveryPathWithAnUnansweredTailGetsAMarker)
+TEST(TailRecovery, EveryFlowWithAnUnansweredTailGetsAMarker)
 {
-    for (bool everyPath : {false, true})
+    for (bool everyFlow : {false, true})
     {
-        Sprayed e([&](MetaRoceConfig& c) { c.tailMarkersEveryPath = everyPath; });
+        Sprayed e([&](MetaRoceConfig& c) { c.tailMarkersEveryFlow = everyFlow; });
         e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
         const std::vector<OutPacket> sent = PullAllPackets(*e.a, 0, 1'000);
-        const auto byPath = DataByPath(sent);
-        ASSERT_GT(byPath.size(), 1u) << "the packets were sprayed over several paths";
+        const auto byFlow = DataByFlow(sent);
+        ASSERT_GT(byFlow.size(), 1u) << "the packets were sprayed over several flows";
         std::map<uint16_t, uint64_t> markers;
         for (const OutPacket& p : sent)
         {
@@ -78,45 +78,45 @@ TEST(TailRecovery, EveryPathWithAnUnansweredTailGetsAMarker)
             if (h.opcode == MrOpcode::Probe)
             {
                 EXPECT_FALSE(p.isControl) << "in the data class, behind its tail";
-                EXPECT_TRUE(markers.emplace(h.pathId, h.psn).second) << "one per path";
+                EXPECT_TRUE(markers.emplace(h.flowId, h.fsn).second) << "one per flow";
             }
         }
-        if (!everyPath)
+        if (!everyFlow)
         {
-            ASSERT_EQ(markers.size(), 1u) << "only the last packet's path";
-            EXPECT_EQ(markers.begin()->first, Parse(sent[sent.size() - 2]).pathId);
+            ASSERT_EQ(markers.size(), 1u) << "only the last packet's flow";
+            EXPECT_EQ(markers.begin()->first, Parse(sent[sent.size() - 2]).flowId);
             continue;
         }
-        ASSERT_EQ(markers.size(), byPath.size()) << "every path that carried a tail";
-        for (const auto& [path, data] : byPath)
+        ASSERT_EQ(markers.size(), byFlow.size()) << "every flow that carried a tail";
+        for (const auto& [flow, data] : byFlow)
         {
-            ASSERT_EQ(markers.count(path), 1u) << "path " << path;
-            EXPECT_EQ(markers[path], data.first + 1) << "the next PSN of its path";
+            ASSERT_EQ(markers.count(flow), 1u) << "flow " << flow;
+            EXPECT_EQ(markers[flow], data.first + 1) << "the next FSN of its flow";
         }
-        EXPECT_EQ(e.a->GetCounters().tailMarkers, byPath.size());
+        EXPECT_EQ(e.a->GetCounters().tailMarkers, byFlow.size());
     }
 }
 
-TEST(TailRecovery, ALostTailOnAnotherPathIsFoundOneRoundTripAfterIt)
+TEST(TailRecovery, ALostTailOnAnotherFlowIsFoundOneRoundTripAfterIt)
 {
-    for (bool everyPath : {false, true})
+    for (bool everyFlow : {false, true})
     {
-        Sprayed e([&](MetaRoceConfig& c) { c.tailMarkersEveryPath = everyPath; });
+        Sprayed e([&](MetaRoceConfig& c) { c.tailMarkersEveryFlow = everyFlow; });
         e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
         const std::vector<OutPacket> sent = PullAllPackets(*e.a, 0, 1'000);
-        const auto byPath = DataByPath(sent);
-        // The first packet alone on its path: no later packet of its route can expose it, and
+        const auto byFlow = DataByFlow(sent);
+        // The first packet alone on its flow: no later packet of its route can expose it, and
         // it is not the connection's last, whose marker exists either way.
         const MrHeader first = Parse(sent[0]);
-        ASSERT_EQ(byPath.at(first.pathId).second, 1) << "choose a seed that sprays 4 paths";
+        ASSERT_EQ(byFlow.at(first.flowId).second, 1) << "choose a seed that sprays 4 flows";
         std::vector<OutPacket> arriving(sent.begin() + 1, sent.end());
         e.Deliver(arriving, 3'000, 5'000);
         // The time rule would wait past sentAt + rack.rtt (4 us) + the window (at least the
-        // 2 us ACK delay): only a marker's ACK, showing the PSN missing, acts by 5 us.
+        // 2 us ACK delay): only a marker's ACK, showing the FSN missing, acts by 5 us.
         auto retx = e.a->PullPacket(0, 5'000);
-        if (!everyPath)
+        if (!everyFlow)
         {
-            EXPECT_FALSE(retx) << "no evidence yet without a marker on its path";
+            EXPECT_FALSE(retx) << "no evidence yet without a marker on its flow";
             continue;
         }
         ASSERT_TRUE(retx);
@@ -131,9 +131,9 @@ TEST(TailRecovery, ALostTailOnAnotherPathIsFoundOneRoundTripAfterIt)
 TEST(TailRecovery, RetransmissionsGoInCopiesOnceNoNewDataIsLeft)
 {
     Sprayed e([](MetaRoceConfig& c) {
-        c.pathsPerPort = 1;
+        c.flowsPerPort = 1;
         c.tailMarkers = false;
-        c.initialPathWindowPackets = 64; // the loss's window cut holds nothing back here
+        c.initialFlowWindowPackets = 64; // the loss's window cut holds nothing back here
     });
     e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 8 * 1024}, 0);
     std::vector<OutPacket> head;
@@ -168,7 +168,7 @@ TEST(TailRecovery, RetransmissionsGoInCopiesOnceNoNewDataIsLeft)
         EXPECT_EQ(Parse(c).offset, 5u * 1024);
         EXPECT_TRUE(Parse(c).flags & kMrFlagRetx);
     }
-    EXPECT_NE(Parse(copies[0]).psn, Parse(copies[1]).psn);
+    EXPECT_NE(Parse(copies[0]).fsn, Parse(copies[1]).fsn);
     EXPECT_EQ(e.a->GetCounters().retransmittedPackets, 3u);
     e.Deliver({copies[0]}, 11'000, 13'000); // the second copy is lost: no matter
     EXPECT_EQ(e.a->TakeCompletions().size(), 1u);
@@ -177,9 +177,9 @@ TEST(TailRecovery, RetransmissionsGoInCopiesOnceNoNewDataIsLeft)
 TEST(TailRecovery, ARecoveryPullReturnsAProvenLossNeverNewData)
 {
     Sprayed e([](MetaRoceConfig& c) {
-        c.pathsPerPort = 1;
+        c.flowsPerPort = 1;
         c.tailMarkers = false;
-        c.initialPathWindowPackets = 64;
+        c.initialFlowWindowPackets = 64;
     });
     e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
     auto lost = e.a->PullPacket(0, 1'000);
@@ -187,7 +187,7 @@ TEST(TailRecovery, ARecoveryPullReturnsAProvenLossNeverNewData)
     ASSERT_TRUE(lost && second);
     EXPECT_FALSE(e.a->HasRecoveryWork(0)) << "new data is no recovery";
     EXPECT_FALSE(e.a->PullRecoveryPacket(0, 1'000));
-    e.Deliver({*second}, 3'000, 5'000); // the ACK shows PSN 0 missing: rule 1
+    e.Deliver({*second}, 3'000, 5'000); // the ACK shows FSN 0 missing: rule 1
     EXPECT_TRUE(e.a->HasRecoveryWork(0));
     auto retx = e.a->PullRecoveryPacket(0, 5'000);
     ASSERT_TRUE(retx);
@@ -212,7 +212,7 @@ TEST(TailRecovery, ALossJudgedByTheTimeRuleWaitsItsTurn)
     e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 2 * 1024}, 0);
     const std::vector<OutPacket> sent = PullAllPackets(*e.a, 0, 1'000);
     ASSERT_EQ(sent.size(), 2u);
-    ASSERT_NE(Parse(sent[0]).pathId, Parse(sent[1]).pathId) << "sprayed over two paths";
+    ASSERT_NE(Parse(sent[0]).flowId, Parse(sent[1]).flowId) << "sprayed over two flows";
     e.Deliver({sent[1]}, 3'000, 5'000);
     const TimeNs due = e.a->NextTimeout();
     e.a->OnTimeout(due);
@@ -263,18 +263,18 @@ TEST(TailRecovery, OnlyAFirstRetransmissionGoesInCopies)
 
 TEST(TailRecovery, RuleOneProvesALossTheTimeRuleOnlyJudges)
 {
-    // Path PSNs 0-2 in flight, 3 acknowledged: 0-2 lost by rule 1 (proven). With a later
-    // transmission acknowledged on another path and the window passed, 4 is lost by the time
+    // Flow FSNs 0-2 in flight, 3 acknowledged: 0-2 lost by rule 1 (proven). With a later
+    // transmission acknowledged on another flow and the window passed, 4 is lost by the time
     // rule (judged).
     Ring<SentPacket> out;
-    for (uint64_t psn = 0; psn < 5; ++psn)
+    for (uint64_t fsn = 0; fsn < 5; ++fsn)
     {
         SentPacket p;
-        p.psn = psn;
-        p.txSeq = psn;
-        p.sentAt = 100 * psn;
+        p.fsn = fsn;
+        p.txSeq = fsn;
+        p.sentAt = 100 * fsn;
         p.bytes = 1000;
-        p.state = psn == 3 ? SentPacket::State::Acked : SentPacket::State::InFlight;
+        p.state = fsn == 3 ? SentPacket::State::Acked : SentPacket::State::InFlight;
         out.push_back(p);
     }
     RackState rack;

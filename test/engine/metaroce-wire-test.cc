@@ -15,9 +15,9 @@ Write()
     MrHeader h;
     h.opcode = MrOpcode::Write;
     h.flags = kMrFlagFirst | kMrFlagRetx;
-    h.pathId = 513;
+    h.flowId = 513;
     h.connection = 0xdeadbeef;
-    h.psn = 0xfffffff0;
+    h.fsn = 0xfffffff0;
     h.ackFloor = 0xffffffe0;
     h.stream = 9;
     h.msn = 77;
@@ -64,9 +64,9 @@ TEST(MetaRoceWire, WriteRoundTrip)
     ASSERT_TRUE(r.header) << DropReasonName(r.reason);
     const MrHeader& p = *r.header;
     EXPECT_EQ(p.flags, h.flags);
-    EXPECT_EQ(p.pathId, h.pathId);
+    EXPECT_EQ(p.flowId, h.flowId);
     EXPECT_EQ(p.connection, h.connection);
-    EXPECT_EQ(p.psn, h.psn);
+    EXPECT_EQ(p.fsn, h.fsn);
     EXPECT_EQ(p.ackFloor, h.ackFloor);
     EXPECT_EQ(p.stream, h.stream);
     EXPECT_EQ(p.msn, h.msn);
@@ -97,7 +97,7 @@ TEST(MetaRoceWire, AckSackBitOrderIsLsbFirst)
     MrHeader h;
     h.opcode = MrOpcode::Ack;
     h.flags = kMrFlagEce;
-    h.cumulativePsn = 100;
+    h.cumulativeFsn = 100;
     h.rateHintMbps = 50'000;
     h.echoTimestamp = 99;
     h.ceCount = 3;
@@ -133,13 +133,13 @@ TEST(MetaRoceWire, NakAndProbeRoundTrip)
     MrHeader probe;
     probe.opcode = MrOpcode::Probe;
     probe.flags = kMrFlagAckReq;
-    probe.psn = 5;
+    probe.fsn = 5;
     probe.ackFloor = 4;
     probe.timestamp = 77;
     b = Bytes(probe);
     r = MrParse(b.data(), b.size(), b.size());
     ASSERT_TRUE(r.header);
-    EXPECT_EQ(r.header->psn, 5u);
+    EXPECT_EQ(r.header->fsn, 5u);
     EXPECT_EQ(r.header->timestamp, 77u);
 }
 
@@ -201,8 +201,8 @@ AckWithRepeats()
 {
     MrHeader h;
     h.opcode = MrOpcode::Ack;
-    h.pathId = 3;
-    h.cumulativePsn = 100;
+    h.flowId = 3;
+    h.cumulativeFsn = 100;
     h.repeatCount = 2;
     h.repeats[0] = MrAckRepeat{7, 0x8001, 0xfffffffe};
     h.repeats[1] = MrAckRepeat{1, 0, 42};
@@ -214,29 +214,29 @@ TEST(MetaRoceWire, AckRepeatsFollowTheSack)
     const MrHeader h = AckWithRepeats();
     EXPECT_EQ(h.Size(), kMrAckHeaderSize + 2 * kMrAckRepeatSize);
     const auto b = Bytes(h);
-    // Spec 3.4: path id, 16 SACK bits, cumulative PSN, big-endian, 8 bytes per repeat.
+    // Spec 3.4: flow id, 16 SACK bits, cumulative FSN, big-endian, 8 bytes per repeat.
     const std::vector<uint8_t> first = {0x00, 0x07, 0x80, 0x01, 0xff, 0xff, 0xff, 0xfe};
     EXPECT_EQ(std::vector<uint8_t>(b.begin() + 64, b.begin() + 72), first);
     const MrParseResult r = MrParse(b.data(), b.size(), b.size());
     ASSERT_TRUE(r.header);
     ASSERT_EQ(r.header->repeatCount, 2);
-    EXPECT_EQ(r.header->repeats[0].pathId, 7);
+    EXPECT_EQ(r.header->repeats[0].flowId, 7);
     EXPECT_EQ(r.header->repeats[0].sack, 0x8001);
-    EXPECT_EQ(r.header->repeats[0].cumulativePsn, 0xfffffffeu);
-    EXPECT_EQ(r.header->repeats[1].pathId, 1);
-    EXPECT_EQ(r.header->repeats[1].cumulativePsn, 42u);
+    EXPECT_EQ(r.header->repeats[0].cumulativeFsn, 0xfffffffeu);
+    EXPECT_EQ(r.header->repeats[1].flowId, 1);
+    EXPECT_EQ(r.header->repeats[1].cumulativeFsn, 42u);
     EXPECT_EQ(r.header->Size(), b.size());
 }
 
 TEST(MetaRoceWire, MalformedAckRepeatsAreRefused)
 {
     MrHeader own = AckWithRepeats();
-    own.repeats[1].pathId = own.pathId;
+    own.repeats[1].flowId = own.flowId;
     auto b = Bytes(own);
-    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "own path";
+    EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "own flow";
 
     MrHeader twice = AckWithRepeats();
-    twice.repeats[1].pathId = twice.repeats[0].pathId;
+    twice.repeats[1].flowId = twice.repeats[0].flowId;
     b = Bytes(twice);
     EXPECT_EQ(MrParse(b.data(), b.size(), b.size()).reason, DropReason::BadField) << "twice";
 
@@ -264,7 +264,7 @@ TEST(MetaRoceWire, AnEmptySackMayBeLeftOut)
     EXPECT_TRUE(r.header->sack.none());
     EXPECT_EQ(r.header->creditBytes, 0x01020304u);
     ASSERT_EQ(r.header->repeatCount, 2);
-    EXPECT_EQ(r.header->repeats[1].cumulativePsn, 42u);
+    EXPECT_EQ(r.header->repeats[1].cumulativeFsn, 42u);
     EXPECT_EQ(r.header->Size(), b.size());
 
     // The same ACK with its (empty) SACK on the wire reads the same, 32 bytes longer.
@@ -275,7 +275,7 @@ TEST(MetaRoceWire, AnEmptySackMayBeLeftOut)
     const MrParseResult fr = MrParse(fb.data(), fb.size(), fb.size());
     ASSERT_TRUE(fr.header);
     EXPECT_EQ(fr.header->repeatCount, 2);
-    EXPECT_EQ(fr.header->repeats[0].pathId, 7);
+    EXPECT_EQ(fr.header->repeats[0].flowId, 7);
 }
 
 TEST(MetaRoceWire, MalformedCompactAcksAreRefused)
@@ -303,13 +303,13 @@ TEST(MetaRoceWire, MalformedCompactAcksAreRefused)
     EXPECT_EQ(MrParse(probe.data(), probe.size(), probe.size()).reason, DropReason::BadField);
 }
 
-TEST(MetaRoceWire, PsnUnwrapPicksTheNearestValue)
+TEST(MetaRoceWire, FsnUnwrapPicksTheNearestValue)
 {
-    EXPECT_EQ(MrUnwrapPsn(5, 0), 5u);
-    EXPECT_EQ(MrUnwrapPsn(0xffffffff, 0), 0xffffffffu); // cannot go below zero
-    EXPECT_EQ(MrUnwrapPsn(2, 0xfffffff0), 0x100000002u);
-    EXPECT_EQ(MrUnwrapPsn(0xfffffff0, 0x100000002u), 0xfffffff0u);
-    EXPECT_EQ(MrUnwrapPsn(7, 0x300000005u), 0x300000007u);
+    EXPECT_EQ(MrUnwrapFsn(5, 0), 5u);
+    EXPECT_EQ(MrUnwrapFsn(0xffffffff, 0), 0xffffffffu); // cannot go below zero
+    EXPECT_EQ(MrUnwrapFsn(2, 0xfffffff0), 0x100000002u);
+    EXPECT_EQ(MrUnwrapFsn(0xfffffff0, 0x100000002u), 0xfffffff0u);
+    EXPECT_EQ(MrUnwrapFsn(7, 0x300000005u), 0x300000007u);
 }
 
 } // namespace

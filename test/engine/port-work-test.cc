@@ -59,7 +59,7 @@ RunAndCheck(double lossRate, TimeNs upAt)
 {
     MetaRoceConfig config;
     config.ports = 3;
-    config.pathsPerPort = 4;
+    config.flowsPerPort = 4;
     config.seed = 3;
     auto [a, b] = ConnectedEnds(config);
     ChannelConfig channel;
@@ -106,14 +106,14 @@ TEST(PortWork, AllPortsAtOnceAgreeWithEachPortAsked)
     }
 }
 
-TEST(PortWork, ADownPathsProbeWithNothingQueuedIsWork)
+TEST(PortWork, ADownFlowsProbeWithNothingQueuedIsWork)
 {
     // One path per plane; everything sent on plane 0 is lost until its path is Down, and the
     // data then goes over plane 1. With nothing left to send, the Down path's probe is the
     // only work on plane 0 (spec 4.4).
     MetaRoceConfig config;
     config.ports = 2;
-    config.pathsPerPort = 1;
+    config.flowsPerPort = 1;
     config.mtu = 1024;
     config.maxTailProbes = 0;
     config.tailMarkers = false;

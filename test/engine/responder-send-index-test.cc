@@ -13,13 +13,13 @@ namespace
 {
 
 std::vector<uint8_t>
-Send(uint32_t psn, uint32_t msn, uint32_t recvIndex, uint32_t length)
+Send(uint32_t fsn, uint32_t msn, uint32_t recvIndex, uint32_t length)
 {
     MrHeader h;
     h.opcode = MrOpcode::Send;
     h.flags = kMrFlagFirst | kMrFlagLast | kMrFlagAckReq;
     h.connection = 1;
-    h.psn = psn;
+    h.fsn = fsn;
     h.msn = msn;
     h.messageLength = length;
     h.payloadLength = length;
@@ -32,7 +32,7 @@ Send(uint32_t psn, uint32_t msn, uint32_t recvIndex, uint32_t length)
 TEST(ResponderSendIndex, TwoSendsCannotClaimOneRecv)
 {
     MetaRoceConfig c;
-    c.pathsPerPort = 1;
+    c.flowsPerPort = 1;
     MetaRoceConnection conn(c);
     conn.PostRecv(WorkRequest{7, Opcode::Recv, 0, 4096});
     const auto later = Send(1, 1, 0, 100);   // MSN 1 claims RECV 0 first
@@ -67,7 +67,7 @@ TEST(ResponderSendIndex, SendForACompletedRecvIsADuplicateNotPlaced)
     // placed. Before, Place() read the RECV queue at recvIndex - recvBase, far outside it
     // (found by the engine fuzz target, ASan SEGV; corpus input regress-recv-below-base).
     MetaRoceConfig c;
-    c.pathsPerPort = 1;
+    c.flowsPerPort = 1;
     MetaRoceConnection conn(c);
     conn.PostRecv(WorkRequest{7, Opcode::Recv, 0, 4096});
     ASSERT_TRUE(Deliver(conn, Send(0, 0, 0, 100), 100).accepted);

@@ -50,7 +50,7 @@ operator==(const Counters& a, const Counters& b)
            a.rxControlPackets == b.rxControlPackets && a.rxEcnMarked == b.rxEcnMarked &&
            a.placedBytes == b.placedBytes && a.timeouts == b.timeouts &&
            a.fastRetransmits == b.fastRetransmits && a.entropyRedraws == b.entropyRedraws &&
-           a.pathsDown == b.pathsDown && a.completions == b.completions && a.drops == b.drops;
+           a.flowsDown == b.flowsDown && a.completions == b.completions && a.drops == b.drops;
 }
 
 TEST(RoceV2QueuePair, MalformedPacketsAreRefusedAndChangeNothing)
@@ -145,7 +145,7 @@ TEST(RoceV2QueuePair, MalformedRequestsThrowAndChangeNothing)
     EXPECT_EQ(l.qpB.GetResponder().PostedRecvs(), 0u);
 }
 
-TEST(RoceV2QueuePair, PacketsUseOneUdpPathAndCountWireBytes)
+TEST(RoceV2QueuePair, PacketsUseOneUdpFlowAndCountWireBytes)
 {
     RoceV2Loop l;
     l.qpA.PostSend(Write(1, 3001), 0);
@@ -235,7 +235,7 @@ TEST(RoceV2QueuePair, PortDownStopsTransmissionAndTheTimeoutRecoversAfterUp)
     EXPECT_FALSE(l.qpA.PullPacket(0, 0).has_value());
     EXPECT_FALSE(l.qpA.HasWork(0));
     EXPECT_EQ(l.qpA.NextTimeout(), kNever); // nothing in flight: no timer
-    EXPECT_EQ(l.qpA.GetCounters().pathsDown, 1u);
+    EXPECT_EQ(l.qpA.GetCounters().flowsDown, 1u);
 
     l.qpA.OnPortState(0, true, 0);
     int sent = 0;

@@ -120,7 +120,7 @@ TEST(Swift, ConnectionBetaZeroLeavesTheConnectionWindowOnDelay)
     EXPECT_DOUBLE_EQ(w.conn.window, 400'000);
 }
 
-TEST(Swift, LossCutsThePathByMaxDecreaseAndTimeoutResetsIt)
+TEST(Swift, LossCutsTheFlowByMaxDecreaseAndTimeoutResetsIt)
 {
     SwiftCongestionControl cc(Config());
     Windows w;

@@ -90,7 +90,7 @@ Setup(Pair& p, uint8_t mode)
         {
             MetaRoceConfig c;
             c.ports = 2;
-            c.pathsPerPort = 2;
+            c.flowsPerPort = 2;
             c.streams = 2;
             c.mtu = 512;
             c.localConnection = i == 0 ? 10 : 20;

@@ -69,7 +69,7 @@ MutateMrField(std::vector<uint8_t>& bytes, std::size_t wire, FuzzInput& in)
     switch (field % 16)
     {
     case 0:
-        h.pathId = static_cast<uint16_t>(EdgeValue(in, h.pathId, 16));
+        h.flowId = static_cast<uint16_t>(EdgeValue(in, h.flowId, 16));
         break;
     case 1:
         h.psn = static_cast<uint32_t>(EdgeValue(in, h.psn, 32));
@@ -99,7 +99,7 @@ MutateMrField(std::vector<uint8_t>& bytes, std::size_t wire, FuzzInput& in)
         h.remoteKey = static_cast<uint32_t>(EdgeValue(in, h.remoteKey, 32));
         break;
     case 10:
-        h.cumulativePsn = static_cast<uint32_t>(EdgeValue(in, h.cumulativePsn, 32));
+        h.cumulativeFsn = static_cast<uint32_t>(EdgeValue(in, h.cumulativeFsn, 32));
         break;
     case 11:
         h.creditBytes = static_cast<uint32_t>(EdgeValue(in, h.creditBytes, 32));
@@ -108,8 +108,8 @@ MutateMrField(std::vector<uint8_t>& bytes, std::size_t wire, FuzzInput& in)
         h.rateHintMbps = static_cast<uint32_t>(EdgeValue(in, h.rateHintMbps, 32));
         break;
     case 13:
-        h.repeats[in.U8() % metaroce::kMrMaxAckRepeats].cumulativePsn =
-            static_cast<uint32_t>(EdgeValue(in, h.repeats[0].cumulativePsn, 32));
+        h.repeats[in.U8() % metaroce::kMrMaxAckRepeats].cumulativeFsn =
+            static_cast<uint32_t>(EdgeValue(in, h.repeats[0].cumulativeFsn, 32));
         break;
     case 14:
         h.timestamp = h.echoTimestamp = EdgeValue(in, h.timestamp, 64);

@@ -40,10 +40,10 @@ UNDECODED_GROUP = str(0x05000000)  # where a Lua error in the dissector lands
 ERROR_SEVERITY = str(0x00800000)
 FIELDS = ["version", "opcode", "flags", "flags.first", "flags.last", "flags.retx",
           "flags.ackreq", "flags.ece", "flags.nosack", "flags.reserved", "path", "conn", "psn", "ack_floor",
-          "cum_psn", "rate_hint", "stream", "data.reserved", "msn", "msg_len", "offset",
+          "cum_fsn", "rate_hint", "stream", "data.reserved", "msn", "msg_len", "offset",
           "payload_len", "recv_index", "timestamp", "remote_addr", "rkey", "write.reserved",
           "echo_ts", "ce_count", "new_count", "credit", "sack", "sack.count", "sack.psns",
-          "repeat.path", "repeat.sack", "repeat.cum_psn", "syndrome", "payload"]
+          "repeat.path", "repeat.sack", "repeat.cum_fsn", "syndrome", "payload"]
 EXPERTS = ["truncated", "bad_version", "bad_opcode", "bad_flags", "reserved_nonzero",
            "bad_length", "bad_placement", "bad_repeat", "bad_syndrome", "sender_rule", "trimmed",
            "retransmission", "nak"]
@@ -171,7 +171,7 @@ CASES = [
     ("SEND", data(2, 0x02 | 0x04 | 0x08, offset=4096, recv=17),
      {"opcode": 2, "flags.last": 1, "flags.retx": 1, "offset": 4096, "recv_index": 17,
       "msn": 11, "timestamp": 123456789012}, {"retransmission"}),
-    ("ACK", ack(), {"opcode": 3, "path": 6, "conn": 77, "cum_psn": 4294967290,
+    ("ACK", ack(), {"opcode": 3, "path": 6, "conn": 77, "cum_fsn": 4294967290,
                     "rate_hint": 25000, "echo_ts": 987654321, "ce_count": 0, "new_count": 4,
                     "credit": 0, "sack.count": 5}, set()),
     ("ACK+ECE", ack(flags=0x10, ce=3, bits=()), {"flags.ece": 1, "ce_count": 3,
@@ -195,8 +195,8 @@ CASES = [
     ("ACK credit", ack(credit=70000), {"credit": 70000}, set()),
     ("ACK too long", ack(extra=4), {}, {"bad_length"}),
     ("ACK repeat", ack(repeats=[(7, 0x8001, 42)]),
-     {"path": 6, "cum_psn": 4294967290, "repeat.path": 7, "repeat.sack": 0x8001,
-      "repeat.cum_psn": 42}, set()),
+     {"path": 6, "cum_fsn": 4294967290, "repeat.path": 7, "repeat.sack": 0x8001,
+      "repeat.cum_fsn": 42}, set()),
     ("ACK repeats its own path", ack(repeats=[(6, 0, 1)]), {}, {"bad_repeat"}),
     ("ACK five repeats", ack(repeats=[(k, 0, 0) for k in range(7, 12)]), {}, {"bad_length"}),
     ("PROBE too long", probe() + bytes(1), {}, {"bad_length"}),
@@ -211,15 +211,15 @@ CASES = [
     ("LAST without ACKREQ", data(2, 0x02, offset=4096), {}, {"sender_rule"}),
     ("ECE without CE", ack(flags=0x10), {}, {"sender_rule"}),
     ("ACK without SACK", ack(flags=0x20, credit=9000, repeats=[(7, 0x8001, 42)]),
-     {"flags.nosack": 1, "cum_psn": 4294967290, "credit": 9000, "repeat.path": 7,
-      "repeat.sack": 0x8001, "repeat.cum_psn": 42}, set()),
+     {"flags.nosack": 1, "cum_fsn": 4294967290, "credit": 9000, "repeat.path": 7,
+      "repeat.sack": 0x8001, "repeat.cum_fsn": 42}, set()),
     ("ACK without SACK cut", ack(flags=0x20)[:28], {}, {"truncated"}),
     ("ACK without SACK too long", ack(flags=0x20, extra=12), {}, {"bad_length"}),
     ("PROBE with NOSACK", probe(flags=0x28), {}, {"bad_flags"}),
     ("ACK flag 0x40", ack(flags=0x40), {}, {"bad_flags"}),
     ("tail marker: PROBE without ACKREQ", probe(flags=0), {"flags.ackreq": 0}, set()),
 ]
-SACK_PSNS = "4294967291,3-5,250"  # cum 2^32-6: bits 0, 8-10, 255 -> cum+1, cum+9..11, cum+256
+SACK_FSNS = "4294967291,3-5,250"  # cum 2^32-6: bits 0, 8-10, 255 -> cum+1, cum+9..11, cum+256
 
 
 def check_handmade(tmp):
@@ -243,8 +243,8 @@ def check_handmade(tmp):
               f"handmade {name}: experts {sorted(raised)}, not {sorted(experts)}")
     check(rows[0]["metaroce.payload"] == (bytes(range(256)) * 16).hex(),
           "handmade WRITE: payload bytes")
-    check(rows[2]["metaroce.sack.psns"] == SACK_PSNS,
-          f"handmade ACK: SACK PSNs '{rows[2]['metaroce.sack.psns']}', not '{SACK_PSNS}'")
+    check(rows[2]["metaroce.sack.psns"] == SACK_FSNS,
+          f"handmade ACK: SACK PSNs '{rows[2]['metaroce.sack.psns']}', not '{SACK_FSNS}'")
     check(rows[2]["metaroce.sack"] == "01070000" + "00" * 27 + "80",
           f"handmade ACK: SACK bytes {rows[2]['metaroce.sack']}")
     for name in ("WRITE", "ACK", "PROBE", "NAK"):
@@ -431,13 +431,13 @@ def check_metaroce_host(label, plane_rows, host):
               0 <= num(r, "new_count") <= 256 and (nosack or num(r, "sack.count") == len(sacked)) and
               num(r, "flags.ece") == 0 and 0 <= num(r, "rate_hint") <= 100_000 * PLANES,
               f"{label}: ACK fields {brief(r)}")
-        check(num(r, "cum_psn") <= max(psns[key]) + 1 and sacked <= psns[key],
+        check(num(r, "cum_fsn") <= max(psns[key]) + 1 and sacked <= psns[key],
               f"{label}: ACK covers PSNs never sent: {brief(r)}")
-        final[key] = max(final.get(key, 0), num(r, "cum_psn"))
+        final[key] = max(final.get(key, 0), num(r, "cum_fsn"))
         # The waiting paths an ACK covers, and earlier ACKs it repeats (spec 6.4).
         if r["metaroce.repeat.path"]:
             for path, cum in zip(r["metaroce.repeat.path"].split(";"),
-                                 r["metaroce.repeat.cum_psn"].split(";")):
+                                 r["metaroce.repeat.cum_fsn"].split(";")):
                 other = (key[0], int(path, 0))
                 check(other in psns and int(cum, 0) <= max(psns[other]) + 1,
                       f"{label}: ACK repeat covers PSNs never sent: {brief(r)}")

@@ -158,11 +158,11 @@ def test_nic_attributes_are_the_engine_tables_and_reach_the_run():
     assert "spec 5.6" in nic["MaxRetransmissions"]["help"]
 
     r = mx.run(**SHAPE, workload="allreduce-ring", nic={"Mtu": 2048, "RtoMin": "30us"},
-               nic_attributes="PathsPerPort=4")
-    assert r.document["config"]["nic_attributes"] == "PathsPerPort=4;Mtu=2048;RtoMin=30us"
+               nic_attributes="FlowsPerPort=4")
+    assert r.document["config"]["nic_attributes"] == "FlowsPerPort=4;Mtu=2048;RtoMin=30us"
     assert r.summary["complete"] is True
     # 2 KiB segments: twice the data packets of the default 4 KiB MTU.
-    default = mx.run(**SHAPE, workload="allreduce-ring", nic_attributes="PathsPerPort=4")
+    default = mx.run(**SHAPE, workload="allreduce-ring", nic_attributes="FlowsPerPort=4")
     assert r.summary["data_packets"] == 2 * default.summary["data_packets"]
 
 

@@ -95,7 +95,7 @@ def test_tail_recovery(tmp_path):
     # Lossless, no variant copies a packet; markers follow every path's tail by default.
     assert (df[df["loss"] == 0]["retransmitted"] == 0).all()
     defaults = df[df["nic_attributes"].fillna("") == ""]
-    last_only = df[df["nic_attributes"] == "TailMarkersEveryPath=false"]
+    last_only = df[df["nic_attributes"] == "TailMarkersEveryFlow=false"]
     assert defaults["tail_markers"].sum() > last_only["tail_markers"].sum()
     assert "one copy at the tail" in (tmp_path / "tail-recovery-quick.md").read_text()
 

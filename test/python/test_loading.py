@@ -37,7 +37,7 @@ def test_public_classes_are_reachable():
 def test_type_ids_and_attributes():
     tid = ns.TypeId.LookupByName("ns3::MetaRoceNic")
     names = {str(tid.GetAttribute(i).name) for i in range(tid.GetAttributeN())}
-    assert {"Mtu", "PathsPerPort", "Streams"} <= names
+    assert {"Mtu", "FlowsPerPort", "Streams"} <= names
 
 
 def test_create_sets_attributes_through_the_checker():

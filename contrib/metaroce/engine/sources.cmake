@@ -24,7 +24,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/algorithms/congestion-control.cc
     engine/algorithms/dcqcn-reaction-point.cc
     engine/algorithms/dcqcn.cc
-    engine/algorithms/path-selector.cc
+    engine/algorithms/flow-selector.cc
     engine/algorithms/swift-congestion-control.cc
     engine/common/config-field.cc
     engine/common/deadline-tree.cc
@@ -43,7 +43,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce/mcrc.cc
     engine/metaroce/metaroce-config.cc
     engine/metaroce/metaroce-connection.cc
-    engine/metaroce/metaroce-path.cc
+    engine/metaroce/metaroce-flow.cc
     engine/metaroce/metaroce-requester-ack.cc
     engine/metaroce/metaroce-requester-deadlines.cc
     engine/metaroce/metaroce-requester-markers.cc
@@ -53,9 +53,9 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce/metaroce-responder.cc
     engine/metaroce/metaroce-wire.cc
     engine/metaroce/pacer.cc
-    engine/metaroce/path-receive-window.cc
-    engine/metaroce/path-recovery.cc
-    engine/metaroce/path-table.cc
+    engine/metaroce/flow-receive-window.cc
+    engine/metaroce/flow-recovery.cc
+    engine/metaroce/flow-table.cc
     engine/metaroce/reorder-window.cc
     engine/metaroce/requester-packets.cc
     engine/metaroce/send-queue.cc
@@ -71,7 +71,7 @@ set(METAROCE_ENGINE_SOURCES
 set(METAROCE_ENGINE_HEADERS
     engine/algorithms/congestion-control.h
     engine/algorithms/dcqcn.h
-    engine/algorithms/path-selector.h
+    engine/algorithms/flow-selector.h
     engine/algorithms/swift-congestion-control.h
     engine/common/config-field.h
     engine/common/deadline-cached.h
@@ -94,14 +94,14 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/loss-evidence.h
     engine/metaroce/metaroce-config.h
     engine/metaroce/metaroce-connection.h
-    engine/metaroce/metaroce-path.h
+    engine/metaroce/metaroce-flow.h
     engine/metaroce/metaroce-requester.h
     engine/metaroce/metaroce-responder.h
     engine/metaroce/metaroce-wire.h
     engine/metaroce/pacer.h
-    engine/metaroce/path-receive-window.h
-    engine/metaroce/path-recovery.h
-    engine/metaroce/path-table.h
+    engine/metaroce/flow-receive-window.h
+    engine/metaroce/flow-recovery.h
+    engine/metaroce/flow-table.h
     engine/metaroce/receiver-hints.h
     engine/metaroce/plane-time-rule.h
     engine/metaroce/reorder-window.h

@@ -1,7 +1,7 @@
 /*
  * Your own MetaRoCE congestion control (spec 7.5) chosen by attribute: an engine algorithm (a
  * metaroce::CongestionControl, no ns-3) and an ns-3 MetaRoceCongestionOps holding its parameters
- * as attributes. Here a fixed window per path, in an incast, against AIMD.
+ * as attributes. Here a fixed window per flow, in an incast, against AIMD.
  *   ./metaroce-custom-congestion --hosts=16 --planes=8 --messageBytes=1048576
  */
 #include "ns3/metaroce-atomic-file.h"
@@ -15,21 +15,21 @@ using namespace ns3;
 using metaroce::TimeNs;
 using Window = metaroce::WindowState;
 
-/// The algorithm: every path window stays at `bytes`, whatever ACKs, losses or timeouts say.
+/// The algorithm: every flow window stays at `bytes`, whatever ACKs, losses or timeouts say.
 class FixedWindow : public metaroce::CongestionControl
 {
   public:
-    double bytes{8320}; ///< the window of every path
+    double bytes{8320}; ///< the window of every flow
 
     const char* Name() const override
     {
         return "fixed";
     }
 
-    void OnAck(Window& path, Window&, const metaroce::AckSample&, TimeNs) override
+    void OnAck(Window& flow, Window&, const metaroce::AckSample&, TimeNs) override
     {
-        path.window = bytes;
-        path.Clamp(); // within [one packet, the SACK span]
+        flow.window = bytes;
+        flow.Clamp(); // within [one packet, the SACK span]
     }
 
     void OnLoss(Window&, Window&, TimeNs, TimeNs) override
@@ -59,7 +59,7 @@ class ExampleFixedWindow : public MetaRoceCongestionOps
                                 .SetGroupName("MetaRoce")
                                 .AddConstructor<ExampleFixedWindow>()
                                 .AddAttribute("Window",
-                                              "Bytes every path may have in flight.",
+                                              "Bytes every flow may have in flight.",
                                               UintegerValue(8320),
                                               MakeUintegerAccessor(&ExampleFixedWindow::m_window),
                                               MakeUintegerChecker<uint32_t>(1));

@@ -34,7 +34,7 @@ struct Sweep
     std::string losses = "0,0.001,0.01,0.02,0.05,0.1";
     std::string transports = "metaroce,rocev2";
     uint32_t planes = 1;
-    uint32_t pathsPerPlane = 8;
+    uint32_t flowsPerPlane = 8;
     uint32_t messages = 32;
     uint64_t messageBytes = 1 << 20;
     double rateGbps = 100;
@@ -49,7 +49,7 @@ struct Sweep
                         "transports",
                         "comma-separated transports (metaroce, rocev2)",
                         transports);
-        // The bounds are the engine's (spec 4.1: ports in [1, 64], paths per port in
+        // The bounds are the engine's (spec 4.1: ports in [1, 64], flows per port in
         // [1, 1024]) and the wire's (a RoCEv2 message carries at most 2^31 bytes, spec 8.2).
         AddIntegerOption(cmd,
                          "planes",
@@ -58,9 +58,9 @@ struct Sweep
                          1,
                          64);
         AddIntegerOption(cmd,
-                         "pathsPerPlane",
-                         "MetaRoCE logical paths per plane",
-                         pathsPerPlane,
+                         "flowsPerPlane",
+                         "MetaRoCE logical flows per plane",
+                         flowsPerPlane,
                          1,
                          1024);
         AddIntegerOption(cmd, "messages", "messages to move", messages, 1, 1'000'000);
@@ -94,7 +94,7 @@ struct Sweep
         c.sendFraction = 0;
         c.realPayload = false;
         c.metaroce.ports = t == Transport::MetaRoce ? planes : 1;
-        c.metaroce.pathsPerPort = pathsPerPlane;
+        c.metaroce.flowsPerPort = flowsPerPlane;
         c.metaroce.streams = 1;
         c.metaroce.portRateBps = static_cast<uint64_t>(rateGbps * 1e9);
         c.channel.ports = c.metaroce.ports;
@@ -153,7 +153,7 @@ void
 Validate(const Sweep& s, const std::vector<Transport>& transports)
 {
     const std::string shape = "--planes=" + std::to_string(s.planes) +
-                              " --pathsPerPlane=" + std::to_string(s.pathsPerPlane) + ": ";
+                              " --flowsPerPlane=" + std::to_string(s.flowsPerPlane) + ": ";
     for (Transport t : transports)
     {
         const ScenarioConfig c = s.Scenario(t, 0);

@@ -13,7 +13,7 @@
 #include "ns3/metaroce-experiment.h"
 #include "ns3/metaroce-ns3-compat.h"
 #include "ns3/metaroce-red-ecn-marker.h"
-#include "ns3/metaroce-spray-path-selection.h"
+#include "ns3/metaroce-spray-flow-selection.h"
 #include "ns3/metaroce-swift.h"
 #include "ns3/metaroce-switch.h"
 #include "ns3/nstime.h"
@@ -45,16 +45,16 @@ class TypesAreRegisteredTestCase : public TestCase
     {
         const std::vector<std::pair<std::string, std::vector<std::string>>> types = {
             {"ns3::MetaRoceCongestionOps", {}},
-            {"ns3::MetaRoceAimd", {"AdditiveIncrease", "PathDecrease", "ConnectionDecrease"}},
+            {"ns3::MetaRoceAimd", {"AdditiveIncrease", "FlowDecrease", "ConnectionDecrease"}},
             {"ns3::MetaRoceSwift",
              {"TargetDelay", "AdditiveIncrease", "Beta", "ConnectionBeta", "MaxDecrease"}},
-            {"ns3::MetaRocePathSelection", {}},
-            {"ns3::MetaRoceSprayPathSelection", {}},
+            {"ns3::MetaRoceFlowSelection", {}},
+            {"ns3::MetaRoceSprayFlowSelection", {}},
             {"ns3::MetaRoceEcnMarker", {}},
             {"ns3::MetaRoceRedEcnMarker", {"Kmin", "Kmax", "Pmax"}},
             {"ns3::MetaRoceBufferAdmission", {}},
             {"ns3::MetaRoceDynamicThresholdAdmission", {"Alpha"}},
-            {"ns3::MetaRoceNic", {"CongestionControl", "PathSelection"}},
+            {"ns3::MetaRoceNic", {"CongestionControl", "FlowSelection"}},
             {"ns3::MetaRoceSwitch",
              {"EcnMarker", "BufferAdmission", "DtAlpha", "EcnKmin", "EcnKmax", "EcnPmax"}},
         };
@@ -74,7 +74,7 @@ class TypesAreRegisteredTestCase : public TestCase
         // put the owner's registration first, as link-time optimisation did).
         const std::vector<std::tuple<std::string, std::string, std::string>> defaults = {
             {"ns3::MetaRoceNic", "CongestionControl", "ns3::MetaRoceAimd"},
-            {"ns3::MetaRoceNic", "PathSelection", "ns3::MetaRoceSprayPathSelection"},
+            {"ns3::MetaRoceNic", "FlowSelection", "ns3::MetaRoceSprayFlowSelection"},
             {"ns3::MetaRoceNic", "RoceRateControl", "ns3::MetaRoceDcqcn"},
             {"ns3::MetaRoceSwitch", "EcnMarker", "ns3::MetaRoceRedEcnMarker"},
             {"ns3::MetaRoceSwitch", "BufferAdmission", "ns3::MetaRoceDynamicThresholdAdmission"},
@@ -96,16 +96,16 @@ class TypesAreRegisteredTestCase : public TestCase
         }
         NS_TEST_EXPECT_MSG_EQ(CreateObject<MetaRoceAimd>()->GetName(), "aimd", "AIMD's name");
         NS_TEST_EXPECT_MSG_EQ(CreateObject<MetaRoceSwift>()->GetName(), "swift", "Swift's name");
-        NS_TEST_EXPECT_MSG_EQ(CreateObject<MetaRoceSprayPathSelection>()->GetName(),
+        NS_TEST_EXPECT_MSG_EQ(CreateObject<MetaRoceSprayFlowSelection>()->GetName(),
                               "spray",
                               "spraying's name");
     }
 };
 
-/// Windows a congestion control acts on: a path of 40 kB, a connection of 400 kB.
+/// Windows a congestion control acts on: a flow of 40 kB, a connection of 400 kB.
 struct Windows
 {
-    metaroce::WindowState path{40'000, 4'000, 1'000'000};
+    metaroce::WindowState flow{40'000, 4'000, 1'000'000};
     metaroce::WindowState conn{400'000, 8'000, 10'000'000};
 };
 
@@ -120,24 +120,24 @@ class ObjectAttributesReachTheEngineTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // AIMD: a CE-marked ACK cuts the path by PathDecrease.
+        // AIMD: a CE-marked ACK cuts the flow by FlowDecrease.
         Ptr<MetaRoceAimd> aimd = CreateObject<MetaRoceAimd>();
-        aimd->SetAttribute("PathDecrease", DoubleValue(0.125));
+        aimd->SetAttribute("FlowDecrease", DoubleValue(0.125));
         Windows a;
-        aimd->Create()->OnAck(a.path, a.conn, metaroce::AckSample{8'000, 2, 1, 10'000}, 100);
-        NS_TEST_EXPECT_MSG_EQ_TOL(a.path.window, 35'000.0, 1e-9, "PathDecrease");
+        aimd->Create()->OnAck(a.flow, a.conn, metaroce::AckSample{8'000, 2, 1, 10'000}, 100);
+        NS_TEST_EXPECT_MSG_EQ_TOL(a.flow.window, 35'000.0, 1e-9, "FlowDecrease");
 
         // Swift: a 15 us RTT is above the default 12 us target but below a 20 us one.
         metaroce::AckSample slow{8'000, 2, 0, 10'000};
         slow.rtt = 15'000;
         Windows d;
-        CreateObject<MetaRoceSwift>()->Create()->OnAck(d.path, d.conn, slow, 100);
-        NS_TEST_EXPECT_MSG_LT(d.path.window, 40'000.0, "default target: cut");
+        CreateObject<MetaRoceSwift>()->Create()->OnAck(d.flow, d.conn, slow, 100);
+        NS_TEST_EXPECT_MSG_LT(d.flow.window, 40'000.0, "default target: cut");
         ObjectFactory f;
         std::istringstream("ns3::MetaRoceSwift[TargetDelay=20us]") >> f;
         Windows t;
-        f.Create<MetaRoceSwift>()->Create()->OnAck(t.path, t.conn, slow, 100);
-        NS_TEST_EXPECT_MSG_GT(t.path.window, 40'000.0, "TargetDelay=20us: growth");
+        f.Create<MetaRoceSwift>()->Create()->OnAck(t.flow, t.conn, slow, 100);
+        NS_TEST_EXPECT_MSG_GT(t.flow.window, 40'000.0, "TargetDelay=20us: growth");
 
         // RED: Kmin given in the factory string, not undone by the switch's former EcnKmin.
         Ptr<MetaRoceSwitch> sw = CreateObjectWithAttributes<MetaRoceSwitch>(
@@ -162,9 +162,9 @@ class ObjectAttributesReachTheEngineTestCase : public TestCase
 };
 
 /// A 7-to-1 incast of 1 MiB per sender on one plane, ECN marking off, with `cc` as the NIC's
-/// congestion control and 8 paths per plane; returns the run's deepest switch queue (measured:
+/// congestion control and 8 flows per plane; returns the run's deepest switch queue (measured:
 /// AIMD 959,560 B, Swift 709,240 B, Swift with a 10 ms target 959,560 B). With the default 32
-/// paths per plane Swift's peak is 18% below AIMD's instead of 26%: no path window goes below a
+/// flows per plane Swift's peak is 18% below AIMD's instead of 26%: no flow window goes below a
 /// packet, and 32 packets per sender stay in flight whatever the delay.
 uint64_t
 IncastPeakQueue(const std::string& cc, bool* complete)
@@ -176,7 +176,7 @@ IncastPeakQueue(const std::string& cc, bool* complete)
     c.spines = 2;
     c.workload = "incast";
     c.messageBytes = 1 << 20;
-    c.nicAttributes = "CongestionControl=" + cc + ";InitialConnectionWindow=131072;PathsPerPort=8";
+    c.nicAttributes = "CongestionControl=" + cc + ";InitialConnectionWindow=131072;FlowsPerPort=8";
     c.switchAttributes = "EcnEnabled=false";
     const MetaRoceExperimentResults r = MetaRoceExperiment(c).Run();
     // The shared buffer (32 MiB) holds this incast: no switch drops ("switch-*" reasons).

@@ -40,23 +40,23 @@ class ScratchDir
         std::string pattern = std::string(tmp ? tmp : "/tmp") + "/metaroce-atomic-XXXXXX";
         std::vector<char> buffer(pattern.begin(), pattern.end());
         buffer.push_back('\0');
-        m_path = mkdtemp(buffer.data()) ? buffer.data() : "";
+        m_flow = mkdtemp(buffer.data()) ? buffer.data() : "";
     }
 
     ~ScratchDir()
     {
         for (const std::string& name : Names())
         {
-            unlink((m_path + "/" + name).c_str());
+            unlink((m_flow + "/" + name).c_str());
         }
-        rmdir(m_path.c_str());
+        rmdir(m_flow.c_str());
     }
 
     /// The names in the directory, sorted.
     std::vector<std::string> Names() const
     {
         std::vector<std::string> names;
-        if (DIR* d = opendir(m_path.c_str()))
+        if (DIR* d = opendir(m_flow.c_str()))
         {
             for (dirent* e = readdir(d); e != nullptr; e = readdir(d))
             {
@@ -74,11 +74,11 @@ class ScratchDir
 
     std::string operator/(const std::string& name) const
     {
-        return m_path + "/" + name;
+        return m_flow + "/" + name;
     }
 
   private:
-    std::string m_path;
+    std::string m_flow;
 };
 
 std::string

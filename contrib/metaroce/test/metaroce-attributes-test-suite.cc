@@ -109,7 +109,7 @@ class AttributesReachTheEngineTestCase : public TestCase
         rdma.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
         rdma.SetNicAttribute("RtoMin", TimeValue(MicroSeconds(77)));
         rdma.SetNicAttribute("CongestionControl",
-                             StringValue("ns3::MetaRoceAimd[PathDecrease=0.125]"));
+                             StringValue("ns3::MetaRoceAimd[FlowDecrease=0.125]"));
         rdma.SetNicAttribute("RoceAckEveryPackets", UintegerValue(3));
         rdma.SetNicAttribute("RoceRateControl",
                              StringValue("ns3::MetaRoceDcqcn[MinRate=2Gbps|Enabled=false]"));
@@ -126,7 +126,7 @@ class AttributesReachTheEngineTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(conn.Config().maxRetransmissions, 9, "Config::SetDefault");
         const Ptr<MetaRoceAimd> aimd = DynamicCast<MetaRoceAimd>(a->GetCongestionOps());
         NS_TEST_ASSERT_MSG_NE(aimd, nullptr, "the default congestion control is AIMD");
-        NS_TEST_EXPECT_MSG_EQ(aimd->GetConfig().pathDecrease, 0.125, "PathDecrease");
+        NS_TEST_EXPECT_MSG_EQ(aimd->GetConfig().flowDecrease, 0.125, "FlowDecrease");
         NS_TEST_EXPECT_MSG_EQ(conn.Config().ports, 1, "ports are the NIC's");
 
         // A NIC's connections share one configuration until an attribute changes; those made

@@ -109,7 +109,7 @@ class LosslessFidelityTestCase : public TestCase
         // back first, and copy nothing here either.
         const std::string oneFloor =
             "ControlFirst=false;QuietReorderFloorRttQuarters=1;AckLonePackets=false;"
-            "PathsPerPort=8;InitialPathWindow=4;EntropyRecycling=false";
+            "FlowsPerPort=8;InitialFlowWindow=4;EntropyRecycling=false";
         const MetaRoceExperimentResults late = AllToAllOf2MiB(nonBlocking, oneFloor);
         NS_TEST_EXPECT_MSG_GT(late.SpuriousRetransmissions(), 0, "needless copies, ACKs late");
         const MetaRoceExperimentResults rule =
@@ -230,7 +230,7 @@ class TailRecoveryTestCase : public TestCase
         // Measured (16 hosts, seed 1; 64 hosts in doc/results.md section 13): 38.0 us with the
         // three, 41.9 us without; lossless 29.6 and 31.4 us, no retransmission either way.
         const std::string before =
-            "TailMarkersEveryPath=false;TailRetransmitCopies=1;RecoveryFirst=false";
+            "TailMarkersEveryFlow=false;TailRetransmitCopies=1;RecoveryFirst=false";
         const auto [with, without] = LossyAllToAllWithAndWithout("", before);
         NS_TEST_ASSERT_MSG_EQ(with.complete && without.complete, true, "both finish");
         NS_TEST_EXPECT_MSG_GT(with.tailMarkers, without.tailMarkers, "more paths marked");
@@ -335,7 +335,7 @@ class LosslessCopiesTestCase : public TestCase
         // round-robin (A13, A15, A52). With 32 recycled paths per plane of one packet a
         // connection has fewer samples per path, and the 8 MiB run with the path-RTT rule and one
         // floor copies 4 packets.
-        const std::string shape = "PathsPerPort=8;InitialPathWindow=4;EntropyRecycling=false;";
+        const std::string shape = "FlowsPerPort=8;InitialFlowWindow=4;EntropyRecycling=false;";
         const WithAndWithout r = AllToAllsWithAndWithout(c, bytes, shape + rule, shape + without);
         NS_TEST_ASSERT_MSG_EQ(r.BothFinish(), true, "both finish");
         NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(r.with), true, "lossless");
@@ -347,10 +347,10 @@ class LosslessCopiesTestCase : public TestCase
     }
 };
 
-class PathRttTestCase : public LosslessCopiesTestCase
+class FlowRttTestCase : public LosslessCopiesTestCase
 {
   public:
-    PathRttTestCase()
+    FlowRttTestCase()
         : LosslessCopiesTestCase("fidelity: a lossless 8 MiB all-to-all on non-blocking planes "
                                  "copies a sixth as much when the time rule expects a packet "
                                  "back no sooner than its own path's RTT as when a faster "
@@ -374,8 +374,8 @@ class PathRttTestCase : public LosslessCopiesTestCase
         const std::string oneFloor =
             ";QuietReorderFloorRttQuarters=1;AckLonePackets=false;SpuriousWindowSrttHalves=0";
         Check(8 << 20,
-              "TimeRulePathRtt=true" + oneFloor,
-              "TimeRulePathRtt=false" + oneFloor,
+              "TimeRuleFlowRtt=true" + oneFloor,
+              "TimeRuleFlowRtt=false" + oneFloor,
               15,
               40);
     }
@@ -432,7 +432,7 @@ class SpuriousWindowTestCase : public TestCase
         // connections made in rank order, every rank sending to rank 0 first; nearest on the ring
         // first (the collective helper's order), 8 paths of 4: 45 copies against 388.
         const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
-        const std::string shape = "PathsPerPort=8;InitialPathWindow=4;EntropyRecycling=false";
+        const std::string shape = "FlowsPerPort=8;InitialFlowWindow=4;EntropyRecycling=false";
         const WithAndWithout r = AllToAllsWithAndWithout(twoToOne,
                                                          2 << 20,
                                                          shape,
@@ -466,7 +466,7 @@ class ConnectionRtoFloorTestCase : public TestCase
         // 4 packets each, round-robin (A13, A15, A52); 32 recycled paths of one packet time out
         // in neither run.
         const MetaRoceExperimentConfig onePlane = LeafSpine(64, 8, "100Gbps", 1);
-        const std::string shape = "PathsPerPort=8;InitialPathWindow=4;EntropyRecycling=false";
+        const std::string shape = "FlowsPerPort=8;InitialFlowWindow=4;EntropyRecycling=false";
         const WithAndWithout r =
             AllToAllsWithAndWithout(onePlane, 2 << 20, shape, shape + ";ConnectionRtoFloor=false");
         NS_TEST_ASSERT_MSG_EQ(r.BothFinish(), true, "both finish");
@@ -640,7 +640,7 @@ ns3::claims::FidelityTestCases()
             {new TailRecoveryTestCase, MetaRoceTestDuration::QUICK},
             {new CompactAckTestCase, MetaRoceTestDuration::QUICK},
             {new SprayBurstTestCase, MetaRoceTestDuration::QUICK},
-            {new PathRttTestCase, MetaRoceTestDuration::QUICK},
+            {new FlowRttTestCase, MetaRoceTestDuration::QUICK},
             {new LossEvidenceFloorTestCase, MetaRoceTestDuration::QUICK},
             {new SpuriousWindowTestCase, MetaRoceTestDuration::QUICK},
             {new ConnectionRtoFloorTestCase, MetaRoceTestDuration::QUICK},

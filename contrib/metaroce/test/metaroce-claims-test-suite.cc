@@ -467,7 +467,7 @@ class WideFabricTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(sprayed), true, "no fabric drop");
         NS_TEST_EXPECT_MSG_EQ(sprayed.retransmitted, 0, "no copies");
         NS_TEST_EXPECT_MSG_LT(OverIdeal(sprayed, c.messageBytes), 1.10, "within 10% of ideal");
-        c.nicAttributes = "PathsPerPort=8;InitialPathWindow=4;EntropyRecycling=false;"
+        c.nicAttributes = "FlowsPerPort=8;InitialFlowWindow=4;EntropyRecycling=false;"
                           "CongestionControl=ns3::MetaRoceAimd[ConnectionCutByShare=false]";
         const MetaRoceExperimentResults roundRobin = MetaRoceExperiment(c).Run();
         NS_TEST_EXPECT_MSG_GT(OverIdeal(roundRobin, c.messageBytes),

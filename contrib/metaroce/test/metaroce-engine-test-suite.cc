@@ -58,7 +58,7 @@ Base(Transport t, double loss, uint64_t seed)
     if (t == Transport::MetaRoce)
     {
         c.metaroce.ports = 2;
-        c.metaroce.pathsPerPort = 4;
+        c.metaroce.flowsPerPort = 4;
         c.channel.ports = 2;
     }
     else
@@ -97,7 +97,7 @@ class PlaneFailureTestCase : public TestCase
         const ScenarioResult r = RunScenario(c);
         NS_TEST_ASSERT_MSG_EQ(r.error, "", "reference property violated");
         NS_TEST_ASSERT_MSG_GT(r.channel.lostOnDownPlane, 0, "the failure hit no packet");
-        NS_TEST_ASSERT_MSG_EQ(r.sender.pathsDown, 4, "all paths of plane 1 should be down");
+        NS_TEST_ASSERT_MSG_EQ(r.sender.flowsDown, 4, "all flows of plane 1 should be down");
     }
 };
 

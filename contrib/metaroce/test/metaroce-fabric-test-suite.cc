@@ -624,7 +624,7 @@ class IncastTestCase : public TestCase
         f.SetSwitchAttribute("PfcEnabled", BooleanValue(m_pfc));
         f.SetSwitchAttribute("PfcXoff", UintegerValue(40 * 1024));
         f.SetSwitchAttribute("PfcXon", UintegerValue(20 * 1024));
-        f.SetNicAttribute("InitialPathWindow", UintegerValue(32));
+        f.SetNicAttribute("InitialFlowWindow", UintegerValue(32));
         f.Build();
         std::vector<Ptr<MetaRoceQueuePair>> senders;
         std::vector<uint64_t> wirePackets(4, 0);

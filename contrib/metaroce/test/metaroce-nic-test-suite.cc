@@ -5,7 +5,7 @@
  *  - deterministic loss (ReceiveListErrorModel drops the n-th packet a port receives):
  *    MetaRoCE retransmits exactly the missing packet, RoCEv2 goes back N;
  *  - a plane's link fails mid-transfer: MetaRoCE completes on the remaining plane;
- *  - MetaRoCE sprays one connection's packets over every path of every plane;
+ *  - MetaRoCE sprays one connection's packets over every flow of every plane;
  *  - the fair share counts a sender of short SENDs (a few bytes) as active, and is max-min: a
  *    sender limited elsewhere keeps its rate and the others split the rest;
  *  - receiver admission splits the NIC's budget among its active senders the moment one joins,
@@ -62,7 +62,7 @@ struct BackToBack
         rdma.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
         rdma.SetChannelAttribute("Delay", StringValue("1us"));
         rdma.SetNicAttribute("RealPayload", BooleanValue(realPayload));
-        rdma.SetNicAttribute("PathsPerPort", UintegerValue(4));
+        rdma.SetNicAttribute("FlowsPerPort", UintegerValue(4));
         a = rdma.Install(nodes.Get(0));
         b = rdma.Install(nodes.Get(1));
         devices = rdma.ConnectBackToBack(a, b, planes);
@@ -249,14 +249,14 @@ class LinkFailureTestCase : public TestCase
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(qa->GetCompletedCount(), 1, "the WRITE did not complete");
         const auto& engine = dynamic_cast<metaroce::MetaRoceConnection&>(qa->GetEngine());
-        NS_TEST_ASSERT_MSG_EQ(engine.Requester().Paths().MadeCount(),
-                              engine.Requester().Paths().Count(),
-                              "every path was used or taken down");
-        for (const auto& path : engine.Requester().Paths().Made())
+        NS_TEST_ASSERT_MSG_EQ(engine.Requester().Flows().MadeCount(),
+                              engine.Requester().Flows().Count(),
+                              "every flow was used or taken down");
+        for (const auto& flow : engine.Requester().Flows().Made())
         {
-            NS_TEST_ASSERT_MSG_EQ((path.health == metaroce::PathHealth::Down),
-                                  (path.port == 1),
-                                  "path " << path.id << " health");
+            NS_TEST_ASSERT_MSG_EQ((flow.health == metaroce::FlowHealth::Down),
+                                  (flow.port == 1),
+                                  "flow " << flow.id << " health");
         }
         Simulator::Destroy();
     }
@@ -289,12 +289,12 @@ class DisposedQueuePairTestCase : public TestCase
     }
 };
 
-/// One connection's packets use every path of every plane.
+/// One connection's packets use every flow of every plane.
 class SprayTestCase : public TestCase
 {
   public:
     SprayTestCase()
-        : TestCase("metaroce sprays one connection over all paths and planes")
+        : TestCase("metaroce sprays one connection over all flows and planes")
     {
     }
 
@@ -307,17 +307,17 @@ class SprayTestCase : public TestCase
         Simulator::Run();
         const auto& engine = dynamic_cast<metaroce::MetaRoceConnection&>(qa->GetEngine());
         uint64_t total = 0;
-        NS_TEST_ASSERT_MSG_EQ(engine.Requester().Paths().MadeCount(),
-                              engine.Requester().Paths().Count(),
-                              "a path was never used");
-        for (const auto& path : engine.Requester().Paths().Made())
+        NS_TEST_ASSERT_MSG_EQ(engine.Requester().Flows().MadeCount(),
+                              engine.Requester().Flows().Count(),
+                              "a flow was never used");
+        for (const auto& flow : engine.Requester().Flows().Made())
         {
-            NS_TEST_ASSERT_MSG_GT(path.packetsSent, 100, "path " << path.id << " barely used");
-            total += path.packetsSent;
+            NS_TEST_ASSERT_MSG_GT(flow.packetsSent, 100, "flow " << flow.id << " barely used");
+            total += flow.packetsSent;
         }
         // A lossless link: the 8 MiB WRITE is 2048 packets of the 4096-byte Mtu, each sent
-        // once (no retransmission, no probe), so the paths carry exactly that many.
-        NS_TEST_ASSERT_MSG_EQ(total, (8u << 20) / 4096, "every packet on exactly one path");
+        // once (no retransmission, no probe), so the flows carry exactly that many.
+        NS_TEST_ASSERT_MSG_EQ(total, (8u << 20) / 4096, "every packet on exactly one flow");
         Simulator::Destroy();
     }
 };
@@ -586,7 +586,7 @@ class ControlFirstTestCase : public TestCase
     }
 
   private:
-    /// The smoothed RTT of a's WRITE to b, averaged over the paths that have a sample (ns).
+    /// The smoothed RTT of a's WRITE to b, averaged over the flows that have a sample (ns).
     static double SenderRtt(bool controlFirst)
     {
         BackToBack net(1, false);
@@ -607,18 +607,18 @@ class ControlFirstTestCase : public TestCase
         Simulator::Run();
         const auto& engine = static_cast<const metaroce::MetaRoceConnection&>(qa->GetEngine());
         double sum = 0;
-        int paths = 0;
-        for (const metaroce::Path& path : engine.Requester().Paths().Made())
+        int flows = 0;
+        for (const metaroce::Flow& flow : engine.Requester().Flows().Made())
         {
-            if (path.rtt.HasSample())
+            if (flow.rtt.HasSample())
             {
-                sum += static_cast<double>(path.rtt.Smoothed());
-                ++paths;
+                sum += static_cast<double>(flow.rtt.Smoothed());
+                ++flows;
             }
         }
         Simulator::Destroy();
-        NS_ASSERT_MSG(paths > 0, "the WRITE was acknowledged");
-        return sum / paths;
+        NS_ASSERT_MSG(flows > 0, "the WRITE was acknowledged");
+        return sum / flows;
     }
 
     void DoRun() override
@@ -661,8 +661,8 @@ class TransportHeaderSizeTestCase : public TestCase
         metaroce::MrHeader ack;
         ack.opcode = metaroce::MrOpcode::Ack;
         ack.repeatCount = 2;
-        ack.repeats[0].pathId = 1;
-        ack.repeats[1].pathId = 2;
+        ack.repeats[0].flowId = 1;
+        ack.repeats[1].flowId = 2;
         NS_TEST_EXPECT_MSG_EQ(Removed(ack, 0), 80, "an ACK with two repeats");
         metaroce::MrHeader write;
         write.opcode = metaroce::MrOpcode::Write;

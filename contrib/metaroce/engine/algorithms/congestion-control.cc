@@ -48,7 +48,7 @@ AimdConfigFields()
         METAROCE_FIELD(AimdConfig, additiveIncreaseBytes, "AdditiveIncrease", Bytes,
                        1, 1 << 30, "7.2",
                        "Bytes added per RTT to every window whose ACKs carry no mark."),
-        METAROCE_FIELD(AimdConfig, pathDecrease, "PathDecrease", Real, 1e-6, 1 - 1e-6, "7.2",
+        METAROCE_FIELD(AimdConfig, flowDecrease, "FlowDecrease", Real, 1e-6, 1 - 1e-6, "7.2",
                        "Share of a path window removed when its ACKs echo CE (once per RTT)."),
         METAROCE_FIELD(AimdConfig, connectionDecrease, "ConnectionDecrease", Real,
                        1e-6, 1 - 1e-6, "7.2",
@@ -71,7 +71,7 @@ AimdConfig::Validate(const char* owner) const
 
 AimdCongestionControl::AimdCongestionControl(const AimdConfig& config)
     : m_additiveIncrease(config.additiveIncreaseBytes)
-    , m_pathDecrease(config.pathDecrease)
+    , m_flowDecrease(config.flowDecrease)
     , m_connectionDecrease(config.connectionDecrease)
     , m_connectionCutByShare(config.connectionCutByShare)
 {
@@ -122,7 +122,7 @@ AimdCongestionControl::OnAck(WindowState& path,
 {
     if (sample.ceCount > 0)
     {
-        Decrease(path, m_pathDecrease, sample.srtt, now);
+        Decrease(path, m_flowDecrease, sample.srtt, now);
         if (m_connectionCutByShare)
         {
             CutByShare(connection, path.minWindow, sample, now);
@@ -142,7 +142,7 @@ AimdCongestionControl::OnLoss(WindowState& path, WindowState& connection, TimeNs
 {
     // Loss on a lossy fabric is not necessarily congestion (spec 7.3): only the path that lost
     // is cut, which moves traffic elsewhere; the connection window is left alone.
-    Decrease(path, m_pathDecrease, srtt, now);
+    Decrease(path, m_flowDecrease, srtt, now);
 }
 
 void

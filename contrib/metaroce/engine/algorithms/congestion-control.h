@@ -62,7 +62,7 @@ struct AckSample
 struct AimdConfig
 {
     uint32_t additiveIncreaseBytes{4096}; ///< per RTT, per path and per connection
-    double pathDecrease{0.5};        ///< multiplicative decrease of a path on ECN (once per RTT)
+    double flowDecrease{0.5};        ///< multiplicative decrease of a path on ECN (once per RTT)
     double connectionDecrease{0.25}; ///< same, for the connection window
     /// The connection loses connectionDecrease x the marked bytes of each ACK (on every marked
     /// ACK, no once-per-RTT rule): a cut in proportion to the share of its traffic that met a
@@ -127,7 +127,7 @@ class AimdCongestionControl : public CongestionControl
                     TimeNs now) const;
 
     double m_additiveIncrease;
-    double m_pathDecrease;
+    double m_flowDecrease;
     double m_connectionDecrease;
     bool m_connectionCutByShare;
 };

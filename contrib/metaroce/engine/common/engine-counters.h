@@ -41,7 +41,7 @@ struct Counters
     uint64_t spuriousLosses{0}; ///< packets declared lost whose original arrived after all
     uint64_t ackRepeatHits{0};  ///< ACK repeats that acknowledged something (5.2, 6.4)
     uint64_t entropyRedraws{0};
-    uint64_t pathsDown{0};
+    uint64_t flowsDown{0};
     uint64_t completions{0};
     std::array<uint64_t, static_cast<std::size_t>(DropReason::Count)> drops{}; ///< by DropReason
 
@@ -90,7 +90,7 @@ inline constexpr std::array<CounterField, 22> kCounterFields = {{
     {"spuriousLosses", &Counters::spuriousLosses},
     {"ackRepeatHits", &Counters::ackRepeatHits},
     {"entropyRedraws", &Counters::entropyRedraws},
-    {"pathsDown", &Counters::pathsDown},
+    {"flowsDown", &Counters::flowsDown},
     {"completions", &Counters::completions},
 }};
 // A field added to Counters but not to the list would be missed by every sum and export.

@@ -1,7 +1,7 @@
 /*
  * Why a packet was refused, one table per layer. Each row gives a reason's enum value, the name
- * result files and drop traces use ("psn-out-of-window"), the name doc/spec.md uses
- * ("PsnOutOfWindow", spec 3.9 and 8.6) and what it means; nothing else spells a reason.
+ * result files and drop traces use ("fsn-out-of-window"), the name doc/spec.md uses
+ * ("FsnOutOfWindow", spec 3.9 and 8.6) and what it means; nothing else spells a reason.
  *
  *   kDropReasons      the engines' refusals (DropReason, counted in Counters::drops)
  *   kNicDropReasons   what a NIC drops before any engine sees it (NicDropReason); its spec
@@ -31,7 +31,7 @@ enum class DropReason : uint8_t
     BadOpcode,
     WrongConnection,
     BadField,
-    PsnOutOfWindow,
+    FsnOutOfWindow,
     AckOutOfWindow,
     AccessError,
     NoReceivePosted,
@@ -56,8 +56,8 @@ template<typename Reason>
 struct ReasonInfo
 {
     Reason reason;
-    const char* name;     ///< in result files and drop traces: "psn-out-of-window"
-    const char* specName; ///< as doc/spec.md spells it ("PsnOutOfWindow"); nullptr: not in it
+    const char* name;     ///< in result files and drop traces: "fsn-out-of-window"
+    const char* specName; ///< as doc/spec.md spells it ("FsnOutOfWindow"); nullptr: not in it
     const char* meaning;  ///< one line, for documentation and reports
 };
 
@@ -112,14 +112,14 @@ inline constexpr ReasonTable<DropReason> kDropReasons = {{
      "bad-field",
      "BadField",
      "a field has an impossible value (length > MTU, bad offset, ...)"},
-    {DropReason::PsnOutOfWindow,
-     "psn-out-of-window",
-     "PsnOutOfWindow",
-     "data PSN beyond the receive window"},
+    {DropReason::FsnOutOfWindow,
+     "fsn-out-of-window",
+     "FsnOutOfWindow",
+     "data FSN beyond the receive window"},
     {DropReason::AckOutOfWindow,
      "ack-out-of-window",
      "AckOutOfWindow",
-     "ACK for PSNs never sent, or SACK bits beyond what was sent"},
+     "ACK for FSNs never sent, or SACK bits beyond what was sent"},
     {DropReason::AccessError,
      "access-error",
      "AccessError",

@@ -1,12 +1,12 @@
 /*
- * What an ACK acknowledges on a path (spec 3.4, 5.2), as pure functions of the ACK and of what
- * the path has sent.
+ * What an ACK acknowledges on a flow (spec 3.4, 5.2), as pure functions of the ACK and of what
+ * the flow has sent.
  *
- * An ACK names a cumulative PSN (the next one the receiver expects) and a 256-bit SACK whose
- * bit i is PSN cumulative+1+i. It is valid only when it claims no PSN the path never sent: the
- * cumulative point at most the path's next PSN, and no SACK bit at or beyond it (refused as
- * AckOutOfWindow, changing nothing). A valid ACK covers every PSN below its cumulative point
- * and every PSN whose bit is set; a stale ACK says nothing about PSNs beyond its 256 bits.
+ * An ACK names a cumulative FSN (the next one the receiver expects) and a 256-bit SACK whose
+ * bit i is FSN cumulative+1+i. It is valid only when it claims no FSN the flow never sent: the
+ * cumulative point at most the flow's next FSN, and no SACK bit at or beyond it (refused as
+ * AckOutOfWindow, changing nothing). A valid ACK covers every FSN below its cumulative point
+ * and every FSN whose bit is set; a stale ACK says nothing about FSNs beyond its 256 bits.
  */
 #ifndef METAROCE_ENGINE_ACK_COVERAGE_H
 #define METAROCE_ENGINE_ACK_COVERAGE_H
@@ -21,44 +21,44 @@
 namespace metaroce
 {
 
-/// The PSNs of one path a valid ACK acknowledges.
+/// The FSNs of one flow a valid ACK acknowledges.
 struct AckCoverage
 {
-    uint64_t cumulative;         ///< unwrapped: every PSN below it has been resolved
-    std::bitset<kSackBits> sack; ///< bit i: PSN cumulative + 1 + i arrived
+    uint64_t cumulative;         ///< unwrapped: every FSN below it has been resolved
+    std::bitset<kSackBits> sack; ///< bit i: FSN cumulative + 1 + i arrived
 
-    /// True when the SACK names `psn`.
-    bool Sacked(uint64_t psn) const
+    /// True when the SACK names `fsn`.
+    bool Sacked(uint64_t fsn) const
     {
-        return psn > cumulative && psn - cumulative - 1 < kSackBits && sack[psn - cumulative - 1];
+        return fsn > cumulative && fsn - cumulative - 1 < kSackBits && sack[fsn - cumulative - 1];
     }
 
-    /// True when the ACK acknowledges `psn`: below the cumulative point or SACKed.
-    bool Covers(uint64_t psn) const
+    /// True when the ACK acknowledges `fsn`: below the cumulative point or SACKed.
+    bool Covers(uint64_t fsn) const
     {
-        return psn < cumulative || Sacked(psn);
+        return fsn < cumulative || Sacked(fsn);
     }
 
-    /// True when no SACK bit names a PSN at or above `psn`.
-    bool NoneSackedFrom(uint64_t psn) const;
+    /// True when no SACK bit names a FSN at or above `fsn`.
+    bool NoneSackedFrom(uint64_t fsn) const;
 };
 
 /**
- * Reads `ack` for a path whose next PSN is `nextPsn`: its coverage, or nullopt when it
- * acknowledges PSNs never sent (spec 5.2, validation).
+ * Reads `ack` for a flow whose next FSN is `nextFsn`: its coverage, or nullopt when it
+ * acknowledges FSNs never sent (spec 5.2, validation).
  */
-std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextPsn);
+std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextFsn);
 
-/// The same checks for one of an ACK's repeats (spec 3.4): its unwrapped cumulative PSN, or
-/// nullopt when it or one of its 16 SACK bits names a PSN never sent. The coverage itself is
+/// The same checks for one of an ACK's repeats (spec 3.4): its unwrapped cumulative FSN, or
+/// nullopt when it or one of its 16 SACK bits names a FSN never sent. The coverage itself is
 /// made only for the rare repeat that brings news (AckRepeatCoverage()). Inline, on 16 bits:
 /// every ACK carries two repeats, most of them no news.
 inline std::optional<uint64_t>
-ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextPsn)
+ReadAckRepeat(const MrAckRepeat& repeat, uint64_t nextFsn)
 {
-    const uint64_t cumulative = MrUnwrapPsn(repeat.cumulativePsn, nextPsn);
-    const uint64_t firstUnsent = cumulative <= nextPsn ? nextPsn - cumulative : 0;
-    if (cumulative > nextPsn || (firstUnsent == 0 ? repeat.sack != 0
+    const uint64_t cumulative = MrUnwrapFsn(repeat.cumulativeFsn, nextFsn);
+    const uint64_t firstUnsent = cumulative <= nextFsn ? nextFsn - cumulative : 0;
+    if (cumulative > nextFsn || (firstUnsent == 0 ? repeat.sack != 0
                                                   : firstUnsent - 1 < kMrAckRepeatSackBits &&
                                                         (repeat.sack >> (firstUnsent - 1)) != 0))
     {

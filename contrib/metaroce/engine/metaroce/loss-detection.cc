@@ -8,7 +8,7 @@ namespace metaroce
 void
 RackState::OnAcked(const SentPacket& p, TimeNs now)
 {
-    // Every transmission has its own PSN, so the round trip is never ambiguous (no Karn rule).
+    // Every transmission has its own FSN, so the round trip is never ambiguous (no Karn rule).
     if (valid && p.txSeq <= txSeq)
     {
         return;
@@ -19,18 +19,18 @@ RackState::OnAcked(const SentPacket& p, TimeNs now)
 }
 
 TimeNs
-LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow, TimeNs pathRtt)
+LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow, TimeNs flowRtt)
 {
     // A PROBE carries no data and travels in the control class; the time rule leaves it alone
-    // (a Down path's probe must stay in flight until answered or superseded, spec 5.5).
+    // (a Down flow's probe must stay in flight until answered or superseded, spec 5.5).
     return p.message == kProbeMessage ? kNever
-                                      : rack.Deadline(p.sentAt, p.txSeq, reorderWindow, pathRtt);
+                                      : rack.Deadline(p.sentAt, p.txSeq, reorderWindow, flowRtt);
 }
 
 TimeNs
 TimeRule::Deadline(const SentPacket& p) const
 {
-    const TimeNs byConnection = LossDeadline(p, connection, connectionWindow, pathRtt);
+    const TimeNs byConnection = LossDeadline(p, connection, connectionWindow, flowRtt);
     return plane == nullptr ? byConnection
                             : std::min(byConnection, LossDeadline(p, *plane, planeWindow));
 }
@@ -42,10 +42,10 @@ DetectLosses(const Ring<SentPacket>& outstanding,
              TimeNs now)
 {
     LossVerdict verdict;
-    // Walk from the newest packet back, remembering the highest acknowledged PSN of the epoch
+    // Walk from the newest packet back, remembering the highest acknowledged FSN of the epoch
     // being walked.
     bool epochAcked = false;
-    uint64_t epochMaxAckedPsn = 0;
+    uint64_t epochMaxAckedFsn = 0;
     uint32_t epoch = outstanding.empty() ? 0 : outstanding.back().epoch;
     for (auto it = outstanding.rbegin(); it != outstanding.rend(); ++it)
     {
@@ -60,7 +60,7 @@ DetectLosses(const Ring<SentPacket>& outstanding,
             if (!epochAcked)
             {
                 epochAcked = true;
-                epochMaxAckedPsn = p.psn;
+                epochMaxAckedFsn = p.fsn;
             }
             continue;
         }
@@ -69,7 +69,7 @@ DetectLosses(const Ring<SentPacket>& outstanding,
             continue;
         }
         const std::size_t index = outstanding.size() - 1 - (it - outstanding.rbegin());
-        bool sequenceGap = epochAcked && epochMaxAckedPsn > p.psn + reorderTolerance;
+        bool sequenceGap = epochAcked && epochMaxAckedFsn > p.fsn + reorderTolerance;
 #ifdef METAROCE_MUTATION_NO_SACK_RETRANSMIT
         // A deliberate defect, compiled only by the compliance suite's mutation check
         // (test/compliance/mutation-check.sh): rule 1 never fires, so a SACK gap no longer

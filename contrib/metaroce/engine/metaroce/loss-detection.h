@@ -1,30 +1,30 @@
 /*
- * Loss detection for one path against the connection's RACK state and, with the plane rule,
+ * Loss detection for one flow against the connection's RACK state and, with the plane rule,
  * its plane's (spec 5.3), a small pure function after RACK (RFC 8985), extended to a
- * connection that sprays over many paths.
+ * connection that sprays over many flows.
  *
  * Two rules, in order of strength:
- *  1. Sequence: packets of a path that were sent on the same route (same entropy epoch) cannot
- *     overtake each other, so when a packet with a higher PSN of the same epoch is acknowledged,
- *     every still-unacknowledged lower PSN of that epoch is lost at once - a gap in the SACK
+ *  1. Sequence: packets of a flow that were sent on the same route (same entropy epoch) cannot
+ *     overtake each other, so when a packet with a higher FSN of the same epoch is acknowledged,
+ *     every still-unacknowledged lower FSN of that epoch is lost at once - a gap in the SACK
  *     bitvector means loss, not reordering. `reorderTolerance` relaxes this for fabrics that do
  *     reorder within a route (default 0).
- *  2. Time, connection-wide: a packet is lost once a packet SENT AFTER it on any path of the
+ *  2. Time, connection-wide: a packet is lost once a packet SENT AFTER it on any flow of the
  *     connection has been acknowledged and the packet has been outstanding for longer than that
- *     packet's round trip plus a reorder window. Different paths (and an old route of the same
- *     path) may deliver out of send order by as much as their queueing delays differ; the window
- *     covers that spread (ReorderWindow, reorder-window.h). With ~1 packet per path per message,
+ *     packet's round trip plus a reorder window. Different flows (and an old route of the same
+ *     flow) may deliver out of send order by as much as their queueing delays differ; the window
+ *     covers that spread (ReorderWindow, reorder-window.h). With ~1 packet per flow per message,
  *     rule 1 rarely has a later packet to compare with; rule 2 finds a loss about one round trip
- *     after it happened, whichever path it was on. A path is one route, so a packet whose own
- *     path has an RTT sample is expected back after the longer of that path's smoothed RTT and
- *     the round trip above (timeRulePathRtt, A44): a route through a standing queue is not
+ *     after it happened, whichever flow it was on. A flow is one route, so a packet whose own
+ *     flow has an RTT sample is expected back after the longer of that flow's smoothed RTT and
+ *     the round trip above (timeRuleFlowRtt, A44): a route through a standing queue is not
  *     judged by a faster route's packets.
  *  2a. Time, same plane (opt-in, plane-time-rule.h): the same against a later packet of the
  *     packet's own plane, with that plane's window, while rule 2's window widens to at least
  *     srtt + 4 rttvar. TimeRule carries the evidence of both.
  * Tail losses (nothing sent after them acknowledged) are left to the tail-loss probe and timer.
  *
- * The caller decides what to do with the verdict (retransmit, cut the window, move the path).
+ * The caller decides what to do with the verdict (retransmit, cut the window, move the flow).
  */
 #ifndef METAROCE_ENGINE_LOSS_DETECTION_H
 #define METAROCE_ENGINE_LOSS_DETECTION_H
@@ -37,7 +37,7 @@
 namespace metaroce
 {
 
-/// One transmitted packet as the sender remembers it on its path.
+/// One transmitted packet as the sender remembers it on its flow.
 struct SentPacket
 {
     enum class State : uint8_t
@@ -47,12 +47,12 @@ struct SentPacket
         Lost,
     };
 
-    // 8-byte fields first: 48 bytes instead of 56 (a path's ring holds one per packet).
-    uint64_t psn{0};
+    // 8-byte fields first: 48 bytes instead of 56 (a flow's ring holds one per packet).
+    uint64_t fsn{0};
     uint64_t txSeq{0}; ///< connection-wide transmission order: "sent after" without time ties
     TimeNs sentAt{0};
     uint64_t message{0};     ///< requester message id (kProbeMessage for probes)
-    uint32_t epoch{0};       ///< route epoch: bumped each time the path's entropy is re-drawn
+    uint32_t epoch{0};       ///< route epoch: bumped each time the flow's entropy is re-drawn
     uint32_t bytes{0};       ///< bytes on the wire, for window accounting
     uint32_t packetIndex{0}; ///< index of the packet within its message
     State state{State::InFlight};
@@ -63,7 +63,7 @@ constexpr uint64_t kProbeMessage = ~uint64_t{0};
 
 /**
  * The connection's most recently sent packet that has been acknowledged (RFC 8985's
- * RACK.xmit_ts and RACK.rtt), over all paths. PROBEs are not fed in: they travel in the
+ * RACK.xmit_ts and RACK.rtt), over all flows. PROBEs are not fed in: they travel in the
  * control class and overtake queued data by design.
  */
 struct RackState
@@ -82,37 +82,37 @@ struct RackState
     }
 
     /// When the time rule declares lost a packet sent at `sentAt` with transmission order
-    /// `sentTxSeq`: `window` after the longer of the held packet's round trip and `pathRtt` (the
-    /// packet's own path's, 0 when unknown), if the held packet was sent after it; kNever
+    /// `sentTxSeq`: `window` after the longer of the held packet's round trip and `flowRtt` (the
+    /// packet's own flow's, 0 when unknown), if the held packet was sent after it; kNever
     /// otherwise (`sentAt` must not be kNever).
-    TimeNs Deadline(TimeNs sentAt, uint64_t sentTxSeq, TimeNs window, TimeNs pathRtt = 0) const
+    TimeNs Deadline(TimeNs sentAt, uint64_t sentTxSeq, TimeNs window, TimeNs flowRtt = 0) const
     {
-        return valid && txSeq > sentTxSeq ? sentAt + (rtt > pathRtt ? rtt : pathRtt) + window
+        return valid && txSeq > sentTxSeq ? sentAt + (rtt > flowRtt ? rtt : flowRtt) + window
                                           : kNever;
     }
 };
 
 /// When rule 2 declares `p` lost, expecting it back after the longer of the RACK round trip and
-/// `pathRtt`: kNever for a PROBE and while no packet sent after it has been acknowledged.
+/// `flowRtt`: kNever for a PROBE and while no packet sent after it has been acknowledged.
 TimeNs LossDeadline(const SentPacket& p,
                     const RackState& rack,
                     TimeNs reorderWindow,
-                    TimeNs pathRtt = 0);
+                    TimeNs flowRtt = 0);
 
 /**
- * The evidence the time rule judges one path's packets by: the connection's RACK and, when
- * the plane rule is on (plane-time-rule.h), the RACK of the path's plane, each with its own
+ * The evidence the time rule judges one flow's packets by: the connection's RACK and, when
+ * the plane rule is on (plane-time-rule.h), the RACK of the flow's plane, each with its own
  * reorder window.
  */
 struct TimeRule
 {
     const RackState& connection;     ///< newest acknowledged transmission of the connection
     TimeNs connectionWindow;         ///< reorder window against it
-    const RackState* plane{nullptr}; ///< the path's plane's, when the plane rule is on
+    const RackState* plane{nullptr}; ///< the flow's plane's, when the plane rule is on
     TimeNs planeWindow{0};           ///< reorder window against that
-    /// Smoothed RTT of the judged packets' path, or 0 without a sample of its own or with
-    /// timeRulePathRtt off: rule 2 expects them back no sooner (A44).
-    TimeNs pathRtt{0};
+    /// Smoothed RTT of the judged packets' flow, or 0 without a sample of its own or with
+    /// timeRuleFlowRtt off: rule 2 expects them back no sooner (A44).
+    TimeNs flowRtt{0};
 
     /// The earlier of the two rules' deadlines for `p` (LossDeadline of each).
     TimeNs Deadline(const SentPacket& p) const;
@@ -129,7 +129,7 @@ struct LossVerdict
 };
 
 /**
- * Scans a path's outstanding packets (ordered by PSN) and returns those now known lost.
+ * Scans a flow's outstanding packets (ordered by FSN) and returns those now known lost.
  * Pure: it reads its arguments only.
  */
 LossVerdict DetectLosses(const Ring<SentPacket>& outstanding,

@@ -40,16 +40,16 @@ SenderFields()
 {
     using C = MetaRoceConfig;
     return {
-        METAROCE_FIELD(C, pathsPerPort, "PathsPerPort", Count, 1, 1024, "4.1",
-                       "Logical paths per plane, each with its own PSN sequence and entropy."),
+        METAROCE_FIELD(C, flowsPerPort, "FlowsPerPort", Count, 1, 1024, "4.1",
+                       "Logical flows per plane, each with its own FSN sequence and entropy."),
         METAROCE_FIELD(C, entropyRecycling, "EntropyRecycling", Flag, 0, 1, "4.2",
-                       "Spray first over the paths whose packets came back without a mark, one "
+                       "Spray first over the flows whose packets came back without a mark, one "
                        "packet per packet acknowledged clean; false: round-robin only."),
         METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "4.2",
-                       "Packets a connection sends back to back on one path of a plane (the NIC "
+                       "Packets a connection sends back to back on one flow of a plane (the NIC "
                        "pulls the port again while the burst goes on) before spraying on: a "
                        "burst of ackEveryPackets comes back in one ACK. A burst starts only on "
-                       "a path with an RTT sample; before it, one packet at a time."),
+                       "a flow with an RTT sample; before it, one packet at a time."),
         METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "6.4",
                        "Ask for the ACK of a lone DATA packet at once (ACKREQ): one that no "
                        "burst continues on, before which the connection sent nothing on its "
@@ -60,10 +60,10 @@ SenderFields()
         METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",
                        "Payload bytes per data packet (RoCEv2 also needs 256, 512, 1024, 2048 or "
                        "4096)."),
-        METAROCE_FIELD(C, initialPathWindowPackets, "InitialPathWindow", Count, 1, kSackBits, "7.1",
-                       "Starting window of a path, in packets."),
-        METAROCE_FIELD(C, maxPathWindowPackets, "MaxPathWindow", Count, 1, kSackBits, "7.1",
-                       "Largest path window, in packets: the 256-bit SACK bitvector bounds it."),
+        METAROCE_FIELD(C, initialFlowWindowPackets, "InitialFlowWindow", Count, 1, kSackBits, "7.1",
+                       "Starting window of a flow, in packets."),
+        METAROCE_FIELD(C, maxFlowWindowPackets, "MaxFlowWindow", Count, 1, kSackBits, "7.1",
+                       "Largest flow window, in packets: the 256-bit SACK bitvector bounds it."),
         METAROCE_FIELD(C, initialConnectionWindowBytes, "InitialConnectionWindow", Bytes,
                        1, kMaxWindowBytes, "7.1",
                        "Starting window of the connection."),
@@ -86,7 +86,7 @@ LossDetectionFields()
     return {
         METAROCE_FIELD(C, reorderTolerancePackets, "ReorderTolerance", Count,
                        0, kSackBits - 1, "5.3",
-                       "SACK gap, in packets, that counts as loss (0: any gap, per-path order)."),
+                       "SACK gap, in packets, that counts as loss (0: any gap, per-flow order)."),
         METAROCE_FIELD(C, reorderFloorRttQuarters, "ReorderFloorRttQuarters", Count, 0, 64, "5.3",
                        "Floor of the time rule's reorder window beyond the ACK delay, in quarters "
                        "of the minimum RTT (RFC 8985's reo_wnd_mult), while a connection of the "
@@ -111,40 +111,40 @@ LossDetectionFields()
                        "Judge a packet late behind a later packet of its own plane with that "
                        "plane's reorder window, and behind other planes only after that packet's "
                        "round trip plus max(reorder window, srtt + 4 rttvar)."),
-        METAROCE_FIELD(C, timeRulePathRtt, "TimeRulePathRtt", Flag, 0, 1, "5.3",
-                       "Expect a packet back after the longer of its own path's smoothed RTT "
+        METAROCE_FIELD(C, timeRuleFlowRtt, "TimeRuleFlowRtt", Flag, 0, 1, "5.3",
+                       "Expect a packet back after the longer of its own flow's smoothed RTT "
                        "and the round trip of the later packet that the time rule compares it "
                        "with (false: that round trip alone, the behaviour before 2026-12-04)."),
     };
 }
 
-/// The sender's loss recovery and path management (spec 4.3-5.7).
+/// The sender's loss recovery and flow management (spec 4.3-5.7).
 ConfigFields<MetaRoceConfig>
 RecoveryFields()
 {
     using C = MetaRoceConfig;
     return {
         METAROCE_FIELD(C, rtoMinNs, "RtoMin", Nanoseconds, 1, kMaxNs, "5.5",
-                       "Floor of the per-path retransmission timeout (srtt + 4 rttvar)."),
+                       "Floor of the per-flow retransmission timeout (srtt + 4 rttvar)."),
         METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "5.5",
-                       "Ceiling of the per-path retransmission timeout, backoff included."),
+                       "Ceiling of the per-flow retransmission timeout, backoff included."),
         METAROCE_FIELD(C, deferRto, "DeferRto", Flag, 0, 1, "5.5",
-                       "Defer a path's retransmission timeout while the time rule or the "
+                       "Defer a flow's retransmission timeout while the time rule or the "
                        "connection's progress speaks for its oldest packet (false: it fires at "
                        "that packet's send time plus the RTO, the behaviour before 2026-12-03)."),
         METAROCE_FIELD(C, connectionRtoFloor, "ConnectionRtoFloor", Flag, 0, 1, "5.5",
-                       "With DeferRto, a path's due RTO also waits until the connection's RTO, "
-                       "from every path's RTT samples, has passed since its oldest packet left: "
-                       "a path's own samples are sparse and lag a growing queue (false: the "
+                       "With DeferRto, a flow's due RTO also waits until the connection's RTO, "
+                       "from every flow's RTT samples, has passed since its oldest packet left: "
+                       "a flow's own samples are sparse and lag a growing queue (false: the "
                        "behaviour before 2026-12-05)."),
         METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "5.5",
                        "RTT assumed before the first sample."),
         METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "5.5",
-                       "Retransmission timeout of a path before its first RTT sample."),
+                       "Retransmission timeout of a flow before its first RTT sample."),
         METAROCE_FIELD(C, maxRetransmissions, "MaxRetransmissions", Count, 1, 1000, "5.6",
                        "Transmissions of one packet beyond its first before the connection fails."),
         METAROCE_FIELD(C, retransmitCopies, "RetransmitCopies", Count, 1, 4, "5.4",
-                       "Copies sent of each retransmission, each on the path the next pull "
+                       "Copies sent of each retransmission, each on the flow the next pull "
                        "picks: a lost retransmission then rarely costs a second recovery."),
         METAROCE_FIELD(C, retransmitOtherPlane, "RetransmitOtherPlane", Flag, 0, 1, "5.4",
                        "A retransmission leaves the plane its packet was lost on to the "
@@ -153,10 +153,10 @@ RecoveryFields()
                        "Copies sent of a retransmission (at least RetransmitCopies) when the "
                        "connection has no new data left to send: a lost retransmission is then a "
                        "tail, and the collective waits for its second recovery."),
-        METAROCE_FIELD(C, pathSuspectTimeouts, "PathSuspectTimeouts", Count, 1, 1e6, "4.3",
-                       "Consecutive timeouts before a path is suspect."),
-        METAROCE_FIELD(C, pathDownTimeouts, "PathDownTimeouts", Count, 1, 1e6, "4.3",
-                       "Consecutive timeouts before a path is taken down."),
+        METAROCE_FIELD(C, flowSuspectTimeouts, "FlowSuspectTimeouts", Count, 1, 1e6, "4.3",
+                       "Consecutive timeouts before a flow is suspect."),
+        METAROCE_FIELD(C, flowDownTimeouts, "FlowDownTimeouts", Count, 1, 1e6, "4.3",
+                       "Consecutive timeouts before a flow is taken down."),
         METAROCE_FIELD(C, tailProbeMinNs, "TailProbeMin", Nanoseconds, 1, kMaxNs, "5.5",
                        "Floor of the tail-loss probe wait (max(rack.rtt + reorder window, srtt + 4 rttvar, "
                        "this))."),
@@ -165,18 +165,18 @@ RecoveryFields()
                        "each further one twice the wait of the one before; 0: none."),
         METAROCE_FIELD(C, tailMarkers, "TailMarkers", Flag, 0, 1, "5.5",
                        "Send a small PROBE in the data class right behind every DATA packet after "
-                       "which nothing is left to send, on its path: the PROBE's ACK exposes that "
+                       "which nothing is left to send, on its flow: the PROBE's ACK exposes that "
                        "packet's loss one round trip after it left."),
-        METAROCE_FIELD(C, tailMarkersEveryPath, "TailMarkersEveryPath", Flag, 0, 1, "5.5",
+        METAROCE_FIELD(C, tailMarkersEveryFlow, "TailMarkersEveryFlow", Flag, 0, 1, "5.5",
                        "With TailMarkers, when nothing is left to send, also send a marker on "
-                       "every other path whose newest packet is DATA still in flight: a "
-                       "connection sprays its last packets over many paths, and each is a tail."),
+                       "every other flow whose newest packet is DATA still in flight: a "
+                       "connection sprays its last packets over many flows, and each is a tail."),
         METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "4.3",
-                       "How often a down path is probed."),
+                       "How often a down flow is probed."),
         METAROCE_FIELD(C, entropyRedrawMarks, "EntropyRedrawMarks", Count, 1, 1e6, "4.4",
-                       "Consecutive ACK rounds echoing CE that move a path to new entropy."),
+                       "Consecutive ACK rounds echoing CE that move a flow to new entropy."),
         METAROCE_FIELD(C, entropyBase, "EntropyBase", Count, 1, 65535, "4.1",
-                       "Lowest UDP source port drawn as path entropy."),
+                       "Lowest UDP source port drawn as flow entropy."),
         METAROCE_FIELD(C, entropyCount, "EntropyCount", Count, 1, 65535, "4.1",
                        "Number of UDP source ports entropy is drawn from, from EntropyBase on."),
     };
@@ -189,14 +189,14 @@ ReceiverFields()
     using C = MetaRoceConfig;
     return {
         METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, kSackBits, "6.4",
-                       "Packets of one plane, over all its paths, that one ACK acknowledges: "
+                       "Packets of one plane, over all its flows, that one ACK acknowledges: "
                        "the ACK leaves when this many wait (1: an ACK per packet)."),
         METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "6.4",
                        "Longest a packet waits for its ACK while fewer than AckEveryPackets "
                        "of its plane wait."),
         METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "6.4",
-                       "Latest ACKs of the connection's other paths that every ACK repeats "
-                       "(8 bytes each) beyond the paths it covers: a lost ACK then costs "
+                       "Latest ACKs of the connection's other flows that every ACK repeats "
+                       "(8 bytes each) beyond the flows it covers: a lost ACK then costs "
                        "nothing while a later one arrives."),
         METAROCE_FIELD(C, compactAcks, "CompactAcks", Flag, 0, 1, "3.4",
                        "Leave an empty SACK out of the ACK (32 bytes fewer; flag NOSACK)."),
@@ -243,12 +243,12 @@ MetaRoceConfig::Validate() const
     Require(portRateBps >= 1'000'000, "portRateBps", "must be at least 1 Mb/s");
     ValidateFields(*this, MetaRoceConfigFields(), "MetaRoceConfig");
     aimd.Validate("MetaRoceConfig.aimd");
-    Require(uint32_t{ports} * pathsPerPort <= 65535,
-            "pathsPerPort",
-            "ports * pathsPerPort must fit the 16-bit path id");
-    Require(initialPathWindowPackets <= maxPathWindowPackets,
-            "initialPathWindowPackets",
-            "must be in [1, maxPathWindowPackets]");
+    Require(uint32_t{ports} * flowsPerPort <= 65535,
+            "flowsPerPort",
+            "ports * flowsPerPort must fit the 16-bit flow id");
+    Require(initialFlowWindowPackets <= maxFlowWindowPackets,
+            "initialFlowWindowPackets",
+            "must be in [1, maxFlowWindowPackets]");
     // The connection window never goes below one full packet per port (spec 7.1).
     const uint64_t minWindow = uint64_t{ports} * (mtu + kMrMaxDataHeaderSize);
     Require(initialConnectionWindowBytes >= minWindow,
@@ -257,16 +257,16 @@ MetaRoceConfig::Validate() const
     Require(maxConnectionWindowBytes >= initialConnectionWindowBytes,
             "maxConnectionWindowBytes",
             "must be >= initialConnectionWindowBytes");
-    Require(sprayBurstPackets <= maxPathWindowPackets,
+    Require(sprayBurstPackets <= maxFlowWindowPackets,
             "sprayBurstPackets",
-            "must be <= maxPathWindowPackets");
+            "must be <= maxFlowWindowPackets");
     Require(rtoMaxNs >= rtoMinNs, "rtoMaxNs", "must be >= rtoMinNs");
     Require(initialRtoNs >= rtoMinNs && initialRtoNs <= rtoMaxNs,
             "initialRtoNs",
             "must be in [rtoMinNs, rtoMaxNs]");
-    Require(pathDownTimeouts >= pathSuspectTimeouts,
-            "pathDownTimeouts",
-            "must be >= pathSuspectTimeouts");
+    Require(flowDownTimeouts >= flowSuspectTimeouts,
+            "flowDownTimeouts",
+            "must be >= flowSuspectTimeouts");
     Require(uint32_t{entropyBase} + entropyCount <= 65536,
             "entropyCount",
             "entropyBase + entropyCount must stay within the UDP port space");

@@ -41,23 +41,23 @@ struct MetaRoceConfig
     uint32_t localConnection{1};  ///< our connection id: peers put it in their packets
     uint32_t remoteConnection{1}; ///< the peer's connection id
     uint64_t seed{1};             ///< seeds entropy draws; same seed -> same packets
-    /// PSN at which each of this end's paths starts sending (spec 3.2): 0 in the simulator, drawn
+    /// FSN at which each of this end's flows starts sending (spec 3.2): 0 in the simulator, drawn
     /// at random per connection where packets from strangers can arrive (the UDP runtime).
-    uint32_t initialPsn{0};
-    uint32_t remoteInitialPsn{
-        0}; ///< the peer's initialPsn: where each path's receive window starts
+    uint32_t initialFsn{0};
+    uint32_t remoteInitialFsn{
+        0}; ///< the peer's initialFsn: where each flow's receive window starts
 
     // Shape.
     uint16_t ports{1};         ///< NIC ports = planes this connection may use
-    uint16_t pathsPerPort{32}; ///< logical paths per plane (spec 4.1, A13)
+    uint16_t flowsPerPort{32}; ///< logical flows per plane (spec 4.1, A13)
     uint16_t streams{16};      ///< ordered streams multiplexed on the connection (spec 6)
     uint32_t mtu{4096};        ///< payload bytes per data packet
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
-    /// Entropy recycling (4.2, A52): the spraying selector reuses first the paths whose packets
+    /// Entropy recycling (4.2, A52): the spraying selector reuses first the flows whose packets
     /// came back without a mark, one packet per packet acknowledged clean; false: round-robin.
     bool entropyRecycling{true};
-    /// Consecutive packets a connection sends on one path of a port before the selector moves on
+    /// Consecutive packets a connection sends on one flow of a port before the selector moves on
     /// (4.2): packets that arrive together are acknowledged together (6.4, ackEveryPackets).
     uint32_t sprayBurstPackets{1};
     /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 6.4): one that no burst continues
@@ -66,8 +66,8 @@ struct MetaRoceConfig
     bool ackLonePackets{true};
 
     // Windows and congestion control (spec 7).
-    uint32_t initialPathWindowPackets{1};           ///< starting path window (A15)
-    uint32_t maxPathWindowPackets{256};             ///< never above the SACK bitvector width
+    uint32_t initialFlowWindowPackets{1};           ///< starting flow window (A15)
+    uint32_t maxFlowWindowPackets{256};             ///< never above the SACK bitvector width
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
     bool honourRateHint{true};                      ///< pace at the receiver's fair-share hint
@@ -78,7 +78,7 @@ struct MetaRoceConfig
     AimdConfig aimd;
 
     // Loss recovery (spec 5).
-    uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-path order)
+    uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-flow order)
     uint32_t reorderFloorRttQuarters{1}; ///< reorder window floor: ACK delay + this * minRtt / 4,
                                          ///< while the NIC has proven a loss recently (5.3)
     uint32_t quietReorderFloorRttQuarters{3}; ///< the floor's quarters while it has not (A47)
@@ -87,7 +87,7 @@ struct MetaRoceConfig
     /// window is at least this many halves of the smoothed RTT (0: never; 5.3, A49).
     uint32_t spuriousWindowSrttHalves{3};
     bool planeTimeRule{false};  ///< judge the time rule per plane first (5.3, plane-time-rule.h)
-    bool timeRulePathRtt{true}; ///< rule 2 expects a packet back no sooner than its path's srtt
+    bool timeRuleFlowRtt{true}; ///< rule 2 expects a packet back no sooner than its flow's srtt
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
     bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 5.5)
@@ -99,22 +99,22 @@ struct MetaRoceConfig
     uint32_t retransmitCopies{1};    ///< copies of each retransmission (5.4); 1: no extra
     bool retransmitOtherPlane{true}; ///< a retransmission avoids the plane of its loss (5.4, A54)
     uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (5.4)
-    uint32_t pathSuspectTimeouts{1};  ///< consecutive RTOs before a path is suspect
-    uint32_t pathDownTimeouts{3};     ///< consecutive RTOs before a path is taken down
+    uint32_t flowSuspectTimeouts{1};  ///< consecutive RTOs before a flow is suspect
+    uint32_t flowDownTimeouts{3};     ///< consecutive RTOs before a flow is taken down
     TimeNs tailProbeMinNs{5'000};     ///< floor of the tail-loss probe timeout (spec 5.5)
     uint32_t maxTailProbes{6};        ///< tail-loss probes without progress; the first two
                                       ///< one wait apart, then doubling (0: none)
     bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (5.5)
-    bool tailMarkersEveryPath{true};  ///< and behind every other path's unanswered tail (5.5)
-    TimeNs probeIntervalNs{100'000};  ///< how often a down path is probed
-    uint32_t entropyRedrawMarks{3};   ///< consecutive CE-echo ACK rounds that move a path
+    bool tailMarkersEveryFlow{true};  ///< and behind every other flow's unanswered tail (5.5)
+    TimeNs probeIntervalNs{100'000};  ///< how often a down flow is probed
+    uint32_t entropyRedrawMarks{3};   ///< consecutive CE-echo ACK rounds that move a flow
     uint16_t entropyBase{49152};      ///< UDP source ports are drawn from
     uint16_t entropyCount{16384};     ///<   [entropyBase, entropyBase + entropyCount)
 
     // Receiver (spec 6).
-    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its paths, per ACK (6.4)
+    uint32_t ackEveryPackets{2};        ///< packets of a plane, over its flows, per ACK (6.4)
     TimeNs ackDelayNs{2'000};           ///< longest a packet waits for its ACK
-    uint32_t ackRepeats{2};             ///< earlier ACKs of other paths each ACK repeats
+    uint32_t ackRepeats{2};             ///< earlier ACKs of other flows each ACK repeats
     bool compactAcks{true};             ///< leave an empty SACK out of the ACK (3.4)
     bool mcrc{false};                   ///< mCRC trailer on every packet, checked (3.11)
     uint32_t maxMessagesInFlight{1024}; ///< per stream: receive window in messages
@@ -145,8 +145,8 @@ struct ConnectionIds
     uint32_t local{1};            ///< MetaRoceConfig::localConnection
     uint32_t remote{1};           ///< MetaRoceConfig::remoteConnection
     uint64_t seed{1};             ///< MetaRoceConfig::seed
-    uint32_t initialPsn{0};       ///< MetaRoceConfig::initialPsn
-    uint32_t remoteInitialPsn{0}; ///< MetaRoceConfig::remoteInitialPsn
+    uint32_t initialFsn{0};       ///< MetaRoceConfig::initialFsn
+    uint32_t remoteInitialFsn{0}; ///< MetaRoceConfig::remoteInitialFsn
 };
 
 /// The identity fields of `config`.
@@ -156,8 +156,8 @@ IdsOf(const MetaRoceConfig& config)
     return ConnectionIds{config.localConnection,
                          config.remoteConnection,
                          config.seed,
-                         config.initialPsn,
-                         config.remoteInitialPsn};
+                         config.initialFsn,
+                         config.remoteInitialFsn};
 }
 
 /**

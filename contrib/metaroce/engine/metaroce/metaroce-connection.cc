@@ -34,21 +34,21 @@ DefaultCc(const MetaRoceConfig& c, std::unique_ptr<CongestionControl> cc)
     return std::make_unique<AimdCongestionControl>(c.aimd);
 }
 
-std::unique_ptr<PathSelector>
-DefaultSelector(std::unique_ptr<PathSelector> selector)
+std::unique_ptr<FlowSelector>
+DefaultSelector(std::unique_ptr<FlowSelector> selector)
 {
-    return selector ? std::move(selector) : std::make_unique<SprayPathSelector>();
+    return selector ? std::move(selector) : std::make_unique<SprayFlowSelector>();
 }
 
-/// True when the ACK's path and every path it repeats is one of the connection's (spec 3.9).
+/// True when the ACK's flow and every flow it repeats is one of the connection's (spec 3.9).
 bool
-KnowsPaths(const MrHeader& ack, const MetaRoceConfig& c)
+KnowsFlows(const MrHeader& ack, const MetaRoceConfig& c)
 {
-    const std::size_t paths = std::size_t{c.ports} * c.pathsPerPort;
-    bool known = ack.pathId < paths;
+    const std::size_t flows = std::size_t{c.ports} * c.flowsPerPort;
+    bool known = ack.flowId < flows;
     for (std::size_t k = 0; k < ack.repeatCount; ++k)
     {
-        known &= ack.repeats[k].pathId < paths;
+        known &= ack.repeats[k].flowId < flows;
     }
     return known;
 }
@@ -58,7 +58,7 @@ KnowsPaths(const MrHeader& ack, const MetaRoceConfig& c)
 MetaRoceConnection::MetaRoceConnection(const MetaRoceConfig& config,
                                        MemoryRegistry* memory,
                                        std::unique_ptr<CongestionControl> cc,
-                                       std::unique_ptr<PathSelector> selector)
+                                       std::unique_ptr<FlowSelector> selector)
     : MetaRoceConnection(std::make_shared<const MetaRoceConfig>(config),
                          IdsOf(config),
                          memory,
@@ -71,7 +71,7 @@ MetaRoceConnection::MetaRoceConnection(std::shared_ptr<const MetaRoceConfig> sha
                                        const ConnectionIds& ids,
                                        MemoryRegistry* memory,
                                        std::unique_ptr<CongestionControl> cc,
-                                       std::unique_ptr<PathSelector> selector)
+                                       std::unique_ptr<FlowSelector> selector)
     : m_portUp(~uint64_t{0})
     , m_config(Validated(std::move(shared)))
     , m_ids(ids)
@@ -117,7 +117,7 @@ MetaRoceConnection::ReceiveHalf() const
         auto& self = const_cast<MetaRoceConnection&>(*this);
         m_responder = std::make_unique<MetaRoceResponder>(*m_config,
                                                           m_ids.remote,
-                                                          m_ids.remoteInitialPsn,
+                                                          m_ids.remoteInitialFsn,
                                                           m_memory,
                                                           self.m_counters);
         m_responder->ShareHints(m_hints);
@@ -242,7 +242,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
         break;
     case MrOpcode::Ack:
         ++m_counters.rxControlPackets;
-        if (!KnowsPaths(h, *m_config))
+        if (!KnowsFlows(h, *m_config))
         {
             result = RxResult{false, DropReason::BadField};
         }
@@ -294,7 +294,7 @@ MetaRoceConnection::OnPortState(uint16_t port, bool up, TimeNs now)
     {
         m_responder->OnPortState(port, up); // a responder not yet made has nothing queued
     }
-    // A port event before the first send acts on the paths all the same: the requester is
+    // A port event before the first send acts on the flows all the same: the requester is
     // made for it.
     SendHalf().Mutate().OnPortState(port, up, now);
 }

@@ -1,11 +1,11 @@
 /*
- * A MetaRoCE connection end (spec 2): many ordered streams above, many paths below, one
+ * A MetaRoCE connection end (spec 2): many ordered streams above, many flows below, one
  * congestion controller, behind the TransportEngine interface.
  *
  * It parses and validates every packet once (a refused packet is counted under its reason and
  * changes nothing), routes data and probes to the responder and ACKs/NAKs to the requester,
  * serves each port's pulls with feedback first (ACKs are small and unblock the peer), then
- * probes and data. Its state grows with paths and with messages in flight, never with the
+ * probes and data. Its state grows with flows and with messages in flight, never with the
  * number of streams in use by the application beyond the configured stream count.
  *
  * The requester and the responder are made at their first use: an end of a one-way flow uses
@@ -36,12 +36,12 @@ class MetaRoceConnection : public TransportEngine
      * \param config validated here; throws std::invalid_argument naming a bad field
      * \param memory the NIC's registered memory (may be null: virtual buffers only)
      * \param cc congestion control (default: AIMD built from config)
-     * \param selector path selection (default: spraying)
+     * \param selector flow selection (default: spraying)
      */
     explicit MetaRoceConnection(const MetaRoceConfig& config,
                                 MemoryRegistry* memory = nullptr,
                                 std::unique_ptr<CongestionControl> cc = nullptr,
-                                std::unique_ptr<PathSelector> selector = nullptr);
+                                std::unique_ptr<FlowSelector> selector = nullptr);
 
     /**
      * A connection that refers to `shared`, a configuration other connections may refer to as
@@ -53,7 +53,7 @@ class MetaRoceConnection : public TransportEngine
                        const ConnectionIds& ids,
                        MemoryRegistry* memory = nullptr,
                        std::unique_ptr<CongestionControl> cc = nullptr,
-                       std::unique_ptr<PathSelector> selector = nullptr);
+                       std::unique_ptr<FlowSelector> selector = nullptr);
 
     // Its halves refer to its configuration and counters: it stays where it was made.
     MetaRoceConnection(const MetaRoceConnection&) = delete;
@@ -151,7 +151,7 @@ class MetaRoceConnection : public TransportEngine
     MemoryRegistry* m_memory;
     Counters m_counters;
     mutable std::unique_ptr<CongestionControl> m_cc;  ///< the requester's, until it is made
-    mutable std::unique_ptr<PathSelector> m_selector; ///< the requester's, until it is made
+    mutable std::unique_ptr<FlowSelector> m_selector; ///< the requester's, until it is made
     ReceiverHintsView m_hints;                        ///< ShareReceiverHints(), for a new responder
     LossEvidence m_ownEvidence;                       ///< its own, until the NIC shares one
     LossEvidence* m_evidence{&m_ownEvidence};         ///< ShareLossEvidence(), for the requester

@@ -1,10 +1,10 @@
 /*
  * The requester's ACK processing (spec 5.2), the steps in order: the ACK's repeats of earlier
- * ACKs of other paths, each as that ACK would have been; then what the ACK newly covers on its
- * path (ack-coverage.h) is acknowledged, packet by packet and message by message; the path's
+ * ACKs of other flows, each as that ACK would have been; then what the ACK newly covers on its
+ * flow (ack-coverage.h) is acknowledged, packet by packet and message by message; the flow's
  * recent losses are settled against it (5.7, spurious-loss.h); then the RTT sample, the rate
  * hint, the admission credit, health, congestion control and ECN marks; last, loss detection
- * on the path.
+ * on the flow.
  */
 #include "metaroce-requester.h"
 #include "spurious-loss.h"
@@ -19,9 +19,9 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
 {
     m_now = std::max(m_now, now);
     FollowLossEvidence(now);
-    MakePaths();
-    Path& path = m_paths[ack.pathId];
-    const std::optional<AckCoverage> coverage = ReadAck(ack, path.nextPsn);
+    MakeFlows();
+    Flow& flow = m_flows[ack.flowId];
+    const std::optional<AckCoverage> coverage = ReadAck(ack, flow.nextFsn);
     std::array<uint64_t, kMrMaxAckRepeats> repeated;
     if (!coverage || !ReadRepeats(ack, repeated))
     {
@@ -32,26 +32,26 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
     for (std::size_t k = ack.repeatCount; k-- > 0;)
     {
         const MrAckRepeat& repeat = ack.repeats[k];
-        const Path& of = m_paths[repeat.pathId];
+        const Flow& of = m_flows[repeat.flowId];
         const bool settles = RepeatSettles(of, repeated[k]);
         if (settles || repeated[k] > of.Floor() || repeat.sack != 0)
         {
             OnAckRepeat(repeat, repeated[k], settles, now);
         }
     }
-    const RacksBefore before = RacksBeforeAck(path);
-    AckProgress progress = AcknowledgeCovered(path, &ack, *coverage, before, now);
-    SettleLosses(path, &ack, *coverage, before, now);
-    OnAckFeedback(path, ack, progress.sample, now);
-    OnAckProgress(path, ack.ceCount, progress, now);
-    RunLossDetection(path, now);
-    path.PopResolved();
-    Refresh(path);
+    const RacksBefore before = RacksBeforeAck(flow);
+    AckProgress progress = AcknowledgeCovered(flow, &ack, *coverage, before, now);
+    SettleLosses(flow, &ack, *coverage, before, now);
+    OnAckFeedback(flow, ack, progress.sample, now);
+    OnAckProgress(flow, ack.ceCount, progress, now);
+    RunLossDetection(flow, now);
+    flow.PopResolved();
+    Refresh(flow);
     return true;
 }
 
 MetaRoceRequester::AckProgress
-MetaRoceRequester::AcknowledgeCovered(Path& path,
+MetaRoceRequester::AcknowledgeCovered(Flow& flow,
                                       const MrHeader* ack,
                                       const AckCoverage& coverage,
                                       const RacksBefore& before,
@@ -59,20 +59,20 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
 {
     AckProgress progress;
     progress.sample.ceCount = ack ? ack->ceCount : 0;
-    for (SentPacket& p : path.outstanding)
+    for (SentPacket& p : flow.outstanding)
     {
-        if (p.state == SentPacket::State::Acked || !coverage.Covers(p.psn))
+        if (p.state == SentPacket::State::Acked || !coverage.Covers(p.fsn))
         {
             continue;
         }
         const bool wasInFlight = p.state == SentPacket::State::InFlight;
         if (wasInFlight)
         {
-            LeaveFlight(path, p);
-            // A tail marker (a PROBE on a path that is not Down, 5.5) only acknowledges: it is
-            // no progress for the congestion control, the tail-loss probe or the path's health,
-            // or a path that loses most of its data would look healthy on its markers alone.
-            if (p.message != kProbeMessage || path.health == PathHealth::Down)
+            LeaveFlight(flow, p);
+            // A tail marker (a PROBE on a flow that is not Down, 5.5) only acknowledges: it is
+            // no progress for the congestion control, the tail-loss probe or the flow's health,
+            // or a flow that loses most of its data would look healthy on its markers alone.
+            if (p.message != kProbeMessage || flow.health == FlowHealth::Down)
             {
                 progress.sample.ackedBytes += p.bytes;
                 ++progress.sample.ackedPackets;
@@ -86,8 +86,8 @@ MetaRoceRequester::AcknowledgeCovered(Path& path,
         // reports, so it moves neither a reorder window nor the RACK (5.2 step 0).
         if (p.message != kProbeMessage && ack)
         {
-            SampleLateness(path, p, *ack, before, now);
-            OnDataAcked(path, p, now);
+            SampleLateness(flow, p, *ack, before, now);
+            OnDataAcked(flow, p, now);
         }
         // A late original already declared lost counts for its message too (5.2).
         AckData(p, now);
@@ -101,10 +101,10 @@ MetaRoceRequester::ReadRepeats(const MrHeader& ack,
 {
     for (std::size_t k = 0; k < ack.repeatCount; ++k)
     {
-        // A repeat may name a path this end never used (a peer's error): nothing sent there.
-        const Path* of = m_paths.Find(ack.repeats[k].pathId);
+        // A repeat may name a flow this end never used (a peer's error): nothing sent there.
+        const Flow* of = m_flows.Find(ack.repeats[k].flowId);
         const std::optional<uint64_t> read =
-            ReadAckRepeat(ack.repeats[k], of ? of->nextPsn : m_ids.initialPsn);
+            ReadAckRepeat(ack.repeats[k], of ? of->nextFsn : m_ids.initialFsn);
         if (!read)
         {
             return false;
@@ -120,14 +120,14 @@ MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat,
                                bool settles,
                                TimeNs now)
 {
-    Path& path = m_paths[repeat.pathId];
+    Flow& flow = m_flows[repeat.flowId];
     const AckCoverage coverage = AckRepeatCoverage(cumulative, repeat);
     const RacksBefore before{}; // read only for lateness samples, which a repeat does not take
-    const AckProgress progress = AcknowledgeCovered(path, nullptr, coverage, before, now);
+    const AckProgress progress = AcknowledgeCovered(flow, nullptr, coverage, before, now);
     const uint64_t spuriousBefore = m_counters.spuriousLosses;
     if (settles)
     {
-        SettleLosses(path, nullptr, coverage, before, now);
+        SettleLosses(flow, nullptr, coverage, before, now);
     }
     if (progress.newlyAcked == 0 && m_counters.spuriousLosses == spuriousBefore)
     {
@@ -136,19 +136,19 @@ MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat,
     ++m_counters.ackRepeatHits;
     if (progress.sample.ackedPackets > 0)
     {
-        OnAckProgress(path, 0, progress, now);
+        OnAckProgress(flow, 0, progress, now);
     }
-    RunLossDetection(path, now);
-    path.PopResolved();
-    Refresh(path);
+    RunLossDetection(flow, now);
+    flow.PopResolved();
+    Refresh(flow);
 }
 
 void
-MetaRoceRequester::OnAckFeedback(Path& path, const MrHeader& ack, AckSample& sample, TimeNs now)
+MetaRoceRequester::OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sample, TimeNs now)
 {
     if (ack.echoTimestamp != 0 && ack.echoTimestamp <= now)
     {
-        path.rtt.Sample(now - ack.echoTimestamp);
+        flow.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
         sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 7.6)
     }
@@ -161,24 +161,24 @@ MetaRoceRequester::OnAckFeedback(Path& path, const MrHeader& ack, AckSample& sam
 }
 
 void
-MetaRoceRequester::OnAckProgress(Path& path, uint16_t ceCount, AckProgress progress, TimeNs now)
+MetaRoceRequester::OnAckProgress(Flow& flow, uint16_t ceCount, AckProgress progress, TimeNs now)
 {
     AckSample& sample = progress.sample;
     if (sample.ackedPackets > 0)
     {
-        path.bytesAcked += sample.ackedBytes;
+        flow.bytesAcked += sample.ackedBytes;
         m_tailProbe.OnProgress();
-        m_deliveringPath = path.id;
-        m_recovery.OnProgress(path, progress.probeAcked);
+        m_deliveringFlow = flow.id;
+        m_recovery.OnProgress(flow, progress.probeAcked);
     }
     if (progress.dataAcked)
     {
         m_lastProgressAt = now;
     }
-    sample.srtt = path.rtt.Smoothed();
-    m_cc->OnAck(path.window, m_connectionWindow, sample, now);
-    m_recovery.OnMarks(path, ceCount, sample.ackedPackets, now);
-    m_selector->OnAck(m_paths, path, sample.ackedPackets, ceCount);
+    sample.srtt = flow.rtt.Smoothed();
+    m_cc->OnAck(flow.window, m_connectionWindow, sample, now);
+    m_recovery.OnMarks(flow, ceCount, sample.ackedPackets, now);
+    m_selector->OnAck(m_flows, flow, sample.ackedPackets, ceCount);
 }
 
 void
@@ -191,23 +191,23 @@ MetaRoceRequester::AckData(const SentPacket& sent, TimeNs now)
 }
 
 MetaRoceRequester::RacksBefore
-MetaRoceRequester::RacksBeforeAck(const Path& path) const
+MetaRoceRequester::RacksBeforeAck(const Flow& flow) const
 {
-    return RacksBefore{m_rack, m_planes.empty() ? RackState{} : m_planes[path.port].rack};
+    return RacksBefore{m_rack, m_planes.empty() ? RackState{} : m_planes[flow.port].rack};
 }
 
 void
-MetaRoceRequester::OnDataAcked(const Path& path, const SentPacket& p, TimeNs now)
+MetaRoceRequester::OnDataAcked(const Flow& flow, const SentPacket& p, TimeNs now)
 {
     m_rack.OnAcked(p, now);
     if (!m_planes.empty())
     {
-        m_planes[path.port].rack.OnAcked(p, now);
+        m_planes[flow.port].rack.OnAcked(p, now);
     }
 }
 
 void
-MetaRoceRequester::SampleLateness(const Path& path,
+MetaRoceRequester::SampleLateness(const Flow& flow,
                                   const SentPacket& p,
                                   const MrHeader& ack,
                                   const RacksBefore& before,
@@ -229,22 +229,22 @@ MetaRoceRequester::SampleLateness(const Path& path,
     }
     if (!m_planes.empty() && before.plane.SentAfter(p))
     {
-        m_planes[path.port].reorder.Sample(lateness(before.plane));
+        m_planes[flow.port].reorder.Sample(lateness(before.plane));
     }
 }
 
 void
-MetaRoceRequester::SettleLosses(Path& path,
+MetaRoceRequester::SettleLosses(Flow& flow,
                                 const MrHeader* ack,
                                 const AckCoverage& coverage,
                                 const RacksBefore& before,
                                 TimeNs now)
 {
-    if (!path.recentLosses)
+    if (!flow.recentLosses)
     {
         return;
     }
-    auto& recent = *path.recentLosses;
+    auto& recent = *flow.recentLosses;
     for (auto it = recent.begin(); it != recent.end();)
     {
         const LossSettlement settlement = SettleLoss(*it, coverage);
@@ -258,13 +258,13 @@ MetaRoceRequester::SettleLosses(Path& path,
             ++m_counters.spuriousLosses;
             if (ack)
             {
-                SampleLateness(path, it->packet, *ack, before, now);
+                SampleLateness(flow, it->packet, *ack, before, now);
             }
             AckData(it->packet, now);
             if (it->byRule)
             {
                 m_evidence->RecordSpurious(now); // read at the NIC's next events (A49)
-                UndoLossCut(path);
+                UndoLossCut(flow);
             }
         }
         it = recent.erase(it);

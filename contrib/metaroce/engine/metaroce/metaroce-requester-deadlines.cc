@@ -1,6 +1,6 @@
 /*
- * The requester's deadlines (spec 2.3, 5.3, 5.5): the per-path trees that NextTimeout() and
- * OnTimeout() read instead of scanning every path, kept up to date by Refresh(); the
+ * The requester's deadlines (spec 2.3, 5.3, 5.5): the per-flow trees that NextTimeout() and
+ * OnTimeout() read instead of scanning every flow, kept up to date by Refresh(); the
  * retransmission timeout and its deferral while better evidence is coming; and the time
  * rule's windows and deadlines (connection-wide, and per plane when the plane rule is on).
  * NextTimeoutByScan() in metaroce-requester.cc is the definition they must agree with.
@@ -12,31 +12,31 @@
 namespace metaroce
 {
 
-// The per-path deadline trees (spec 2.3)
+// The per-flow deadline trees (spec 2.3)
 
 void
-MetaRoceRequester::Refresh(Path& path)
+MetaRoceRequester::Refresh(Flow& flow)
 {
-    const SentPacket* oldestData = path.OldestDataInFlight();
+    const SentPacket* oldestData = flow.OldestDataInFlight();
     const TimeNs firstData = oldestData == nullptr ? kNever : oldestData->sentAt;
     const uint64_t firstDataTxSeq = oldestData == nullptr ? 0 : oldestData->txSeq;
-    const bool down = path.health == PathHealth::Down;
+    const bool down = flow.health == FlowHealth::Down;
     if (!m_rtoNotBefore.empty() && oldestData == nullptr)
     {
-        m_rtoNotBefore[path.id] = 0;
+        m_rtoNotBefore[flow.id] = 0;
     }
     // The RTO times data only: a tail marker (5.5) left in flight alone is no reason to time out.
-    m_rtoAt.Set(path.id, RtoDeadline(path, oldestData));
-    m_firstDataOrder.Set(path.id, firstData == kNever ? kNever : firstDataTxSeq);
-    path.firstDataAt = firstData;
+    m_rtoAt.Set(flow.id, RtoDeadline(flow, oldestData));
+    m_firstDataOrder.Set(flow.id, firstData == kNever ? kNever : firstDataTxSeq);
+    flow.firstDataAt = firstData;
     if (!m_planes.empty())
     {
-        RefreshPlane(path.port);
+        RefreshPlane(flow.port);
     }
-    if (path.countedDown != down)
+    if (flow.countedDown != down)
     {
-        path.countedDown = down;
-        m_downPaths = down ? m_downPaths + 1 : m_downPaths - 1;
+        flow.countedDown = down;
+        m_downFlows = down ? m_downFlows + 1 : m_downFlows - 1;
     }
 }
 
@@ -46,7 +46,7 @@ MetaRoceRequester::RefreshPlane(uint16_t port)
     PlaneTimeRule& plane = m_planes[port];
     plane.firstData = kNever;
     plane.firstDataTxSeq = 0;
-    for (uint16_t id : m_paths.OfPort(port))
+    for (uint16_t id : m_flows.OfPort(port))
     {
         const TimeNs at = FirstDataAt(id);
         const uint64_t txSeq = m_firstDataOrder.Get(id);
@@ -77,14 +77,14 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
     {
         return earliest;
     }
-    const std::size_t oldestPath = m_firstDataOrder.MinSlot();
-    const TimeNs oldestPathRtt = TimeRulePathRtt(m_paths[oldestPath]);
+    const std::size_t oldestFlow = m_firstDataOrder.MinSlot();
+    const TimeNs oldestFlowRtt = TimeRuleFlowRtt(m_flows[oldestFlow]);
     const TimeNs oldestDeadline =
-        m_rack.Deadline(FirstDataAt(oldestPath), firstTxSeq, ruleWindow, oldestPathRtt);
-    // When the oldest packet's path runs no slower than the RACK packet, that bound is its
-    // deadline, the earliest. Otherwise (A44) a younger packet on a faster path may be due
-    // first: each path whose oldest DATA was sent before the RACK packet has a deadline.
-    if (oldestDeadline == kNever || oldestPathRtt <= m_rack.rtt)
+        m_rack.Deadline(FirstDataAt(oldestFlow), firstTxSeq, ruleWindow, oldestFlowRtt);
+    // When the oldest packet's flow runs no slower than the RACK packet, that bound is its
+    // deadline, the earliest. Otherwise (A44) a younger packet on a faster flow may be due
+    // first: each flow whose oldest DATA was sent before the RACK packet has a deadline.
+    if (oldestDeadline == kNever || oldestFlowRtt <= m_rack.rtt)
     {
         return std::min(earliest, oldestDeadline);
     }
@@ -95,9 +95,9 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
 }
 
 const std::vector<uint16_t>&
-MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
+MetaRoceRequester::FlowsDueBy(TimeNs now, TimeNs ruleWindow)
 {
-    std::vector<uint16_t>& due = m_duePaths;
+    std::vector<uint16_t>& due = m_dueFlows;
     due.clear();
     auto add = [&](std::size_t id) { due.push_back(static_cast<uint16_t>(id)); };
     m_rtoAt.ForEachAtMost(now, add);
@@ -119,7 +119,7 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
             continue;
         }
         const TimeNs sentBy = now - plane.rack.rtt - window;
-        for (uint16_t id : m_paths.OfPort(port))
+        for (uint16_t id : m_flows.OfPort(port))
         {
             if (FirstDataAt(id) <= sentBy && m_firstDataOrder.Get(id) < plane.rack.txSeq)
             {
@@ -135,18 +135,18 @@ MetaRoceRequester::PathsDueBy(TimeNs now, TimeNs ruleWindow)
 // The retransmission timeout (spec 5.5)
 
 TimeNs
-MetaRoceRequester::RtoDeadline(const Path& path, const SentPacket* oldest) const
+MetaRoceRequester::RtoDeadline(const Flow& flow, const SentPacket* oldest) const
 {
-    if (path.health == PathHealth::Down || oldest == nullptr)
+    if (flow.health == FlowHealth::Down || oldest == nullptr)
     {
         return kNever;
     }
-    const TimeNs notBefore = m_rtoNotBefore.empty() ? 0 : m_rtoNotBefore[path.id];
-    return std::max(oldest->sentAt + m_recovery.Rto(path), notBefore);
+    const TimeNs notBefore = m_rtoNotBefore.empty() ? 0 : m_rtoNotBefore[flow.id];
+    return std::max(oldest->sentAt + m_recovery.Rto(flow), notBefore);
 }
 
 bool
-MetaRoceRequester::DeferRto(const Path& path,
+MetaRoceRequester::DeferRto(const Flow& flow,
                             const SentPacket& oldest,
                             TimeNs now,
                             TimeNs ruleWindow)
@@ -156,19 +156,19 @@ MetaRoceRequester::DeferRto(const Path& path,
     // its own deadline (later than now, or it would have just declared it lost). Nothing sent
     // after it has come back, but the connection keeps acknowledging what was sent before:
     // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3). Else the
-    // connection's RTO, from every path's samples, has not passed since the packet left: the
-    // path's own sparse samples lag a queue that grows (A50).
+    // connection's RTO, from every flow's samples, has not passed since the packet left: the
+    // flow's own sparse samples lag a queue that grows (A50).
     if (!m_config.deferRto)
     {
         return false;
     }
-    const TimeNs rto = m_recovery.Rto(path);
+    const TimeNs rto = m_recovery.Rto(flow);
     TimeNs until = kNever;
     if (m_rack.SentAfter(oldest))
     {
-        until = LossCheckAt(path, ruleWindow);
+        until = LossCheckAt(flow, ruleWindow);
     }
-    else if (m_lastProgressAt > RtoDeadline(path, &oldest) - rto) // progress since it started
+    else if (m_lastProgressAt > RtoDeadline(flow, &oldest) - rto) // progress since it started
     {
         until = m_lastProgressAt + rto;
     }
@@ -176,7 +176,7 @@ MetaRoceRequester::DeferRto(const Path& path,
         m_connectionRtt.HasSample())
     {
         const TimeNs floor = m_connectionRtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
-        until = oldest.sentAt + m_recovery.Rto(path, floor);
+        until = oldest.sentAt + m_recovery.Rto(flow, floor);
     }
     if (until == kNever || until <= now)
     {
@@ -184,9 +184,9 @@ MetaRoceRequester::DeferRto(const Path& path,
     }
     if (m_rtoNotBefore.empty())
     {
-        m_rtoNotBefore.assign(m_paths.Count(), 0);
+        m_rtoNotBefore.assign(m_flows.Count(), 0);
     }
-    m_rtoNotBefore[path.id] = until;
+    m_rtoNotBefore[flow.id] = until;
     ++m_counters.rtoDeferrals;
     return true;
 }
@@ -247,37 +247,37 @@ MetaRoceRequester::PlaneWindowNs(uint16_t port) const
 }
 
 TimeRule
-MetaRoceRequester::TimeRuleFor(const Path& path, TimeNs ruleWindow) const
+MetaRoceRequester::TimeRuleFor(const Flow& flow, TimeNs ruleWindow) const
 {
     TimeRule rule{m_rack, ruleWindow};
     if (!m_planes.empty())
     {
-        rule.plane = &m_planes[path.port].rack;
-        rule.planeWindow = PlaneWindowNs(path.port);
+        rule.plane = &m_planes[flow.port].rack;
+        rule.planeWindow = PlaneWindowNs(flow.port);
     }
-    rule.pathRtt = TimeRulePathRtt(path);
+    rule.flowRtt = TimeRuleFlowRtt(flow);
     return rule;
 }
 
 TimeNs
-MetaRoceRequester::RackLossDeadline(std::size_t pathId, TimeNs ruleWindow) const
+MetaRoceRequester::RackLossDeadline(std::size_t flowId, TimeNs ruleWindow) const
 {
-    return m_rack.Deadline(FirstDataAt(pathId),
-                           m_firstDataOrder.Get(pathId),
+    return m_rack.Deadline(FirstDataAt(flowId),
+                           m_firstDataOrder.Get(flowId),
                            ruleWindow,
-                           TimeRulePathRtt(m_paths[pathId]));
+                           TimeRuleFlowRtt(m_flows[flowId]));
 }
 
 TimeNs
-MetaRoceRequester::LossCheckAt(const Path& path, TimeNs ruleWindow) const
+MetaRoceRequester::LossCheckAt(const Flow& flow, TimeNs ruleWindow) const
 {
-    // Packets of a path are sent in PSN order, so its oldest in-flight data packet has the
+    // Packets of a flow are sent in FSN order, so its oldest in-flight data packet has the
     // earliest deadline of the time rule (spec 5.3).
-    for (const SentPacket& p : path.outstanding)
+    for (const SentPacket& p : flow.outstanding)
     {
         if (p.state == SentPacket::State::InFlight && p.message != kProbeMessage)
         {
-            return TimeRuleFor(path, ruleWindow).Deadline(p);
+            return TimeRuleFor(flow, ruleWindow).Deadline(p);
         }
     }
     return kNever;

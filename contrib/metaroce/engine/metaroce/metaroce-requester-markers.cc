@@ -1,8 +1,8 @@
 /*
  * Tail markers (spec 5.5, A41): a PROBE in the data class behind every DATA packet after which
- * the connection has nothing left to send. It follows its tail on the same path, so the same
+ * the connection has nothing left to send. It follows its tail on the same flow, so the same
  * route and the same FIFO queues: it cannot overtake the tail, and its ACK - one round trip
- * after the tail left - either covers the tail or shows its PSN missing below the marker's,
+ * after the tail left - either covers the tail or shows its FSN missing below the marker's,
  * which rule 1 of loss detection (5.3) takes as a loss at once. Without it a lost tail waits
  * for the time rule, which needs a later packet, or for the tail-loss probe's srtt + 4 rttvar.
  * A marker is never retransmitted and never times out (the RTO times data only, Refresh()).
@@ -16,7 +16,7 @@ namespace metaroce
 {
 
 void
-MetaRoceRequester::NoteSentData(const Path& path, uint32_t transmissions, bool moreInMessage)
+MetaRoceRequester::NoteSentData(const Flow& flow, uint32_t transmissions, bool moreInMessage)
 {
     // Rule 1 takes a hole as a loss only with no reorder tolerance; a packet sent a fifth time
     // (a SEND its receiver keeps refusing, spec 11) must back off on the probe and the RTO
@@ -33,17 +33,17 @@ MetaRoceRequester::NoteSentData(const Path& path, uint32_t transmissions, bool m
     {
         return;
     }
-    OweMarker(path.id);
-    if (!m_config.tailMarkersEveryPath)
+    OweMarker(flow.id);
+    if (!m_config.tailMarkersEveryFlow)
     {
         return;
     }
-    // The packets before this one went over other paths, and each is the last of its path for
+    // The packets before this one went over other flows, and each is the last of its flow for
     // now: a tail of its own, lost unseen unless a marker follows it too. Once per emptied
-    // queue, so a scan of the paths is no per-packet cost.
-    for (const Path& other : m_paths.Made())
+    // queue, so a scan of the flows is no per-packet cost.
+    for (const Flow& other : m_flows.Made())
     {
-        if (other.id == path.id || other.health == PathHealth::Down || other.outstanding.empty())
+        if (other.id == flow.id || other.health == FlowHealth::Down || other.outstanding.empty())
         {
             continue;
         }
@@ -58,11 +58,11 @@ MetaRoceRequester::NoteSentData(const Path& path, uint32_t transmissions, bool m
 }
 
 void
-MetaRoceRequester::OweMarker(uint16_t path)
+MetaRoceRequester::OweMarker(uint16_t flow)
 {
-    if (std::find(m_markersDue.begin(), m_markersDue.end(), path) == m_markersDue.end())
+    if (std::find(m_markersDue.begin(), m_markersDue.end(), flow) == m_markersDue.end())
     {
-        m_markersDue.push_back(path);
+        m_markersDue.push_back(flow);
     }
 }
 
@@ -71,28 +71,28 @@ MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
 {
     for (auto it = m_markersDue.begin(); it != m_markersDue.end();)
     {
-        Path& path = m_paths[*it];
-        if (path.port != port)
+        Flow& flow = m_flows[*it];
+        if (flow.port != port)
         {
             ++it;
             continue;
         }
         it = m_markersDue.erase(it);
-        // None for a path taken down (its tail was given up with it; it probes on its own), a
-        // tail already acknowledged, or a path whose PSN span is full (the receiver would refuse
-        // a PSN 256 or more above the floor, 5.1).
-        if (path.health == PathHealth::Down || path.OldestDataInFlight() == nullptr ||
-            path.nextPsn - path.Floor() >= m_config.maxPathWindowPackets)
+        // None for a flow taken down (its tail was given up with it; it probes on its own), a
+        // tail already acknowledged, or a flow whose FSN span is full (the receiver would refuse
+        // a FSN 256 or more above the floor, 5.1).
+        if (flow.health == FlowHealth::Down || flow.OldestDataInFlight() == nullptr ||
+            flow.nextFsn - flow.Floor() >= m_config.maxFlowWindowPackets)
         {
             continue;
         }
         // The same route and traffic class as the tail, so it cannot overtake it: its ACK
-        // shows the tail's PSN missing (rule 1) or covers it (spec 5.5). No ACKREQ: the
+        // shows the tail's FSN missing (rule 1) or covers it (spec 5.5). No ACKREQ: the
         // receiver answers at once only when it arrives above a gap, the case it is for; an
         // arrived tail has had its own ACK (6.4).
-        OutPacket out = MakeProbePacket(m_ids.remote, path, now, false);
+        OutPacket out = MakeProbePacket(m_ids.remote, flow, now, false);
         out.isControl = false;
-        RecordSent(path, out, kProbeMessage, 0, now);
+        RecordSent(flow, out, kProbeMessage, 0, now);
         ++m_counters.txControlPackets;
         ++m_counters.tailMarkers;
         return out;

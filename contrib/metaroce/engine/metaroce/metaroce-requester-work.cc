@@ -19,10 +19,10 @@ MetaRoceRequester::MaySendOn(uint16_t port) const
 bool
 MetaRoceRequester::TailDueOn(uint16_t port) const
 {
-    const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath();
-    return (tailProbe && m_paths.PortOf(*tailProbe) == port) ||
+    const std::optional<uint16_t> tailProbe = m_tailProbe.DueFlow();
+    return (tailProbe && m_flows.PortOf(*tailProbe) == port) ||
            std::any_of(m_markersDue.begin(), m_markersDue.end(), [&](uint16_t id) {
-               return m_paths.PortOf(id) == port;
+               return m_flows.PortOf(id) == port;
            });
 }
 
@@ -44,14 +44,14 @@ MetaRoceRequester::HasWork(uint16_t port) const
     {
         return true;
     }
-    if (m_downPaths == 0)
+    if (m_downFlows == 0)
     {
         return false;
     }
-    for (uint16_t id : m_paths.OfPort(port))
+    for (uint16_t id : m_flows.OfPort(port))
     {
-        const Path* path = m_paths.Find(id);
-        if (path && path->health == PathHealth::Down && path->probeDue <= m_now)
+        const Flow* flow = m_flows.Find(id);
+        if (flow && flow->health == FlowHealth::Down && flow->probeDue <= m_now)
         {
             return true;
         }
@@ -69,17 +69,17 @@ MetaRoceRequester::WorkOnPorts() const
     }
     const uint64_t may = m_portUp.to_ullong() & PortBits(m_config.ports);
     uint64_t tail = 0;
-    if (const std::optional<uint16_t> tailProbe = m_tailProbe.DuePath())
+    if (const std::optional<uint16_t> tailProbe = m_tailProbe.DueFlow())
     {
-        tail |= uint64_t{1} << m_paths.PortOf(*tailProbe);
+        tail |= uint64_t{1} << m_flows.PortOf(*tailProbe);
     }
     for (uint16_t id : m_markersDue)
     {
-        tail |= uint64_t{1} << m_paths.PortOf(id);
+        tail |= uint64_t{1} << m_flows.PortOf(id);
     }
     work.recovery = may & (m_queue.UrgentRetransmissionFirst() ? ~uint64_t{0} : tail);
     work.any = may & (m_queue.HasQueued() ? ~uint64_t{0} : tail);
-    if (m_downPaths == 0)
+    if (m_downFlows == 0)
     {
         return work;
     }

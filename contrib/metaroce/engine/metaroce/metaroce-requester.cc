@@ -15,7 +15,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
                                      std::vector<Completion>& completions,
                                      LossEvidence& evidence,
                                      std::unique_ptr<CongestionControl> cc,
-                                     std::unique_ptr<PathSelector> selector)
+                                     std::unique_ptr<FlowSelector> selector)
     : m_config(config)
     , m_ids(ids)
     , m_memory(memory)
@@ -23,7 +23,7 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_cc(std::move(cc))
     , m_selector(std::move(selector))
     , m_recovery(m_config, counters, ids)
-    , m_paths(m_config, ids.initialPsn)
+    , m_flows(m_config, ids.initialFsn)
     , m_portUp(~uint64_t{0})
     , m_connectionRtt(config.initialRttNs)
     , m_evidence(&evidence)
@@ -47,16 +47,16 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
 }
 
 void
-MetaRoceRequester::MakePaths()
+MetaRoceRequester::MakeFlows()
 {
-    if (!m_paths.IsEmpty())
+    if (!m_flows.IsEmpty())
     {
         return;
     }
-    // The first entropies are the generator's first draws, whenever the paths are made.
-    m_paths.Make(m_recovery);
+    // The first entropies are the generator's first draws, whenever the flows are made.
+    m_flows.Make(m_recovery);
     m_recovery.ReleaseGenerator();
-    const size_t count = m_paths.Count();
+    const size_t count = m_flows.Count();
     m_rtoAt = DeadlineTree(count);
     m_firstDataOrder = DeadlineTree(count);
     m_lastDataAt.assign(m_config.ports, kNever);
@@ -67,7 +67,7 @@ MetaRoceRequester::Post(const WorkRequest& wr, TimeNs now)
 {
     m_now = std::max(m_now, now);
     m_queue.Post(wr, now);
-    MakePaths();
+    MakeFlows();
 }
 
 // Sending (spec 5.1, 5.4, 5.5)
@@ -88,21 +88,21 @@ MetaRoceRequester::Pull(uint16_t port, TimeNs now, bool recoveryOnly)
             return marker;
         }
     }
-    // Probes first; most of the time there are none, and no path needs looking at.
-    if (m_downPaths > 0 || m_tailProbe.DuePath())
+    // Probes first; most of the time there are none, and no flow needs looking at.
+    if (m_downFlows > 0 || m_tailProbe.DueFlow())
     {
-        for (uint16_t id : m_paths.OfPort(port))
+        for (uint16_t id : m_flows.OfPort(port))
         {
-            // A path never used is Up and holds no tail: nothing to probe on it.
-            const Path* used = m_paths.Find(id);
-            // A Down path's probe is no recovery of data (HasRecoveryWork): it takes its turn.
-            if (!recoveryOnly && used && used->health == PathHealth::Down && used->probeDue <= now)
+            // A flow never used is Up and holds no tail: nothing to probe on it.
+            const Flow* used = m_flows.Find(id);
+            // A Down flow's probe is no recovery of data (HasRecoveryWork): it takes its turn.
+            if (!recoveryOnly && used && used->health == FlowHealth::Down && used->probeDue <= now)
             {
-                return SendProbe(m_paths[id], now);
+                return SendProbe(m_flows[id], now);
             }
             if (m_tailProbe.TakeIfDueOn(id))
             {
-                if (auto probe = SendTailProbe(m_paths[id], now))
+                if (auto probe = SendTailProbe(m_flows[id], now))
                 {
                     return probe;
                 }
@@ -141,18 +141,18 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     int chosen = ContinueBurst(port, bytes, cut);
     if (chosen < 0)
     {
-        chosen = m_selector->Select(m_paths, port, bytes, m_config.maxPathWindowPackets);
+        chosen = m_selector->Select(m_flows, port, bytes, m_config.maxFlowWindowPackets);
         if (chosen < 0)
         {
             return std::nullopt;
         }
         if (!m_bursts.empty())
         {
-            // A burst cut short takes this one packet on another path and ends the NIC's turn
+            // A burst cut short takes this one packet on another flow and ends the NIC's turn
             // (ContinuesBurst), so that a turn never exceeds a burst; the next one starts anew.
-            // A path not yet timed sends alone: how late its route runs is unknown, and a
+            // A flow not yet timed sends alone: how late its route runs is unknown, and a
             // pair would double its share of a first-round queue (4.2).
-            const bool timed = m_paths[static_cast<uint16_t>(chosen)].rtt.HasSample();
+            const bool timed = m_flows[static_cast<uint16_t>(chosen)].rtt.HasSample();
             m_bursts[port] = {static_cast<uint16_t>(chosen),
                               cut || !timed ? 0 : m_config.sprayBurstPackets - 1};
         }
@@ -162,13 +162,13 @@ MetaRoceRequester::PullData(uint16_t port, TimeNs now, bool recoveryOnly)
     {
         ++m_counters.retransmittedPackets;
     }
-    Path& path = m_paths[static_cast<uint16_t>(chosen)];
+    Flow& flow = m_flows[static_cast<uint16_t>(chosen)];
     const bool burstGoesOn = !m_bursts.empty() && m_bursts[port].left > 0;
-    OutPacket out = SendData(path, *next, retx, now, burstGoesOn);
+    OutPacket out = SendData(flow, *next, retx, now, burstGoesOn);
     m_pacer.OnSent(out.WireSize(), now);
     ++m_counters.txDataPackets;
     // New data with packets of its message still to go is no tail, and needs no look-up.
-    NoteSentData(path, m.transmissions[next->index], !retx && m.nextPacket < m.packets);
+    NoteSentData(flow, m.transmissions[next->index], !retx && m.nextPacket < m.packets);
     return out;
 }
 
@@ -180,19 +180,19 @@ MetaRoceRequester::ContinueBurst(uint16_t port, uint32_t bytes, bool& cut)
         return -1;
     }
     Burst& burst = m_bursts[port];
-    // The path stays while the selector would take it first (4.2). It has sent: it was made.
-    if (!m_paths.IsClearWithRoom(burst.path, bytes, m_config.maxPathWindowPackets))
+    // The flow stays while the selector would take it first (4.2). It has sent: it was made.
+    if (!m_flows.IsClearWithRoom(burst.flow, bytes, m_config.maxFlowWindowPackets))
     {
         burst.left = 0;
         cut = true;
         return -1;
     }
     --burst.left;
-    return burst.path;
+    return burst.flow;
 }
 
 OutPacket
-MetaRoceRequester::SendData(Path& path,
+MetaRoceRequester::SendData(Flow& flow,
                             const QueuedPacket& p,
                             bool retx,
                             TimeNs now,
@@ -201,30 +201,30 @@ MetaRoceRequester::SendData(Path& path,
     const SendQueue::Message& m = m_queue.At(p.message);
     // A packet alone on its plane, or one of a message's last `ports` (each taken as the last
     // on its plane), would have its ACK wait the ACK delay for no successor (6.4).
-    TimeNs& last = m_lastDataAt[path.port];
+    TimeNs& last = m_lastDataAt[flow.port];
     const bool lone = m_config.ackLonePackets && !burstGoesOn &&
                       (last == kNever || now - last > m_config.ackDelayNs ||
                        p.index + m_config.ports >= m.packets);
     OutPacket out = MakeDataPacket(m_config,
                                    m_ids.remote,
                                    m_memory,
-                                   path,
+                                   flow,
                                    m,
                                    p.index,
                                    m_queue.PacketBytes(m, p.index),
                                    retx,
                                    now,
                                    lone);
-    RecordSent(path, out, p.message, p.index, now);
-    ++path.packetsSent;
+    RecordSent(flow, out, p.message, p.index, now);
+    ++flow.packetsSent;
     last = now;
     return out;
 }
 
 std::optional<OutPacket>
-MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
+MetaRoceRequester::SendTailProbe(Flow& flow, TimeNs now)
 {
-    // The tail goes again, under a fresh PSN, in the data class like the packets before it (a
+    // The tail goes again, under a fresh FSN, in the data class like the packets before it (a
     // small PROBE would overtake them in a switch's control class and fake a gap); if it was
     // lost this repairs it, and its ACK exposes any later hole by the time rule (spec 5.5).
     const QueuedPacket p{m_tailProbe.Message(), m_tailProbe.PacketIndex()};
@@ -238,78 +238,78 @@ MetaRoceRequester::SendTailProbe(Path& path, TimeNs now)
     ++m_counters.tailProbes;
     ++m_counters.retransmittedPackets;
     ++m_counters.txDataPackets;
-    OutPacket out = SendData(path, p, true, now);
-    NoteSentData(path, m_queue.At(p.message).transmissions[p.index], false);
+    OutPacket out = SendData(flow, p, true, now);
+    NoteSentData(flow, m_queue.At(p.message).transmissions[p.index], false);
     return out;
 }
 
 OutPacket
-MetaRoceRequester::SendProbe(Path& path, TimeNs now)
+MetaRoceRequester::SendProbe(Flow& flow, TimeNs now)
 {
-    // A Down path's earlier probes never answered are given up: the floor moves past them.
-    for (SentPacket& p : path.outstanding)
+    // A Down flow's earlier probes never answered are given up: the floor moves past them.
+    for (SentPacket& p : flow.outstanding)
     {
         if (p.state == SentPacket::State::InFlight)
         {
             p.state = SentPacket::State::Lost;
-            LeaveFlight(path, p);
+            LeaveFlight(flow, p);
         }
     }
-    path.PopResolved();
-    OutPacket out = MakeProbePacket(m_ids.remote, path, now);
-    RecordSent(path, out, kProbeMessage, 0, now);
-    m_recovery.OnProbeSent(path, now);
+    flow.PopResolved();
+    OutPacket out = MakeProbePacket(m_ids.remote, flow, now);
+    RecordSent(flow, out, kProbeMessage, 0, now);
+    m_recovery.OnProbeSent(flow, now);
     ++m_counters.txControlPackets;
     return out;
 }
 
 void
-MetaRoceRequester::RecordSent(Path& path,
+MetaRoceRequester::RecordSent(Flow& flow,
                               OutPacket& out,
                               uint64_t message,
                               uint32_t index,
                               TimeNs now)
 {
-    out.port = path.port;
-    out.udpSrcPort = path.entropy;
+    out.port = flow.port;
+    out.udpSrcPort = flow.entropy;
     out.udpDstPort = kMetaRoceUdpPort;
     SentPacket sent;
-    sent.psn = path.nextPsn++;
+    sent.fsn = flow.nextFsn++;
     sent.txSeq = m_nextTxSeq++;
-    sent.epoch = path.epoch;
+    sent.epoch = flow.epoch;
     sent.sentAt = now;
     sent.bytes = static_cast<uint32_t>(out.WireSize());
     sent.message = message;
     sent.packetIndex = index;
-    path.outstanding.push_back(sent);
+    flow.outstanding.push_back(sent);
     if (message != kProbeMessage)
     {
-        m_tails.OnSent(path.id, sent.psn, m_paths, m_rack);
+        m_tails.OnSent(flow.id, sent.fsn, m_flows, m_rack);
     }
     // PROBEs carry no data: no window holds them (a lost tail marker would otherwise block its
-    // path for good, as nothing times it out; spec 5.5, 7.1), nor does the receiver's admission.
+    // flow for good, as nothing times it out; spec 5.5, 7.1), nor does the receiver's admission.
     const uint32_t held = message == kProbeMessage ? 0 : sent.bytes;
-    path.inflightBytes += held;
+    flow.inflightBytes += held;
     m_inflightBytes += held;
-    Refresh(path);
+    Refresh(flow);
 }
 
 void
-MetaRoceRequester::LeaveFlight(Path& path, const SentPacket& p)
+MetaRoceRequester::LeaveFlight(Flow& flow, const SentPacket& p)
 {
     const uint32_t held = p.message == kProbeMessage ? 0 : p.bytes;
-    path.inflightBytes -= held;
+    flow.inflightBytes -= held;
     m_inflightBytes -= held;
 }
 
 // Losses (spec 5.3, 5.4)
 
 void
-MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
+MetaRoceRequester::RunLossDetection(Flow& flow, TimeNs now)
 {
-    const LossVerdict verdict = DetectLosses(path.outstanding,
+    const LossVerdict verdict = DetectLosses(flow.outstanding,
                                              m_config.reorderTolerancePackets,
-                                             TimeRuleFor(path, TimeRuleWindowNs()),
+                                             TimeRuleFor(flow, TimeRuleWindowNs()),
                                              now);
     if (verdict.lost.empty())
     {
@@ -322,59 +322,59 @@ MetaRoceRequester::RunLossDetection(Path& path, TimeNs now)
         {
             m_evidence->Record(now); // read by the NIC's connections at their next event (A47)
         }
-        MarkLost(path, verdict.lost[k], now, true, verdict.proven[k]);
+        MarkLost(flow, verdict.lost[k], now, true, verdict.proven[k]);
         if (Failed())
         {
             return;
         }
     }
     // Remember the window before the cut so that a spurious loss can give it back (5.7).
-    const double before = path.window.window;
-    m_cc->OnLoss(path.window, m_connectionWindow, path.rtt.Smoothed(), now);
-    if (path.window.window < before)
+    const double before = flow.window.window;
+    m_cc->OnLoss(flow.window, m_connectionWindow, flow.rtt.Smoothed(), now);
+    if (flow.window.window < before)
     {
-        path.undoWindow = before;
+        flow.undoWindow = before;
     }
-    m_recovery.MaybeRedraw(path, now);
+    m_recovery.MaybeRedraw(flow, now);
 }
 
 void
-MetaRoceRequester::MarkLost(Path& path, std::size_t index, TimeNs now, bool byRule, bool proven)
+MetaRoceRequester::MarkLost(Flow& flow, std::size_t index, TimeNs now, bool byRule, bool proven)
 {
-    SentPacket& p = path.outstanding[index];
+    SentPacket& p = flow.outstanding[index];
     assert(p.state == SentPacket::State::InFlight);
     p.state = SentPacket::State::Lost;
-    LeaveFlight(path, p);
+    LeaveFlight(flow, p);
     const auto lostOn =
-        static_cast<uint8_t>(m_config.retransmitOtherPlane ? path.port : QueuedPacket::kAnyPort);
+        static_cast<uint8_t>(m_config.retransmitOtherPlane ? flow.port : QueuedPacket::kAnyPort);
     if (p.message == kProbeMessage ||
         !m_queue.Requeue(p.message, p.packetIndex, now, proven, lostOn))
     {
         return;
     }
     // Remembered until an ACK settles it, at most one SACK span's worth (5.7).
-    if (!path.recentLosses)
+    if (!flow.recentLosses)
     {
-        path.recentLosses = std::make_unique<Ring<LostPacket>>();
+        flow.recentLosses = std::make_unique<Ring<LostPacket>>();
     }
-    path.recentLosses->push_back(LostPacket{p, path.nextPsn, byRule});
-    if (path.recentLosses->size() > kSackBits)
+    flow.recentLosses->push_back(LostPacket{p, flow.nextFsn, byRule});
+    if (flow.recentLosses->size() > kSackBits)
     {
-        path.recentLosses->pop_front();
+        flow.recentLosses->pop_front();
     }
 }
 
 void
-MetaRoceRequester::LoseInFlight(Path& path, TimeNs now)
+MetaRoceRequester::LoseInFlight(Flow& flow, TimeNs now)
 {
-    for (std::size_t i = 0; i < path.outstanding.size(); ++i)
+    for (std::size_t i = 0; i < flow.outstanding.size(); ++i)
     {
-        if (path.outstanding[i].state == SentPacket::State::InFlight)
+        if (flow.outstanding[i].state == SentPacket::State::InFlight)
         {
-            MarkLost(path, i, now, false, true);
+            MarkLost(flow, i, now, false, true);
         }
     }
-    path.PopResolved();
+    flow.PopResolved();
 }
 
 // Timeouts and port events (spec 4.3, 5.5)
@@ -388,26 +388,26 @@ MetaRoceRequester::OnTimeout(TimeNs now)
     {
         return;
     }
-    // Path by path, as a scan of all of them would; the trees name the paths that may be due.
+    // Flow by flow, as a scan of all of them would; the trees name the flows that may be due.
     const TimeNs reorderWindow = ReorderWindowNs();
     const TimeNs ruleWindow = TimeRuleWindowNs(reorderWindow);
-    for (uint16_t id : PathsDueBy(now, ruleWindow))
+    for (uint16_t id : FlowsDueBy(now, ruleWindow))
     {
-        Path& path = m_paths[id];
-        if (LossCheckAt(path, ruleWindow) <= now)
+        Flow& flow = m_flows[id];
+        if (LossCheckAt(flow, ruleWindow) <= now)
         {
-            RunLossDetection(path, now);
-            path.PopResolved();
+            RunLossDetection(flow, now);
+            flow.PopResolved();
         }
         if (!Failed())
         {
-            const SentPacket* oldest = path.OldestDataInFlight();
-            if (RtoDeadline(path, oldest) <= now && !DeferRto(path, *oldest, now, ruleWindow))
+            const SentPacket* oldest = flow.OldestDataInFlight();
+            if (RtoDeadline(flow, oldest) <= now && !DeferRto(flow, *oldest, now, ruleWindow))
             {
-                OnPathTimeout(path, now);
+                OnFlowTimeout(flow, now);
             }
         }
-        Refresh(path);
+        Refresh(flow);
         if (Failed())
         {
             return;
@@ -419,31 +419,31 @@ MetaRoceRequester::OnTimeout(TimeNs now)
                          reorderWindow,
                          m_connectionRtt,
                          TailToProbe(),
-                         m_rack.valid ? &m_paths[m_deliveringPath] : nullptr);
+                         m_rack.valid ? &m_flows[m_deliveringFlow] : nullptr);
 }
 
 void
-MetaRoceRequester::OnPathTimeout(Path& path, TimeNs now)
+MetaRoceRequester::OnFlowTimeout(Flow& flow, TimeNs now)
 {
     ++m_counters.timeouts;
-    ++path.consecutiveTimeouts;
-    m_cc->OnTimeout(path.window, m_connectionWindow, now);
-    path.undoWindow = 0; // timeouts are not undone (5.7)
-    if (m_recovery.TimeoutTakesDown(path))
+    ++flow.consecutiveTimeouts;
+    m_cc->OnTimeout(flow.window, m_connectionWindow, now);
+    flow.undoWindow = 0; // timeouts are not undone (5.7)
+    if (m_recovery.TimeoutTakesDown(flow))
     {
-        TakeDown(path, now);
+        TakeDown(flow, now);
         return;
     }
-    LoseInFlight(path, now);
-    m_recovery.AfterTimeout(path, now);
+    LoseInFlight(flow, now);
+    m_recovery.AfterTimeout(flow, now);
 }
 
 void
-MetaRoceRequester::TakeDown(Path& path, TimeNs now)
+MetaRoceRequester::TakeDown(Flow& flow, TimeNs now)
 {
-    LoseInFlight(path, now);
-    m_recovery.TakeDown(path, m_portUp[path.port], now);
-    m_tailProbe.Cancel(path.id);
+    LoseInFlight(flow, now);
+    m_recovery.TakeDown(flow, m_portUp[flow.port], now);
+    m_tailProbe.Cancel(flow.id);
 }
 
 void
@@ -455,18 +455,18 @@ MetaRoceRequester::OnPortState(uint16_t port, bool up, TimeNs now)
         return;
     }
     m_portUp[port] = up;
-    MakePaths(); // a port event before the first send acts on the paths all the same
-    for (uint16_t id : m_paths.OfPort(port))
+    MakeFlows(); // a port event before the first send acts on the flows all the same
+    for (uint16_t id : m_flows.OfPort(port))
     {
         if (!up)
         {
-            TakeDown(m_paths[id], now);
+            TakeDown(m_flows[id], now);
         }
         else
         {
-            m_recovery.OnPortUp(m_paths[id], now);
+            m_recovery.OnPortUp(m_flows[id], now);
         }
-        Refresh(m_paths[id]);
+        Refresh(m_flows[id]);
     }
 }
 
@@ -504,7 +504,7 @@ MetaRoceRequester::TailToProbe() const
     {
         return std::nullopt;
     }
-    return m_tails.Find(m_paths, m_queue, m_rack);
+    return m_tails.Find(m_flows, m_queue, m_rack);
 }
 
 TimeNs
@@ -524,13 +524,13 @@ MetaRoceRequester::NextTimeout() const
     {
         next = std::max(next, m_now);
     }
-    if (m_downPaths > 0)
+    if (m_downFlows > 0)
     {
-        for (const Path& path : m_paths.Made())
+        for (const Flow& flow : m_flows.Made())
         {
-            if (path.health == PathHealth::Down && path.probeDue != kNever && path.probeDue > m_now)
+            if (flow.health == FlowHealth::Down && flow.probeDue != kNever && flow.probeDue > m_now)
             {
-                next = std::min(next, path.probeDue);
+                next = std::min(next, flow.probeDue);
             }
         }
     }
@@ -540,8 +540,8 @@ MetaRoceRequester::NextTimeout() const
 bool
 MetaRoceRequester::TailIndexAgrees() const
 {
-    const std::optional<Tail> indexed = m_tails.Find(m_paths, m_queue, m_rack);
-    const std::optional<Tail> scanned = FindTail(m_paths, m_queue, m_rack);
+    const std::optional<Tail> indexed = m_tails.Find(m_flows, m_queue, m_rack);
+    const std::optional<Tail> scanned = FindTail(m_flows, m_queue, m_rack);
     return indexed.has_value() == scanned.has_value() &&
            (!indexed || indexed->packet == scanned->packet);
 }
@@ -560,26 +560,26 @@ MetaRoceRequester::NextTimeoutByScan() const
     auto consider = [&](TimeNs t) { next = std::min(next, std::max(t, m_now)); };
     const TimeNs reorderWindow = ReorderWindowNs();
     const TimeNs ruleWindow = TimeRuleWindowNs(reorderWindow);
-    for (const Path& path : m_paths.Made())
+    for (const Flow& flow : m_flows.Made())
     {
-        if (path.outstanding.empty() && path.health != PathHealth::Down)
+        if (flow.outstanding.empty() && flow.health != FlowHealth::Down)
         {
-            continue; // nothing in flight: no loss check, no RTO (most paths, most of the time)
+            continue; // nothing in flight: no loss check, no RTO (most flows, most of the time)
         }
-        const TimeNs lossCheck = LossCheckAt(path, ruleWindow);
+        const TimeNs lossCheck = LossCheckAt(flow, ruleWindow);
         if (lossCheck != kNever)
         {
             consider(lossCheck);
         }
-        if (path.health == PathHealth::Down)
+        if (flow.health == FlowHealth::Down)
         {
-            if (path.probeDue != kNever && path.probeDue > m_now)
+            if (flow.probeDue != kNever && flow.probeDue > m_now)
             {
-                next = std::min(next, path.probeDue);
+                next = std::min(next, flow.probeDue);
             }
             continue;
         }
-        const TimeNs rtoAt = RtoDeadline(path, path.OldestDataInFlight());
+        const TimeNs rtoAt = RtoDeadline(flow, flow.OldestDataInFlight());
         if (rtoAt != kNever)
         {
             consider(rtoAt);
@@ -589,7 +589,7 @@ MetaRoceRequester::NextTimeoutByScan() const
                                                  m_rack,
                                                  reorderWindow,
                                                  m_connectionRtt,
-                                                 FindTail(m_paths, m_queue, m_rack));
+                                                 FindTail(m_flows, m_queue, m_rack));
     if (tailProbeAt != kNever)
     {
         consider(tailProbeAt);

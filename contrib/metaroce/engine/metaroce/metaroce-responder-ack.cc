@@ -1,7 +1,7 @@
 /*
  * The responder's acknowledgements (spec 6.4): the ACK generation rule - when an arrival
- * queues an ACK and when it waits, one plane's arrivals counted over its paths - and what an
- * ACK carries when its port pulls it: its path's state, the plane's waiting paths it covers,
+ * queues an ACK and when it waits, one plane's arrivals counted over its flows - and what an
+ * ACK carries when its port pulls it: its flow's state, the plane's waiting flows it covers,
  * and repeats of the latest ACKs. NAKs share the port's feedback queue.
  */
 #include "metaroce-responder.h"
@@ -12,15 +12,15 @@ namespace metaroce
 {
 
 void
-MetaRoceResponder::QueueAck(uint16_t pathId)
+MetaRoceResponder::QueueAck(uint16_t flowId)
 {
-    PathRx& rx = *m_paths.Find(pathId); // an ACK is queued for a path that received something
+    FlowRx& rx = *m_flows.Find(flowId); // an ACK is queued for a flow that received something
     if (!rx.queued)
     {
         rx.queued = true;
-        m_ackQueue[PortOf(pathId)].push_back(pathId);
-        m_feedbackPorts.set(PortOf(pathId));
-        SyncAckDue(pathId);
+        m_ackQueue[PortOf(flowId)].push_back(flowId);
+        m_feedbackPorts.set(PortOf(flowId));
+        SyncAckDue(flowId);
     }
 }
 
@@ -42,20 +42,20 @@ MetaRoceResponder::SyncFeedback(uint16_t port)
 }
 
 void
-MetaRoceResponder::SyncAckDue(uint16_t pathId)
+MetaRoceResponder::SyncAckDue(uint16_t flowId)
 {
-    const PathRx& rx = *m_paths.Find(pathId); // made: only a path's arrivals give it a deadline
-    m_ackDue.Set(pathId, rx.queued ? kNever : rx.ackDue);
+    const FlowRx& rx = *m_flows.Find(flowId); // made: only a flow's arrivals give it a deadline
+    m_ackDue.Set(flowId, rx.queued ? kNever : rx.ackDue);
 }
 
 void
-MetaRoceResponder::NoteArrival(PathRx& rx,
-                               uint16_t pathId,
+MetaRoceResponder::NoteArrival(FlowRx& rx,
+                               uint16_t flowId,
                                const RxPacket& pkt,
                                TimeNs echo,
                                bool urgent)
 {
-    PlaneRx& plane = m_planes[PortOf(pathId)];
+    PlaneRx& plane = m_planes[PortOf(flowId)];
     if (rx.unacked < UINT16_MAX)
     {
         ++rx.unacked;
@@ -71,28 +71,28 @@ MetaRoceResponder::NoteArrival(PathRx& rx,
     // batch of the plane (spec 6.4); otherwise within ackDelay, with whatever joins it.
     if (urgent || pkt.ecnCe || rx.window.HasGap() || plane.unacked >= m_config.ackEveryPackets)
     {
-        QueueAck(pathId);
+        QueueAck(flowId);
         return;
     }
     rx.ackDue = std::min(rx.ackDue, pkt.now + m_config.ackDelayNs);
-    SyncAckDue(pathId);
+    SyncAckDue(flowId);
     if (!rx.listed)
     {
         rx.listed = true;
-        plane.pending.push_back(pathId);
+        plane.pending.push_back(flowId);
     }
 }
 
 void
 MetaRoceResponder::OnTimeout(TimeNs now)
 {
-    // In path order, as a scan would queue them; collected first, since queuing changes the tree.
+    // In flow order, as a scan would queue them; collected first, since queuing changes the tree.
     m_due.clear();
     m_ackDue.ForEachAtMost(now,
                            [this](std::size_t id) { m_due.push_back(static_cast<uint16_t>(id)); });
     for (uint16_t id : m_due)
     {
-        // One ACK per plane: the plane's other waiting paths go in it (AddPending); their
+        // One ACK per plane: the plane's other waiting flows go in it (AddPending); their
         // deadlines rest until it leaves (ResumePending).
         if (m_ackQueue[PortOf(id)].empty())
         {
@@ -110,7 +110,7 @@ MetaRoceResponder::ResumePending(uint16_t port, TimeNs now)
 {
     for (uint16_t id : m_planes[port].pending)
     {
-        const PathRx& rx = *m_paths.Find(id);
+        const FlowRx& rx = *m_flows.Find(id);
         if (rx.unacked == 0 || rx.queued)
         {
             continue; // covered, or its ACK is queued
@@ -176,18 +176,18 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         const uint16_t id = m_ackQueue[port].front();
         m_ackQueue[port].pop_front();
         SyncFeedback(port);
-        PathRx& rx = *m_paths.Find(id);
+        FlowRx& rx = *m_flows.Find(id);
         h.opcode = MrOpcode::Ack;
         ++m_counters.txAcks;
-        h.pathId = id;
+        h.flowId = id;
         h.flags = rx.ce > 0 ? kMrFlagEce : 0;
-        h.cumulativePsn = static_cast<uint32_t>(rx.window.Cumulative());
+        h.cumulativeFsn = static_cast<uint32_t>(rx.window.Cumulative());
         h.rateHintMbps =
             static_cast<uint32_t>(std::min<uint64_t>(FairShare() / 1'000'000, UINT32_MAX));
         h.echoTimestamp = rx.echo;
         h.ceCount = rx.ce;
         h.newCount = rx.fresh;
-        // An empty SACK is the common case (a path's packets arrive in order): left out when
+        // An empty SACK is the common case (a flow's packets arrive in order): left out when
         // compact, and then never built (spec 3.4).
         if (m_config.compactAcks && !rx.window.HasGap())
         {
@@ -216,9 +216,9 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
     out.header.resize(h.Size());
     MrSerialize(h, out.header.data());
     out.port = port;
-    // ACKs of one path share one route back; which one does not matter to the protocol.
+    // ACKs of one flow share one route back; which one does not matter to the protocol.
     out.udpSrcPort =
-        static_cast<uint16_t>(m_config.entropyBase + (h.pathId * 40503u) % m_config.entropyCount);
+        static_cast<uint16_t>(m_config.entropyBase + (h.flowId * 40503u) % m_config.entropyCount);
     out.udpDstPort = kMetaRoceUdpPort;
     out.isControl = true;
     ++m_counters.txControlPackets;
@@ -228,7 +228,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
 uint16_t
 MetaRoceResponder::Cover(uint16_t id)
 {
-    PathRx& rx = *m_paths.Find(id);
+    FlowRx& rx = *m_flows.Find(id);
     const uint16_t fresh = rx.fresh;
     m_planes[PortOf(id)].unacked -= rx.unacked;
     rx.unacked = 0;
@@ -249,7 +249,7 @@ MetaRoceResponder::AddPending(MrHeader& ack, uint16_t port)
     {
         const uint16_t id = pending.front();
         pending.pop_front();
-        PathRx& rx = *m_paths.Find(id);
+        FlowRx& rx = *m_flows.Find(id);
         rx.listed = false;
         // Covered since it waited, or queued on its own (a mark, a gap): not this ACK's news.
         if (rx.unacked == 0 || rx.queued)
@@ -269,14 +269,14 @@ void
 MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
 {
     const std::size_t covered = ack.repeatCount;
-    auto named = [&ack](uint16_t pathId) {
-        if (pathId == ack.pathId)
+    auto named = [&ack](uint16_t flowId) {
+        if (flowId == ack.flowId)
         {
             return true;
         }
         for (std::size_t k = 0; k < ack.repeatCount; ++k)
         {
-            if (ack.repeats[k].pathId == pathId)
+            if (ack.repeats[k].flowId == flowId)
             {
                 return true;
             }
@@ -285,7 +285,7 @@ MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
     };
     for (std::size_t k = 0; k < m_latestCount && ack.repeatCount < m_config.ackRepeats; ++k)
     {
-        if (!named(m_latestAcks[k].pathId))
+        if (!named(m_latestAcks[k].flowId))
         {
             ack.repeats[ack.repeatCount++] = m_latestAcks[k];
         }
@@ -294,13 +294,13 @@ MetaRoceResponder::AddRepeats(MrHeader& ack, uint64_t sackLow)
     {
         return;
     }
-    // The paths this ACK covers become the latest, its own path first.
+    // The flows this ACK covers become the latest, its own flow first.
     for (std::size_t k = covered; k-- > 0;)
     {
         RememberLatest(ack.repeats[k]);
     }
     RememberLatest(
-        MrAckRepeat{ack.pathId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativePsn});
+        MrAckRepeat{ack.flowId, static_cast<uint16_t>(sackLow & 0xffff), ack.cumulativeFsn});
 }
 
 void
@@ -309,7 +309,7 @@ MetaRoceResponder::RememberLatest(const MrAckRepeat& repeat)
     std::size_t same = m_latestCount;
     for (std::size_t k = 0; k < m_latestCount; ++k)
     {
-        if (m_latestAcks[k].pathId == repeat.pathId)
+        if (m_latestAcks[k].flowId == repeat.flowId)
         {
             same = k;
         }

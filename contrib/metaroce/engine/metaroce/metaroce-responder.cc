@@ -47,12 +47,12 @@ SendIndexFits(const Messages& messages, uint32_t msn, uint32_t recvIndex)
 
 MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
                                      uint32_t peer,
-                                     uint32_t peerInitialPsn,
+                                     uint32_t peerInitialFsn,
                                      MemoryRegistry* memory,
                                      Counters& counters)
     : m_config(config)
     , m_peer(peer)
-    , m_peerInitialPsn(peerInitialPsn)
+    , m_peerInitialFsn(peerInitialFsn)
     , m_memory(memory)
     , m_counters(counters)
     , m_fairShareBps(config.portRateBps * config.ports)
@@ -62,33 +62,33 @@ MetaRoceResponder::MetaRoceResponder(const MetaRoceConfig& config,
 }
 
 uint16_t
-MetaRoceResponder::PortOf(uint16_t pathId) const
+MetaRoceResponder::PortOf(uint16_t flowId) const
 {
-    return static_cast<uint16_t>(pathId / m_config.pathsPerPort);
+    return static_cast<uint16_t>(flowId / m_config.flowsPerPort);
 }
 
 void
 MetaRoceResponder::MakeState()
 {
-    if (!m_paths.Empty())
+    if (!m_flows.Empty())
     {
         return;
     }
-    m_paths.Resize(size_t{m_config.ports} * m_config.pathsPerPort);
-    m_ackDue = DeadlineTree(m_paths.Size());
+    m_flows.Resize(size_t{m_config.ports} * m_config.flowsPerPort);
+    m_ackDue = DeadlineTree(m_flows.Size());
     m_ackQueue.resize(m_config.ports);
     m_planes.resize(m_config.ports);
 }
 
-MetaRoceResponder::PathRx&
+MetaRoceResponder::FlowRx&
 MetaRoceResponder::Rx(uint16_t id)
 {
-    if (PathRx* rx = m_paths.Find(id))
+    if (FlowRx* rx = m_flows.Find(id))
     {
         return *rx;
     }
-    PathRx& made = m_paths.Make(id);
-    made.window = PathReceiveWindow(m_peerInitialPsn);
+    FlowRx& made = m_flows.Make(id);
+    made.window = FlowReceiveWindow(m_peerInitialFsn);
     return made;
 }
 
@@ -103,15 +103,15 @@ MetaRoceResponder::StreamAt(uint16_t id)
     return m_streams[id];
 }
 
-PathReceiveWindow
-MetaRoceResponder::Window(uint16_t pathId) const
+FlowReceiveWindow
+MetaRoceResponder::Window(uint16_t flowId) const
 {
-    if (!m_paths.Empty() && pathId >= m_paths.Size())
+    if (!m_flows.Empty() && flowId >= m_flows.Size())
     {
-        throw std::out_of_range("no path " + std::to_string(pathId));
+        throw std::out_of_range("no flow " + std::to_string(flowId));
     }
-    const PathRx* rx = m_paths.Empty() ? nullptr : m_paths.Find(pathId);
-    return rx ? rx->window : PathReceiveWindow(m_peerInitialPsn);
+    const FlowRx* rx = m_flows.Empty() ? nullptr : m_flows.Find(flowId);
+    return rx ? rx->window : FlowReceiveWindow(m_peerInitialFsn);
 }
 
 void
@@ -136,7 +136,7 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
     const Stream& s = StreamAt(h.stream);
     if (h.msn >= s.nextMsn && h.msn - s.nextMsn >= m_config.maxMessagesInFlight)
     {
-        return refuse(DropReason::PsnOutOfWindow);
+        return refuse(DropReason::FsnOutOfWindow);
     }
     if (h.msn < s.nextMsn)
     {
@@ -300,35 +300,35 @@ RxResult
 MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPacket& pkt)
 {
     MakeState();
-    if (h.pathId >= m_paths.Size() || PortOf(h.pathId) != pkt.port)
+    if (h.flowId >= m_flows.Size() || PortOf(h.flowId) != pkt.port)
     {
         return RxResult{false, DropReason::BadField};
     }
-    PathRx& rx = Rx(h.pathId);
-    const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
-    const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
-    // The sender keeps at most 256 PSNs above its floor (spec 5.1), and no floor jumps further
-    // than a path can lose (A51); anything else is refused before it can move the window.
-    if (psn < floor || psn - floor >= kSackBits || !rx.window.FloorFits(floor))
+    FlowRx& rx = Rx(h.flowId);
+    const uint64_t fsn = MrUnwrapFsn(h.fsn, rx.window.Cumulative());
+    const uint64_t floor = MrUnwrapFsn(h.ackFloor, rx.window.Cumulative());
+    // The sender keeps at most 256 FSNs above its floor (spec 5.1), and no floor jumps further
+    // than a flow can lose (A51); anything else is refused before it can move the window.
+    if (fsn < floor || fsn - floor >= kSackBits || !rx.window.FloorFits(floor))
     {
-        return RxResult{false, DropReason::PsnOutOfWindow};
+        return RxResult{false, DropReason::FsnOutOfWindow};
     }
     const RxResult placement = CheckPlacement(h, pkt.port);
     if (!placement.accepted)
     {
         return placement;
     }
-    const auto verdict = rx.window.Observe(psn, floor);
-    if (verdict == PathReceiveWindow::Verdict::Duplicate)
+    const auto verdict = rx.window.Observe(fsn, floor);
+    if (verdict == FlowReceiveWindow::Verdict::Duplicate)
     {
         m_counters.CountDrop(DropReason::Duplicate);
-        NoteArrival(rx, h.pathId, pkt, h.timestamp, true);
+        NoteArrival(rx, h.flowId, pkt, h.timestamp, true);
         return RxResult{};
     }
     ++rx.fresh;
     ++m_counters.rxDataPackets;
     Place(h, payload, pkt.now);
-    NoteArrival(rx, h.pathId, pkt, h.timestamp, (h.flags & (kMrFlagAckReq | kMrFlagLast)) != 0);
+    NoteArrival(rx, h.flowId, pkt, h.timestamp, (h.flags & (kMrFlagAckReq | kMrFlagLast)) != 0);
     return RxResult{};
 }
 
@@ -336,29 +336,29 @@ RxResult
 MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
 {
     MakeState();
-    if (h.pathId >= m_paths.Size() || PortOf(h.pathId) != pkt.port)
+    if (h.flowId >= m_flows.Size() || PortOf(h.flowId) != pkt.port)
     {
         return RxResult{false, DropReason::BadField};
     }
-    PathRx& rx = Rx(h.pathId);
-    const uint64_t psn = MrUnwrapPsn(h.psn, rx.window.Cumulative());
-    const uint64_t floor = MrUnwrapPsn(h.ackFloor, rx.window.Cumulative());
+    FlowRx& rx = Rx(h.flowId);
+    const uint64_t fsn = MrUnwrapFsn(h.fsn, rx.window.Cumulative());
+    const uint64_t floor = MrUnwrapFsn(h.ackFloor, rx.window.Cumulative());
     if (!rx.window.FloorFits(floor))
     {
-        return RxResult{false, DropReason::PsnOutOfWindow};
+        return RxResult{false, DropReason::FsnOutOfWindow};
     }
-    const auto verdict = rx.window.Observe(psn, floor);
-    if (verdict == PathReceiveWindow::Verdict::OutOfWindow)
+    const auto verdict = rx.window.Observe(fsn, floor);
+    if (verdict == FlowReceiveWindow::Verdict::OutOfWindow)
     {
-        return RxResult{false, DropReason::PsnOutOfWindow};
+        return RxResult{false, DropReason::FsnOutOfWindow};
     }
     // Not a fresh arrival: the new count is of DATA, and the admission credit grows by the
-    // data that arrives, not by a tail marker's 24 bytes (spec 6.4, 6.7). A Down path's probe
+    // data that arrives, not by a tail marker's 24 bytes (spec 6.4, 6.7). A Down flow's probe
     // asks for its ACK at once (ACKREQ); a tail marker is acknowledged as data is, at once
     // only above a gap - the lost tail it is there to expose - or as a duplicate.
     const bool urgent =
-        (h.flags & kMrFlagAckReq) != 0 || verdict == PathReceiveWindow::Verdict::Duplicate;
-    NoteArrival(rx, h.pathId, pkt, h.timestamp, urgent);
+        (h.flags & kMrFlagAckReq) != 0 || verdict == FlowReceiveWindow::Verdict::Duplicate;
+    NoteArrival(rx, h.flowId, pkt, h.timestamp, urgent);
     return RxResult{};
 }
 

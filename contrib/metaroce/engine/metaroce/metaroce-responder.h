@@ -10,19 +10,19 @@
  * completionOrder, spec 6.8) a SEND's RECV completes once the SEND is placed, and the message
  * still leaves its stream's records in order.
  *
- * Per path the responder keeps the cumulative PSN and the SACK bitvector; its ACKs follow one
+ * Per flow the responder keeps the cumulative FSN and the SACK bitvector; its ACKs follow one
  * generation rule (spec 6.4). Arrivals are counted per connection and arrival plane, across
- * paths: an ACK leaves once ackEveryPackets packets of the plane are unacknowledged or the
- * oldest of them waited ackDelay, and at once for a packet that shows a gap on its path, arrives
+ * flows: an ACK leaves once ackEveryPackets packets of the plane are unacknowledged or the
+ * oldest of them waited ackDelay, and at once for a packet that shows a gap on its flow, arrives
  * as a duplicate, carries an ECN mark or ACKREQ, or is the last of its message. It is the ACK of
- * the path whose arrival sent it, and its additional contents (repeats) cover the plane's other
- * paths with unacknowledged packets, as they stand now, then the latest ACKs of other paths up
+ * the flow whose arrival sent it, and its additional contents (repeats) cover the plane's other
+ * flows with unacknowledged packets, as they stand now, then the latest ACKs of other flows up
  * to ackRepeats, so that a lost ACK is rarely the last word. Every ACK carries the receiver's
  * fair-share rate hint: its inbound line rate divided among its active senders (the driver
  * supplies the share), and, under receiver admission, the sender's credit (admission-credit.h).
  * Placement and completion are in metaroce-responder.cc, the ACKs in metaroce-responder-ack.cc.
  *
- * The per-path state is made when the connection first receives (a RECV posted, a DATA or
+ * The per-flow state is made when the connection first receives (a RECV posted, a DATA or
  * PROBE arriving), and a stream's when it is first used: an end that only sends never pays for
  * them, one that receives on one stream pays for that one.
  */
@@ -38,7 +38,7 @@
 #include "admission-credit.h"
 #include "metaroce-config.h"
 #include "metaroce-wire.h"
-#include "path-receive-window.h"
+#include "flow-receive-window.h"
 #include "receiver-hints.h"
 
 #include <boost/dynamic_bitset.hpp>
@@ -56,10 +56,10 @@ class MetaRoceResponder
   public:
     /// `config` (perhaps shared with other connections) and `counters` are the connection's and
     /// must outlive it; `peer` is the peer's connection id, which its ACKs and NAKs carry, and
-    /// `peerInitialPsn` the PSN at which each of the peer's paths starts (spec 3.2).
+    /// `peerInitialFsn` the FSN at which each of the peer's flows starts (spec 3.2).
     MetaRoceResponder(const MetaRoceConfig& config,
                       uint32_t peer,
-                      uint32_t peerInitialPsn,
+                      uint32_t peerInitialFsn,
                       MemoryRegistry* memory,
                       Counters& counters);
 
@@ -128,15 +128,15 @@ class MetaRoceResponder
         m_hints = hints;
     }
 
-    /// Receive state of one path, for tests and the compliance harness (an empty window
+    /// Receive state of one flow, for tests and the compliance harness (an empty window
     /// before anything was received).
-    PathReceiveWindow Window(uint16_t pathId) const;
+    FlowReceiveWindow Window(uint16_t flowId) const;
 
   private:
-    /// 64 bytes: a receiving end makes one per path it receives on (doc/benchmarks.md).
-    struct PathRx
+    /// 64 bytes: a receiving end makes one per flow it receives on (doc/benchmarks.md).
+    struct FlowRx
     {
-        PathReceiveWindow window;
+        FlowReceiveWindow window;
         uint16_t unacked{0}; ///< saturates; compared with ackEveryPackets (<= 256)
         uint16_t ce{0};
         uint16_t fresh{0};
@@ -147,11 +147,11 @@ class MetaRoceResponder
     };
 
     /// What one arrival plane owes the sender: the packets not yet acknowledged on any of its
-    /// paths, and the paths holding them that wait for an ACK (not queued).
+    /// flows, and the flows holding them that wait for an ACK (not queued).
     struct PlaneRx
     {
-        uint32_t unacked{0}; ///< the sum of its paths' PathRx::unacked
-        /// Paths with unacknowledged packets, in the order they first waited; a path leaves
+        uint32_t unacked{0}; ///< the sum of its flows' FlowRx::unacked
+        /// Flows with unacknowledged packets, in the order they first waited; a flow leaves
         /// when an ACK covers it, or lazily when it is queued on its own.
         Ring<uint16_t> pending;
     };
@@ -182,10 +182,10 @@ class MetaRoceResponder
         MrNakSyndrome syndrome;
     };
 
-    /// Makes the per-path slots and the ACK queues on the first call.
+    /// Makes the per-flow slots and the ACK queues on the first call.
     void MakeState();
-    /// The receive state of path `id` (< m_paths.Size()), made now if it never was.
-    PathRx& Rx(uint16_t id);
+    /// The receive state of flow `id` (< m_flows.Size()), made now if it never was.
+    FlowRx& Rx(uint16_t id);
 
     /// True when a NAK waits on `port`.
     bool NakQueued(uint16_t port) const
@@ -202,53 +202,53 @@ class MetaRoceResponder
     /// Appends the RECV completion of SEND `m` of stream `streamId` as it finishes (finish
     /// order): the RECV its receive index names.
     void CompleteRecv(const Stream& s, const Message& m, uint16_t streamId, TimeNs now);
-    void NoteArrival(PathRx& rx, uint16_t pathId, const RxPacket& pkt, TimeNs echo, bool urgent);
-    void QueueAck(uint16_t pathId);
-    /// Marks path `id` acknowledged (what it owed is in an ACK now); returns its fresh count.
+    void NoteArrival(FlowRx& rx, uint16_t flowId, const RxPacket& pkt, TimeNs echo, bool urgent);
+    void QueueAck(uint16_t flowId);
+    /// Marks flow `id` acknowledged (what it owed is in an ACK now); returns its fresh count.
     uint16_t Cover(uint16_t id);
-    /// Adds to `ack` the plane's other paths with unacknowledged packets, as repeats of their
+    /// Adds to `ack` the plane's other flows with unacknowledged packets, as repeats of their
     /// state now (at most kMrMaxAckRepeats), and covers them; returns their fresh count.
     uint32_t AddPending(MrHeader& ack, uint16_t port);
-    /// Gives the waiting paths of `port` their deadlines back after an ACK of the plane left,
+    /// Gives the waiting flows of `port` their deadlines back after an ACK of the plane left,
     /// and queues the next ACK if one of them is due by `now`.
     void ResumePending(uint16_t port, TimeNs now);
-    /// Fills `ack` up to ackRepeats repeats with the latest ACKs of paths it does not name yet,
-    /// then remembers every path it names among the latest (spec 6.4).
+    /// Fills `ack` up to ackRepeats repeats with the latest ACKs of flows it does not name yet,
+    /// then remembers every flow it names among the latest (spec 6.4).
     void AddRepeats(MrHeader& ack, uint64_t sackLow);
-    /// Puts `repeat` first among the latest ACKs, in place of its path's earlier one or, the
+    /// Puts `repeat` first among the latest ACKs, in place of its flow's earlier one or, the
     /// list full, of the oldest.
     void RememberLatest(const MrAckRepeat& repeat);
     /// Queues a NAK on `port`.
     void QueueNak(uint16_t port, const Nak& nak);
     /// Brings m_feedbackPorts up to date for `port` after its queues changed.
     void SyncFeedback(uint16_t port);
-    /// Keeps m_ackDue in step with a path's ackDue and queued (its deadline while not queued).
-    void SyncAckDue(uint16_t pathId);
-    uint16_t PortOf(uint16_t pathId) const;
+    /// Keeps m_ackDue in step with a flow's ackDue and queued (its deadline while not queued).
+    void SyncAckDue(uint16_t flowId);
+    uint16_t PortOf(uint16_t flowId) const;
 
     const MetaRoceConfig& m_config; ///< the connection's, which outlives this responder
     uint32_t m_peer;                ///< the peer's connection id
-    uint32_t m_peerInitialPsn;      ///< where a path's window starts before it received anything
+    uint32_t m_peerInitialFsn;      ///< where a flow's window starts before it received anything
     MemoryRegistry* m_memory;
     Counters& m_counters;
     uint64_t m_fairShareBps;
     AdmissionCredit m_credit;
     ReceiverHintsView m_hints; ///< the NIC's numbers for all its connections, if shared
-    /// Per path, made at the path's first packet (a short flow uses a few of its paths);
+    /// Per flow, made at the flow's first packet (a short flow uses a few of its flows);
     /// empty until MakeState().
-    LazySlots<PathRx> m_paths;
-    DeadlineTree m_ackDue;         ///< per path: ackDue while no ACK is queued, else kNever
-    std::vector<uint16_t> m_due;   ///< OnTimeout()'s paths, reused
+    LazySlots<FlowRx> m_flows;
+    DeadlineTree m_ackDue;         ///< per flow: ackDue while no ACK is queued, else kNever
+    std::vector<uint16_t> m_due;   ///< OnTimeout()'s flows, reused
     std::vector<Stream> m_streams; ///< up to the highest stream used (StreamAt())
-    std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: paths with an ACK due now (MakeState())
+    std::vector<Ring<uint16_t>> m_ackQueue; ///< per port: flows with an ACK due now (MakeState())
     std::vector<PlaneRx> m_planes;          ///< per port (MakeState())
     std::vector<Ring<Nak>> m_nakQueue;      ///< per port, made at the first NAK (rare)
     /// Bit p: port p has an ACK or NAK queued. HasWork() is asked on every pull of every port
     /// and reads this word instead of two queues in memory of their own.
     std::bitset<kMaxPorts> m_feedbackPorts;
     std::vector<Completion> m_completions;
-    /// The latest ACK sent for each of up to ackRepeats + 1 paths, the latest first: whichever
-    /// path the next ACK is for, ackRepeats others are among them.
+    /// The latest ACK sent for each of up to ackRepeats + 1 flows, the latest first: whichever
+    /// flow the next ACK is for, ackRepeats others are among them.
     std::array<MrAckRepeat, kMrMaxAckRepeats + 1> m_latestAcks{};
     std::size_t m_latestCount{0};
 };

@@ -72,7 +72,7 @@ LoadSack(const uint8_t* in)
 std::bitset<kSackBits>
 SackFromWords(const SackWords& words)
 {
-    // Most SACKs are empty or short (no hole, or a few PSNs past one): start at the highest
+    // Most SACKs are empty or short (no hole, or a few FSNs past one): start at the highest
     // word in use instead of shifting all four.
     std::size_t used = words.size();
     while (used > 0 && words[used - 1] == 0)
@@ -135,7 +135,7 @@ MrSerialize(const MrHeader& h, uint8_t* out)
     std::fill(out, out + size, uint8_t{0});
     out[0] = static_cast<uint8_t>(kMetaRoceVersion << 4 | static_cast<uint8_t>(h.opcode));
     out[1] = h.flags;
-    store_big_u16(out + 2, h.pathId);
+    store_big_u16(out + 2, h.flowId);
     store_big_u32(out + 4, h.connection);
     switch (h.opcode)
     {
@@ -144,7 +144,7 @@ MrSerialize(const MrHeader& h, uint8_t* out)
         store_big_u32(out + 56, h.remoteKey);
         [[fallthrough]];
     case MrOpcode::Send:
-        store_big_u32(out + 8, h.psn);
+        store_big_u32(out + 8, h.fsn);
         store_big_u32(out + 12, h.ackFloor);
         store_big_u16(out + 16, h.stream);
         store_big_u32(out + 20, h.msn);
@@ -155,12 +155,12 @@ MrSerialize(const MrHeader& h, uint8_t* out)
         store_big_u64(out + 40, h.timestamp);
         break;
     case MrOpcode::Probe:
-        store_big_u32(out + 8, h.psn);
+        store_big_u32(out + 8, h.fsn);
         store_big_u32(out + 12, h.ackFloor);
         store_big_u64(out + 16, h.timestamp);
         break;
     case MrOpcode::Ack:
-        store_big_u32(out + 8, h.cumulativePsn);
+        store_big_u32(out + 8, h.cumulativeFsn);
         store_big_u32(out + 12, h.rateHintMbps);
         store_big_u64(out + 16, h.echoTimestamp);
         store_big_u16(out + 24, h.ceCount);
@@ -173,9 +173,9 @@ MrSerialize(const MrHeader& h, uint8_t* out)
         for (std::size_t k = 0; k < h.repeatCount; ++k)
         {
             uint8_t* at = out + MrAckRepeatsOffset(h.flags) + k * kMrAckRepeatSize;
-            store_big_u16(at, h.repeats[k].pathId);
+            store_big_u16(at, h.repeats[k].flowId);
             store_big_u16(at + 2, h.repeats[k].sack);
-            store_big_u32(at + 4, h.repeats[k].cumulativePsn);
+            store_big_u32(at + 4, h.repeats[k].cumulativeFsn);
         }
         break;
     case MrOpcode::Nak:
@@ -198,7 +198,7 @@ constexpr DropReason kWellFormed = DropReason::Count;
 DropReason
 ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
 {
-    h.psn = load_big_u32(data + 8);
+    h.fsn = load_big_u32(data + 8);
     h.ackFloor = load_big_u32(data + 12);
     h.stream = load_big_u16(data + 16);
     h.msn = load_big_u32(data + 20);
@@ -234,8 +234,8 @@ ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
     return kWellFormed;
 }
 
-/// ACK: cumulative PSN, rate hint, echo, counts, admission credit, the SACK unless left out,
-/// and the repeats (spec 3.4), each of another path than the ACK's and of a path no other
+/// ACK: cumulative FSN, rate hint, echo, counts, admission credit, the SACK unless left out,
+/// and the repeats (spec 3.4), each of another flow than the ACK's and of a flow no other
 /// repeat names.
 DropReason
 ParseAckBody(const uint8_t* data, MrHeader& h)
@@ -245,20 +245,20 @@ ParseAckBody(const uint8_t* data, MrHeader& h)
     {
         const uint8_t* at = data + repeatsAt + k * kMrAckRepeatSize;
         MrAckRepeat& r = h.repeats[k];
-        r.pathId = load_big_u16(at);
+        r.flowId = load_big_u16(at);
         r.sack = load_big_u16(at + 2);
-        r.cumulativePsn = load_big_u32(at + 4);
-        bool seen = r.pathId == h.pathId;
+        r.cumulativeFsn = load_big_u32(at + 4);
+        bool seen = r.flowId == h.flowId;
         for (std::size_t j = 0; j < k; ++j)
         {
-            seen |= h.repeats[j].pathId == r.pathId;
+            seen |= h.repeats[j].flowId == r.flowId;
         }
         if (seen)
         {
             return DropReason::BadField;
         }
     }
-    h.cumulativePsn = load_big_u32(data + 8);
+    h.cumulativeFsn = load_big_u32(data + 8);
     h.rateHintMbps = load_big_u32(data + 12);
     h.echoTimestamp = load_big_u64(data + 16);
     h.ceCount = load_big_u16(data + 24);
@@ -287,11 +287,11 @@ ParseNakBody(const uint8_t* data, MrHeader& h)
     return kWellFormed;
 }
 
-/// PROBE: a PSN of its path, the floor and a timestamp (spec 3.5).
+/// PROBE: a FSN of its flow, the floor and a timestamp (spec 3.5).
 DropReason
 ParseProbeBody(const uint8_t* data, MrHeader& h)
 {
-    h.psn = load_big_u32(data + 8);
+    h.fsn = load_big_u32(data + 8);
     h.ackFloor = load_big_u32(data + 12);
     h.timestamp = load_big_u64(data + 16);
     return kWellFormed;
@@ -344,7 +344,7 @@ ParseInto(const uint8_t* data, std::size_t size, std::size_t wireSize, MrHeader&
     {
         return DropReason::BadField;
     }
-    h.pathId = load_big_u16(data + 2);
+    h.flowId = load_big_u16(data + 2);
     h.connection = load_big_u32(data + 4);
     std::size_t headerSize = info->headerSize;
     if (h.opcode == MrOpcode::Ack)

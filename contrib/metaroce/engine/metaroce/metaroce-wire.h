@@ -7,11 +7,11 @@
  * Common part, all opcodes (16 bytes, big-endian):
  *   0  u8   version (high nibble, = 1) | opcode (low nibble)
  *   1  u8   flags (kMrFlag*)
- *   2  u16  path id: the sender's logical path, whose PSN space this packet belongs to
+ *   2  u16  flow id: the sender's logical flow, whose FSN space this packet belongs to
  *   4  u32  destination connection id
- *   8  u32  DATA/PROBE: path PSN        ACK: cumulative PSN (next expected on the path)
+ *   8  u32  DATA/PROBE: flow FSN        ACK: cumulative FSN (next expected on the flow)
  *   NAK: stream (u16) | syndrome (u16)
- *  12  u32  DATA/PROBE: path ack floor  ACK: fair-share rate hint (Mb/s, 0 = none)
+ *  12  u32  DATA/PROBE: flow ack floor  ACK: fair-share rate hint (Mb/s, 0 = none)
  *           NAK: message sequence number
  * DATA (WRITE, SEND) continue with (SEND: 48 bytes in all, WRITE: 64):
  *  16  u16  stream id            18 u16 reserved (0)
@@ -27,9 +27,9 @@
  *  26  u16  packets newly received since the last ACK
  *  28  u32  admission credit: bytes the receiver lets this sender have in flight (0 = none)
  *  32  256-bit SACK bitvector: bit i (byte i/8, bit i%8 from the least significant) set when
- *       PSN cumulative+1+i has been received.
- *  64  repeats, as many as the datagram holds (at most 4): u16 path, u16 its first 16 SACK
- *       bits, u32 its cumulative PSN, as the latest ACK of that path said them.
+ *       FSN cumulative+1+i has been received.
+ *  64  repeats, as many as the datagram holds (at most 4): u16 flow, u16 its first 16 SACK
+ *       bits, u32 its cumulative FSN, as the latest ACK of that flow said them.
  *  An ACK whose SACK is empty may leave it out (flag NOSACK, 0x20): its repeats then start at
  *  32 (32 bytes, then 8 per repeat).
  * With the optional mCRC (spec 3.11, mcrc.h) every datagram ends with a 4-byte trailer; the
@@ -54,7 +54,7 @@ namespace metaroce
 constexpr uint16_t kMetaRoceUdpPort = 4792;
 /// Protocol version carried in every header.
 constexpr uint8_t kMetaRoceVersion = 1;
-/// Width of the SACK bitvector, and so of a path's send window in packets (spec 3.4).
+/// Width of the SACK bitvector, and so of a flow's send window in packets (spec 3.4).
 constexpr std::size_t kSackBits = 256;
 
 /// MetaRoCE opcodes (the low nibble of byte 0).
@@ -78,7 +78,7 @@ constexpr uint8_t kMrFlagNoSack = 0x20;
 
 /// Opcode properties (kMrOp*), so code asks `info.mask & kMrOpData` instead of listing opcodes.
 constexpr uint8_t kMrOpData = 0x01;       ///< carries payload and placement
-constexpr uint8_t kMrOpSequenced = 0x02;  ///< consumes a path PSN and is acknowledged
+constexpr uint8_t kMrOpSequenced = 0x02;  ///< consumes a flow FSN and is acknowledged
 constexpr uint8_t kMrOpRemoteAddr = 0x04; ///< carries remote address and key (WRITE)
 constexpr uint8_t kMrOpControl = 0x08;    ///< receiver-to-sender feedback
 
@@ -112,10 +112,10 @@ constexpr std::size_t kMrNakHeaderSize = 16;
 /// Largest DATA header: what windows and credit count per packet beside its payload (7.1).
 constexpr std::size_t kMrMaxDataHeaderSize = 64;
 
-/// ACK repeats (spec 3.4, 6.4): earlier ACKs of other paths, carried again behind the SACK.
+/// ACK repeats (spec 3.4, 6.4): earlier ACKs of other flows, carried again behind the SACK.
 constexpr std::size_t kMrMaxAckRepeats = 4;
 constexpr std::size_t kMrAckRepeatSize = 8;
-/// SACK bits a repeat carries: PSNs cumulative+1 .. cumulative+16.
+/// SACK bits a repeat carries: FSNs cumulative+1 .. cumulative+16.
 constexpr std::size_t kMrAckRepeatSackBits = 16;
 
 constexpr std::size_t kMrMaxHeaderSize = kMrAckHeaderSize + kMrMaxAckRepeats * kMrAckRepeatSize;
@@ -130,12 +130,12 @@ MrAckRepeatsOffset(uint8_t flags)
 
 static_assert(kMrMaxHeaderSize <= HeaderBytes::kCapacity, "a packet's header bytes are inline");
 
-/// One repeated ACK: a path's cumulative PSN and its first SACK bits, as an earlier ACK sent them.
+/// One repeated ACK: a flow's cumulative FSN and its first SACK bits, as an earlier ACK sent them.
 struct MrAckRepeat
 {
-    uint16_t pathId{0};
-    uint16_t sack{0}; ///< bit i: PSN cumulativePsn + 1 + i was received (i < 16)
-    uint32_t cumulativePsn{0};
+    uint16_t flowId{0};
+    uint16_t sack{0}; ///< bit i: FSN cumulativeFsn + 1 + i was received (i < 16)
+    uint32_t cumulativeFsn{0};
 };
 
 /// A parsed or to-be-serialized MetaRoCE header. Which fields matter depends on the opcode.
@@ -143,10 +143,10 @@ struct MrHeader
 {
     MrOpcode opcode{MrOpcode::Send};
     uint8_t flags{0};
-    uint16_t pathId{0};
+    uint16_t flowId{0};
     uint32_t connection{0};
     // DATA and PROBE
-    uint32_t psn{0};
+    uint32_t fsn{0};
     uint32_t ackFloor{0};
     uint16_t stream{0};
     uint32_t msn{0};
@@ -158,7 +158,7 @@ struct MrHeader
     uint64_t remoteAddr{0};
     uint32_t remoteKey{0};
     // ACK
-    uint32_t cumulativePsn{0};
+    uint32_t cumulativeFsn{0};
     uint32_t rateHintMbps{0};
     uint64_t echoTimestamp{0};
     uint16_t ceCount{0};
@@ -195,17 +195,17 @@ MrParseResult MrParse(const uint8_t* data, std::size_t size, std::size_t wireSiz
 /// The SACK bitvector as four 64-bit words, bit i of the vector = bit i%64 of word i/64.
 using SackWords = std::array<uint64_t, kSackBits / 64>;
 
-/// Converts between the bitvector and its words (word-at-a-time, for the per-ACK paths).
+/// Converts between the bitvector and its words (word-at-a-time, for the per-ACK flows).
 std::bitset<kSackBits> SackFromWords(const SackWords& words);
 SackWords SackToWords(const std::bitset<kSackBits>& sack);
 
 /**
- * Widens a 32-bit wire PSN to the 64-bit value closest to `reference` (spec 3.2: sequence numbers
+ * Widens a 32-bit wire FSN to the 64-bit value closest to `reference` (spec 3.2: sequence numbers
  * are 64-bit inside the engine and never wrap; the wire carries their low 32 bits). Inline: every
  * packet unwraps two or three.
  */
 inline uint64_t
-MrUnwrapPsn(uint32_t wire, uint64_t reference)
+MrUnwrapFsn(uint32_t wire, uint64_t reference)
 {
     // The candidate with the same low 32 bits as `wire` nearest to `reference`.
     const uint64_t base = reference & ~uint64_t{0xffffffff};

@@ -14,8 +14,8 @@
  * lost once a packet sent after it on its plane was acknowledged and it is older than that
  * packet's round trip plus the plane's window; against other planes the connection-wide rule
  * still applies, with a window of at least srtt + 4 rttvar. Each plane also remembers the
- * oldest in-flight DATA packet of its paths, so that the rule's next deadline is found without
- * a scan of the paths.
+ * oldest in-flight DATA packet of its flows, so that the rule's next deadline is found without
+ * a scan of the flows.
  */
 #ifndef METAROCE_ENGINE_PLANE_TIME_RULE_H
 #define METAROCE_ENGINE_PLANE_TIME_RULE_H

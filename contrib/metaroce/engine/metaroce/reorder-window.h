@@ -4,8 +4,8 @@
  *
  * RFC 8985 sizes this window as a quarter of the minimum RTT and widens it on DSACKs. Two
  * things make packets of one MetaRoCE connection come back out of send order: the receiver
- * coalesces ACKs per path, holding one for up to its ACK delay while another path's ACK goes at
- * once, and the paths cross different fabric queues, which under an incast differ by many
+ * coalesces ACKs per flow, holding one for up to its ACK delay while another flow's ACK goes at
+ * once, and the flows cross different fabric queues, which under an incast differ by many
  * microseconds. The first is known, the second is measured: each ACK that a packet itself
  * caused (its timestamp is the echo), arriving after a packet sent later was acknowledged, is a
  * sample of the lateness `ackTime - sentAt - rack.rtt`, spurious losses included. The window is

@@ -21,7 +21,7 @@ OutPacket
 MakeDataPacket(const MetaRoceConfig& config,
                uint32_t destination,
                MemoryRegistry* memory,
-               const Path& path,
+               const Flow& flow,
                const SendQueue::Message& m,
                uint32_t index,
                uint32_t payloadBytes,
@@ -31,10 +31,10 @@ MakeDataPacket(const MetaRoceConfig& config,
 {
     MrHeader h;
     h.opcode = m.wr.op == Opcode::Write ? MrOpcode::Write : MrOpcode::Send;
-    h.pathId = path.id;
+    h.flowId = flow.id;
     h.connection = destination;
-    h.psn = static_cast<uint32_t>(path.nextPsn);
-    h.ackFloor = static_cast<uint32_t>(path.Floor());
+    h.fsn = static_cast<uint32_t>(flow.nextFsn);
+    h.ackFloor = static_cast<uint32_t>(flow.Floor());
     h.stream = m.wr.stream;
     h.msn = m.msn;
     h.messageLength = static_cast<uint32_t>(m.wr.length);
@@ -71,15 +71,15 @@ MakeDataPacket(const MetaRoceConfig& config,
 }
 
 OutPacket
-MakeProbePacket(uint32_t destination, const Path& path, TimeNs now, bool ackRequest)
+MakeProbePacket(uint32_t destination, const Flow& flow, TimeNs now, bool ackRequest)
 {
     MrHeader h;
     h.opcode = MrOpcode::Probe;
     h.flags = ackRequest ? kMrFlagAckReq : 0;
-    h.pathId = path.id;
+    h.flowId = flow.id;
     h.connection = destination;
-    h.psn = static_cast<uint32_t>(path.nextPsn);
-    h.ackFloor = static_cast<uint32_t>(path.Floor());
+    h.fsn = static_cast<uint32_t>(flow.nextFsn);
+    h.ackFloor = static_cast<uint32_t>(flow.Floor());
     h.timestamp = now;
     OutPacket out = Serialised(h);
     out.isControl = true;

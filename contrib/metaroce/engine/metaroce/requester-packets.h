@@ -8,7 +8,7 @@
 
 #include "../common/engine-memory.h"
 #include "metaroce-config.h"
-#include "metaroce-path.h"
+#include "metaroce-flow.h"
 #include "metaroce-wire.h"
 #include "send-queue.h"
 
@@ -16,7 +16,7 @@ namespace metaroce
 {
 
 /**
- * DATA for packet `index` (of `payloadBytes`) of `m` on `path`, under the path's next PSN, to
+ * DATA for packet `index` (of `payloadBytes`) of `m` on `flow`, under the flow's next FSN, to
  * the peer's connection `destination`.
  * With a local key the payload is read from `memory` (left virtual when that fails). `retx`
  * marks a retransmission, which asks for an immediate ACK, as the last packet does, and as
@@ -25,7 +25,7 @@ namespace metaroce
 OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          uint32_t destination,
                          MemoryRegistry* memory,
-                         const Path& path,
+                         const Flow& flow,
                          const SendQueue::Message& m,
                          uint32_t index,
                          uint32_t payloadBytes,
@@ -33,11 +33,11 @@ OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          TimeNs now,
                          bool askAck);
 
-/// A PROBE to the peer's connection `destination` on `path` under its next PSN (control
-/// class). `ackRequest`: ACKREQ, asking for an immediate ACK, as a Down path's probe does; a
+/// A PROBE to the peer's connection `destination` on `flow` under its next FSN (control
+/// class). `ackRequest`: ACKREQ, asking for an immediate ACK, as a Down flow's probe does; a
 /// tail marker does not (spec 5.5, 6.4).
 OutPacket MakeProbePacket(uint32_t destination,
-                          const Path& path,
+                          const Flow& flow,
                           TimeNs now,
                           bool ackRequest = true);
 

@@ -8,27 +8,27 @@ namespace metaroce
 LossSettlement
 SettleLoss(const LostPacket& loss, const AckCoverage& ack)
 {
-    const uint64_t psn = loss.packet.psn;
-    const bool sacked = ack.Sacked(psn);
-    if (!sacked && psn >= ack.cumulative)
+    const uint64_t fsn = loss.packet.fsn;
+    const bool sacked = ack.Sacked(fsn);
+    if (!sacked && fsn >= ack.cumulative)
     {
         return LossSettlement::Open;
     }
-    // Below the cumulative point the PSN arrived, or the receiver skipped it on seeing a floor
-    // past it, which only PSNs from nextPsnAtLoss on carry (spec 5.7).
+    // Below the cumulative point the FSN arrived, or the receiver skipped it on seeing a floor
+    // past it, which only FSNs from nextFsnAtLoss on carry (spec 5.7).
     const bool noLaterArrived =
-        ack.cumulative <= loss.nextPsnAtLoss && ack.NoneSackedFrom(loss.nextPsnAtLoss);
+        ack.cumulative <= loss.nextFsnAtLoss && ack.NoneSackedFrom(loss.nextFsnAtLoss);
     return sacked || noLaterArrived ? LossSettlement::Spurious : LossSettlement::Confirmed;
 }
 
 void
-UndoLossCut(Path& path)
+UndoLossCut(Flow& flow)
 {
-    if (path.undoWindow > 0)
+    if (flow.undoWindow > 0)
     {
-        path.window.window = std::max(path.window.window, path.undoWindow);
-        path.window.Clamp();
-        path.undoWindow = 0;
+        flow.window.window = std::max(flow.window.window, flow.undoWindow);
+        flow.window.Clamp();
+        flow.undoWindow = 0;
     }
 }
 

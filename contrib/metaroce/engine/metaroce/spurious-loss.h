@@ -1,11 +1,11 @@
 /*
- * Settling packets declared lost against a later ACK of their path (spec 5.7): was the loss
+ * Settling packets declared lost against a later ACK of their flow (spec 5.7): was the loss
  * spurious (the packet only late, or its ACK lost), and what a spurious loss gives back.
  *
- * A remembered loss is proven delivered when the ACK SACKs it, or when its PSN is below the
- * cumulative point while that point has not passed the path's next PSN at the time of the loss
- * (L) and no SACK bit names a PSN from L on. The cumulative point passes a PSN when it arrived
- * or when the receiver saw a floor past it, and only PSNs from L on carry such a floor; when
+ * A remembered loss is proven delivered when the ACK SACKs it, or when its FSN is below the
+ * cumulative point while that point has not passed the flow's next FSN at the time of the loss
+ * (L) and no SACK bit names a FSN from L on. The cumulative point passes a FSN when it arrived
+ * or when the receiver saw a floor past it, and only FSNs from L on carry such a floor; when
  * none of them has arrived, the packet itself did. A covered loss not proven delivered was
  * real. A message must never complete on a guess, so there is no timestamp test here.
  */
@@ -13,7 +13,7 @@
 #define METAROCE_ENGINE_SPURIOUS_LOSS_H
 
 #include "ack-coverage.h"
-#include "metaroce-path.h"
+#include "metaroce-flow.h"
 
 namespace metaroce
 {
@@ -26,12 +26,12 @@ enum class LossSettlement : uint8_t
     Confirmed, ///< covered without proof of delivery: truly lost, forget it
 };
 
-/// Settles `loss` against `ack`, an ACK of its path.
+/// Settles `loss` against `ack`, an ACK of its flow.
 LossSettlement SettleLoss(const LostPacket& loss, const AckCoverage& ack);
 
-/// Gives back the path window's last loss cut, if loss detection made it and no ECN cut or
+/// Gives back the flow window's last loss cut, if loss detection made it and no ECN cut or
 /// timeout came since (spec 7.3).
-void UndoLossCut(Path& path);
+void UndoLossCut(Flow& flow);
 
 } // namespace metaroce
 

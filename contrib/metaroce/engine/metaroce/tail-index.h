@@ -1,7 +1,7 @@
 /*
  * The connection's DATA transmissions in transmission order, for the tail-loss probe (spec 5.5).
  *
- * FindTail() (tail-loss-probe.h) walks every path of a connection, 64 and more, and at the end
+ * FindTail() (tail-loss-probe.h) walks every flow of a connection, 64 and more, and at the end
  * of every transfer the requester asks for the tail after each event (doc/benchmarks.md: 2,000
  * instructions a call, 3% of a 64-host fabric run). The tail is the oldest DATA packet in flight
  * that no acknowledged packet was sent after and whose data is still needed, and each of those
@@ -17,8 +17,8 @@
 
 #include "../common/ring.h"
 #include "loss-detection.h"
-#include "metaroce-path.h"
-#include "path-table.h"
+#include "metaroce-flow.h"
+#include "flow-table.h"
 #include "send-queue.h"
 #include "tail-loss-probe.h"
 
@@ -33,34 +33,34 @@ namespace metaroce
 class TailIndex
 {
   public:
-    /// A DATA packet (not a PROBE) was sent on `path` under `psn`; transmissions come in order.
+    /// A DATA packet (not a PROBE) was sent on `flow` under `fsn`; transmissions come in order.
     /// A full FIFO is pruned of its settled front before it grows, which keeps it near what is
     /// in flight at a cost of about one look-up per transmission.
-    void OnSent(uint16_t path, uint64_t psn, const PathTable& paths, const RackState& rack)
+    void OnSent(uint16_t flow, uint64_t fsn, const FlowTable& flows, const RackState& rack)
     {
         if (m_sent.full())
         {
-            PruneSettled(paths, rack);
+            PruneSettled(flows, rack);
         }
-        m_sent.push_back(Entry{psn, path});
+        m_sent.push_back(Entry{fsn, flow});
     }
 
-    /// FindTail(paths, queue, rack), from the front of the FIFO, which it prunes.
-    std::optional<Tail> Find(const PathTable& paths, const SendQueue& queue, const RackState& rack);
+    /// FindTail(flows, queue, rack), from the front of the FIFO, which it prunes.
+    std::optional<Tail> Find(const FlowTable& flows, const SendQueue& queue, const RackState& rack);
 
   private:
     /// Drops the front entries settled for good (no longer in flight, or with an acknowledged
     /// packet sent after them), without asking the queue.
-    void PruneSettled(const PathTable& paths, const RackState& rack);
+    void PruneSettled(const FlowTable& flows, const RackState& rack);
 
     struct Entry
     {
-        uint64_t psn;
-        uint16_t path;
+        uint64_t fsn;
+        uint16_t flow;
     };
 
-    /// The entry's packet while the path still holds it, else null.
-    static const SentPacket* Lookup(const PathTable& paths, const Entry& e);
+    /// The entry's packet while the flow still holds it, else null.
+    static const SentPacket* Lookup(const FlowTable& flows, const Entry& e);
 
     /// True while `p` is in flight and no acknowledged packet was sent after it.
     static bool Unsettled(const SentPacket* p, const RackState& rack)

@@ -6,19 +6,19 @@ namespace metaroce
 {
 
 std::optional<Tail>
-FindTail(const PathTable& paths, const SendQueue& queue, const RackState& rack)
+FindTail(const FlowTable& flows, const SendQueue& queue, const RackState& rack)
 {
     std::optional<Tail> tail;
-    for (const Path& path : paths.Made())
+    for (const Flow& flow : flows.Made())
     {
-        if (path.health == PathHealth::Down)
+        if (flow.health == FlowHealth::Down)
         {
             continue;
         }
-        // A path sends in txSeq order: its first packet that qualifies is its oldest, and once
-        // a packet is no older than the tail found so far, none after it on the path can be
-        // (which spares the message look-up of Needs for most paths).
-        for (const SentPacket& p : path.outstanding)
+        // A flow sends in txSeq order: its first packet that qualifies is its oldest, and once
+        // a packet is no older than the tail found so far, none after it on the flow can be
+        // (which spares the message look-up of Needs for most flows).
+        for (const SentPacket& p : flow.outstanding)
         {
             if (tail && p.txSeq >= tail->packet->txSeq)
             {
@@ -29,7 +29,7 @@ FindTail(const PathTable& paths, const SendQueue& queue, const RackState& rack)
             {
                 continue;
             }
-            tail = Tail{&path, &p};
+            tail = Tail{&flow, &p};
             break;
         }
     }
@@ -90,7 +90,7 @@ TailLossProbe::ArmIfDue(TimeNs now,
                         TimeNs reorderWindow,
                         const RttEstimator& connectionRtt,
                         const std::optional<Tail>& tail,
-                        const Path* deliveringPath)
+                        const Flow* deliveringFlow)
 {
     // kNever is "not due" even to a caller whose clock reads kNever.
     const TimeNs due = DueAt(dataQueued, rack, reorderWindow, connectionRtt, tail);
@@ -99,22 +99,22 @@ TailLossProbe::ArmIfDue(TimeNs now,
         return;
     }
     m_state = State::Due;
-    m_path = tail->path->id;
-    // A probe that follows an unanswered one, or a tail on a path that timed out lately, goes
-    // where data was last delivered: retransmissions must not pile up on a lossy path.
-    if ((m_probes > 0 || tail->path->health == PathHealth::Suspect) && deliveringPath != nullptr &&
-        deliveringPath->health == PathHealth::Up)
+    m_flow = tail->flow->id;
+    // A probe that follows an unanswered one, or a tail on a flow that timed out lately, goes
+    // where data was last delivered: retransmissions must not pile up on a lossy flow.
+    if ((m_probes > 0 || tail->flow->health == FlowHealth::Suspect) && deliveringFlow != nullptr &&
+        deliveringFlow->health == FlowHealth::Up)
     {
-        m_path = deliveringPath->id;
+        m_flow = deliveringFlow->id;
     }
     m_message = tail->packet->message;
     m_index = tail->packet->packetIndex;
 }
 
 bool
-TailLossProbe::TakeIfDueOn(uint16_t path)
+TailLossProbe::TakeIfDueOn(uint16_t flow)
 {
-    if (m_state != State::Due || m_path != path)
+    if (m_state != State::Due || m_flow != flow)
     {
         return false;
     }
@@ -124,9 +124,9 @@ TailLossProbe::TakeIfDueOn(uint16_t path)
 }
 
 void
-TailLossProbe::Cancel(uint16_t path)
+TailLossProbe::Cancel(uint16_t flow)
 {
-    if (m_state == State::Due && m_path == path)
+    if (m_state == State::Due && m_flow == flow)
     {
         m_state = State::Waiting;
     }

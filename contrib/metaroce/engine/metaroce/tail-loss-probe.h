@@ -5,11 +5,11 @@
  * been acknowledged; the tail has none. The probe waits for the tail's acknowledgement to be
  * overdue - by the time rule's own measure, and by at least what the connection's RTT spread
  * allows (srtt + 4 rttvar: a first window can sit behind an incast much longer than a packet
- * sent next to it) - and then sends the oldest such packet again, under a fresh PSN; its ACK
+ * sent next to it) - and then sends the oldest such packet again, under a fresh FSN; its ACK
  * exposes the rest of the tail by the time rule. A probe, or its ACK, can be lost as well: the
  * first two probes are one wait apart, each further one twice the wait of the one before (at
  * most rtoMax), and probes after the first go where data was last delivered, so that they do
- * not pile up on a path that keeps losing them. After maxTailProbes without progress the
+ * not pile up on a flow that keeps losing them. After maxTailProbes without progress the
  * retransmission timer is left to act. No probe before the first RTT sample.
  */
 #ifndef METAROCE_ENGINE_TAIL_LOSS_PROBE_H
@@ -17,8 +17,8 @@
 
 #include "loss-detection.h"
 #include "metaroce-config.h"
-#include "metaroce-path.h"
-#include "path-table.h"
+#include "metaroce-flow.h"
+#include "flow-table.h"
 #include "send-queue.h"
 
 #include <cstdint>
@@ -28,17 +28,17 @@
 namespace metaroce
 {
 
-/// An in-flight DATA packet the time rule cannot judge yet, and its path.
+/// An in-flight DATA packet the time rule cannot judge yet, and its flow.
 struct Tail
 {
-    const Path* path{nullptr};
+    const Flow* flow{nullptr};
     const SentPacket* packet{nullptr};
 };
 
 /// The oldest in-flight DATA packet still needed that no acknowledged packet was sent after,
-/// over the paths that are not Down; nullopt when there is none. A retransmission whose
+/// over the flows that are not Down; nullopt when there is none. A retransmission whose
 /// original has been acknowledged meanwhile is not needed.
-std::optional<Tail> FindTail(const PathTable& paths, const SendQueue& queue, const RackState& rack);
+std::optional<Tail> FindTail(const FlowTable& flows, const SendQueue& queue, const RackState& rack);
 
 /// Tail-loss probe state of one requester.
 class TailLossProbe
@@ -47,7 +47,7 @@ class TailLossProbe
     enum class State : uint8_t
     {
         Waiting, ///< waiting for the tail's acknowledgement to be overdue
-        Due,     ///< a probe is due on DuePath()
+        Due,     ///< a probe is due on DueFlow()
     };
 
     explicit TailLossProbe(const MetaRoceConfig& config);
@@ -66,8 +66,8 @@ class TailLossProbe
                  const RttEstimator& connectionRtt,
                  const std::optional<Tail>& tail) const;
 
-    /// Makes the probe Due when DueAt() has come at `now`: on the tail's path for a first
-    /// probe, unless that path is Suspect; otherwise on `deliveringPath` (the path that last
+    /// Makes the probe Due when DueAt() has come at `now`: on the tail's flow for a first
+    /// probe, unless that flow is Suspect; otherwise on `deliveringFlow` (the flow that last
     /// acknowledged new data) when that one is Up.
     void ArmIfDue(TimeNs now,
                   bool dataQueued,
@@ -75,7 +75,7 @@ class TailLossProbe
                   TimeNs reorderWindow,
                   const RttEstimator& connectionRtt,
                   const std::optional<Tail>& tail,
-                  const Path* deliveringPath);
+                  const Flow* deliveringFlow);
 
     /// False while a probe is Due or maxTailProbes went out without progress: no probe can be
     /// armed, and looking for a tail is wasted work.
@@ -84,16 +84,16 @@ class TailLossProbe
         return m_state == State::Waiting && m_probes < m_config.maxTailProbes;
     }
 
-    /// True, and counts a probe, when the probe is due on `path`.
-    bool TakeIfDueOn(uint16_t path);
+    /// True, and counts a probe, when the probe is due on `flow`.
+    bool TakeIfDueOn(uint16_t flow);
 
-    /// `path` went down: a probe due on it is not sent.
-    void Cancel(uint16_t path);
+    /// `flow` went down: a probe due on it is not sent.
+    void Cancel(uint16_t flow);
 
-    /// The path the due probe goes out on.
-    std::optional<uint16_t> DuePath() const
+    /// The flow the due probe goes out on.
+    std::optional<uint16_t> DueFlow() const
     {
-        return m_state == State::Due ? std::optional<uint16_t>(m_path) : std::nullopt;
+        return m_state == State::Due ? std::optional<uint16_t>(m_flow) : std::nullopt;
     }
 
     /// The packet the due (or just taken) probe sends again: its message id and index.
@@ -110,7 +110,7 @@ class TailLossProbe
   private:
     const MetaRoceConfig& m_config;
     State m_state{State::Waiting};
-    uint16_t m_path{0};      ///< valid while Due
+    uint16_t m_flow{0};      ///< valid while Due
     uint64_t m_message{0};   ///< the tail packet, valid while Due
     uint32_t m_index{0};     ///<   and its index in the message
     uint32_t m_probes{0};    ///< probes since data was last acknowledged

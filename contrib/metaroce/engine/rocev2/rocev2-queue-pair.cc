@@ -155,7 +155,7 @@ RoceV2QueuePair::OnPortState(uint16_t port, bool up, TimeNs now)
     }
     if (m_portUp && !up)
     {
-        ++m_counters.pathsDown;
+        ++m_counters.flowsDown;
     }
     m_portUp = up;
 }

@@ -243,7 +243,7 @@ class MetaRoceAtomicFile::Buffer : public std::streambuf
 };
 
 MetaRoceAtomicFile::MetaRoceAtomicFile(const std::string& path)
-    : m_path(path)
+    : m_flow(path)
 {
     struct stat existing;
     if (path.empty() || path.back() == '/' ||
@@ -308,16 +308,16 @@ MetaRoceAtomicFile::Publish()
     {
         return;
     }
-    if (g_stopped != 0 || rename(m_temporary.c_str(), m_path.c_str()) != 0)
+    if (g_stopped != 0 || rename(m_temporary.c_str(), m_flow.c_str()) != 0)
     {
         Fail(errno);
     }
     m_published = true;
     m_buffer->Release();
     // The rename itself on disk: sync the directory (best effort: not every file system can).
-    const auto slash = m_path.rfind('/');
+    const auto slash = m_flow.rfind('/');
     const std::string dir =
-        slash == std::string::npos ? "." : (slash == 0 ? "/" : m_path.substr(0, slash));
+        slash == std::string::npos ? "." : (slash == 0 ? "/" : m_flow.substr(0, slash));
     const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0)
     {
@@ -336,7 +336,7 @@ MetaRoceAtomicFile::Commit()
 const std::string&
 MetaRoceAtomicFile::GetPath() const
 {
-    return m_path;
+    return m_flow;
 }
 
 const std::string&
@@ -378,7 +378,7 @@ MetaRoceFlushStandardOutput()
 void
 MetaRoceAtomicFile::Fail(int error) const
 {
-    throw std::runtime_error("cannot write '" + m_path + "': " + Reason(error));
+    throw std::runtime_error("cannot write '" + m_flow + "': " + Reason(error));
 }
 
 } // namespace ns3

@@ -83,7 +83,7 @@ class MetaRoceAtomicFile
 
     [[noreturn]] void Fail(int error) const;
 
-    std::string m_path;
+    std::string m_flow;
     std::string m_temporary;
     std::unique_ptr<Buffer> m_buffer;
     std::unique_ptr<std::ostream> m_stream;

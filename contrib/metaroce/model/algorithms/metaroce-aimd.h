@@ -1,6 +1,6 @@
 /*
  * ECN-driven AIMD (spec 7.2), the default MetaRoCE congestion control, as an ns-3 object: its
- * attributes are the rows of metaroce::AimdConfigFields() (AdditiveIncrease, PathDecrease,
+ * attributes are the rows of metaroce::AimdConfigFields() (AdditiveIncrease, FlowDecrease,
  * ConnectionDecrease), with the engine's defaults.
  */
 #ifndef METAROCE_AIMD_H

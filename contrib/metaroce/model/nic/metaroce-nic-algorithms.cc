@@ -10,7 +10,7 @@
 #include "ns3/abort.h"
 #include "ns3/metaroce-aimd.h"
 #include "ns3/metaroce-algorithm-factory.h"
-#include "ns3/metaroce-spray-path-selection.h"
+#include "ns3/metaroce-spray-flow-selection.h"
 
 namespace ns3
 {
@@ -26,13 +26,13 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetCongestionControlFactory,
                                                 &MetaRoceNic::GetCongestionControlFactory),
                       MakeAlgorithmFactoryChecker(MetaRoceCongestionOps::GetTypeId()))
-        .AddAttribute("PathSelection",
-                      "Path selection of MetaRoCE connections: a MetaRocePathSelection type "
+        .AddAttribute("FlowSelection",
+                      "Path selection of MetaRoCE connections: a MetaRoceFlowSelection type "
                       "and its attributes (spec 4.2).",
-                      ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceSprayPathSelection>()),
-                      MakeObjectFactoryAccessor(&MetaRoceNic::SetPathSelectionFactory,
-                                                &MetaRoceNic::GetPathSelectionFactory),
-                      MakeAlgorithmFactoryChecker(MetaRocePathSelection::GetTypeId()))
+                      ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceSprayFlowSelection>()),
+                      MakeObjectFactoryAccessor(&MetaRoceNic::SetFlowSelectionFactory,
+                                                &MetaRoceNic::GetFlowSelectionFactory),
+                      MakeAlgorithmFactoryChecker(MetaRoceFlowSelection::GetTypeId()))
         .AddAttribute("RoceRateControl",
                       "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 8.5), "
                       "as NICs run it by default; ns3::MetaRoceDcqcn[Variant=paper] runs the "
@@ -69,27 +69,27 @@ MetaRoceNic::SetCongestionOps(Ptr<MetaRoceCongestionOps> ops)
 }
 
 void
-MetaRoceNic::SetPathSelectionFactory(const ObjectFactory& factory)
+MetaRoceNic::SetFlowSelectionFactory(const ObjectFactory& factory)
 {
-    m_pathSelection.SetFactory(factory);
+    m_flowSelection.SetFactory(factory);
 }
 
 ObjectFactory
-MetaRoceNic::GetPathSelectionFactory() const
+MetaRoceNic::GetFlowSelectionFactory() const
 {
-    return m_pathSelection.GetFactory();
+    return m_flowSelection.GetFactory();
 }
 
-Ptr<MetaRocePathSelection>
-MetaRoceNic::GetPathSelection()
+Ptr<MetaRoceFlowSelection>
+MetaRoceNic::GetFlowSelection()
 {
-    return m_pathSelection.Get();
+    return m_flowSelection.Get();
 }
 
 void
-MetaRoceNic::SetPathSelection(Ptr<MetaRocePathSelection> selection)
+MetaRoceNic::SetFlowSelection(Ptr<MetaRoceFlowSelection> selection)
 {
-    m_pathSelection.Set(selection);
+    m_flowSelection.Set(selection);
 }
 
 void

@@ -199,13 +199,13 @@ MetaRoceNic::GetConfigProblem(const MetaRoceAttributeSettings& settings,
         {
             const auto cc =
                 CreateSettledAlgorithm<MetaRoceCongestionOps>(tid, "CongestionControl", settings);
-            const auto paths =
-                CreateSettledAlgorithm<MetaRocePathSelection>(tid, "PathSelection", settings);
-            if (cc == nullptr || paths == nullptr)
+            const auto flows =
+                CreateSettledAlgorithm<MetaRoceFlowSelection>(tid, "FlowSelection", settings);
+            if (cc == nullptr || flows == nullptr)
             {
-                return "MetaRoceNic: CongestionControl or PathSelection cannot make its object";
+                return "MetaRoceNic: CongestionControl or FlowSelection cannot make its object";
             }
-            metaroce::MetaRoceConnection connection(config, nullptr, cc->Create(), paths->Create());
+            metaroce::MetaRoceConnection connection(config, nullptr, cc->Create(), flows->Create());
             return "";
         }
         metaroce::RoceV2Config roce;

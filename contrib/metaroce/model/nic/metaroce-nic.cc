@@ -248,7 +248,7 @@ MetaRoceNic::DoDispose()
     m_ports.clear();
     m_arrivals = nullptr;
     m_congestionControl.Clear();
-    m_pathSelection.Clear();
+    m_flowSelection.Clear();
     m_roceRateControl.Clear();
     Object::DoDispose();
 }
@@ -380,7 +380,7 @@ MetaRoceNic::CreateQueuePair(metaroce::Transport transport,
                                                                ids,
                                                                &m_memory,
                                                                GetCongestionOps()->Create(),
-                                                               GetPathSelection()->Create());
+                                                               GetFlowSelection()->Create());
             connection->ShareReceiverHints(&m_receiverHints);
             connection->ShareLossEvidence(m_lossEvidence);
             engine = std::move(connection);
@@ -444,8 +444,8 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
     NS_ABORT_MSG_IF(a->m_metaRoce.mtu != b->m_metaRoce.mtu,
                     "MetaRoceNic::Connect: NICs disagree on Mtu (" << a->m_metaRoce.mtu << " vs "
                                                                    << b->m_metaRoce.mtu << ")");
-    NS_ABORT_MSG_IF(a->m_metaRoce.pathsPerPort != b->m_metaRoce.pathsPerPort,
-                    "MetaRoceNic::Connect: NICs disagree on PathsPerPort");
+    NS_ABORT_MSG_IF(a->m_metaRoce.flowsPerPort != b->m_metaRoce.flowsPerPort,
+                    "MetaRoceNic::Connect: NICs disagree on FlowsPerPort");
     NS_ABORT_MSG_IF(a->m_metaRoce.streams != b->m_metaRoce.streams,
                     "MetaRoceNic::Connect: NICs disagree on Streams");
     // Admission credit ramps from the senders' unscheduled window, as configured (6.7, A36).

@@ -45,7 +45,7 @@
 #include "ns3/metaroce-congestion-ops.h"
 #include "ns3/metaroce-dcqcn.h"
 #include "ns3/metaroce-net-device.h"
-#include "ns3/metaroce-path-selection.h"
+#include "ns3/metaroce-flow-selection.h"
 #include "ns3/metaroce-port-queue.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
@@ -89,7 +89,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     /**
      * Connects `a` and `b` with a MetaRoCE connection (over every plane) or a RoCEv2 queue pair
      * (on plane `plane` only). Both NICs need the same number of ports and must agree on the
-     * connection shape (Mtu, PathsPerPort, Streams); a disagreement is a fatal error naming the
+     * connection shape (Mtu, FlowsPerPort, Streams); a disagreement is a fatal error naming the
      * attribute. Returns (end at a, end at b).
      */
     static std::pair<Ptr<MetaRoceQueuePair>, Ptr<MetaRoceQueuePair>> Connect(
@@ -139,9 +139,9 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     /// SetCongestionControlAlgorithm). Connections made before a change keep theirs.
     Ptr<MetaRoceCongestionOps> GetCongestionOps();
     void SetCongestionOps(Ptr<MetaRoceCongestionOps> ops);
-    /// The path selection of new MetaRoCE connections ("PathSelection"), likewise.
-    Ptr<MetaRocePathSelection> GetPathSelection();
-    void SetPathSelection(Ptr<MetaRocePathSelection> selection);
+    /// The path selection of new MetaRoCE connections ("FlowSelection"), likewise.
+    Ptr<MetaRoceFlowSelection> GetFlowSelection();
+    void SetFlowSelection(Ptr<MetaRoceFlowSelection> selection);
     /// The rate control of new RoCEv2 queue pairs ("RoceRateControl"), likewise.
     Ptr<MetaRoceDcqcn> GetRoceRateControl();
     void SetRoceRateControl(Ptr<MetaRoceDcqcn> dcqcn);
@@ -165,12 +165,12 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
 
     /// The attributes and trace sources that are not engine tunables.
     static TypeId AddHandWrittenAttributes(TypeId tid);
-    /// "CongestionControl", "PathSelection", "RoceRateControl" (metaroce-nic-algorithms.cc).
+    /// "CongestionControl", "FlowSelection", "RoceRateControl" (metaroce-nic-algorithms.cc).
     static TypeId AddAlgorithmAttributes(TypeId tid);
     void SetCongestionControlFactory(const ObjectFactory& factory);
     ObjectFactory GetCongestionControlFactory() const;
-    void SetPathSelectionFactory(const ObjectFactory& factory);
-    ObjectFactory GetPathSelectionFactory() const;
+    void SetFlowSelectionFactory(const ObjectFactory& factory);
+    ObjectFactory GetFlowSelectionFactory() const;
     void SetRoceRateControlFactory(const ObjectFactory& factory);
     ObjectFactory GetRoceRateControlFactory() const;
     /// The configuration all of this NIC's MetaRoCE connections refer to (its attributes and
@@ -227,7 +227,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     // Attributes. The engine tunables are the configuration tables' rows
     // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()
     // as "Roce*"; the algorithms' parameters are their objects' attributes (CongestionControl,
-    // PathSelection, RoceRateControl: metaroce-nic-algorithms.cc). Each queue pair gets a
+    // FlowSelection, RoceRateControl: metaroce-nic-algorithms.cc). Each queue pair gets a
     // copy, completed with what the NIC decides (ids, seed, ports, line rate, MTU for RoCEv2).
     metaroce::MetaRoceConfig m_metaRoce;
     /// SharedMetaRoceConfig()'s latest: one copy for every connection made since
@@ -245,7 +245,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
 
     // The pluggable algorithms: the attribute's factory and the NIC's one object made from it.
     AlgorithmSlot<MetaRoceCongestionOps> m_congestionControl{"MetaRoceNic::CongestionControl"};
-    AlgorithmSlot<MetaRocePathSelection> m_pathSelection{"MetaRoceNic::PathSelection"};
+    AlgorithmSlot<MetaRoceFlowSelection> m_flowSelection{"MetaRoceNic::FlowSelection"};
     AlgorithmSlot<MetaRoceDcqcn> m_roceRateControl{"MetaRoceNic::RoceRateControl"};
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;

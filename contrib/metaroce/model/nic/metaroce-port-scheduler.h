@@ -67,7 +67,7 @@ class MetaRocePortScheduler
         virtual Ptr<Packet> Pull(uint32_t port, metaroce::PullKind kind) = 0;
 
         /// True when the sender wants `port` again right after its last packet there, which
-        /// began or continued a burst on one path (TransportEngine::ContinuesBurst): the
+        /// began or continued a burst on one flow (TransportEngine::ContinuesBurst): the
         /// round-robin of new data stays with it. By default never.
         virtual bool ContinuesBurst(uint32_t /* port */) const
         {

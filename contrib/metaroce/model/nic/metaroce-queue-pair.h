@@ -94,7 +94,7 @@ class MetaRoceQueuePair : public Object
     bool IsIdle() const;
     /// Completions delivered so far.
     uint64_t GetCompletedCount() const;
-    /// The engine, for inspection (path state, windows) in tests and experiments.
+    /// The engine, for inspection (flow state, windows) in tests and experiments.
     metaroce::TransportEngine& GetEngine() const;
 
   protected:

@@ -128,7 +128,7 @@ MetaRoceTransportHeader::Print(std::ostream& os) const
         os << "MetaRoCE " << (info ? info->name : "?");
         if (r.header)
         {
-            os << " conn=" << r.header->connection << " path=" << r.header->pathId;
+            os << " conn=" << r.header->connection << " flow=" << r.header->flowId;
         }
         return;
     }

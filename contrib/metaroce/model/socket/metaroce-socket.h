@@ -51,7 +51,7 @@
  * (MSG_PEEK etc. are ignored), virtual payload only (Recv returns zero-filled packets of the
  * right size: contents and packet tags are not carried end to end), one Recv() returns at most
  * one RECV's worth of bytes, the connecting side's factory chooses the transport (the listener
- * accepts either), NICs must agree on Mtu/PathsPerPort/Streams (MetaRoceNic::Connect aborts
+ * accepts either), NICs must agree on Mtu/FlowsPerPort/Streams (MetaRoceNic::Connect aborts
  * otherwise), and the queue pair is not torn down on close (the NIC has no API for that; it
  * is disposed with the node, as are the sockets).
  */

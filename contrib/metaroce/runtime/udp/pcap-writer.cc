@@ -24,7 +24,7 @@ constexpr uint32_t kLinkTypeRaw = 101;
 } // namespace
 
 PcapWriter::PcapWriter(const std::string& path, uint32_t snapLength)
-    : m_path(path)
+    : m_flow(path)
     , m_temporary(path + ".tmp." + std::to_string(getpid()))
     , m_snapLength(snapLength == 0 ? 262144 : snapLength)
 {
@@ -80,14 +80,14 @@ PcapWriter::Finish()
         m_error = errno;
     }
     m_file = nullptr;
-    if (m_error == 0 && std::rename(m_temporary.c_str(), m_path.c_str()) != 0)
+    if (m_error == 0 && std::rename(m_temporary.c_str(), m_flow.c_str()) != 0)
     {
         m_error = errno;
     }
     if (m_error != 0)
     {
         unlink(m_temporary.c_str());
-        throw std::runtime_error("cannot write capture " + m_path + ": " + std::strerror(m_error));
+        throw std::runtime_error("cannot write capture " + m_flow + ": " + std::strerror(m_error));
     }
 }
 

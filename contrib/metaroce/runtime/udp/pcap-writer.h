@@ -60,7 +60,7 @@ class PcapWriter
     /// Writes `n` bytes, remembering the first error.
     void Put(const void* data, std::size_t n);
 
-    std::string m_path;
+    std::string m_flow;
     std::string m_temporary;
     std::FILE* m_file{nullptr};
     int m_error{0}; ///< errno of the first failed write, 0: none

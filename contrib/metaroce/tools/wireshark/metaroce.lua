@@ -14,7 +14,7 @@
 -- "malformed" expert group, so `tshark -Y _ws.expert.group==malformed` lists them. Rules only
 -- the sender follows (ACKREQ on the last packet of a message and on every retransmission, ECE
 -- exactly when the CE count is non-zero) are warnings: the receiver does not check them. A
--- PROBE with ACKREQ is a Down path's probe, one without a tail marker (spec 5.5); the info
+-- PROBE with ACKREQ is a Down flow's probe, one without a tail marker (spec 5.5); the info
 -- column says which. Checks that need connection state (windows, MTU, registered memory) are not made.
 --
 -- The mCRC (spec 3.11, optional, off by default as in the model: attribute Mcrc, metaroce-perf
@@ -112,11 +112,11 @@ local f = {
     nosack = ProtoField.bool("metaroce.flags.nosack", "NOSACK", 8, nil, NOSACK),
     flags_reserved = ProtoField.uint8("metaroce.flags.reserved", "Reserved flags", base.HEX,
                                       nil, 0xc0),
-    path = ProtoField.uint16("metaroce.path", "Path id", base.DEC),
+    flow = ProtoField.uint16("metaroce.flow", "Flow id", base.DEC),
     conn = ProtoField.uint32("metaroce.conn", "Destination connection", base.DEC),
-    psn = ProtoField.uint32("metaroce.psn", "PSN", base.DEC),
+    fsn = ProtoField.uint32("metaroce.fsn", "FSN", base.DEC),
     ack_floor = ProtoField.uint32("metaroce.ack_floor", "Ack floor", base.DEC),
-    cum_psn = ProtoField.uint32("metaroce.cum_psn", "Cumulative PSN (first missing)", base.DEC),
+    cum_fsn = ProtoField.uint32("metaroce.cum_fsn", "Cumulative FSN (first missing)", base.DEC),
     rate_hint = ProtoField.uint32("metaroce.rate_hint", "Rate hint (Mb/s, 0 = none)", base.DEC),
     stream = ProtoField.uint16("metaroce.stream", "Stream", base.DEC),
     data_reserved = ProtoField.uint16("metaroce.data.reserved", "Reserved", base.HEX),
@@ -134,13 +134,13 @@ local f = {
     new_count = ProtoField.uint16("metaroce.new_count", "New count", base.DEC),
     credit = ProtoField.uint32("metaroce.credit", "Admission credit (bytes, 0 = none)", base.DEC),
     sack = ProtoField.bytes("metaroce.sack", "SACK bitvector"),
-    sack_count = ProtoField.uint16("metaroce.sack.count", "PSNs selectively acknowledged",
+    sack_count = ProtoField.uint16("metaroce.sack.count", "FSNs selectively acknowledged",
                                    base.DEC),
-    sack_psns = ProtoField.string("metaroce.sack.psns", "Selectively acknowledged PSNs"),
+    sack_fsns = ProtoField.string("metaroce.sack.fsns", "Selectively acknowledged FSNs"),
     repeat_ack = ProtoField.bytes("metaroce.repeat", "Repeated ACK"),
-    repeat_path = ProtoField.uint16("metaroce.repeat.path", "Path", base.DEC),
+    repeat_flow = ProtoField.uint16("metaroce.repeat.flow", "Flow", base.DEC),
     repeat_sack = ProtoField.uint16("metaroce.repeat.sack", "SACK (first 16 bits)", base.HEX),
-    repeat_cum = ProtoField.uint32("metaroce.repeat.cum_psn", "Cumulative PSN", base.DEC),
+    repeat_cum = ProtoField.uint32("metaroce.repeat.cum_fsn", "Cumulative FSN", base.DEC),
     syndrome = ProtoField.uint16("metaroce.syndrome", "Syndrome", base.DEC, SYNDROMES),
     payload = ProtoField.bytes("metaroce.payload", "Payload"),
     mcrc = ProtoField.uint32("metaroce.mcrc", "mCRC (CRC-32C)", base.HEX),
@@ -164,7 +164,7 @@ local e = {
     bad_placement = ProtoExpert.new("metaroce.bad_placement", "Inconsistent placement fields",
                                     expert.group.MALFORMED, expert.severity.ERROR),
     bad_repeat = ProtoExpert.new("metaroce.bad_repeat",
-                                 "ACK repeat of its own path or of a path named twice",
+                                 "ACK repeat of its own flow or of a flow named twice",
                                  expert.group.MALFORMED, expert.severity.ERROR),
     bad_syndrome = ProtoExpert.new("metaroce.bad_syndrome", "Unknown NAK syndrome",
                                    expert.group.MALFORMED, expert.severity.ERROR),
@@ -172,7 +172,7 @@ local e = {
                                   expert.group.PROTOCOL, expert.severity.WARN),
     trimmed = ProtoExpert.new("metaroce.trimmed", "Payload trimmed by a switch",
                               expert.group.SEQUENCE, expert.severity.NOTE),
-    retx = ProtoExpert.new("metaroce.retransmission", "Retransmission (under a fresh PSN)",
+    retx = ProtoExpert.new("metaroce.retransmission", "Retransmission (under a fresh FSN)",
                            expert.group.SEQUENCE, expert.severity.NOTE),
     nak = ProtoExpert.new("metaroce.nak", "NAK: the message failed at the responder",
                           expert.group.RESPONSE_CODE, expert.severity.WARN),
@@ -198,9 +198,9 @@ local function u8(r) return r:uint() end
 local function u16(r) return r:uint() end
 local function u32(r) return r:uint() end
 
--- The SACK (spec 3.4): bit i at byte i/8, bit i%8 from the least significant, means PSN
--- cumulative+1+i arrived. Returns the count and the PSN ranges ("12-14,17").
-local function sack_psns(tvb, cum)
+-- The SACK (spec 3.4): bit i at byte i/8, bit i%8 from the least significant, means FSN
+-- cumulative+1+i arrived. Returns the count and the FSN ranges ("12-14,17").
+local function sack_fsns(tvb, cum)
     local ranges, count, start, prev = {}, 0, nil, nil
     local function close()
         if start == nil then return end
@@ -209,11 +209,11 @@ local function sack_psns(tvb, cum)
     for i = 0, 255 do
         local byte = tvb(32 + math.floor(i / 8), 1):uint()
         if has(byte, 2 ^ (i % 8)) then
-            local psn = (cum + 1 + i) % 4294967296
+            local fsn = (cum + 1 + i) % 4294967296
             count = count + 1
-            if start ~= nil and psn ~= (prev + 1) % 4294967296 then close(); start = nil end
-            if start == nil then start = psn end
-            prev = psn
+            if start ~= nil and fsn ~= (prev + 1) % 4294967296 then close(); start = nil end
+            if start == nil then start = fsn end
+            prev = fsn
         end
     end
     close()
@@ -222,7 +222,7 @@ end
 
 -- WRITE and SEND (spec 3.3, validation checks 8-11).
 local function dissect_data(tvb, pinfo, tree, op, flags, wire)
-    local _, psn = add(tree, f.psn, tvb, 8, 4, u32)
+    local _, fsn = add(tree, f.fsn, tvb, 8, 4, u32)
     add(tree, f.ack_floor, tvb, 12, 4, u32)
     add(tree, f.stream, tvb, 16, 2, u16)
     local res_item, res = add(tree, f.data_reserved, tvb, 18, 2, u16)
@@ -243,7 +243,7 @@ local function dissect_data(tvb, pinfo, tree, op, flags, wire)
         end
     end
     if pl == nil or len == nil or off == nil then return end
-    pinfo.cols.info:append(string.format(" PSN=%d MSN=%d off=%d len=%d/%d", psn, msn, off, pl,
+    pinfo.cols.info:append(string.format(" FSN=%d MSN=%d off=%d len=%d/%d", fsn, msn, off, pl,
                                          len))
     local payload = wire - op.header
     if payload < 0 then return end -- a cut header, already flagged as truncated
@@ -281,7 +281,7 @@ end
 
 -- ACK (spec 3.4, validation check 12).
 local function dissect_ack(tvb, pinfo, tree, flags)
-    local _, cum = add(tree, f.cum_psn, tvb, 8, 4, u32)
+    local _, cum = add(tree, f.cum_fsn, tvb, 8, 4, u32)
     add(tree, f.rate_hint, tvb, 12, 4)
     add(tree, f.echo_ts, tvb, 16, 8)
     local ce_item, ce = add(tree, f.ce_count, tvb, 24, 2, u16)
@@ -298,9 +298,9 @@ local function dissect_ack(tvb, pinfo, tree, flags)
     end
     local sack_item = add(tree, f.sack, tvb, 32, 32)
     if sack_item == nil then return end
-    local count, psns = sack_psns(tvb, cum)
+    local count, fsns = sack_fsns(tvb, cum)
     sack_item:add(f.sack_count, tvb(32, 32), count):set_generated()
-    sack_item:add(f.sack_psns, tvb(32, 32), psns):set_generated()
+    sack_item:add(f.sack_fsns, tvb(32, 32), fsns):set_generated()
     pinfo.cols.info:append(string.format(" cum=%d sacked=%d CE=%d", cum, count, ce))
 end
 
@@ -313,31 +313,31 @@ local function dissect_repeats(tvb, pinfo, tree, wire, base)
             "ACK is %d bytes: not %d plus 8 per repeat, at most 4 repeats", wire, base))
         return
     end
-    local paths = {}
+    local flows = {}
     for k = 0, extra / 8 - 1 do
         local off = base + 8 * k
         local item = add(tree, f.repeat_ack, tvb, off, 8)
         if item == nil then return end
-        local path, cum = tvb(off, 2):uint(), tvb(off + 4, 4):uint()
-        item:add(f.repeat_path, tvb(off, 2))
+        local flow, cum = tvb(off, 2):uint(), tvb(off + 4, 4):uint()
+        item:add(f.repeat_flow, tvb(off, 2))
         item:add(f.repeat_sack, tvb(off + 2, 2))
         item:add(f.repeat_cum, tvb(off + 4, 4))
-        item:append_text(string.format(" (path %d, cum %d)", path, cum))
-        if path == tvb(2, 2):uint() or paths[path] then
-            item:add_proto_expert_info(e.bad_repeat, "Path " .. path .. " may not be repeated here")
+        item:append_text(string.format(" (flow %d, cum %d)", flow, cum))
+        if flow == tvb(2, 2):uint() or flows[flow] then
+            item:add_proto_expert_info(e.bad_repeat, "Flow " .. flow .. " may not be repeated here")
         end
-        paths[path] = true
-        pinfo.cols.info:append(string.format(" +path%d:%d", path, cum))
+        flows[flow] = true
+        pinfo.cols.info:append(string.format(" +flow%d:%d", flow, cum))
     end
 end
 
 -- PROBE (spec 3.5).
 local function dissect_probe(tvb, pinfo, tree, flags)
-    local _, psn = add(tree, f.psn, tvb, 8, 4, u32)
+    local _, fsn = add(tree, f.fsn, tvb, 8, 4, u32)
     add(tree, f.ack_floor, tvb, 12, 4)
     add(tree, f.timestamp, tvb, 16, 8)
-    if psn then pinfo.cols.info:append(string.format(" PSN=%d", psn)) end
-    pinfo.cols.info:append(has(flags, ACKREQ) and " (path probe)" or " (tail marker)")
+    if fsn then pinfo.cols.info:append(string.format(" FSN=%d", fsn)) end
+    pinfo.cols.info:append(has(flags, ACKREQ) and " (flow probe)" or " (tail marker)")
 end
 
 -- NAK (spec 3.6, validation check 13).
@@ -432,9 +432,9 @@ function mr.dissector(tvb, pinfo, tree)
         ftree:add_proto_expert_info(e.bad_flags, string.format(
             "Flags 0x%02x not allowed on %s (allowed: %s)", bad, op.name, flag_list(op.flags)))
     end
-    root:add(f.path, tvb(2, 2))
+    root:add(f.flow, tvb(2, 2))
     root:add(f.conn, tvb(4, 4))
-    pinfo.cols.info = string.format("%s conn=%d path=%d [%s]", op.name, tvb(4, 4):uint(),
+    pinfo.cols.info = string.format("%s conn=%d flow=%d [%s]", op.name, tvb(4, 4):uint(),
                                     tvb(2, 2):uint(), flag_list(flags))
     if not op.data and wire > op.header and op.name ~= "ACK" then
         root:add_proto_expert_info(e.bad_length, string.format(

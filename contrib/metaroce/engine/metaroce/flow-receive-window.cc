@@ -1,22 +1,22 @@
-#include "path-receive-window.h"
+#include "flow-receive-window.h"
 
 namespace metaroce
 {
 
 bool
-PathReceiveWindow::Test(uint64_t offset) const
+FlowReceiveWindow::Test(uint64_t offset) const
 {
     return offset > 0 && (m_bits[(offset - 1) / 64] >> ((offset - 1) % 64)) & 1;
 }
 
 void
-PathReceiveWindow::Set(uint64_t offset)
+FlowReceiveWindow::Set(uint64_t offset)
 {
     m_bits[(offset - 1) / 64] |= uint64_t{1} << ((offset - 1) % 64);
 }
 
 uint64_t
-PathReceiveWindow::ReceivedRun() const
+FlowReceiveWindow::ReceivedRun() const
 {
     uint64_t run = 0;
     for (uint64_t word : m_bits)
@@ -31,9 +31,9 @@ PathReceiveWindow::ReceivedRun() const
 }
 
 void
-PathReceiveWindow::Advance(uint64_t to)
+FlowReceiveWindow::Advance(uint64_t to)
 {
-    // Shift the bitmap right by (to - m_cumulative) bits: bit k stays PSN m_cumulative + 1 + k.
+    // Shift the bitmap right by (to - m_cumulative) bits: bit k stays FSN m_cumulative + 1 + k.
     const uint64_t shift = to - m_cumulative;
     m_cumulative = to;
     if (shift >= kWords * 64)
@@ -55,26 +55,26 @@ PathReceiveWindow::Advance(uint64_t to)
     }
 }
 
-PathReceiveWindow::Verdict
-PathReceiveWindow::Classify(uint64_t psn) const
+FlowReceiveWindow::Verdict
+FlowReceiveWindow::Classify(uint64_t fsn) const
 {
-    if (psn < m_cumulative)
+    if (fsn < m_cumulative)
     {
         return Verdict::Duplicate;
     }
-    if (psn - m_cumulative > kSackBits)
+    if (fsn - m_cumulative > kSackBits)
     {
         return Verdict::OutOfWindow;
     }
-    return Test(psn - m_cumulative) ? Verdict::Duplicate : Verdict::New;
+    return Test(fsn - m_cumulative) ? Verdict::Duplicate : Verdict::New;
 }
 
-PathReceiveWindow::Verdict
-PathReceiveWindow::Observe(uint64_t psn, uint64_t floor)
+FlowReceiveWindow::Verdict
+FlowReceiveWindow::Observe(uint64_t fsn, uint64_t floor)
 {
-    // A floor is only trusted when the packet itself is acceptable: psn >= floor, and the
-    // sender never has more than 256 PSNs outstanding above its floor.
-    if (psn < floor || psn - floor >= kSackBits)
+    // A floor is only trusted when the packet itself is acceptable: fsn >= floor, and the
+    // sender never has more than 256 FSNs outstanding above its floor.
+    if (fsn < floor || fsn - floor >= kSackBits)
     {
         return Verdict::OutOfWindow;
     }
@@ -82,25 +82,25 @@ PathReceiveWindow::Observe(uint64_t psn, uint64_t floor)
     {
         Advance(floor);
     }
-    const Verdict v = Classify(psn);
+    const Verdict v = Classify(fsn);
     if (v != Verdict::New)
     {
         return v;
     }
-    if (psn > m_cumulative)
+    if (fsn > m_cumulative)
     {
-        Set(psn - m_cumulative);
+        Set(fsn - m_cumulative);
     }
     else
     {
-        // The expected PSN: slide over it and the run received above it.
+        // The expected FSN: slide over it and the run received above it.
         Advance(m_cumulative + 1 + ReceivedRun());
     }
     return Verdict::New;
 }
 
 bool
-PathReceiveWindow::HasGap() const
+FlowReceiveWindow::HasGap() const
 {
     for (uint64_t w : m_bits)
     {
@@ -113,7 +113,7 @@ PathReceiveWindow::HasGap() const
 }
 
 std::bitset<kSackBits>
-PathReceiveWindow::Sack() const
+FlowReceiveWindow::Sack() const
 {
     return SackFromWords(m_bits);
 }

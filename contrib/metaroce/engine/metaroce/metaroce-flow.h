@@ -1,10 +1,10 @@
 /*
- * One logical path of a MetaRoCE connection, as its sender sees it (spec 4).
+ * One logical flow of a MetaRoCE connection, as its sender sees it (spec 4).
  *
- * A path is a plane (NIC port) plus a UDP source port (the ECMP entropy that picks a route
- * through that plane). It owns its ordered PSN sequence, its outstanding packets, its window,
+ * A flow is a plane (NIC port) plus a UDP source port (the ECMP entropy that picks a route
+ * through that plane). It owns its ordered FSN sequence, its outstanding packets, its window,
  * its RTT estimate, its ECN history and its health. The entropy can be re-drawn at any time to
- * move off a bad route; the PSN sequence continues, and a new route epoch begins so that loss
+ * move off a bad route; the FSN sequence continues, and a new route epoch begins so that loss
  * detection does not mistake cross-route reordering for loss.
  *
  * Health (spec 4.3) changes only through SetHealth(), which checks the transition is legal:
@@ -12,8 +12,8 @@
  *     Up --RTO--> Suspect --more RTOs--> Down --probe acknowledged--> Up
  *     Up/Suspect --port down--> Down      Suspect --any ACK--> Up
  */
-#ifndef METAROCE_ENGINE_METAROCE_PATH_H
-#define METAROCE_ENGINE_METAROCE_PATH_H
+#ifndef METAROCE_ENGINE_METAROCE_FLOW_H
+#define METAROCE_ENGINE_METAROCE_FLOW_H
 
 #include "../algorithms/congestion-control.h"
 #include "../common/engine-types.h"
@@ -25,8 +25,8 @@
 namespace metaroce
 {
 
-/// Health of a path.
-enum class PathHealth : uint8_t
+/// Health of a flow.
+enum class FlowHealth : uint8_t
 {
     Up,      ///< carries data within its window
     Suspect, ///< timed out recently: one packet at a time until it is heard from again
@@ -34,7 +34,7 @@ enum class PathHealth : uint8_t
 };
 
 /// Printable name of a health state.
-const char* PathHealthName(PathHealth health);
+const char* FlowHealthName(FlowHealth health);
 
 /// RFC 6298-style RTT estimator in integer nanoseconds.
 class RttEstimator
@@ -65,74 +65,74 @@ class RttEstimator
   private:
     TimeNs m_srtt;
     TimeNs m_rttvar;
-    TimeNs m_min{kNever}; ///< kNever until the first sample (a flag would cost 8 bytes a path)
+    TimeNs m_min{kNever}; ///< kNever until the first sample (a flag would cost 8 bytes a flow)
 };
 
 /// A data packet declared lost, remembered until an ACK tells whether it arrived (spec 5.7).
 struct LostPacket
 {
     SentPacket packet;
-    uint64_t nextPsnAtLoss{0}; ///< the path's next PSN then: only PSNs from here on carry a floor
+    uint64_t nextFsnAtLoss{0}; ///< the flow's next FSN then: only FSNs from here on carry a floor
                                ///< past this packet
     bool byRule{false};        ///< declared by loss detection (5.3), not by a timeout or take-down
 };
 
-/// Sender-side state of one path.
-struct Path
+/// Sender-side state of one flow.
+struct Flow
 {
-    Path(uint16_t id, uint16_t port, uint16_t entropy, TimeNs initialRtt);
+    Flow(uint16_t id, uint16_t port, uint16_t entropy, TimeNs initialRtt);
 
-    // Small fields first, so that they pack: a connection holds 64 paths or more.
+    // Small fields first, so that they pack: a connection holds 64 flows or more.
     uint16_t id;
     uint16_t port;
     uint16_t entropy;
-    PathHealth health{PathHealth::Up};
-    bool countedDown{false}; ///< counted in the requester's paths Down at its last Refresh()
+    FlowHealth health{FlowHealth::Up};
+    bool countedDown{false}; ///< counted in the requester's flows Down at its last Refresh()
     uint32_t epoch{0};
     uint32_t consecutiveTimeouts{0};
     uint32_t markedRounds{0};  ///< consecutive ACKs echoing CE, towards an entropy re-draw
-    uint32_t inflightBytes{0}; ///< at most 256 PSNs of one MTU each (HasRoom)
-    uint64_t nextPsn{0};
-    TimeNs probeDue{kNever}; ///< Down paths: when to send the next probe
+    uint32_t inflightBytes{0}; ///< at most 256 FSNs of one MTU each (HasRoom)
+    uint64_t nextFsn{0};
+    TimeNs probeDue{kNever}; ///< Down flows: when to send the next probe
     /// Send time of the oldest in-flight DATA packet, or kNever, as of the requester's last
-    /// look at the path (its deadlines, spec 5.3 and 5.5, are kept from it).
+    /// look at the flow (its deadlines, spec 5.3 and 5.5, are kept from it).
     TimeNs firstDataAt{kNever};
     double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};
     uint64_t bytesAcked{0};
-    Ring<SentPacket> outstanding; ///< PSN order; front() is the ack floor
+    Ring<SentPacket> outstanding; ///< FSN order; front() is the ack floor
     WindowState window;
     RttEstimator rtt;
-    /// Data declared lost, until an ACK settles it (5.7); made at the path's first loss, as
-    /// most paths of a lossless fabric never lose a packet.
+    /// Data declared lost, until an ACK settles it (5.7); made at the flow's first loss, as
+    /// most flows of a lossless fabric never lose a packet.
     std::unique_ptr<Ring<LostPacket>> recentLosses;
 
-    /// Lowest PSN not yet resolved (acknowledged or given up): what packets carry as ack floor.
+    /// Lowest FSN not yet resolved (acknowledged or given up): what packets carry as ack floor.
     uint64_t Floor() const
     {
-        return outstanding.empty() ? nextPsn : outstanding.front().psn;
+        return outstanding.empty() ? nextFsn : outstanding.front().fsn;
     }
 
-    /// True when a packet of `bytes` fits the path's window and its 256-PSN SACK span.
+    /// True when a packet of `bytes` fits the flow's window and its 256-FSN SACK span.
     bool HasRoom(uint32_t bytes, uint32_t maxPackets) const;
 
     /// Oldest in-flight DATA packet (PROBEs skipped), or null: what the RTO times (5.5).
     const SentPacket* OldestDataInFlight() const;
 
     /// Drops resolved packets from the front, advancing the floor: acknowledged or lost ones,
-    /// and a PROBE there once a later PSN of the path is acknowledged (spec 5.5).
+    /// and a PROBE there once a later FSN of the flow is acknowledged (spec 5.5).
     void PopResolved();
 
-    /// True when the front packet is a PROBE and a later one of the path has been acknowledged.
+    /// True when the front packet is a PROBE and a later one of the flow has been acknowledged.
     bool UnansweredProbeAtFloor() const;
 
     /// Changes health; asserts the transition is one the state machine allows.
-    void SetHealth(PathHealth next);
+    void SetHealth(FlowHealth next);
 
-    /// Moves the path to a new route: new entropy, new epoch.
+    /// Moves the flow to a new route: new entropy, new epoch.
     void Redraw(uint16_t newEntropy);
 };
 
 } // namespace metaroce
 
-#endif // METAROCE_ENGINE_METAROCE_PATH_H
+#endif // METAROCE_ENGINE_METAROCE_FLOW_H

@@ -1,4 +1,4 @@
-#include "path-selector.h"
+#include "flow-selector.h"
 
 #include "../metaroce/metaroce-wire.h"
 
@@ -8,45 +8,45 @@ namespace metaroce
 {
 
 const char*
-SprayPathSelector::Name() const
+SprayFlowSelector::Name() const
 {
     return "spray";
 }
 
 int
-SprayPathSelector::Select(const PathTable& paths,
+SprayFlowSelector::Select(const FlowTable& flows,
                           uint16_t port,
                           uint32_t bytes,
                           uint32_t maxPackets)
 {
-    if (paths.OfPort(port).empty())
+    if (flows.OfPort(port).empty())
     {
         return -1;
     }
-    const int recycled = Recycled(paths, port, bytes, maxPackets);
-    return recycled >= 0 ? recycled : RoundRobin(paths, port, bytes, maxPackets);
+    const int recycled = Recycled(flows, port, bytes, maxPackets);
+    return recycled >= 0 ? recycled : RoundRobin(flows, port, bytes, maxPackets);
 }
 
 int
-SprayPathSelector::RoundRobin(const PathTable& paths,
+SprayFlowSelector::RoundRobin(const FlowTable& flows,
                               uint16_t port,
                               uint32_t bytes,
                               uint32_t maxPackets)
 {
-    const auto candidates = paths.OfPort(port);
+    const auto candidates = flows.OfPort(port);
     std::size_t& cursor = Cursor(port);
     const std::size_t n = candidates.size();
-    // Pass 0: healthy paths without recent marks. Pass 1: any path that may send.
+    // Pass 0: healthy flows without recent marks. Pass 1: any flow that may send.
     for (int pass = 0; pass < 2; ++pass)
     {
         for (std::size_t k = 0; k < n; ++k)
         {
             const std::size_t slot = (cursor + k) % n;
             const auto id = static_cast<uint16_t>(candidates.front() + slot);
-            const Path* p = paths.Find(id);
-            const bool usable = pass == 0 ? paths.IsClearWithRoom(id, bytes, maxPackets)
-                                          : (!p || p->health != PathHealth::Down) &&
-                                                paths.HasRoom(id, bytes, maxPackets);
+            const Flow* p = flows.Find(id);
+            const bool usable = pass == 0 ? flows.IsClearWithRoom(id, bytes, maxPackets)
+                                          : (!p || p->health != FlowHealth::Down) &&
+                                                flows.HasRoom(id, bytes, maxPackets);
             if (!usable)
             {
                 continue;
@@ -59,7 +59,7 @@ SprayPathSelector::RoundRobin(const PathTable& paths,
 }
 
 int
-SprayPathSelector::Recycled(const PathTable& paths,
+SprayFlowSelector::Recycled(const FlowTable& flows,
                             uint16_t port,
                             uint32_t bytes,
                             uint32_t maxPackets)
@@ -68,7 +68,7 @@ SprayPathSelector::Recycled(const PathTable& paths,
     {
         return -1;
     }
-    const auto candidates = paths.OfPort(port);
+    const auto candidates = flows.OfPort(port);
     std::size_t& cursor = Cursor(port);
     const std::size_t n = candidates.size();
     for (std::size_t k = 0; k < n && m_portCredits[port] > 0; ++k)
@@ -79,14 +79,14 @@ SprayPathSelector::Recycled(const PathTable& paths,
         {
             continue;
         }
-        const Path& path = paths[id]; // acknowledged, so made
-        if (path.health != PathHealth::Up || path.markedRounds > 0 ||
-            m_epoch[id] != static_cast<uint8_t>(path.epoch))
+        const Flow& flow = flows[id]; // acknowledged, so made
+        if (flow.health != FlowHealth::Up || flow.markedRounds > 0 ||
+            m_epoch[id] != static_cast<uint8_t>(flow.epoch))
         {
             Void(id, port); // its route turned bad, or it moved: the share goes to round-robin
             continue;
         }
-        if (!path.HasRoom(bytes, maxPackets))
+        if (!flow.HasRoom(bytes, maxPackets))
         {
             continue;
         }
@@ -99,49 +99,49 @@ SprayPathSelector::Recycled(const PathTable& paths,
 }
 
 void
-SprayPathSelector::OnAck(const PathTable& paths,
-                         const Path& path,
+SprayFlowSelector::OnAck(const FlowTable& flows,
+                         const Flow& flow,
                          uint32_t ackedPackets,
                          uint32_t ceCount)
 {
-    if (!paths.Config().entropyRecycling || (ackedPackets == 0 && ceCount == 0))
+    if (!flows.Config().entropyRecycling || (ackedPackets == 0 && ceCount == 0))
     {
         return;
     }
-    if (m_credits.size() <= path.id)
+    if (m_credits.size() <= flow.id)
     {
-        m_credits.resize(path.id + 1, 0);
-        m_epoch.resize(path.id + 1, 0);
+        m_credits.resize(flow.id + 1, 0);
+        m_epoch.resize(flow.id + 1, 0);
     }
-    if (m_portCredits.size() <= path.port)
+    if (m_portCredits.size() <= flow.port)
     {
-        m_portCredits.resize(path.port + 1, 0);
+        m_portCredits.resize(flow.port + 1, 0);
     }
-    const auto epoch = static_cast<uint8_t>(path.epoch);
-    if (ceCount > 0 || m_epoch[path.id] != epoch)
+    const auto epoch = static_cast<uint8_t>(flow.epoch);
+    if (ceCount > 0 || m_epoch[flow.id] != epoch)
     {
-        Void(path.id, path.port); // a mark, or credits earned on another route
-        m_epoch[path.id] = epoch;
+        Void(flow.id, flow.port); // a mark, or credits earned on another route
+        m_epoch[flow.id] = epoch;
     }
     if (ceCount > 0)
     {
         return;
     }
-    // At most a SACK span of credits: a path never has more than that in flight.
-    const uint32_t add = std::min<uint32_t>(ackedPackets, kSackBits - m_credits[path.id]);
-    m_credits[path.id] = static_cast<uint16_t>(m_credits[path.id] + add);
-    m_portCredits[path.port] += add;
+    // At most a SACK span of credits: a flow never has more than that in flight.
+    const uint32_t add = std::min<uint32_t>(ackedPackets, kSackBits - m_credits[flow.id]);
+    m_credits[flow.id] = static_cast<uint16_t>(m_credits[flow.id] + add);
+    m_portCredits[flow.port] += add;
 }
 
 void
-SprayPathSelector::Void(uint16_t id, uint16_t port)
+SprayFlowSelector::Void(uint16_t id, uint16_t port)
 {
     m_portCredits[port] -= m_credits[id];
     m_credits[id] = 0;
 }
 
 std::size_t&
-SprayPathSelector::Cursor(uint16_t port)
+SprayFlowSelector::Cursor(uint16_t port)
 {
     if (m_cursor.size() <= port)
     {
@@ -150,10 +150,10 @@ SprayPathSelector::Cursor(uint16_t port)
     return m_cursor[port];
 }
 
-std::unique_ptr<PathSelector>
-SprayPathSelector::Clone() const
+std::unique_ptr<FlowSelector>
+SprayFlowSelector::Clone() const
 {
-    return std::make_unique<SprayPathSelector>();
+    return std::make_unique<SprayFlowSelector>();
 }
 
 } // namespace metaroce

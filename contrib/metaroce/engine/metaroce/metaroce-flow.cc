@@ -1,4 +1,4 @@
-#include "metaroce-path.h"
+#include "metaroce-flow.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -8,15 +8,15 @@ namespace metaroce
 {
 
 const char*
-PathHealthName(PathHealth health)
+FlowHealthName(FlowHealth health)
 {
     switch (health)
     {
-    case PathHealth::Up:
+    case FlowHealth::Up:
         return "up";
-    case PathHealth::Suspect:
+    case FlowHealth::Suspect:
         return "suspect";
-    case PathHealth::Down:
+    case FlowHealth::Down:
         return "down";
     }
     return "?";
@@ -50,7 +50,7 @@ RttEstimator::Rto(TimeNs min, TimeNs max) const
     return std::clamp(m_srtt + 4 * m_rttvar, min, max);
 }
 
-Path::Path(uint16_t id_, uint16_t port_, uint16_t entropy_, TimeNs initialRtt)
+Flow::Flow(uint16_t id_, uint16_t port_, uint16_t entropy_, TimeNs initialRtt)
     : id(id_)
     , port(port_)
     , entropy(entropy_)
@@ -59,13 +59,13 @@ Path::Path(uint16_t id_, uint16_t port_, uint16_t entropy_, TimeNs initialRtt)
 }
 
 bool
-Path::HasRoom(uint32_t bytes, uint32_t maxPackets) const
+Flow::HasRoom(uint32_t bytes, uint32_t maxPackets) const
 {
-    if (nextPsn - Floor() >= maxPackets)
+    if (nextFsn - Floor() >= maxPackets)
     {
         return false;
     }
-    if (health == PathHealth::Suspect)
+    if (health == FlowHealth::Suspect)
     {
         return inflightBytes == 0;
     }
@@ -74,7 +74,7 @@ Path::HasRoom(uint32_t bytes, uint32_t maxPackets) const
 }
 
 const SentPacket*
-Path::OldestDataInFlight() const
+Flow::OldestDataInFlight() const
 {
     for (const SentPacket& p : outstanding)
     {
@@ -87,7 +87,7 @@ Path::OldestDataInFlight() const
 }
 
 void
-Path::PopResolved()
+Flow::PopResolved()
 {
     while (!outstanding.empty() &&
            (outstanding.front().state != SentPacket::State::InFlight || UnansweredProbeAtFloor()))
@@ -97,12 +97,12 @@ Path::PopResolved()
 }
 
 bool
-Path::UnansweredProbeAtFloor() const
+Flow::UnansweredProbeAtFloor() const
 {
-    // A PROBE is given up once a later PSN of its path is acknowledged (spec 5.5): its ACK
+    // A PROBE is given up once a later FSN of its flow is acknowledged (spec 5.5): its ACK
     // would have come with or before that one unless it was lost, and no rule times a PROBE,
     // so a lost tail marker would otherwise hold the floor for good - after a re-draw even the
-    // sequence rule no longer reaches it - until the path's 256-PSN span is full and the path
+    // sequence rule no longer reaches it - until the flow's 256-FSN span is full and the flow
     // sends nothing more (a 64 MiB ring all-reduce at 10% loss per link end stalled so).
     if (outstanding.front().message != kProbeMessage)
     {
@@ -119,21 +119,21 @@ Path::UnansweredProbeAtFloor() const
 }
 
 void
-Path::SetHealth(PathHealth next)
+Flow::SetHealth(FlowHealth next)
 {
-    const bool legal = next == health || (health == PathHealth::Up && next != PathHealth::Up) ||
-                       (health == PathHealth::Suspect) ||
-                       (health == PathHealth::Down && next == PathHealth::Up);
+    const bool legal = next == health || (health == FlowHealth::Up && next != FlowHealth::Up) ||
+                       (health == FlowHealth::Suspect) ||
+                       (health == FlowHealth::Down && next == FlowHealth::Up);
     if (!legal)
     {
-        throw std::logic_error(std::string("path health: illegal transition ") +
-                               PathHealthName(health) + " -> " + PathHealthName(next));
+        throw std::logic_error(std::string("flow health: illegal transition ") +
+                               FlowHealthName(health) + " -> " + FlowHealthName(next));
     }
     health = next;
 }
 
 void
-Path::Redraw(uint16_t newEntropy)
+Flow::Redraw(uint16_t newEntropy)
 {
     entropy = newEntropy;
     ++epoch;

@@ -1,9 +1,9 @@
-// Path selection (spec 4.2): spraying round-robin, and with entropy recycling (the default)
-// over the paths whose packets came back without a mark first.
+// Flow selection (spec 4.2): spraying round-robin, and with entropy recycling (the default)
+// over the flows whose packets came back without a mark first.
 #include "metaroce-hand-driven.h"
-#include "path-recovery.h"
-#include "path-selector.h"
-#include "path-table.h"
+#include "flow-recovery.h"
+#include "flow-selector.h"
+#include "flow-table.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -18,117 +18,117 @@ OnePortOfFour(bool recycling = true)
 {
     MetaRoceConfig config;
     config.ports = 1;
-    config.pathsPerPort = 4;
+    config.flowsPerPort = 4;
     config.entropyRecycling = recycling;
     return config;
 }
 
-/// A connection's path table, made, with the recovery that drew its entropies.
+/// A connection's flow table, made, with the recovery that drew its entropies.
 struct Table
 {
     explicit Table(const MetaRoceConfig& c)
         : config(c)
         , recovery(config, counters, IdsOf(config))
-        , paths(config, 0)
+        , flows(config, 0)
     {
-        paths.Make(recovery);
+        flows.Make(recovery);
     }
 
     MetaRoceConfig config;
     Counters counters;
-    PathRecovery recovery;
-    PathTable paths;
+    FlowRecovery recovery;
+    FlowTable flows;
 };
 
 constexpr uint32_t kBytes = 4160;
 
-TEST(PathSelector, WithoutRecyclingSprayIsRoundRobinOverClearPathsFirst)
+TEST(FlowSelector, WithoutRecyclingSprayIsRoundRobinOverClearFlowsFirst)
 {
     Table t(OnePortOfFour(false));
-    SprayPathSelector spray;
+    SprayFlowSelector spray;
     EXPECT_STREQ(spray.Name(), "spray");
-    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 0);
-    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 1);
-    spray.OnAck(t.paths, t.paths[0], 2, 0); // earns nothing without recycling
+    EXPECT_EQ(spray.Select(t.flows, 0, kBytes, 256), 0);
+    EXPECT_EQ(spray.Select(t.flows, 0, kBytes, 256), 1);
+    spray.OnAck(t.flows, t.flows[0], 2, 0); // earns nothing without recycling
     EXPECT_EQ(spray.Credits(0), 0u);
-    t.paths[2].markedRounds = 1; // marked: only in the second pass
-    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 3);
-    EXPECT_EQ(spray.Select(t.paths, 0, kBytes, 256), 0);
+    t.flows[2].markedRounds = 1; // marked: only in the second pass
+    EXPECT_EQ(spray.Select(t.flows, 0, kBytes, 256), 3);
+    EXPECT_EQ(spray.Select(t.flows, 0, kBytes, 256), 0);
 }
 
-TEST(PathSelector, RecyclingReusesPathsThatCameBackClean)
+TEST(FlowSelector, RecyclingReusesFlowsThatCameBackClean)
 {
     Table t(OnePortOfFour());
-    SprayPathSelector recycle;
+    SprayFlowSelector recycle;
     // No credits yet: round-robin, as spraying.
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0);
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 1);
-    // Path 3 delivered two packets clean, path 1 one with a mark.
-    recycle.OnAck(t.paths, t.paths[3], 2, 0);
-    recycle.OnAck(t.paths, t.paths[1], 1, 1);
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 0);
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 1);
+    // Flow 3 delivered two packets clean, flow 1 one with a mark.
+    recycle.OnAck(t.flows, t.flows[3], 2, 0);
+    recycle.OnAck(t.flows, t.flows[1], 1, 1);
     EXPECT_EQ(recycle.Credits(3), 2u);
     EXPECT_EQ(recycle.Credits(1), 0u);
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 3);
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 3);
     EXPECT_EQ(recycle.Credits(3), 0u);
     // Credits spent: back to round-robin from past the last choice.
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0);
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 0);
 }
 
-TEST(PathSelector, AMarkOrANewRouteVoidsAPathsCredits)
+TEST(FlowSelector, AMarkOrANewRouteVoidsAFlowsCredits)
 {
     Table t(OnePortOfFour());
-    SprayPathSelector recycle;
-    recycle.OnAck(t.paths, t.paths[2], 3, 0);
-    recycle.OnAck(t.paths, t.paths[3], 3, 0);
+    SprayFlowSelector recycle;
+    recycle.OnAck(t.flows, t.flows[2], 3, 0);
+    recycle.OnAck(t.flows, t.flows[3], 3, 0);
     EXPECT_EQ(recycle.Credits(2), 3u);
-    recycle.OnAck(t.paths, t.paths[2], 1, 1); // a marked ACK: its route queues
+    recycle.OnAck(t.flows, t.flows[2], 1, 1); // a marked ACK: its route queues
     EXPECT_EQ(recycle.Credits(2), 0u);
-    t.paths[3].Redraw(60000); // a new route: what the old one delivered says nothing of it
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0) << "path 3's credits are void";
+    t.flows[3].Redraw(60000); // a new route: what the old one delivered says nothing of it
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 0) << "flow 3's credits are void";
     EXPECT_EQ(recycle.Credits(3), 0u);
-    recycle.OnAck(t.paths, t.paths[3], 1, 0); // the new route delivered
+    recycle.OnAck(t.flows, t.flows[3], 1, 0); // the new route delivered
     EXPECT_EQ(recycle.Credits(3), 1u);
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 3);
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 3);
 }
 
-TEST(PathSelector, ACreditedPathWithoutRoomKeepsItsCreditsForLater)
+TEST(FlowSelector, ACreditedFlowWithoutRoomKeepsItsCreditsForLater)
 {
     MetaRoceConfig c = OnePortOfFour();
     Table t(c);
-    SprayPathSelector recycle;
-    recycle.OnAck(t.paths, t.paths[2], 2, 0);
-    // Path 2 at the end of its SACK span: no room now.
-    t.paths[2].nextPsn = 300;
-    t.paths[2].outstanding.push_back(SentPacket{});
-    t.paths[2].outstanding.front().psn = 0;
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 0);
+    SprayFlowSelector recycle;
+    recycle.OnAck(t.flows, t.flows[2], 2, 0);
+    // Flow 2 at the end of its SACK span: no room now.
+    t.flows[2].nextFsn = 300;
+    t.flows[2].outstanding.push_back(SentPacket{});
+    t.flows[2].outstanding.front().fsn = 0;
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 0);
     EXPECT_EQ(recycle.Credits(2), 2u);
-    t.paths[2].outstanding.clear();
-    EXPECT_EQ(recycle.Select(t.paths, 0, kBytes, 256), 2);
+    t.flows[2].outstanding.clear();
+    EXPECT_EQ(recycle.Select(t.flows, 0, kBytes, 256), 2);
     EXPECT_EQ(recycle.Credits(2), 1u);
 }
 
-TEST(PathSelector, CreditsAreCappedAtTheSackSpan)
+TEST(FlowSelector, CreditsAreCappedAtTheSackSpan)
 {
     Table t(OnePortOfFour());
-    SprayPathSelector recycle;
+    SprayFlowSelector recycle;
     for (int k = 0; k < 10; ++k)
     {
-        recycle.OnAck(t.paths, t.paths[1], 100, 0);
+        recycle.OnAck(t.flows, t.flows[1], 100, 0);
     }
     EXPECT_EQ(recycle.Credits(1), 256u);
 }
 
 /// Sends `messages` one-packet WRITEs, one at a time; each packet's ACK echoes a mark when it
-/// went on path `marked`. Returns the packets each path carried.
+/// went on flow `marked`. Returns the packets each flow carried.
 std::map<uint16_t, int>
-PacketsPerPath(bool recycling, uint16_t marked, int messages)
+PacketsPerFlow(bool recycling, uint16_t marked, int messages)
 {
     MetaRoceConfig c = OnePortOfFour(recycling);
     c.ackEveryPackets = 1;
     c.tailMarkers = false;
-    c.entropyRedrawMarks = 1000; // keep every path on its route
+    c.entropyRedrawMarks = 1000; // keep every flow on its route
     HandDrivenPair m(c);
     std::map<uint16_t, int> carried;
     TimeNs now = 1'000;
@@ -141,10 +141,10 @@ PacketsPerPath(bool recycling, uint16_t marked, int messages)
         {
             break;
         }
-        const uint16_t path =
-            MrParse(p->header.data(), p->header.size(), p->WireSize()).header->pathId;
-        ++carried[path];
-        const bool ce = path == marked;
+        const uint16_t flow =
+            MrParse(p->header.data(), p->header.size(), p->WireSize()).header->flowId;
+        ++carried[flow];
+        const bool ce = flow == marked;
         EXPECT_TRUE(DeliverPacket(*m.b, *p, now + 4'000, ce).accepted);
         const auto ack = m.b->PullPacket(0, now + 4'000);
         EXPECT_TRUE(ack);
@@ -156,16 +156,16 @@ PacketsPerPath(bool recycling, uint16_t marked, int messages)
     return carried;
 }
 
-TEST(PathSelector, AConnectionKeepsToTheRoutesThatCameBackClean)
+TEST(FlowSelector, AConnectionKeepsToTheRoutesThatCameBackClean)
 {
-    // Both leave the marked path after its first packet. Round-robin then spreads the rest
-    // evenly over the clear paths; recycling sends each packet where the last one came back
+    // Both leave the marked flow after its first packet. Round-robin then spreads the rest
+    // evenly over the clear flows; recycling sends each packet where the last one came back
     // clean, so one packet in flight at a time stays on one clean route.
-    const auto spray = PacketsPerPath(false, 0, 40);
+    const auto spray = PacketsPerFlow(false, 0, 40);
     EXPECT_EQ(spray.at(0), 1);
     EXPECT_EQ(spray.at(1), 13);
     EXPECT_EQ(spray.at(3), 13);
-    const auto recycle = PacketsPerPath(true, 0, 40);
+    const auto recycle = PacketsPerFlow(true, 0, 40);
     EXPECT_EQ(recycle.at(0), 1);
     EXPECT_EQ(recycle.at(1), 39);
 }
@@ -178,14 +178,14 @@ namespace metaroce
 namespace
 {
 
-/// Two planes of one path; one packet is lost to timeouts on plane 0 twice. Returns the ports
+/// Two planes of one flow; one packet is lost to timeouts on plane 0 twice. Returns the ports
 /// its three transmissions left on (0xff: none), pulling port 0 before port 1 each time.
 std::vector<uint16_t>
 PortsOfAPacketLostTwice(bool otherPlane)
 {
     MetaRoceConfig c;
     c.ports = 2;
-    c.pathsPerPort = 1;
+    c.flowsPerPort = 1;
     c.ackEveryPackets = 1;
     c.maxTailProbes = 0;
     c.tailMarkers = false;
