@@ -6,7 +6,8 @@
  *    MetaRoCE retransmits exactly the missing packet, RoCEv2 goes back N;
  *  - a plane's link fails mid-transfer: MetaRoCE completes on the remaining plane;
  *  - MetaRoCE sprays one connection's packets over every flow of every plane;
- *  - the fair share counts a sender of short SENDs (a few bytes) as active;
+ *  - the fair share counts a sender of short SENDs (a few bytes) as active, and is max-min: a
+ *    sender limited elsewhere keeps its rate and the others split the rest;
  *  - receiver admission splits the NIC's budget among its active senders the moment one joins,
  *    and its ACKs carry the credit;
  *  - with ControlFirst a NIC's ACKs overtake the data of its other queue pairs;
@@ -18,6 +19,7 @@
 #include "ns3/error-model.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/metaroce-connection.h"
+#include "ns3/metaroce-fair-share.h"
 #include "ns3/metaroce-frame-header.h"
 #include "ns3/metaroce-framing.h"
 #include "ns3/metaroce-helper.h"
@@ -443,6 +445,50 @@ class ShortSendFairShareTestCase : public TestCase
 };
 
 /**
+ * The fair share is max-min (spec 8.3): of three senders marked within one 20 us window, one
+ * delivers 10 Gb/s (a pipeline with little to send) and two 45 Gb/s each; an equal split would
+ * cap the two at 33.3 Gb/s while the 100 Gb/s link idles, water-filling gives them 45 Gb/s.
+ * With all three at 33 Gb/s (an incast) the share stays the equal third.
+ */
+class MaxMinFairShareTestCase : public TestCase
+{
+  public:
+    MaxMinFairShareTestCase()
+        : TestCase("the fair share is max-min: a sender limited elsewhere keeps its rate")
+    {
+    }
+
+  private:
+    static uint64_t Share(const std::vector<uint64_t>& bytes)
+    {
+        MetaRoceFairShare f;
+        const Time window = MicroSeconds(20);
+        for (uint32_t qp = 0; qp < bytes.size(); ++qp)
+        {
+            f.OnDataArrival(qp, 1, true, Seconds(0), window);
+        }
+        f.Recompute(Seconds(0), 100'000'000'000ULL, window, true);
+        for (uint32_t qp = 0; qp < bytes.size(); ++qp)
+        {
+            f.OnDataArrival(qp, static_cast<uint32_t>(bytes[qp]), true, MicroSeconds(19), window);
+        }
+        return f.Recompute(MicroSeconds(20), 100'000'000'000ULL, window, true);
+    }
+
+    void DoRun() override
+    {
+        // 20 us at 10 Gb/s is 25,000 bytes, at 45 Gb/s 112,500.
+        NS_TEST_EXPECT_MSG_EQ_TOL(Share({25'000, 112'500, 112'500}),
+                                  45'000'000'000ULL,
+                                  1000,
+                                  "two senders split what the third leaves");
+        NS_TEST_EXPECT_MSG_EQ(Share({82'500, 82'500, 82'500}),
+                              100'000'000'000ULL / 3,
+                              "an incast of equals: the equal split");
+    }
+};
+
+/**
  * Receiver admission (spec 8.5): with AdmissionRtt 16 us the receiver's budget is what 100 Gb/s
  * delivers in 16 us, 200,000 bytes, split among its active senders. Sender 1's SEND arrives at
  * about 1 us (the whole budget is its share), sender 2's at about 6 us: both shares halve then,
@@ -715,6 +761,7 @@ class MetaRoceNicTestSuite : public TestSuite
             AddTestCase(new DeterministicLossTestCase(t), MetaRoceTestDuration::QUICK);
             AddTestCase(new ShortSendFairShareTestCase(t), MetaRoceTestDuration::QUICK);
         }
+        AddTestCase(new MaxMinFairShareTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new LinkFailureTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new McrcCorruptionTestCase(false), MetaRoceTestDuration::QUICK);
         AddTestCase(new McrcCorruptionTestCase(true), MetaRoceTestDuration::QUICK);

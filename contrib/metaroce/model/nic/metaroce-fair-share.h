@@ -10,6 +10,13 @@
  * The NIC keeps the policy's two attributes (FairShareWindow, FairShareWhenMarked) and passes
  * their values in, and hands the share to its engines.
  *
+ * The split is max-min fair (water-filling): a sender whose data arrived since the last
+ * recompute at less than three quarters of the equal share is limited elsewhere (its own
+ * ports, or a collective's pipeline that has nothing to send yet) and keeps what it used; the
+ * rest of the line rate is split among the others. An equal split would cap them while the
+ * receiver's link idles (a tree all-reduce's inner rank receives from children and a parent
+ * that are seldom all backlogged).
+ *
  * The count of active senders also splits the receiver's admission budget (spec 8.5), which
  * must shrink the moment a new sender appears rather than at the next recompute: a sender
  * whose data arrives after a window without any counts at once.
@@ -32,10 +39,10 @@ namespace ns3
 class MetaRoceFairShare
 {
   public:
-    /// Data (RxResult::carriedData, however short) arrived for queue pair `queuePair` at `now`,
-    /// CE-marked or not: its sender is active. Returns true when it was not active within
-    /// `window` before, so the count of active senders grew.
-    bool OnDataArrival(uint32_t queuePair, bool ecnCe, Time now, Time window);
+    /// Data (RxResult::carriedData, however short) of `bytes` on the wire arrived for queue pair
+    /// `queuePair` at `now`, CE-marked or not: its sender is active. Returns true when it was
+    /// not active within `window` before, so the count of active senders grew.
+    bool OnDataArrival(uint32_t queuePair, uint32_t bytes, bool ecnCe, Time now, Time window);
 
     /// True when `window` has passed since the last recompute, or none happened yet.
     bool IsDue(Time now, Time window) const;
@@ -43,7 +50,8 @@ class MetaRoceFairShare
     /**
      * Recomputes the share at `now` from the NIC's inbound line rate `lineBps` (of its ports
      * that are up), counting the senders active within `window`; with `whenMarked`, splits
-     * only when marked data arrived since the last recompute. Returns the new share (bits/s).
+     * only when marked data arrived since the last recompute, max-min fair over the rates the
+     * senders delivered since then (see the file comment). Returns the new share (bits/s).
      */
     uint64_t Recompute(Time now, uint64_t lineBps, Time window, bool whenMarked);
 
@@ -54,12 +62,18 @@ class MetaRoceFairShare
     uint64_t GetActiveSenders() const;
 
   private:
+    /// The max-min fair share of `lineBps` among `active` senders from the bytes each delivered
+    /// in the last `elapsed` (see the file comment).
+    uint64_t MaxMinShare(uint64_t lineBps, uint64_t active, Time elapsed) const;
+
     /// The queue pairs whose latest data arrival is within `window` of `now`.
     uint64_t ActiveSenders(Time now, Time window) const;
 
     /// By queue pair id (a NIC's ids are small and dense); negative: no data yet. Written on
     /// every data arrival, so an index rather than a lookup.
     std::vector<Time> m_lastDataArrival;
+    /// By queue pair id: wire bytes that arrived since the last recompute.
+    std::vector<uint64_t> m_bytesSinceUpdate;
     uint64_t m_shareBps{0};
     Time m_updated{Seconds(-1)};     ///< time of the last recompute; negative: none yet
     uint64_t m_markedSinceUpdate{0}; ///< CE-marked data arrivals since the last recompute

@@ -571,11 +571,9 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     else if (result.carriedData)
     {
         // Its sender is active (spec 8.3), however short the packet.
-        const bool joined = m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(),
-                                                      rx.ecnCe,
-                                                      Simulator::Now(),
-                                                      m_fairShareWindow);
-        UpdateFairShare(joined);
+        const Time now = Simulator::Now();
+        const uint32_t qp = host.QueuePair().GetLocalId();
+        UpdateFairShare(m_fairShare.OnDataArrival(qp, size, rx.ecnCe, now, m_fairShareWindow));
     }
     host.Service();
 }
