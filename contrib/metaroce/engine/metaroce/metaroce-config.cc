@@ -137,11 +137,6 @@ RecoveryFields()
                        "from every flow's RTT samples, has passed since its oldest packet left: "
                        "a flow's own samples are sparse and lag a growing queue (false: the "
                        "behaviour before 2026-12-05)."),
-        METAROCE_FIELD(C, staleRttInitialRto, "StaleRttInitialRto", Flag, 0, 1, "5.5",
-                       "With DeferRto and no loss proven on the NIC recently, a flow's due RTO "
-                       "for a packet that left after the connection had acknowledged nothing for "
-                       "longer than that RTO waits the initial RTO: the connection's samples "
-                       "predate the queue the packet meets."),
         METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "5.5",
                        "RTT assumed before the first sample."),
         METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "5.5",

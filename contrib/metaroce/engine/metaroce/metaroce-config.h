@@ -92,8 +92,6 @@ struct MetaRoceConfig
     TimeNs rtoMaxNs{10'000'000};
     bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 5.5)
     bool connectionRtoFloor{true};   ///< with deferRto: until the connection's RTO passed (A50)
-    bool staleRttInitialRto{true};   ///< with deferRto: a packet sent after the connection
-                                     ///< was quiet for an RTO waits the initial RTO (A57)
     TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
                                      ///< in an incast queue for hundreds of microseconds

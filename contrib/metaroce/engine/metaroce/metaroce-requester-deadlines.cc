@@ -178,14 +178,6 @@ MetaRoceRequester::DeferRto(const Flow& flow,
         const TimeNs floor = m_connectionRtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
         until = oldest.sentAt + m_recovery.Rto(flow, floor);
     }
-    if ((until == kNever || until <= now) && m_config.staleRttInitialRto &&
-        oldest.sentAt >= m_lastProgressAt + rto && !m_evidence->Recent(now, m_config.lossMemoryNs))
-    {
-        // The connection had acknowledged nothing for longer than this RTO when the packet
-        // left: every sample it holds predates the queue the packet meets, as an untimed
-        // flow's would. On a NIC that proved no loss recently, wait as one (A57).
-        until = oldest.sentAt + std::max(rto, m_config.initialRtoNs);
-    }
     if (until == kNever || until <= now)
     {
         return false;
