@@ -102,8 +102,8 @@ BM_ReceiveWindowInOrder(benchmark::State& state)
 BENCHMARK(BM_ReceiveWindowInOrder);
 
 /// Whole-transfer cost per data packet of `transport` (both engines and the harness) at a loss
-/// of `lossPerMille`, MetaRoCE sending in bursts of `burst` on one path (spec 4.2), its lone
-/// packets asking for their ACKs at once or not (`lone`, spec 6.4).
+/// of `lossPerMille`, MetaRoCE sending in bursts of `burst` on one path (spec 6.2), its lone
+/// packets asking for their ACKs at once or not (`lone`, spec 4.2).
 void
 RunLoopback(benchmark::State& state,
             Transport transport,
@@ -160,7 +160,7 @@ BM_LoopbackPerPacketInPairs(benchmark::State& state)
 BENCHMARK(BM_LoopbackPerPacketInPairs)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
 
 /// MetaRoCE with every ACK of a lone packet waiting the ACK delay, as before 2026-12-05
-/// (AckLonePackets=false, spec 6.4, A48); argument: loss per mille.
+/// (AckLonePackets=false, spec 4.2, A48); argument: loss per mille.
 void
 BM_LoopbackPerPacketAckDelayed(benchmark::State& state)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Experiment 10, ACK repeats (spec 3.4, 6.4, A40): every ACK carries the latest ACKs of up to
+"""Experiment 10, ACK repeats (spec 5.3, 4.2, A40): every ACK carries the latest ACKs of up to
 AckRepeats other paths of its connection, so that a lost ACK no longer costs a retransmission of
 a packet that had arrived. MetaRoCE on the 64-host, 8-plane fabric at the announced point (1%
 loss per path, 0.25% per link end) and lossless, ring all-reduce and all-to-all of 2 MiB per

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Experiment 5, incast: N hosts (7, 15, 31 and 63 by default) send to one at the same time,
 with the receiver's rate hints honoured and ignored (MetaRoCE), with a first window of one
-packet per path, with receiver admission (spec 6.7: the receiver grants credit; the senders
+packet per path, with receiver admission (spec 8.5: the receiver grants credit; the senders
 start with one packet, or with their windows), with ACKs behind other queue pairs' data (ControlFirst off, spec A38, the
 default until 2026-12-03), and RoCEv2 with PFC and DCQCN for reference. Time to converge
 (until the senders' rates stay fair: Jain's index >= 0.9), in base RTTs; fairness (mean Jain's

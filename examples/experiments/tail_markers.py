@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Experiment 11, tail markers (spec 5.5, A41): behind every packet after which a connection has
+"""Experiment 11, tail markers (spec 4.5, A41): behind every packet after which a connection has
 nothing left to send, a small PROBE follows on the same path in the data class; its ACK shows
 the packet's PSN missing one round trip after it left, where the time rule needs a later
 packet's ACK plus a reorder window and the tail-loss probe waits srtt + 4 rttvar. MetaRoCE on

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Experiment 13, recovery at the tail (spec 5.4, 5.5, A37, A41, A42): once a connection has
+"""Experiment 13, recovery at the tail (spec 7.3, 4.5, A37, A41, A42): once a connection has
 nothing new to send, a tail marker follows the newest packet of every path still in flight (not
 only the last packet's), a lost packet goes again in two copies, and the NIC sends the recovery
 of every queue pair - markers, probes, retransmissions of packets proven lost - before any queue

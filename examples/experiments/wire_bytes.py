@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Experiment 14, what a lossless collective costs on the wire (spec 3.4, A43): the bytes the
+"""Experiment 14, what a lossless collective costs on the wire (spec 5.3, A43): the bytes the
 hosts transmit over the payload they deliver, and how far that alone puts a collective from the
 ideal. All-to-all and ring all-reduce of 64 MiB per rank on the 64-host, 8-plane fabric,
 lossless, over MetaRoCE with ACKs that leave an empty SACK out (the default since 2026-12-04),

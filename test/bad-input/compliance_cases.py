@@ -7,18 +7,18 @@ Each case is (name, the file's text, the line the message names, substrings).
 """
 
 HEAD = "spec-1.0 4.2\nspec 6.4\ntransport metaroce\n"      # lines 1-3
-ROCE = "spec-1.0 none (ours 8.2)\nspec 8.2\ntransport rocev2\n"
+ROCE = "spec-1.0 none (ours 10.2)\nspec 8.2\ntransport rocev2\n"
 END = "10us expect nothing\n"
-BODY = "spec 6.4\ntransport metaroce\n" + END          # lines 2-4 after a spec-1.0 line
+BODY = "spec 4.2\ntransport metaroce\n" + END          # lines 2-4 after a spec-1.0 line
 
 COMPLIANCE_CASES = [
     # Directives.
     ("empty", "", 1, ["'transport'"]),
-    ("no-transport", "spec 6.4\n", 1, ["'transport'"]),
+    ("no-transport", "spec 4.2\n", 1, ["'transport'"]),
     ("no-spec", "transport metaroce\n0us expect nothing\n", 2, ["'spec'"]),
     ("no-timed-line", HEAD, 3, ["timed line"]),
     # The MetaRoCE 1.0 sections a scenario checks (test/compliance/spec-1-0.h).
-    ("no-spec-1.0", "spec 6.4\ntransport metaroce\n" + END, 3, ["'spec-1.0'"]),
+    ("no-spec-1.0", "spec 4.2\ntransport metaroce\n" + END, 3, ["'spec-1.0'"]),
     ("spec-1.0-unknown", "spec-1.0 4.7\n" + BODY, 1,
      ["unknown MetaRoCE 1.0 section '4.7'", "4.1-4.6", "none (ours"]),
     ("spec-1.0-not-a-section", "spec-1.0 retransmission\n" + BODY, 1, ["'retransmission'"]),
@@ -30,10 +30,10 @@ COMPLIANCE_CASES = [
     ("spec-1.0-none-bare", "spec-1.0 none\n" + BODY, 1, ["parentheses"]),
     ("spec-1.0-none-empty", "spec-1.0 none (ours )\n" + BODY, 1, ["no section of ours"]),
     ("spec-1.0-none-not-ours", "spec-1.0 none (ours loss)\n" + BODY, 1, ["'loss'"]),
-    ("line-before-transport", "spec 6.4\n0us expect nothing\ntransport metaroce\n", 2,
+    ("line-before-transport", "spec 4.2\n0us expect nothing\ntransport metaroce\n", 2,
      ["before the 'transport'"]),
     ("transport-twice", HEAD + "transport rocev2\n" + END, 4, ["twice"]),
-    ("transport-unknown", "spec 6.4\ntransport tcp\n" + END, 2, ["'tcp'"]),
+    ("transport-unknown", "spec 4.2\ntransport tcp\n" + END, 2, ["'tcp'"]),
     ("directive-unknown", HEAD + "frobnicate 1\n" + END, 4, ["'frobnicate'"]),
     ("config-unknown-key", HEAD + "config nope=1\n" + END, 4, ["'nope'", "portable"]),
     ("config-not-a-number", HEAD + "config flowsPerPort=abc\n" + END, 4,

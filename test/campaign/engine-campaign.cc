@@ -15,9 +15,9 @@
 //
 //   metaroce-engine-campaign --seeds=10000 [--first=1] [--plane-time-rule] [--admission]
 //                            [--copies=K] [--verbose]
-// --plane-time-rule runs the same scenarios with MetaRoCE's opt-in plane time rule (spec 5.3);
-// --admission with receiver admission (spec 6.7): one packet unscheduled, then a credit of 1 to
-// 16 packets drawn per seed; --copies=K sends every retransmission K times (spec 5.4).
+// --plane-time-rule runs the same scenarios with MetaRoCE's opt-in plane time rule (spec 4.6);
+// --admission with receiver admission (spec 8.5): one packet unscheduled, then a credit of 1 to
+// 16 packets drawn per seed; --copies=K sends every retransmission K times (spec 7.3).
 // Exit status 1 when any seed fails; each failing seed is printed with its scenario, so it can
 // be rerun alone (--first=S --seeds=1) and made a regression test.
 #include "loopback-scenario.h"

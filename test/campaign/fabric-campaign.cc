@@ -11,8 +11,8 @@
 //
 //   metaroce-fabric-campaign --seeds=500 [--first=1] [--plane-time-rule] [--admission]
 //                            [--verbose]
-// --plane-time-rule runs the same experiments with MetaRoCE's opt-in plane time rule (spec 5.3),
-// --admission with receiver admission (spec 6.7: AdmissionRtt 16 us, one packet unscheduled).
+// --plane-time-rule runs the same experiments with MetaRoCE's opt-in plane time rule (spec 4.6),
+// --admission with receiver admission (spec 8.5: AdmissionRtt 16 us, one packet unscheduled).
 #include "ns3/metaroce-experiment.h"
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 /*
  * What a scenario may configure on the implementation under test, and nothing more: the
  * "portable" settings every adapter must be able to apply (a NIC exposes them as attributes).
- * Everything else keeps the spec's defaults (spec 9, "Assumptions"; 8.5 for RoCEv2), so one
+ * Everything else keeps the spec's defaults (spec 11, "Assumptions"; 8.5 for RoCEv2), so one
  * scenario means the same thing on every adapter.
  *
  * Identity is fixed: the DUT's connection (MetaRoCE) or QP number (RoCEv2) is kDutConnection,

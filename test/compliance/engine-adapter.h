@@ -1,6 +1,6 @@
 /*
  * The engine adapter: drives a TransportEngine (MetaRoceConnection or RoceV2QueuePair)
- * directly on a virtual clock, as a NIC would (spec 2.3), through the engine's own
+ * directly on a virtual clock, as a NIC would (spec 1.3), through the engine's own
  * EngineDriver: after every event it pulls on every idle port that is up, keeps a port busy for
  * the frame's serialisation time, and calls OnTimeout when NextTimeout() comes due (its timer
  * tracks the deadline exactly: it has no event queue, only the next event to jump to). It links

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation check: proves the compliance suite has teeth. Builds the engine-adapter runner with a
 # deliberate engine defect (-DMETAROCE_MUTATION=no-sack-retransmit: a SACK gap no longer
-# triggers the immediate retransmission of spec 5.3/5.4) in its own build directory, without
+# triggers the immediate retransmission of spec 4.6/7.3) in its own build directory, without
 # ns-3, and asserts that the suite FAILS, naming the scenarios that caught the defect.
 #   METAROCE_MUTATION_BUILD_DIR  build directory (default: <build dir>/mutation)
 set -euo pipefail

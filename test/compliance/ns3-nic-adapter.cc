@@ -130,7 +130,7 @@ Ns3NicAdapter::ApplyAttributes()
             nic->SetRoceRateControl(dcqcn);
         }
         // With the mCRC the engine checks the whole datagram, so it must be handed every byte
-        // (spec 3.11; the regions stay virtual: nothing is placed).
+        // (spec 4.1; the regions stay virtual: nothing is placed).
         nic->SetAttribute(
             "RealPayload",
             BooleanValue(m_setup.transport == Transport::MetaRoce && m_setup.metaroce.mcrc));
@@ -348,7 +348,7 @@ Ns3NicAdapter::OnNicDrop(Ptr<const Packet> packet, uint32_t port, std::string re
     if (nic->reason == NicDropReason::UnknownDestination &&
         !PeekDestination(bytes.data(), n, w.udpDstPort))
     {
-        counted = DropReason::Truncated; // not even a destination to read (spec 3.9, check 2)
+        counted = DropReason::Truncated; // not even a destination to read (spec 5.8, check 2)
     }
     ++m_refusedByNic.rxPackets;
     m_refusedByNic.rxBytes += bytes.size();

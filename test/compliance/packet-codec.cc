@@ -18,7 +18,7 @@ using FieldList = std::vector<std::string>;
 
 const FieldList kMetaFields = {"port", "sport", "dport", "wireSize"};
 
-/// MetaRoCE fields per opcode, in wire order (spec 3.1, 3.3-3.6).
+/// MetaRoCE fields per opcode, in wire order (spec 5.1, 5.2-5.5).
 const std::map<std::string, FieldList>&
 MetaRoceFields()
 {
@@ -50,7 +50,7 @@ MetaRoceFields()
     return fields;
 }
 
-/// RoCEv2 fields per opcode name (spec 8.2).
+/// RoCEv2 fields per opcode name (spec 10.2).
 FieldList
 RoceV2Fields(const IbOpcodeInfo& info)
 {

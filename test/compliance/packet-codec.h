@@ -3,7 +3,7 @@
  * decoding the packets the DUT emits into named fields, with the engine's own wire code
  * (metaroce-wire.h, rocev2-wire.h) so there is one definition of each layout.
  *
- * Field names are the spec's (3.3-3.6 for MetaRoCE, 8.2 for RoCEv2), spelled as the wire
+ * Field names are the spec's (5.2-5.5 for MetaRoCE, 8.2 for RoCEv2), spelled as the wire
  * structs spell them: flowId, connection, psn, ackFloor, stream, msn, messageLength, offset,
  * payloadLength, recvIndex, timestamp, remoteAddr, remoteKey, cumulativeFsn, rateHint,
  * echoTimestamp, ceCount, newCount, credit, sack, syndrome; RoCEv2: se, migReq, padCount, tver,
@@ -51,7 +51,7 @@ const MrOpcodeInfo* MetaOpcodeByName(const std::string& name);
 /// The RoCEv2 opcode called `name` ("RC_SEND_ONLY", ...), or nullptr.
 const IbOpcodeInfo* RoceOpcodeByName(const std::string& name);
 
-/// Decodes an emitted packet of `transport`; with `mcrc` (spec 3.11) its last 4 bytes are the
+/// Decodes an emitted packet of `transport`; with `mcrc` (spec 4.1) its last 4 bytes are the
 /// trailer and are left out of the decoding (not checked: the engine adapter emits a virtual
 /// payload, trailer included, as zeros). `wireSize` is the datagram's, trailer included.
 DecodedPacket Decode(Transport transport, const WirePacket& pkt, bool mcrc = false);

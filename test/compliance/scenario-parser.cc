@@ -99,7 +99,7 @@ class Parser
         if (!m_haveSpec10)
         {
             throw std::invalid_argument(end + "a 'spec-1.0' directive naming the MetaRoCE 1.0 "
-                                              "sections checked (or 'none (ours 7.2)')");
+                                              "sections checked (or 'none (ours 9.2)')");
         }
         if (m_scenario.steps.empty())
         {
@@ -187,7 +187,7 @@ class Parser
         if (step.kind == Step::Kind::Post)
         {
             // The runner narrows these to their work request fields (a length travels in 32
-            // bits, spec 3.3): a larger value would be cut silently.
+            // bits, spec 5.2): a larger value would be cut silently.
             for (const auto& [name, max] : {std::make_pair("length", uint64_t{UINT32_MAX}),
                                             std::make_pair("stream", uint64_t{UINT16_MAX}),
                                             std::make_pair("localKey", uint64_t{UINT32_MAX}),

@@ -511,7 +511,7 @@ class Runner
     const Scenario& m_scenario;
     ComplianceAdapter& m_adapter;
     Transport m_transport;
-    bool m_mcrc; ///< the DUT's packets end with an mCRC trailer (spec 3.11)
+    bool m_mcrc; ///< the DUT's packets end with an mCRC trailer (spec 4.1)
     std::deque<DecodedPacket> m_packets;
     std::deque<Completion> m_completions;
     std::map<std::string, uint64_t> m_vars;

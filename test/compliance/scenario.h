@@ -3,7 +3,7 @@
  * the full grammar). Directives set the DUT up; timed lines inject packets, post work requests,
  * change port state, and state what the DUT must emit, complete and count:
  *
- *   spec 5.3 5.4                                   # sections of doc/spec.md the scenario checks
+ *   spec 4.6 7.3                                   # sections of doc/spec.md the scenario checks
  *   spec-1.0 4.6                                   # ... and of MetaRoCE 1.0 (spec-1-0.h)
  *   transport metaroce
  *   config flowsPerPort=1 initialFlowWindowPackets=8

@@ -70,7 +70,7 @@ IsOurReference(const std::string& word)
 }
 
 const char* const kVisible = "its visible contents: 1.1-1.6, 2.1-2.5, 3.1-3.4, 4.1-4.6";
-const char* const kNoneForm = "'none (ours 7.2)'";
+const char* const kNoneForm = "'none (ours 9.2)'";
 
 Spec10Tag
 ParseNone(const std::string& text)

@@ -6,7 +6,7 @@
  * of its sections to ours. Every scenario names the 1.0 sections it checks:
  *
  *   spec-1.0 4.6 4.4             one or more numbered sections of 1.0's visible contents
- *   spec-1.0 none (ours 7.2)     1.0's visible contents have no section for it: ours instead
+ *   spec-1.0 none (ours 9.2)     1.0's visible contents have no section for it: ours instead
  *
  * A chapter (1 to 4) is not a tag: its sections are. Nothing beyond 4.6 is visible, so a
  * behaviour that 1.0 may describe later (paths, congestion control, ...) is `none (ours ...)`.
@@ -44,7 +44,7 @@ struct Spec10Tag
 /// Parses the text after `spec-1.0`; throws std::invalid_argument with a one-line reason.
 Spec10Tag ParseSpec10Tag(const std::string& text);
 
-/// The tag as written back: "4.6 4.4" or "none (ours 7.2)".
+/// The tag as written back: "4.6 4.4" or "none (ours 9.2)".
 std::string FormatSpec10Tag(const Spec10Tag& tag);
 
 /**

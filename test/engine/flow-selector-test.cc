@@ -1,4 +1,4 @@
-// Flow selection (spec 4.2): spraying round-robin, and with entropy recycling (the default)
+// Flow selection (spec 6.2): spraying round-robin, and with entropy recycling (the default)
 // over the flows whose packets came back without a mark first.
 #include "flow-recovery.h"
 #include "flow-selector.h"
@@ -218,7 +218,7 @@ PortsOfAPacketLostTwice(bool otherPlane)
 
 TEST(RetransmitOtherPlane, APacketLostTwiceKeepsOffThePlaneOfItsLastLoss)
 {
-    // Spec 5.4, A54: lost once, the packet goes again on any plane (port 0 pulls first); lost
+    // Spec 7.3, A54: lost once, the packet goes again on any plane (port 0 pulls first); lost
     // again there, port 0 leaves it to port 1.
     EXPECT_EQ(PortsOfAPacketLostTwice(true), (std::vector<uint16_t>{0, 0, 1}));
     EXPECT_EQ(PortsOfAPacketLostTwice(false), (std::vector<uint16_t>{0, 0, 0}));

@@ -1,4 +1,4 @@
-// Corruption on the loopback channel (spec 3.10): a frame with a flipped bit is detected by
+// Corruption on the loopback channel (spec 4.1): a frame with a flipped bit is detected by
 // the receiving port's integrity check and dropped, counted, never handed to an engine; the
 // transport recovers it as a loss. And the campaign's first seeds, as regression tests.
 #include "loopback-harness.h"

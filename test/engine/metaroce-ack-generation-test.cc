@@ -1,4 +1,4 @@
-// The ACK generation rule (spec 6.4): arrivals are counted per connection and plane, across
+// The ACK generation rule (spec 4.2): arrivals are counted per connection and plane, across
 // flows; an ACK leaves when ackEveryPackets of them wait, when the oldest waited ackDelay, or at
 // once for a gap, a mark, a request or a message's last packet. It is the ACK of the flow whose
 // arrival sent it, and its repeats cover the plane's other waiting flows as they stand.

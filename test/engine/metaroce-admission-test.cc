@@ -1,4 +1,4 @@
-// Receiver admission (spec 6.7): the credit's ramp, and a sender held to its unscheduled window
+// Receiver admission (spec 8.5): the credit's ramp, and a sender held to its unscheduled window
 // and then to the receiver's credit.
 #include "admission-credit.h"
 #include "metaroce-connection.h"
@@ -13,7 +13,7 @@ namespace
 {
 
 constexpr uint32_t kMtu = 1024;
-constexpr uint64_t kPacket = kMtu + kMrMaxDataHeaderSize; // M of spec 7.1
+constexpr uint64_t kPacket = kMtu + kMrMaxDataHeaderSize; // M of spec 9.1
 
 TEST(AdmissionCredit, RampsOnePacketPerArrivalAndFallsAtOnce)
 {

@@ -1,4 +1,4 @@
-// Completion ordering modes (spec 6.8): in posting order a message completes after every
+// Completion ordering modes (spec 3.3): in posting order a message completes after every
 // earlier one of its stream, in finish order as soon as it finishes; the sequences finish order
 // does not support are refused at posting.
 #include "metaroce-connection.h"
@@ -79,7 +79,7 @@ RequesterUnderLoss(CompletionOrder order)
     }
     DeliverAndAck(e, {data[1], data[2]}, 1'000, 2'000);
     const std::vector<uint64_t> early = Ids(e.a->TakeCompletions());
-    // The ACK shows the hole below acknowledged FSNs of the flow: a loss at once (spec 5.3).
+    // The ACK shows the hole below acknowledged FSNs of the flow: a loss at once (spec 4.6).
     const std::vector<OutPacket> retx = PullAllPackets(*e.a, 0, 2'000);
     EXPECT_FALSE(retx.empty());
     if (retx.empty())
@@ -196,7 +196,7 @@ TEST(MetaRoceCompletionOrder, PostingOrderTakesASendBehindAnUnfinishedWrite)
 
 TEST(MetaRoceCompletionOrder, FinishOrderFlushesInPostingOrderAfterAFailure)
 {
-    // A failed queue pair completes what is left with errors, in posting order (spec 5.6),
+    // A failed queue pair completes what is left with errors, in posting order (spec 7.4),
     // after the completions of messages that finished first.
     MemoryRegistry memory;
     std::vector<uint8_t> buf(4096);

@@ -1,4 +1,4 @@
-// MetaRoCE connection behaviour packet by packet (spec 5, 6): validation, direct placement,
+// MetaRoCE connection behaviour packet by packet (spec 7, 6): validation, direct placement,
 // per-stream order, ACK policy, exact retransmission, timeouts, NAKs, entropy moves.
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
@@ -226,7 +226,7 @@ TEST(MetaRoceConnection, GapRetransmitsExactlyTheMissingPacketUnderAFreshFsn)
         Manual::Deliver(*m.a, ack, 20);
     }
     // Nothing new is left to send, so the retransmission is a tail and goes in two copies
-    // (TailRetransmitCopies, spec 5.4), each under a fresh FSN (no markers in these tests).
+    // (TailRetransmitCopies, spec 7.3), each under a fresh FSN (no markers in these tests).
     auto retx = Manual::PullAll(*m.a, 0, 20);
     ASSERT_EQ(retx.size(), 2u);
     const MrHeader lost = Manual::Parse(data[2]);
@@ -378,7 +378,7 @@ TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
     EXPECT_LT(gap, 1000u);
 
     // Served ten gaps late (the NIC busy elsewhere), it catches up by the bucket's four packets
-    // (one port) plus the one due, then keeps the gap again (spec 7.4).
+    // (one port) plus the one due, then keeps the gap again (spec 9.4).
     const TimeNs late = 200 + 10 * gap;
     EXPECT_EQ(Manual::PullAll(*m.a, 0, late).size(), 5u);
     EXPECT_EQ(m.a->NextTimeout(), late + gap);
@@ -387,7 +387,7 @@ TEST(MetaRoceConnection, ReceiverRateHintPacesTheSender)
 TEST(MetaRoceConnection, ThePacingBucketHoldsOnePacketPerPort)
 {
     // Eight ports, each offering the connection one packet in the same round-robin turn: after
-    // an idle spell all eight go, not four, and the one due (spec 7.4).
+    // an idle spell all eight go, not four, and the one due (spec 9.4).
     Manual m(8);
     m.b->SetFairShare(10'000'000'000);
     m.a->PostSend(Write(1, 4 * 1024 * 1024), 0); // more than eight 64-packet windows
@@ -465,7 +465,7 @@ TEST(MetaRoceConnection, TailLossIsRepairedByAProbeBeforeTheTimeout)
 
 TEST(MetaRoceConnection, AcceptedDataSaysSoWhateverItsSizeAndAcksDoNot)
 {
-    // The NIC counts active senders for the fair share by this flag (spec 6.5): an 8-byte SEND
+    // The NIC counts active senders for the fair share by this flag (spec 8.3): an 8-byte SEND
     // is shorter than an ACK, yet it is data; the ACK it causes is not.
     Manual m;
     m.b->PostRecv(WorkRequest{1, Opcode::Recv, 0, 8});

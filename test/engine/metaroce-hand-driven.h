@@ -94,7 +94,7 @@ struct HandDrivenPair
     }
 
     /// Gives each flow of a's `ports` ports an RTT sample (a burst starts only on a timed
-    /// flow, spec 4.2): one packet of `mtu` bytes on each, acknowledged. Returns a time to go
+    /// flow, spec 6.2): one packet of `mtu` bytes on each, acknowledged. Returns a time to go
     /// on from.
     TimeNs TimeEveryFlow(uint16_t ports = 1, uint16_t flowsPerPort = 8, uint32_t mtu = 1024)
     {

@@ -1,4 +1,4 @@
-// Packets no legitimate peer sends (spec 3.2, 3.9, 5.6): fields at the edges of their types are
+// Packets no legitimate peer sends (spec 2.5, 5.8, 7.4): fields at the edges of their types are
 // refused or handled within what the receiver itself registered, never trusted; random initial
 // FSNs keep a connection's windows where a stranger cannot guess them.
 #include "metaroce-connection.h"

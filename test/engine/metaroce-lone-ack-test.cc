@@ -1,4 +1,4 @@
-// ACKs of lone packets (spec 6.4, ackLonePackets): a DATA packet before which the connection sent
+// ACKs of lone packets (spec 4.2, ackLonePackets): a DATA packet before which the connection sent
 // nothing on its plane in the ACK delay, and that no burst continues on, asks for its ACK at
 // once (ACKREQ), as no later packet of its plane will arrive in time to share that ACK.
 #include "metaroce-connection.h"

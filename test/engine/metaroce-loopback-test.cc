@@ -1,4 +1,4 @@
-// Loopback properties of the MetaRoCE engine (spec 10): every message completes exactly once,
+// Loopback properties of the MetaRoCE engine (spec 12): every message completes exactly once,
 // byte-exact, in stream order, under loss, reordering, duplication and plane failure.
 #include "loopback-harness.h"
 #include "loopback-scenario.h"
@@ -121,7 +121,7 @@ MakeWorkload(uint16_t streams, int messages, uint64_t seed)
 }
 
 /// Runs `h` until both ends are idle, checking after every event that each requester's
-/// deadline from its per-flow trees equals the one a scan of all its flows gives (spec 2.3).
+/// deadline from its per-flow trees equals the one a scan of all its flows gives (spec 1.3).
 bool
 RunCheckingDeadlines(LoopbackHarness& h, const Pair& p, TimeNs limit)
 {
@@ -249,7 +249,7 @@ TEST_P(MetaRoceImpaired, EveryMessageExactlyOnceInOrderByteExact)
     RunImpaired(std::get<0>(GetParam()), std::get<1>(GetParam()), false);
 }
 
-/// The same with the plane time rule (spec 5.3, A35): its per-plane deadlines too must agree
+/// The same with the plane time rule (spec 4.6, A35): its per-plane deadlines too must agree
 /// with the scan.
 class MetaRoceImpairedPlaneRule : public MetaRoceImpaired
 {
@@ -293,7 +293,7 @@ INSTANTIATE_TEST_SUITE_P(FixedSeeds,
 TEST(MetaRoceImpairedTimers, PacketsHeldBeyondTheRtoDeferTimers)
 {
     // Packets held beyond the RTO while others arrive: over the seeds and both time rules,
-    // timers come due and are deferred to the time rule (spec 5.5); in one run the time rule
+    // timers come due and are deferred to the time rule (spec 4.5); in one run the time rule
     // may find every held packet first.
     const ImpairmentCase& held = kImpairments[std::size(kImpairments) - 1];
     ASSERT_STREQ(held.name, "heldBeyondRto");

@@ -1,4 +1,4 @@
-// Hand-driven set-ups of the time rule's tests that share a NIC's loss evidence (spec 5.3, A47,
+// Hand-driven set-ups of the time rule's tests that share a NIC's loss evidence (spec 4.6, A47,
 // A49): two planes of one flow each, one round trip, a late packet, a proven loss.
 #ifndef METAROCE_TEST_ENGINE_LOSS_EVIDENCE_FIXTURES_H
 #define METAROCE_TEST_ENGINE_LOSS_EVIDENCE_FIXTURES_H

@@ -1,4 +1,4 @@
-// The reorder floor chosen by the NIC's loss evidence (spec 5.3, A47): the wide floor until a
+// The reorder floor chosen by the NIC's loss evidence (spec 4.6, A47): the wide floor until a
 // connection proves a loss by rule 1, the narrow one for LossMemory after any proof of any
 // connection sharing the evidence, and the wide one again once the proof is that old.
 #include "loss-evidence.h"

@@ -1,5 +1,5 @@
 // Connection-wide loss detection, reorder window, tail-loss probe and spurious losses
-// (spec 5.3, 5.5, 5.7): the pure parts alone, then a requester packet by packet.
+// (spec 4.6, 4.5, 7.5): the pure parts alone, then a requester packet by packet.
 #include "loss-detection.h"
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
@@ -62,7 +62,7 @@ TEST(LossDetection, APacketAckedOnAnotherFlowDeclaresThisOneLostAfterItsRttAndTh
 
 TEST(LossDetection, APacketOnASlowerFlowIsExpectedBackAfterItsFlowsRtt)
 {
-    // Spec 5.3, A44: the same packet, but its own flow's smoothed RTT is 9 us (a standing queue
+    // Spec 4.6, A44: the same packet, but its own flow's smoothed RTT is 9 us (a standing queue
     // on its route) against the 4 us of the later packet's: lost at 1 + 9 us + the window, not
     // at 1 + 4 us + the window. A flow RTT below the RACK round trip changes nothing.
     Ring<SentPacket> out{Sent(3, 1'000)};
@@ -104,7 +104,7 @@ TEST(LossDetection, ProbesAreNotJudgedByTime)
 
 TEST(LossDetection, APlaneJudgesItsPacketsSoonerThanTheConnectionDoes)
 {
-    // Spec 5.3, A35: tx 3 went on this flow's plane, tx 5 on another; both came back. Against
+    // Spec 4.6, A35: tx 3 went on this flow's plane, tx 5 on another; both came back. Against
     // its own plane (tx 4, round trip 3 us, window 1 us) the packet is lost at 1 + 3 + 1 us;
     // against the connection (tx 5, 4 us, window 12 us) only at 1 + 4 + 12 us.
     Ring<SentPacket> out{Sent(3, 1'000)};
@@ -247,7 +247,7 @@ TEST(MetaRoceLossRecovery, LossOnOneFlowIsFoundByALaterPacketOnAnother)
 
 TEST(MetaRoceLossRecovery, AFlowThatRunsSlowIsJudgedByItsOwnRtt)
 {
-    // Spec 5.3, A44: flow 0's first packet came back after 9 us (a standing queue on its
+    // Spec 4.6, A44: flow 0's first packet came back after 9 us (a standing queue on its
     // route), so its next one is expected no sooner than 9 us, not after the 4 us of a later
     // packet on the faster flow 1. With the rule off, the faster round trip decides.
     for (const bool flowRtt : {true, false})
@@ -275,7 +275,7 @@ TEST(MetaRoceLossRecovery, AFlowThatRunsSlowIsJudgedByItsOwnRtt)
 
 TEST(MetaRoceLossRecovery, AYoungerPacketOnAFasterFlowIsDueFirstAndDeclaredThen)
 {
-    // Spec 5.3, A44: three planes of one flow. Flow 0 ran 9 us; then the oldest packet goes on
+    // Spec 4.6, A44: three planes of one flow. Flow 0 ran 9 us; then the oldest packet goes on
     // it (10 us), a younger one on flow 1 (no sample of its own, 10.1 us) and the youngest on
     // flow 2, which comes back after 4 us. The younger packet is due first, at 10.1 + 4 us +
     // the window, before the oldest at 10 + 9 us + the window: NextTimeout() answers the
@@ -321,7 +321,7 @@ TEST(MetaRoceLossRecovery, ALateOriginalMakesTheLossSpuriousAndUndoesTheCut)
     m.RoundTrip(*late, 9'300, 9'500);
     EXPECT_EQ(m.a->GetCounters().spuriousLosses, 1u);
     EXPECT_EQ(m.a->Requester().Flows()[0].window.window, windowBefore) << "cut undone";
-    // Nothing new is left to send: each loss was queued in two copies (spec 5.4).
+    // Nothing new is left to send: each loss was queued in two copies (spec 7.3).
     auto retx = Pair::Pull(*m.a, 0, 9'500);
     auto copy = Pair::Pull(*m.a, 0, 9'500);
     ASSERT_TRUE(retx && copy);

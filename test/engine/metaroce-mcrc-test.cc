@@ -1,4 +1,4 @@
-// The mCRC (spec 3.11): a CRC-32C trailer a connection with Mcrc puts on every packet and checks
+// The mCRC (spec 4.1): a CRC-32C trailer a connection with Mcrc puts on every packet and checks
 // on every packet it receives; a flipped bit, or a packet its driver says was corrupted, is
 // refused as BadCrc, counted, and placed nowhere. Off by default: no trailer, no check.
 #include "mcrc.h"

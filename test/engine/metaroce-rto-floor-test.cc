@@ -1,4 +1,4 @@
-// A flow's due RTO waits for the connection's RTO (spec 5.5, A50): a flow's own samples are
+// A flow's due RTO waits for the connection's RTO (spec 4.5, A50): a flow's own samples are
 // sparse and lag a growing queue, so the timer stands back until the connection's RTO, from
 // every flow's samples, has passed since the packet left.
 #include "metaroce-hand-driven.h"

@@ -1,4 +1,4 @@
-// Bursts on one flow (spec 4.2, sprayBurstPackets): a connection sends that many packets in a
+// Bursts on one flow (spec 6.2, sprayBurstPackets): a connection sends that many packets in a
 // row on one flow of a port before spraying on, so that a burst comes back in one ACK.
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
@@ -121,14 +121,14 @@ TEST(MetaRoceSprayBurst, EachPortHasItsOwnBurst)
             flows.push_back(FlowOf(*pair.a->PullPacket(port, now)));
         }
     }
-    // Port 1's flows are 8-15 (spec 4.1); the ports' pulls interleave, their bursts do not mix.
+    // Port 1's flows are 8-15 (spec 6.1); the ports' pulls interleave, their bursts do not mix.
     EXPECT_EQ(flows, (std::vector<uint16_t>{0, 8, 0, 8, 1, 9, 1, 9}));
 }
 
 TEST(MetaRoceSprayBurst, ABurstEndsWhereTheFlowHasNoRoom)
 {
     MetaRoceConfig c = Config(2);
-    c.initialFlowWindowPackets = 1;   // room for one packet at a time (spec 4.2) ...
+    c.initialFlowWindowPackets = 1;   // room for one packet at a time (spec 6.2) ...
     c.aimd.additiveIncreaseBytes = 1; // ... still after the ACKs that time the flows
     HandDrivenPair pair(c);
     const TimeNs now = pair.TimeEveryFlow();
@@ -142,7 +142,7 @@ TEST(MetaRoceSprayBurst, ABurstEndsWhereTheFlowHasNoRoom)
     }
     EXPECT_EQ(flows, (std::vector<uint16_t>{0, 1, 2, 3}));
     // A burst cut short ends the NIC's turn with its one packet on another flow, so that a
-    // turn never takes more than a burst (spec 4.2).
+    // turn never takes more than a burst (spec 6.2).
     EXPECT_EQ(again, (std::vector<bool>{true, false, true, false}));
 }
 
@@ -168,7 +168,7 @@ TEST(MetaRoceSprayBurst, ABurstIsAcknowledgedInOneAck)
 TEST(MetaRoceSprayBurst, ThePacingBucketHoldsABurstPerPort)
 {
     // Two ports each give the connection four pulls in a row after an idle spell: all eight go,
-    // and the one due (spec 7.4), where a bucket of one packet per port would hold four.
+    // and the one due (spec 9.4), where a bucket of one packet per port would hold four.
     MetaRoceConfig c = Config(4, 2);
     HandDrivenPair pair(c);
     const TimeNs now = pair.TimeEveryFlow(2);

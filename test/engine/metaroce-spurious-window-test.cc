@@ -1,4 +1,4 @@
-// The time rule's window after a spurious loss (spec 5.3, A49): while a connection of the NIC
+// The time rule's window after a spurious loss (spec 4.6, A49): while a connection of the NIC
 // has found a loss of the time rule spurious and none has proven a loss within LossMemory, the
 // reorder window is at least SpuriousWindowSrttHalves halves of the smoothed RTT; a recent
 // proof outranks it.

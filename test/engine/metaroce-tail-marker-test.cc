@@ -1,4 +1,4 @@
-// Tail markers (doc/spec.md 5.5): a data-class PROBE behind every DATA packet after which the
+// Tail markers (doc/spec.md 4.5): a data-class PROBE behind every DATA packet after which the
 // connection has nothing left to send, whose ACK exposes that packet's loss by rule 1.
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
@@ -187,7 +187,7 @@ TEST(TailMarker, NoneWhereItCouldNotExposeAnything)
 
 TEST(TailMarker, ARefusedSendIsMarkedFourTimesThenBacksOff)
 {
-    // No RECV is posted: the receiver refuses the SEND every time (spec 11) but acknowledges
+    // No RECV is posted: the receiver refuses the SEND every time (spec 13) but acknowledges
     // the markers, which would otherwise bring it back every round trip.
     Ends e;
     e.a->PostSend(WorkRequest{1, Opcode::Send, 0, 1024}, 0);
@@ -253,7 +253,7 @@ TEST(TailMarker, AMarkerIsGivenUpOnceALaterPacketOfItsFlowIsAcknowledged)
 TEST(TailMarker, ALostMarkerDoesNotCloseItsFlow)
 {
     // Before markers were given up, lost ones held their flows' floors until each flow's
-    // 256-FSN span was full and it sent nothing more (spec 5.5, 4.2).
+    // 256-FSN span was full and it sent nothing more (spec 4.5, 6.2).
     Flow flow = FlowWithMarkerAtFloor();
     flow.outstanding[1].state = SentPacket::State::Acked;
     flow.outstanding[2].state = SentPacket::State::Acked;

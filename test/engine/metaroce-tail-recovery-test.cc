@@ -1,4 +1,4 @@
-// Recovery at a connection's tail (doc/spec.md 5.4, 5.5): a marker behind the newest packet of
+// Recovery at a connection's tail (doc/spec.md 7.3, 4.5): a marker behind the newest packet of
 // every flow once nothing is left to send, and retransmissions in copies from then on.
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"

@@ -214,7 +214,7 @@ TEST(MetaRoceWire, AckRepeatsFollowTheSack)
     const MrHeader h = AckWithRepeats();
     EXPECT_EQ(h.Size(), kMrAckHeaderSize + 2 * kMrAckRepeatSize);
     const auto b = Bytes(h);
-    // Spec 3.4: flow id, 16 SACK bits, cumulative FSN, big-endian, 8 bytes per repeat.
+    // Spec 5.3: flow id, 16 SACK bits, cumulative FSN, big-endian, 8 bytes per repeat.
     const std::vector<uint8_t> first = {0x00, 0x07, 0x80, 0x01, 0xff, 0xff, 0xff, 0xfe};
     EXPECT_EQ(std::vector<uint8_t>(b.begin() + 64, b.begin() + 72), first);
     const MrParseResult r = MrParse(b.data(), b.size(), b.size());
@@ -255,7 +255,7 @@ TEST(MetaRoceWire, AnEmptySackMayBeLeftOut)
     h.creditBytes = 0x01020304;
     EXPECT_EQ(h.Size(), kMrAckNoSackSize + 2 * kMrAckRepeatSize);
     const auto b = Bytes(h);
-    // Spec 3.4: without the SACK the repeats follow the admission credit, at offset 32.
+    // Spec 5.3: without the SACK the repeats follow the admission credit, at offset 32.
     const std::vector<uint8_t> credit = {0x01, 0x02, 0x03, 0x04, 0x00, 0x07, 0x80, 0x01};
     EXPECT_EQ(std::vector<uint8_t>(b.begin() + 28, b.begin() + 36), credit);
     const MrParseResult r = MrParse(b.data(), b.size(), b.size());

@@ -110,7 +110,7 @@ TEST(PortWork, ADownFlowsProbeWithNothingQueuedIsWork)
 {
     // One path per plane; everything sent on plane 0 is lost until its path is Down, and the
     // data then goes over plane 1. With nothing left to send, the Down path's probe is the
-    // only work on plane 0 (spec 4.4).
+    // only work on plane 0 (spec 6.4).
     MetaRoceConfig config;
     config.ports = 2;
     config.flowsPerPort = 1;

@@ -1,5 +1,5 @@
 // Two SENDs of one stream claiming one receive index (a broken or hostile peer): the second is
-// refused (spec 3.9 check 19), so the RECV completes once. Before the check, both were placed
+// refused (spec 5.8 check 19), so the RECV completes once. Before the check, both were placed
 // and the second in-order completion popped an empty RECV queue (found by the scenario fuzz
 // target, test/fuzz/corpus/scenario/regress-send-index).
 #include "metaroce-connection.h"
@@ -63,7 +63,7 @@ Deliver(MetaRoceConnection& conn, const std::vector<uint8_t>& header, uint32_t p
 
 TEST(ResponderSendIndex, SendForACompletedRecvIsADuplicateNotPlaced)
 {
-    // A new MSN naming a RECV that already completed: counted as a duplicate (spec 3.9), never
+    // A new MSN naming a RECV that already completed: counted as a duplicate (spec 5.8), never
     // placed. Before, Place() read the RECV queue at recvIndex - recvBase, far outside it
     // (found by the engine fuzz target, ASan SEGV; corpus input regress-recv-below-base).
     MetaRoceConfig c;

@@ -1,5 +1,5 @@
 /*
- * DCQCN's nic variant (the default, spec 8.5) driven alone with virtual time: the first CNP arms
+ * DCQCN's nic variant (the default, spec 10.5) driven alone with virtual time: the first CNP arms
  * the timers and the cut comes one decrease interval later, CNPs within one interval cut once,
  * alpha on its own timer, the target rate clamped only after an increase, the increase ladder
  * (fast recovery, one additive step, hyper steps), and the variants' defaults.

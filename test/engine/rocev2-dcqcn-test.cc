@@ -1,5 +1,5 @@
 /*
- * DCQCN's paper variant driven alone with virtual time (spec 8.5; the nic variant is
+ * DCQCN's paper variant driven alone with virtual time (spec 10.5; the nic variant is
  * rocev2-dcqcn-nic-test.cc), and the validation of RoceV2Config. Rates are integers, so the
  * expected values are exact.
  */

@@ -1,4 +1,4 @@
-// Unit tests of SwiftCongestionControl on bare window state (spec 7.6): growth below the target
+// Unit tests of SwiftCongestionControl on bare window state (spec 9.6): growth below the target
 // delay, a cut proportional to the excess above it (capped, once per RTT) on both windows, loss
 // and timeout on the path only, ECN ignored.
 #include "swift-congestion-control.h"

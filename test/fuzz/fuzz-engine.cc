@@ -6,7 +6,7 @@
 // real packets (bytes overwritten, or one header field set to an edge value:
 // fuzz-field-mutation.h), take ports down and up, advance the clock and fire timers.
 //
-// After every operation it checks what must hold whatever a peer sends (spec 2.3, 3.9, 6.6):
+// After every operation it checks what must hold whatever a peer sends (spec 1.3, 5.8, 8.4):
 //   - no crash, no sanitizer report, no exception but std::invalid_argument from a Post;
 //   - nothing written outside registered memory (guard bytes around each region);
 //   - a refused packet is counted under exactly the reason returned, an accepted one under at
@@ -69,9 +69,9 @@ struct Pair
 };
 
 /// The first input byte: bit 0 chooses RoCEv2 (1) or MetaRoCE (0); for MetaRoCE, bit 1 turns the
-/// plane time rule on (spec 5.3) and bit 2 receiver admission (spec 6.7: one packet
+/// plane time rule on (spec 4.6) and bit 2 receiver admission (spec 8.5: one packet
 /// unscheduled, then a credit of 1-8 packets chosen by bits 3-5), bit 6 two copies of every
-/// retransmission (spec 5.4).
+/// retransmission (spec 7.3).
 void
 Setup(Pair& p, uint8_t mode)
 {
@@ -114,7 +114,7 @@ Setup(Pair& p, uint8_t mode)
             c.localQpn = i == 0 ? 2 : 3;
             c.remoteQpn = i == 0 ? 3 : 2;
             c.mtu = 256;
-            // 7 means "retry forever" (IBA, spec 8.3): a SEND with no RECV would never end.
+            // 7 means "retry forever" (IBA, spec 10.3): a SEND with no RECV would never end.
             c.rnrRetryLimit = 3;
             e.engine = std::make_unique<RoceV2QueuePair>(c, e.registry);
         }
@@ -232,7 +232,7 @@ Post(Pair& p, FuzzInput& in, Opcode op)
     }
     catch (const std::invalid_argument&)
     {
-        // A malformed request is refused and changes nothing (spec 2.3).
+        // A malformed request is refused and changes nothing (spec 1.3).
     }
 }
 

@@ -1,7 +1,7 @@
-// Fuzz target: the MetaRoCE wire parser (MrParse, spec 3.9 checks 2-13) on arbitrary bytes and
+// Fuzz target: the MetaRoCE wire parser (MrParse, spec 5.8 checks 2-13) on arbitrary bytes and
 // datagram sizes. Beyond "no crash, no read past the input", a header it accepts must
 // serialize back to the bytes it was parsed from (the parser and serializer share one opcode
-// table, spec 3.8) and parse again to the same header.
+// table, spec 5.7) and parse again to the same header.
 #include "fuzz-input.h"
 #include "metaroce-wire.h"
 
@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
         return 0;
     }
     // The first two bytes say how much longer the datagram is than the bytes given (virtual
-    // payload, spec 2.3) and how many of the given bytes are "available".
+    // payload, spec 1.3) and how many of the given bytes are "available".
     const std::size_t extra = data[0];
     const std::size_t cut = data[1];
     const uint8_t* bytes = data + 2;

@@ -1,4 +1,4 @@
-// Fuzz target: the RoCEv2 wire parser (IbParse, spec 8.2/8.6) on arbitrary bytes and datagram
+// Fuzz target: the RoCEv2 wire parser (IbParse, spec 10.2/10.6) on arbitrary bytes and datagram
 // sizes. An accepted packet's headers must serialize back to the bytes they came from, and its
 // payload must lie inside the given bytes.
 #include "fuzz-input.h"

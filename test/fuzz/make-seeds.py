@@ -17,14 +17,14 @@ def common(opcode, flags, path, conn, a, b):
 
 
 def mr_packets():
-    """(name, header bytes, payload length) for each MetaRoCE opcode (spec 3.3-3.6)."""
+    """(name, header bytes, payload length) for each MetaRoCE opcode (spec 5.2-5.5)."""
     write = (common(1, 0x01 | 0x02 | 0x08, 0, 20, 0, 0) +
              struct.pack(">HHIIIIIQQII", 0, 0, 0, 100, 0, 100, 0, 1000, 0x10000, 1, 0))
     send = (common(2, 0x01 | 0x02 | 0x08, 1, 20, 3, 2) +
             struct.pack(">HHIIIIIQ", 1, 0, 4, 512, 0, 512, 7, 5000))
     ack = (common(3, 0x10, 1, 10, 5, 800) + struct.pack(">QHHI", 5000, 1, 2, 0) +
            bytes([0x05] + [0] * 30 + [0x80]))
-    # spec 3.4: repeats of two other paths' ACKs (path, 16 SACK bits, cumulative PSN)
+    # spec 5.3: repeats of two other paths' ACKs (path, 16 SACK bits, cumulative PSN)
     ack_repeats = ack + struct.pack(">HHIHHI", 0, 0x0001, 4, 7, 0, 2)
     probe = common(4, 0x08, 2, 20, 9, 9) + struct.pack(">Q", 777)
     nak = struct.pack(">BBHIHHI", 0x15, 0, 0, 10, 1, 1, 4)
@@ -33,7 +33,7 @@ def mr_packets():
 
 
 def ib_packets():
-    """RoCEv2 packets (spec 8.2): BTH, extension, payload, pad, ICRC."""
+    """RoCEv2 packets (spec 10.2): BTH, extension, payload, pad, ICRC."""
     def bth(op, pad, qpn, ackreq, psn):
         return struct.pack(">BBHI", op, pad << 4, 0xFFFF, qpn) + struct.pack(
             ">I", (0x80000000 if ackreq else 0) | psn)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Wireshark dissector (contrib/metaroce/tools/wireshark/metaroce.lua) on captures.
 
-1. Hand-made packets, built here from doc/spec.md section 3 (not from the engine): every field
+1. Hand-made packets, built here from doc/spec.md section 5 (not from the engine): every field
    of every opcode decodes to the value written, the SACK bitvector to the FSNs its bits name
    (across the 32-bit wrap), and each malformation of the spec's validation table (3.9) raises
    its expert info while the well-formed packets raise none.
@@ -17,7 +17,7 @@
 3. A lossy `metaroce-4-plane --pcap` run (SENDs of a ring all-reduce at 2% loss): the
    documented files appear, retransmissions decode with RETX and ACKREQ, nothing malformed;
    a bad --pcap prefix is refused with one line and a non-zero exit.
-4. The mCRC trailer (spec 3.11, preference metaroce.mcrc): hand-made packets with a trailer
+4. The mCRC trailer (spec 4.1, preference metaroce.mcrc): hand-made packets with a trailer
    computed here decode as without it and verify as good; a flipped bit in the header, the
    payload or the trailer makes it bad (checksum expert), and a datagram too short for a
    trailer is truncated.
@@ -142,10 +142,10 @@ def data(op, flags, psn=7, length=8192, offset=0, payload=4096, recv=0, res16=0,
 def ack(flags=0, cum=4294967290, bits=(0, 8, 9, 10, 255), ce=0, credit=0, extra=0, repeats=()):
     sack = bytearray(32)
     for i in bits:
-        sack[i // 8] |= 1 << (i % 8)  # spec 3.4: byte 32 + i/8, bit i%8 from the LSB
+        sack[i // 8] |= 1 << (i % 8)  # spec 5.3: byte 32 + i/8, bit i%8 from the LSB
     if flags & 0x20:
         sack = b""  # NOSACK: the (empty) SACK is left out, repeats follow the credit
-    # spec 3.4: each repeat is path, 16 SACK bits, cumulative FSN, after the SACK
+    # spec 5.3: each repeat is path, 16 SACK bits, cumulative FSN, after the SACK
     tail = b"".join(struct.pack(">HHI", path, bits16, rcum) for path, bits16, rcum in repeats)
     return (common(3, flags, 6, 77, cum, 25000) +
             struct.pack(">QHHI", 987654321, ce, 4, credit) + bytes(sack) + tail + bytes(extra))
@@ -267,7 +267,7 @@ def crc32c(data):
 
 
 def with_mcrc(packet):
-    """The packet with its mCRC trailer (spec 3.11): CRC-32C of every byte, big-endian."""
+    """The packet with its mCRC trailer (spec 4.1): CRC-32C of every byte, big-endian."""
     return packet + struct.pack(">I", crc32c(packet))
 
 
@@ -362,7 +362,7 @@ def check_metaroce_host(label, plane_rows, host):
                 sent[(conn, off)] = r
                 key = (conn, num(r, "flow"))
                 # A lone packet (its plane silent for the ACK delay before it) asks for its ACK,
-                # as does each of the message's last PLANES packets (spec 6.4, ackLonePackets).
+                # as does each of the message's last PLANES packets (spec 4.2, ackLonePackets).
                 on = (conn, plane)
                 lone = (on not in last_sent or
                         num(r, "timestamp") - last_sent[on] > ACK_DELAY_NS or
@@ -389,7 +389,7 @@ def check_metaroce_host(label, plane_rows, host):
                       f"{label}: timestamp {r['metaroce.timestamp']} at {ns(r)} ns")
             elif r["metaroce.opcode"] == "4" and r["ip.src"] == host_ip:
                 # Tail markers behind the message's last packet and every other path's newest
-                # one still in flight (spec 5.5): PROBEs in the data class (DSCP 0) and without
+                # one still in flight (spec 4.5): PROBEs in the data class (DSCP 0) and without
                 # ACKREQ that take a FSN of their path and are acknowledged like data.
                 key = (num(r, "conn"), num(r, "flow"))
                 psns[key].add(num(r, "fsn"))
@@ -423,7 +423,7 @@ def check_metaroce_host(label, plane_rows, host):
         check(num(r, "echo_ts") in stamps[key],
               f"{label}: ACK echoes an unsent timestamp: {brief(r)}")
         sacked = sack_set(r["metaroce.sack.fsns"])
-        # Spec 3.4: an ACK leaves its SACK out exactly when it is empty (CompactAcks, default).
+        # Spec 5.3: an ACK leaves its SACK out exactly when it is empty (CompactAcks, default).
         nosack = num(r, "flags.nosack") == 1
         check(not r["metaroce.sack"] if nosack else num(r, "sack.count") > 0,
               f"{label}: an empty SACK on the wire, or a SACK left out: {brief(r)}")
@@ -434,7 +434,7 @@ def check_metaroce_host(label, plane_rows, host):
         check(num(r, "cum_fsn") <= max(psns[key]) + 1 and sacked <= psns[key],
               f"{label}: ACK covers FSNs never sent: {brief(r)}")
         final[key] = max(final.get(key, 0), num(r, "cum_fsn"))
-        # The waiting flows an ACK covers, and earlier ACKs it repeats (spec 6.4).
+        # The waiting flows an ACK covers, and earlier ACKs it repeats (spec 4.2).
         if r["metaroce.repeat.flow"]:
             for path, cum in zip(r["metaroce.repeat.flow"].split(";"),
                                  r["metaroce.repeat.cum_fsn"].split(";")):

@@ -150,12 +150,12 @@ def test_nic_attributes_are_the_engine_tables_and_reach_the_run():
     # Engine tunables that only the table makes attributes, with the engine's defaults.
     assert nic["RtoMin"]["default"] == "+60000ns"
     assert nic["MaxRetransmissions"]["default"] == "32"
-    assert "spec 8.3" in nic["RoceRto"]["help"]
+    assert "spec 10.3" in nic["RoceRto"]["help"]
     dcqcn = {a["name"]: a for a in objects.attributes("ns3::MetaRoceDcqcn")}
     assert dcqcn["CnpInterval"]["default"] == "+50000ns"
     assert dcqcn["Variant"]["default"] == "nic"
     assert dcqcn["MinRate"]["default"] == "0bps" and "variant" in dcqcn["MinRate"]["help"]
-    assert "spec 5.6" in nic["MaxRetransmissions"]["help"]
+    assert "spec 7.4" in nic["MaxRetransmissions"]["help"]
 
     r = mx.run(**SHAPE, workload="allreduce-ring", nic={"Mtu": 2048, "RtoMin": "30us"},
                nic_attributes="FlowsPerPort=4")

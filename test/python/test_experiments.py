@@ -66,7 +66,7 @@ def test_ack_repeats(tmp_path):
     assert df["complete"].all()
     off = df["nic_attributes"] == "AckRepeats=0"
     # At 1% per path some ACK is lost in every run; with repeats, some repeat stands in for it.
-    # Without, the hits are the waiting paths an ACK covers (spec 6.4), fewer.
+    # Without, the hits are the waiting paths an ACK covers (spec 4.2), fewer.
     lossy = df["loss"] > 0
     assert (df[~off & lossy]["ack_repeat_hits"] > 0).all()
     assert df[~off & lossy]["ack_repeat_hits"].sum() > df[off & lossy]["ack_repeat_hits"].sum()

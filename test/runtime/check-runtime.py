@@ -165,7 +165,7 @@ def check_capture(perf, tmp):
 
 
 def check_mcrc(perf, tmp):
-    """The mCRC (doc/spec.md 3.11): with --mcrc=on and injected bit errors a transfer is still
+    """The mCRC (doc/spec.md 4.1): with --mcrc=on and injected bit errors a transfer is still
     verified byte for byte, the engines refuse the corrupted datagrams as bad-crc, and the
     dissector (preference metaroce.mcrc) shows every trailer, good where the bytes are intact and
     flagged bad where a bit was flipped."""

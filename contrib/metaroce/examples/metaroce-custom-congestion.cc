@@ -1,5 +1,5 @@
 /*
- * Your own MetaRoCE congestion control (spec 7.5) chosen by attribute: an engine algorithm (a
+ * Your own MetaRoCE congestion control (spec 9.5) chosen by attribute: an engine algorithm (a
  * metaroce::CongestionControl, no ns-3) and an ns-3 MetaRoceCongestionOps holding its parameters
  * as attributes. Here a fixed window per flow, in an incast, against AIMD.
  *   ./metaroce-custom-congestion --hosts=16 --planes=8 --messageBytes=1048576

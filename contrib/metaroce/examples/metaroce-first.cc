@@ -53,7 +53,7 @@ main(int argc, char* argv[])
     }
     if (bytes == 0 || bytes > (uint64_t{1} << 31))
     {
-        // RoCEv2 carries at most 2^31 bytes per message (spec 8.2); a WRITE needs one.
+        // RoCEv2 carries at most 2^31 bytes per message (spec 10.2); a WRITE needs one.
         std::cerr << "metaroce-first: --bytes must be in [1, 2147483648], not " << bytes << "\n";
         return 2;
     }

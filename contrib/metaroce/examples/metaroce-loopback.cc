@@ -49,8 +49,8 @@ struct Sweep
                         "transports",
                         "comma-separated transports (metaroce, rocev2)",
                         transports);
-        // The bounds are the engine's (spec 4.1: ports in [1, 64], flows per port in
-        // [1, 1024]) and the wire's (a RoCEv2 message carries at most 2^31 bytes, spec 8.2).
+        // The bounds are the engine's (spec 6.1: ports in [1, 64], flows per port in
+        // [1, 1024]) and the wire's (a RoCEv2 message carries at most 2^31 bytes, spec 10.2).
         AddIntegerOption(cmd,
                          "planes",
                          "planes (NIC ports) for MetaRoCE; RoCEv2 always uses one",

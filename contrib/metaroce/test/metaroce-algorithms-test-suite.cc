@@ -1,5 +1,5 @@
 /*
- * The pluggable algorithms (spec 7.5, 4.2; switch ECN marking and buffer admission): every
+ * The pluggable algorithms (spec 9.5, 6.2; switch ECN marking and buffer admission): every
  * type is registered in group MetaRoce with its attributes, each object's attributes reach the
  * engine algorithm or the switch decision it makes, and choosing congestion control by NIC
  * attribute changes a run the way the algorithms predict: with ECN marking off, AIMD sees no

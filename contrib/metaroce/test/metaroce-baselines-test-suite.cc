@@ -1,5 +1,5 @@
 /*
- * The RoCEv2 baselines of the experiment runner (metaroce-transports.h, spec 8.7): every name
+ * The RoCEv2 baselines of the experiment runner (metaroce-transports.h, spec 10.7): every name
  * is known and sets up what it says, and on a small lossless permutation (16 hosts, one plane of
  * 2 leaves and 4 spines, 4 MiB per host) they rank as doc/results.md reports at 128 hosts:
  * NIC-style DCQCN is no slower than no congestion control but for its CNPs' own wire time

@@ -3,16 +3,16 @@
  *
  *  - a lossless 16-host, 8-plane all-to-all retransmits nothing (ACKs ahead of data, or the
  *    plane time rule);
- *  - a lossless all-to-all through a 2:1 oversubscribed plane never times out (spec 5.5);
- *  - at 1% loss per path ACK repeats (spec 6.4) save the copies a lost ACK used to cost;
- *  - at 1% loss per path tail markers (spec 5.5) end the all-to-all sooner, and cost a lossless
+ *  - a lossless all-to-all through a 2:1 oversubscribed plane never times out (spec 4.5);
+ *  - at 1% loss per path ACK repeats (spec 4.2) save the copies a lost ACK used to cost;
+ *  - at 1% loss per path tail markers (spec 4.5) end the all-to-all sooner, and cost a lossless
  *    one no retransmission;
  *  - a lossless 8 MiB all-to-all copies nothing as the time rule expects each packet back no
- *    sooner than its own path's RTT (spec 5.3, A44);
+ *    sooner than its own path's RTT (spec 4.6, A44);
  *  - a lossless 2 MiB all-to-all copies nothing in its first round with a reorder floor of three
- *    quarters of the minimum RTT (opt-in, spec 5.3, A45), where the default floor copies;
+ *    quarters of the minimum RTT (opt-in, spec 4.6, A45), where the default floor copies;
  *  - EXTENSIVE: a 16-host ring all-reduce at 10% loss per link end takes four times as long
- *    for four times the data (no path closes, spec 5.5);
+ *    for four times the data (no path closes, spec 4.5);
  *  - EXTENSIVE: at 64 hosts, a lossless 2 MiB all-to-all with the plane time rule and a
  *    lossless 32 MiB ring all-reduce retransmit nothing, and 64 MiB per rank keeps at least 92%
  *    (ring) and 90% (all-to-all) at 1% loss per path and 50% at 10%.
@@ -140,7 +140,7 @@ class OversubscribedTimeoutTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // Queues of a few hundred kB hold packets longer than the 60 us RTO floor (spec 5.5,
+        // Queues of a few hundred kB hold packets longer than the 60 us RTO floor (spec 4.5,
         // doc/results.md section 9).
         const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
         const MetaRoceExperimentResults deferred = AllToAllOf2MiB(twoToOne, "");
@@ -170,13 +170,13 @@ class AckRepeatTestCase : public TestCase
     {
         // Measured (16 hosts, seed 1; 64 hosts in doc/results.md section 10): 121 retransmissions
         // of which 72 needless without repeats, 61 and 12 with two.
-        // One copy of each retransmission: the tail's copies (spec 5.4) are needless by
+        // One copy of each retransmission: the tail's copies (spec 7.3) are needless by
         // construction and would hide what the repeats save.
         const auto [with, without] =
             LossyAllToAllWithAndWithout("TailRetransmitCopies=1", "AckRepeats=0");
         NS_TEST_ASSERT_MSG_EQ(with.complete && without.complete, true, "both finish");
         NS_TEST_EXPECT_MSG_GT(with.ackRepeatHits, 0, "repeats stood in for lost ACKs");
-        // Without repeats the hits are the waiting paths an ACK covers (spec 6.4).
+        // Without repeats the hits are the waiting paths an ACK covers (spec 4.2).
         NS_TEST_EXPECT_MSG_GT(with.ackRepeatHits,
                               without.ackRepeatHits,
                               "fewer without repeats (" << without.ackRepeatHits << ")");
@@ -303,7 +303,7 @@ class SprayBurstTestCase : public TestCase
         // Eight non-blocking planes, 16 MiB (65,536 packets): bursts on untimed paths copied 3-10
         // packets of the collective's first round (doc/results.md sections 19-21); on timed
         // paths a few or none by seed, out of 65,536 packets (seeds 1-3: 8, 1 and 0 with bursts,
-        // 0, 0 and 2 without; with the plane's ACK count over its paths, spec 6.4, a burst's
+        // 0, 0 and 2 without; with the plane's ACK count over its paths, spec 4.2, a burst's
         // second packet no longer decides its ACK alone).
         MetaRoceExperimentConfig planes = LeafSpine(16, 4, "100Gbps", 8);
         planes.channels = 1;
@@ -362,7 +362,7 @@ class FlowRttTestCase : public LosslessCopiesTestCase
     void DoRun() override
     {
         // Routes that share a spine link hold a standing queue that other routes of the same
-        // connection do not (spec 5.3, A44; doc/results.md section 16). Measured: 10 and 59
+        // connection do not (spec 4.6, A44; doc/results.md section 16). Measured: 10 and 59
         // copies, 94.4 us either way.
         // One floor throughout, a quarter of the minimum RTT: the wide floor of a NIC without a
         // proven loss (A47) would hide what the rule does. Every ACK waits the ACK delay, as when
@@ -397,7 +397,7 @@ class LossEvidenceFloorTestCase : public LosslessCopiesTestCase
     void DoRun() override
     {
         // In the first round no ACK has yet shown how much deeper one plane's queue runs than
-        // another's, so only the floor stands between a late packet and a copy (spec 5.3, A45,
+        // another's, so only the floor stands between a late packet and a copy (spec 4.6, A45,
         // A47; doc/results.md sections 17 and 19). Measured: 0 copies by default, 18 with one
         // quarter throughout, 33.6 us either way; both with every ACK waiting the ACK delay, as
         // then: with ACKs of lone packets (A48) one quarter copies none here either
@@ -425,7 +425,7 @@ class SpuriousWindowTestCase : public TestCase
     {
         // Standing queues of uneven depth make some routes return their packets later than
         // the measured window allows; a needless copy anywhere on the NIC, and no proven loss,
-        // is the evidence (spec 5.3, A49; doc/results.md section 21). Measured (32 hosts, one
+        // is the evidence (spec 4.6, A49; doc/results.md section 21). Measured (32 hosts, one
         // plane, 2 MiB): 36 copies in 296.4 us against 685 in 299.2 us, with the spraying of
         // the time, 8 paths per plane of 4 packets each, round-robin (A13, A15, A52). With 32
         // recycled paths per plane of one packet: 32 copies against 181. Both with the
@@ -461,7 +461,7 @@ class ConnectionRtoFloorTestCase : public TestCase
     void DoRun() override
     {
         // A path's samples lag a queue that grows; every ACK of the connection samples it
-        // (spec 5.5, A50; doc/results.md section 21). Measured: 0 timeouts against 8, 71
+        // (spec 4.5, A50; doc/results.md section 21). Measured: 0 timeouts against 8, 71
         // copies and 348.1 us either way, with 8 paths per plane of
         // 4 packets each, round-robin (A13, A15, A52); 32 recycled paths of one packet time out
         // in neither run.
@@ -528,7 +528,7 @@ class SustainedLossTestCase : public TestCase
     void DoRun() override
     {
         // Lost tail markers used to hold their paths' floors for good once the paths had
-        // re-drawn their routes (spec 5.5), so paths closed one by one and a long run slowed
+        // re-drawn their routes (spec 4.5), so paths closed one by one and a long run slowed
         // as it went: 1265.4 and 6667.6 us for 16 and 64 MiB (5.3x); 1268.2 and 4954.0 (3.9x)
         // since lost markers are given up.
         const MetaRoceExperimentResults small = Ring(16 << 20);
@@ -574,7 +574,7 @@ class FidelityFullScaleTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(ruled.retransmitted, 0, "retransmissions, plane rule on");
 
         // Published (section 11): no copy in seeds 1-3; 47 and 37 in seeds 1 and 2 while tail
-        // markers asked for an ACK at once, one too many behind each tail's own (spec 5.5).
+        // markers asked for an ACK at once, one too many behind each tail's own (spec 4.5).
         MetaRoceExperimentConfig ring = SixtyFourHosts(8);
         ring.workload = "allreduce-ring";
         ring.messageBytes = 32 << 20;

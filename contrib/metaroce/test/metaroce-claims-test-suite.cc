@@ -9,7 +9,7 @@
  *    with every byte and no application action, and throughput comes back on 7 planes;
  *  - incast: 7-to-1 with the receiver's rate hints honoured finishes close to the receiver's
  *    drain time without a drop, and its senders share fairly; 15-to-1 with receiver admission
- *    (spec 6.7) is fair from its first interval with a far shallower queue;
+ *    (spec 8.5) is fair from its first interval with a far shallower queue;
  *  - spraying fills a wide fabric: a permutation across 16 spines per plane finishes within 10%
  *    of the ideal time, where round-robin over 8 paths per plane took a quarter longer;
  *  - fidelity (issue 16): metaroce-claims-fidelity.cc.
@@ -346,7 +346,7 @@ class AdmissionIncastTestCase : public TestCase
                                     "fair within a loaded round trip without an unscheduled limit");
         // Hints alone took longer while a sender's first packets went round-robin and a mark
         // cut its whole connection by a quarter (160 us); with entropy recycling and the cut in
-        // proportion to the marked bytes (spec 4.2, 7.2) they are fair from the first interval
+        // proportion to the marked bytes (spec 6.2, 9.2) they are fair from the first interval
         // here, so they need only be fair within a loaded round trip as well.
         NS_TEST_EXPECT_MSG_LT_OR_EQ(ConvergedAfterUs(hintsAlone, 40),
                                     LoadedRttUs(without),
@@ -433,7 +433,7 @@ WidePlane(const std::string& workload)
 }
 
 /// The run's time over its ideal: the bytes each host sends at the line rate, plus one packet's
-/// one-way latency (a flow's ideal less its bytes' time; spec 4.2, doc/results.md section 24).
+/// one-way latency (a flow's ideal less its bytes' time; spec 6.2, doc/results.md section 24).
 double
 OverIdeal(const MetaRoceExperimentResults& r, uint64_t bytesSent)
 {
@@ -459,7 +459,7 @@ class WideFabricTestCase : public TestCase
     {
         // Every host sends 4 MiB to a host on the other leaf: 16 connections spray over the 16
         // spines of the plane. Measured: 1.079 with entropy recycling over 32 paths per plane
-        // (spec 4.2, A52), 1.255 with round-robin over 8 paths of 4 packets and a connection cut
+        // (spec 6.2, A52), 1.255 with round-robin over 8 paths of 4 packets and a connection cut
         // by a quarter on any mark (A13, A15, A16 before them); the all-to-all 1.054 either way.
         MetaRoceExperimentConfig c = WidePlane("permutation");
         const MetaRoceExperimentResults sprayed = MetaRoceExperiment(c).Run();

@@ -1,6 +1,6 @@
 /*
  * The libsoftmetaroce reference properties as an ns-3 TestSuite, so that `test.py` in an ns-3
- * tree and the standalone test runner check them too (spec 10).
+ * tree and the standalone test runner check them too (spec 12).
  *
  * QUICK: both transports on a clean channel and at 1% and 10% random loss; MetaRoCE also under
  * reordering and duplication, and with a plane failing mid-transfer.

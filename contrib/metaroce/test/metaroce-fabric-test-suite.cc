@@ -679,7 +679,7 @@ class IncastTestCase : public TestCase
 };
 
 /// 3-to-1 incast: the receiver advertises line / 3 while its arrivals are CE-marked (or always,
-/// without FairShareWhenMarked), the line rate otherwise (spec 6.5).
+/// without FairShareWhenMarked), the line rate otherwise (spec 8.3).
 class FairShareTestCase : public TestCase
 {
   public:

@@ -157,7 +157,7 @@ class DeterministicLossTestCase : public TestCase
         else
         {
             NS_TEST_ASSERT_MSG_GT(retx, 1, "RoCEv2 goes back N: everything after the loss");
-            // Go-back-N (spec 8.3, 8.4): the responder discards every packet behind the gap as
+            // Go-back-N (spec 10.3, 10.4): the responder discards every packet behind the gap as
             // out of sequence, and the requester resends exactly the lost one and those. How
             // many were in flight depends on timing; that the counts match does not.
             NS_TEST_ASSERT_MSG_EQ(retx,
@@ -172,7 +172,7 @@ class DeterministicLossTestCase : public TestCase
 
 /// The receiving NIC's CorruptionModel hits its 10th packet; with Mcrc on both ends the
 /// MetaRoCE engine refuses it as bad-crc (counted, in the drop trace) and the WRITE completes
-/// after one retransmission, byte-exact with real payloads (spec 3.11).
+/// after one retransmission, byte-exact with real payloads (spec 4.1).
 class McrcCorruptionTestCase : public TestCase
 {
   public:
@@ -399,7 +399,7 @@ class PcapDecodesTestCase : public TestCase
 };
 
 /**
- * The receiver's fair share (spec 6.5) divides its line rate among the queue pairs that
+ * The receiver's fair share (spec 8.3) divides its line rate among the queue pairs that
  * delivered data in the last FairShareWindow (20 us). Two senders of 8-byte SENDs - packets
  * shorter than an ACK - are both active: sender 1 at 0 us, sender 2 at 10 us, sender 1 again at
  * 25 us, when the share is recomputed with both inside the window.
@@ -443,11 +443,11 @@ class ShortSendFairShareTestCase : public TestCase
 };
 
 /**
- * Receiver admission (spec 6.7): with AdmissionRtt 16 us the receiver's budget is what 100 Gb/s
+ * Receiver admission (spec 8.5): with AdmissionRtt 16 us the receiver's budget is what 100 Gb/s
  * delivers in 16 us, 200,000 bytes, split among its active senders. Sender 1's SEND arrives at
  * about 1 us (the whole budget is its share), sender 2's at about 6 us: both shares halve then,
  * not at the next recompute of the rate hint (20 us later). Each ACK carries the credit, which
- * grows from the unscheduled window by one packet per packet received (spec 6.7): with one
+ * grows from the unscheduled window by one packet per packet received (spec 8.5): with one
  * packet unscheduled, 2 x 4,160 bytes here; without an unscheduled limit the senders have sent
  * their windows' worth already, and the first credit is the share as it stood (the whole budget
  * for sender 1, half for sender 2).
@@ -586,7 +586,7 @@ class ControlFirstTestCase : public TestCase
     }
 };
 
-/// The transport header takes an ACK's repeats from the packet's length (spec 3.4), and a
+/// The transport header takes an ACK's repeats from the packet's length (spec 5.3), and a
 /// WRITE's header alone, however short its payload.
 class TransportHeaderSizeTestCase : public TestCase
 {

@@ -5,7 +5,7 @@
  * again), control first and recovery first each on and off, pulls of control only (a PFC
  * pause), senders that say they may have work but are held back (a full window), senders marked
  * as maybe having work or with the work they report, and senders with bursts (pulled again at
- * once while their burst goes on, spec 4.2), the first sender of a port among them; and
+ * once while their burst goes on, spec 6.2), the first sender of a port among them; and
  * MayHaveWork never says no while a sender of the port has work, and says no after a pull that
  * found nothing; MarkWork reports the ports it turns from no mark to one, and marks a port a
  * sender joined after reporting work there.
@@ -61,7 +61,7 @@ class FakeSender : public MetaRocePortScheduler::Sender
         return recovery[port] > 0;
     }
 
-    /// As an engine's bursts (spec 4.2): new data starts a burst of m_burst packets or goes on
+    /// As an engine's bursts (spec 6.2): new data starts a burst of m_burst packets or goes on
     /// with the one under way, which asks for the port again while data is left.
     bool ContinuesBurst(uint32_t port) const override
     {

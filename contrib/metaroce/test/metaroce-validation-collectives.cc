@@ -49,7 +49,7 @@ struct Setup
     uint32_t hostsPerLeaf; ///< kHosts: a star
 };
 
-/// Wire bytes of a SEND of `bytes` (doc/spec.md 3.3: MetaRoCE SEND header 48; 8.2: RoCEv2 BTH
+/// Wire bytes of a SEND of `bytes` (doc/spec.md 5.2: MetaRoCE SEND header 48; 8.2: RoCEv2 BTH
 /// 12 + padding + ICRC 4), every packet with its IPv4/UDP headers and the link frame.
 uint64_t
 SendWireBytes(const Setup& s, uint64_t bytes)
@@ -85,7 +85,7 @@ class IdealTime
         return kDelayNs + (across ? 3 : 1) * hop;
     }
 
-    /// A full data packet's wire bytes, and an ACK's (MetaRoCE 64-byte ACK header, spec 3.4;
+    /// A full data packet's wire bytes, and an ACK's (MetaRoCE 64-byte ACK header, spec 5.3;
     /// RoCEv2 BTH + AETH + ICRC, 8.2).
     uint64_t FullPacket() const
     {
@@ -173,8 +173,8 @@ class IdealTime
 /**
  * How far above the ideal a run may finish: the share of its links the ACKs take (at most one
  * per data packet for MetaRoCE, whose receiver acknowledges lone and urgent packets at once, an
- * ACK of 64 bytes plus 2 repeats of 8, spec 3.4 and 6.4; one per 4 for RoCEv2, ackEveryPackets,
- * spec 8.4), half a percent for the NIC's and switches' scheduling, and across spines the
+ * ACK of 64 bytes plus 2 repeats of 8, spec 5.3 and 4.2; one per 4 for RoCEv2, ackEveryPackets,
+ * spec 10.4), half a percent for the NIC's and switches' scheduling, and across spines the
  * imbalance of spraying over 4 equal paths per plane, whose bound the claims suite sets at 10%
  * of the ideal for a permutation (metaroce-claims-test-suite.cc).
  */

@@ -39,7 +39,7 @@
  * RED's inverse: q* = Kmin + p* (Kmax - Kmin) / Pmax, when p* < Pmax (else q* sits at Kmax,
  * where RED jumps to 1).
  *
- * The nic variant (NVIDIA firmware's reaction point, spec 8.5, the model's default) in the same
+ * The nic variant (NVIDIA firmware's reaction point, spec 10.5, the model's default) in the same
  * mean-field terms. Its target is clamped at a cut only if the rate timer raised the rate since
  * the last one, and that timer (T = 300 us) is longer than the time between CNPs wherever
  * packets are marked, so Rt climbs to the line rate L and stays there; every byte-counter event
@@ -53,7 +53,7 @@
  * bounds it (the buffer, PFC, or the queue pairs' windows).
  *
  * Units in the model under test. Its DCQCN paces Rc over each packet's UDP payload plus 46
- * bytes of frame overhead (spec 8.5), while a link serialises IPv4 + 2 bytes: C and Rc are
+ * bytes of frame overhead (spec 10.5), while a link serialises IPv4 + 2 bytes: C and Rc are
  * converted to packets with their own byte counts, so that the fixed point's Rc = C/N holds in
  * packets. RED counts the queue in IPv4 bytes.
  */

@@ -38,7 +38,7 @@ constexpr uint32_t kIpUdpBytes = 20 + 8;
 constexpr uint32_t kLinkFrameBytes = 2;
 
 /**
- * IPv4 bytes of a RoCEv2 packet carrying `payload` bytes (doc/spec.md 8.2): BTH 12, RETH 16 on
+ * IPv4 bytes of a RoCEv2 packet carrying `payload` bytes (doc/spec.md 10.2): BTH 12, RETH 16 on
  * a WRITE FIRST or ONLY (`reth`), the payload padded to a multiple of 4, ICRC 4.
  */
 inline uint32_t
@@ -48,7 +48,7 @@ RoceV2PacketBytes(uint32_t payload, bool reth)
     return kIpUdpBytes + 12 + (reth ? 16 : 0) + padded + 4;
 }
 
-/// IPv4 bytes of a MetaRoCE WRITE packet carrying `payload` bytes (doc/spec.md 3.1, 3.3: the
+/// IPv4 bytes of a MetaRoCE WRITE packet carrying `payload` bytes (doc/spec.md 5.1, 5.2: the
 /// WRITE header is 64 bytes, no trailer).
 inline uint32_t
 MetaRoceWritePacketBytes(uint32_t payload)

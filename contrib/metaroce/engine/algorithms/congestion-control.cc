@@ -46,15 +46,15 @@ AimdConfigFields()
     // clang-format off
     static const ConfigFields<AimdConfig> fields = {
         METAROCE_FIELD(AimdConfig, additiveIncreaseBytes, "AdditiveIncrease", Bytes,
-                       1, 1 << 30, "7.2",
+                       1, 1 << 30, "9.2",
                        "Bytes added per RTT to every window whose ACKs carry no mark."),
-        METAROCE_FIELD(AimdConfig, flowDecrease, "FlowDecrease", Real, 1e-6, 1 - 1e-6, "7.2",
+        METAROCE_FIELD(AimdConfig, flowDecrease, "FlowDecrease", Real, 1e-6, 1 - 1e-6, "9.2",
                        "Share of a path window removed when its ACKs echo CE (once per RTT)."),
         METAROCE_FIELD(AimdConfig, connectionDecrease, "ConnectionDecrease", Real,
-                       1e-6, 1 - 1e-6, "7.2",
+                       1e-6, 1 - 1e-6, "9.2",
                        "Share of the connection window removed on CE echoes (once per RTT)."),
         METAROCE_FIELD(AimdConfig, connectionCutByShare, "ConnectionCutByShare", Flag, 0, 1,
-                       "7.2",
+                       "9.2",
                        "Cut the connection by ConnectionDecrease x the marked bytes of each "
                        "ACK, in proportion to the share of its traffic marked, instead of "
                        "once per RTT on any mark."),
@@ -103,7 +103,7 @@ AimdCongestionControl::CutByShare(WindowState& connection,
     // acknowledged nothing. Over a round trip the cuts add up to connectionDecrease x the share
     // of the window that was marked, so a connection all of whose packets are marked backs off
     // as the once-per-RTT rule does, and one whose few marked routes the selector leaves loses
-    // little (spec 7.2).
+    // little (spec 9.2).
     const uint32_t marked =
         sample.ackedPackets > 0 ? std::min(sample.ceCount, sample.ackedPackets) : sample.ceCount;
     const double perPacket = sample.ackedPackets > 0
@@ -140,7 +140,7 @@ AimdCongestionControl::OnAck(WindowState& path,
 void
 AimdCongestionControl::OnLoss(WindowState& path, WindowState& connection, TimeNs srtt, TimeNs now)
 {
-    // Loss on a lossy fabric is not necessarily congestion (spec 7.3): only the path that lost
+    // Loss on a lossy fabric is not necessarily congestion (spec 9.3): only the path that lost
     // is cut, which moves traffic elsewhere; the connection window is left alone.
     Decrease(path, m_flowDecrease, srtt, now);
 }

@@ -1,5 +1,5 @@
 /*
- * Sender-side congestion control (spec 7), pluggable the way ns-3's TcpCongestionOps is: the
+ * Sender-side congestion control (spec 9), pluggable the way ns-3's TcpCongestionOps is: the
  * connection owns an algorithm object and hands it plain state blocks (one per path, one for the
  * connection) to work on. Algorithms keep no per-path state of their own, so one object serves
  * every path and Clone() gives each connection its own.
@@ -38,7 +38,7 @@ struct WindowState
 
     void Clamp();
     /// False while the last cut is less than `srtt` old: one window of congestion signals is
-    /// one congestion event, so every algorithm cuts at most once per RTT (spec 7.2).
+    /// one congestion event, so every algorithm cuts at most once per RTT (spec 9.2).
     bool MayDecrease(TimeNs srtt, TimeNs now) const;
     /// Multiplies the window by `factor` (clamped) and remembers the cut at `now`.
     void Decrease(double factor, TimeNs now);
@@ -58,7 +58,7 @@ struct AckSample
     TimeNs rtt{0};       ///< this ACK's own RTT sample (now - echoed timestamp); 0: none
 };
 
-/// Parameters of AimdCongestionControl (spec 7.2; every value an assumption, spec 9).
+/// Parameters of AimdCongestionControl (spec 9.2; every value an assumption, spec 11).
 struct AimdConfig
 {
     uint32_t additiveIncreaseBytes{4096}; ///< per RTT, per path and per connection

@@ -73,39 +73,39 @@ DcqcnConfigFields()
     // One table row per field reads better than one argument per line.
     // clang-format off
     static const ConfigFields<DcqcnConfig> fields = {
-        METAROCE_FIELD(C, enabled, "Enabled", Flag, 0, 1, "8.5",
+        METAROCE_FIELD(C, enabled, "Enabled", Flag, 0, 1, "10.5",
                        "DCQCN rate control: CNPs on CE marks, paced sending. Off: line rate."),
-        METAROCE_FIELD(C, g, "G", Real, 0, 1 - 1e-9, "8.5",
+        METAROCE_FIELD(C, g, "G", Real, 0, 1 - 1e-9, "10.5",
                        "Gain g of alpha. 0: the variant's (nic 5/1024, paper 1/256)."),
-        METAROCE_FIELD(C, initialAlpha, "InitialAlpha", Real, 0, 1, "8.5",
+        METAROCE_FIELD(C, initialAlpha, "InitialAlpha", Real, 0, 1, "10.5",
                        "Alpha at the first CNP (nic) or before it (paper)."),
-        METAROCE_FIELD(C, alphaTimerNs, "AlphaTimer", Nanoseconds, 0, kMaxNs, "8.5",
+        METAROCE_FIELD(C, alphaTimerNs, "AlphaTimer", Nanoseconds, 0, kMaxNs, "10.5",
                        "K: alpha update period. 0: the variant's (nic 1 us, paper 55 us)."),
         METAROCE_FIELD(C, rateDecreaseIntervalNs, "RateDecreaseInterval", Nanoseconds, 0, kMaxNs,
-                       "8.5", "D, nic only: period of the rate decrease check, which cuts once if "
+                       "10.5", "D, nic only: period of the rate decrease check, which cuts once if "
                        "a CNP arrived since the last. 0: 4 us."),
-        METAROCE_FIELD(C, rateTimerNs, "RateTimer", Nanoseconds, 0, kMaxNs, "8.5",
+        METAROCE_FIELD(C, rateTimerNs, "RateTimer", Nanoseconds, 0, kMaxNs, "10.5",
                        "T: period of the timer-driven rate increase. 0: the variant's (nic "
                        "300 us, paper 55 us)."),
-        METAROCE_FIELD(C, byteCounterBytes, "ByteCounter", Bytes, 0, 1e15, "8.5",
+        METAROCE_FIELD(C, byteCounterBytes, "ByteCounter", Bytes, 0, 1e15, "10.5",
                        "B: bytes sent between byte-driven rate increases. 0: the variant's (nic "
                        "32767 B, paper 10 MB); 1e15, the largest: none (HPCC's simulator)."),
-        METAROCE_FIELD(C, fastRecoverySteps, "FastRecoverySteps", Count, 0, 1e6, "8.5",
+        METAROCE_FIELD(C, fastRecoverySteps, "FastRecoverySteps", Count, 0, 1e6, "10.5",
                        "F: increase events spent in fast recovery. 0: the variant's (nic 1, "
                        "paper 5)."),
         METAROCE_FIELD(C, additiveIncreaseBps, "AdditiveIncrease", BitsPerSecond, 0, kMaxBps,
-                       "8.5", "R_AI: additive increase step. 0: the variant's (nic 20 Mb/s, "
+                       "10.5", "R_AI: additive increase step. 0: the variant's (nic 20 Mb/s, "
                        "paper 40 Mb/s)."),
-        METAROCE_FIELD(C, hyperIncreaseBps, "HyperIncrease", BitsPerSecond, 0, kMaxBps, "8.5",
+        METAROCE_FIELD(C, hyperIncreaseBps, "HyperIncrease", BitsPerSecond, 0, kMaxBps, "10.5",
                        "R_HAI: hyper increase step. 0: the variant's (nic 50 Mb/s, paper "
                        "100 Mb/s)."),
-        METAROCE_FIELD(C, minRateBps, "MinRate", BitsPerSecond, 0, kMaxBps, "8.5",
+        METAROCE_FIELD(C, minRateBps, "MinRate", BitsPerSecond, 0, kMaxBps, "10.5",
                        "Floor of the current rate (at most the line rate). 0: the variant's (nic "
                        "1 Mb/s, paper 100 Mb/s)."),
-        METAROCE_FIELD(C, clampTargetRate, "ClampTargetRate", Flag, 0, 1, "8.5",
+        METAROCE_FIELD(C, clampTargetRate, "ClampTargetRate", Flag, 0, 1, "10.5",
                        "nic only: every cut sets the target rate to the current rate (off: only "
                        "a cut after an increase). The paper variant always does."),
-        METAROCE_FIELD(C, cnpIntervalNs, "CnpInterval", Nanoseconds, 1, kMaxNs, "8.5",
+        METAROCE_FIELD(C, cnpIntervalNs, "CnpInterval", Nanoseconds, 1, kMaxNs, "10.5",
                        "N: at most one CNP per interval per queue pair (notification point; "
                        "the paper's 50 us; NVIDIA firmware's MIN_TIME_BETWEEN_CNPS is 4 us)."),
     };

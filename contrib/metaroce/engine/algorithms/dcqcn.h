@@ -1,6 +1,6 @@
 /*
  * DCQCN, the rate-based congestion control of RoCEv2 (Zhu et al., "Congestion Control for
- * Large-Scale RDMA Deployments", SIGCOMM 2015; spec 8.5, "DCQCN").
+ * Large-Scale RDMA Deployments", SIGCOMM 2015; spec 10.5, "DCQCN").
  *
  * Three roles: switches mark packets with ECN (RED-style, outside the engine); the notification
  * point (NP, the receiving NIC) turns CE marks into CNP packets, at most one per interval per

@@ -1,5 +1,5 @@
 /*
- * Flow selection (spec 4.2): which flow the next packet of a connection takes on a given port.
+ * Flow selection (spec 6.2): which flow the next packet of a connection takes on a given port.
  *
  * The NIC serves each port when it is free and asks the connection for a packet for that port,
  * so the plane is chosen by whichever port has capacity - the NIC alone picks the plane - and
@@ -52,7 +52,7 @@ class FlowSelector
 };
 
 /**
- * Spraying (spec 4.2). With entropy recycling (the table's configuration), a flow earns a
+ * Spraying (spec 6.2). With entropy recycling (the table's configuration), a flow earns a
  * credit for every packet of it that an ACK acknowledges without a mark, and credits are spent
  * first, round-robin over the port's credited flows that are still clear and have room; a
  * marked ACK, or the flow's move to a new route (its epoch), voids the flow's credits. Then,

@@ -12,15 +12,15 @@ SwiftConfigFields()
     // One table row per field reads better than one argument per line.
     // clang-format off
     static const ConfigFields<SwiftConfig> fields = {
-        METAROCE_FIELD(C, targetDelayNs, "TargetDelay", Nanoseconds, 1, 1e12, "7.6",
+        METAROCE_FIELD(C, targetDelayNs, "TargetDelay", Nanoseconds, 1, 1e12, "9.6",
                        "Fabric RTT at and above which the windows are cut."),
-        METAROCE_FIELD(C, additiveIncreaseBytes, "AdditiveIncrease", Bytes, 1, 1 << 30, "7.6",
+        METAROCE_FIELD(C, additiveIncreaseBytes, "AdditiveIncrease", Bytes, 1, 1 << 30, "9.6",
                        "Bytes added per RTT to every window while the delay is below target."),
-        METAROCE_FIELD(C, beta, "Beta", Real, 1e-6, 1, "7.6",
+        METAROCE_FIELD(C, beta, "Beta", Real, 1e-6, 1, "9.6",
                        "Gain of a path's cut: share removed = Beta x (delay - target) / delay."),
-        METAROCE_FIELD(C, connectionBeta, "ConnectionBeta", Real, 0, 1, "7.6",
+        METAROCE_FIELD(C, connectionBeta, "ConnectionBeta", Real, 0, 1, "9.6",
                        "Same gain for the connection window (0: never cut it on delay)."),
-        METAROCE_FIELD(C, maxDecrease, "MaxDecrease", Real, 1e-6, 1 - 1e-6, "7.6",
+        METAROCE_FIELD(C, maxDecrease, "MaxDecrease", Real, 1e-6, 1 - 1e-6, "9.6",
                        "Largest share of a window one cut removes; a loss cuts the path by it."),
     };
     // clang-format on
@@ -82,7 +82,7 @@ SwiftCongestionControl::OnAck(WindowState& path,
 void
 SwiftCongestionControl::OnLoss(WindowState& path, WindowState& connection, TimeNs srtt, TimeNs now)
 {
-    // Loss is not necessarily congestion on a lossy fabric (spec 7.3): only the path is cut.
+    // Loss is not necessarily congestion on a lossy fabric (spec 9.3): only the path is cut.
     if (path.MayDecrease(srtt, now))
     {
         path.Decrease(1.0 - m_config.maxDecrease, now);

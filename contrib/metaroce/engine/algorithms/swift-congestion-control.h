@@ -1,7 +1,7 @@
 /*
  * A delay-based MetaRoCE congestion control in the manner of Swift (Kumar et al., "Swift:
  * Delay is Simple and Effective for Congestion Control in the Datacenter", SIGCOMM 2020;
- * spec 7.6).
+ * spec 9.6).
  *
  * Swift reacts to the fabric delay an ACK measures instead of ECN marks, so it needs nothing
  * from the switches: a standing queue that RED never marks (ECN off, or a queue below Kmin)
@@ -16,7 +16,7 @@
  * with its own once-per-RTT clock (WindowState::MayDecrease). The decrease is proportional to
  * how far the delay is above target, so a queue just over target costs little and a deep one
  * at most maxDecrease per RTT. As with AIMD, loss is not necessarily congestion on a lossy
- * fabric (spec 7.3): a loss cuts only the path, by maxDecrease (Swift's cut on fast
+ * fabric (spec 9.3): a loss cuts only the path, by maxDecrease (Swift's cut on fast
  * retransmit), and a timeout sets the path to its minimum window. ECN counts are ignored.
  *
  * Left out of this model: Swift's flow- and topology-scaled target (the target here is one
@@ -33,7 +33,7 @@
 namespace metaroce
 {
 
-/// Parameters of SwiftCongestionControl (spec 7.6; every default an assumption, spec 9 A34).
+/// Parameters of SwiftCongestionControl (spec 9.6; every default an assumption, spec 11 A34).
 struct SwiftConfig
 {
     TimeNs targetDelayNs{12000};          ///< fabric RTT above which windows are cut

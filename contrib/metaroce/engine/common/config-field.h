@@ -1,5 +1,5 @@
 /*
- * Configuration fields declared once (spec 9, "Assumptions").
+ * Configuration fields declared once (spec 11, "Assumptions").
  *
  * Every tunable of an engine configuration struct (MetaRoceConfig, RoceV2Config, DcqcnConfig,
  * the congestion-control parameters) is listed in one table of ConfigField entries: the C++

@@ -17,7 +17,7 @@
  * tree stays.
  *
  * A heap would answer "earliest" as fast, but not "every slot due by t, in slot order", which
- * the engines need to act on timeouts exactly as their specification's scans do (spec 2.3).
+ * the engines need to act on timeouts exactly as their specification's scans do (spec 1.3).
  */
 #ifndef METAROCE_ENGINE_DEADLINE_TREE_H
 #define METAROCE_ENGINE_DEADLINE_TREE_H

@@ -4,7 +4,7 @@
  * and the experiment's results.
  *
  * A refused packet is never trusted and never changes protocol state: the engine only counts it
- * under its reason (spec 3.9, "Validation"), so a capture plus the counters always explain
+ * under its reason (spec 5.8, "Validation"), so a capture plus the counters always explain
  * where every packet went. The reasons are in engine-drop-reasons.h.
  */
 #ifndef METAROCE_ENGINE_COUNTERS_H
@@ -18,14 +18,14 @@
 namespace metaroce
 {
 
-/// Per-connection counters (spec 2.3). Plain data: drivers copy, sum and export them.
+/// Per-connection counters (spec 1.3). Plain data: drivers copy, sum and export them.
 struct Counters
 {
     uint64_t txPackets{0};
     uint64_t txBytes{0};
     uint64_t txDataPackets{0};
     uint64_t txControlPackets{0};
-    uint64_t txAcks{0}; ///< ACKs sent (also in txControlPackets; spec 6.4)
+    uint64_t txAcks{0}; ///< ACKs sent (also in txControlPackets; spec 4.2)
     uint64_t retransmittedPackets{0};
     uint64_t rxPackets{0};
     uint64_t rxBytes{0};

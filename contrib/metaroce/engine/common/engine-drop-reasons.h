@@ -1,7 +1,7 @@
 /*
  * Why a packet was refused, one table per layer. Each row gives a reason's enum value, the name
  * result files and drop traces use ("fsn-out-of-window"), the name doc/spec.md uses
- * ("FsnOutOfWindow", spec 3.9 and 8.6) and what it means; nothing else spells a reason.
+ * ("FsnOutOfWindow", spec 5.8 and 10.6) and what it means; nothing else spells a reason.
  *
  *   kDropReasons      the engines' refusals (DropReason, counted in Counters::drops)
  *   kNicDropReasons   what a NIC drops before any engine sees it (NicDropReason); its spec
@@ -23,7 +23,7 @@
 namespace metaroce
 {
 
-/// Why an engine refused an incoming packet (spec 3.9, 8.6); kDropReasons explains each.
+/// Why an engine refused an incoming packet (spec 5.8, 10.6); kDropReasons explains each.
 enum class DropReason : uint8_t
 {
     Truncated,

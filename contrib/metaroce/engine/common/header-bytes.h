@@ -1,7 +1,7 @@
 /*
  * A packet's transport header bytes, kept inside the packet instead of on the heap: every packet
  * an engine sends has one, and none is longer than kCapacity (a MetaRoCE WRITE header is 64
- * bytes, an ACK with four repeats 96, spec 3.4 and 3.8; a RoCEv2 BTH with RETH and AETH 32, spec
+ * bytes, an ACK with four repeats 96, spec 5.3 and 5.7; a RoCEv2 BTH with RETH and AETH 32, spec
  * 8.2), so a heap allocation and its release per packet bought nothing but their cost.
  *
  * The interface is the part of std::vector<uint8_t> that senders and drivers use: size, data,

@@ -1,5 +1,5 @@
 /*
- * The IPv4 and UDP headers in front of every transport header (spec 3.1, 8.2; RFC 791 and
+ * The IPv4 and UDP headers in front of every transport header (spec 5.1, 10.2; RFC 791 and
  * RFC 768), written as bytes in one pass: the ns-3 NIC frames every packet with them, and the
  * UDP runtime synthesises them for its captures. No IPv4 options; the UDP checksum is 0
  * ("none", legal for IPv4), as both RoCEv2 and MetaRoCE leave integrity to their own checks.

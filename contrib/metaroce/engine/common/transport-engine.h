@@ -50,7 +50,7 @@ struct RxResult
     bool accepted{true};
     DropReason reason{DropReason::Count}; ///< valid when !accepted
     /// An accepted DATA packet (MetaRoCE WRITE/SEND, RoCEv2 request), duplicates included:
-    /// its sender is active, whatever the packet's size (the fair share, spec 6.5).
+    /// its sender is active, whatever the packet's size (the fair share, spec 8.3).
     bool carriedData{false};
 };
 
@@ -133,7 +133,7 @@ class TransportEngine
     virtual std::optional<OutPacket> PullRecoveryPacket(uint16_t port, TimeNs now) = 0;
 
     /// True when the engine's last packet on `port` left on a path that takes its next packets
-    /// for `port` too (a burst, spec 4.2) and more data waits: a driver that wants a burst to
+    /// for `port` too (a burst, spec 6.2) and more data waits: a driver that wants a burst to
     /// leave back to back pulls `port` from this engine again before it turns to others. At
     /// most a burst's length of pulls in a row; this default never asks for one.
     virtual bool ContinuesBurst(uint16_t /* port */) const

@@ -50,7 +50,7 @@ EngineDriver::ServePorts()
         return;
     }
     // One WorkOnPorts call answers HasWork for every port, until a port starts: its pulls
-    // take work and may add some elsewhere (the markers behind every path's tail, spec 5.5).
+    // take work and may add some elsewhere (the markers behind every path's tail, spec 4.5).
     uint64_t work = m_engine.WorkOnPorts(m_ports).any;
     for (uint16_t port = 0; port < m_ports; ++port)
     {
@@ -106,7 +106,7 @@ EngineDriver::Pull(uint16_t port, TimeNs now, PullKind kind)
     {
         // Every pull may move the deadline, also one that returns nothing: a pull held back
         // by pacing makes the release time a deadline, and one that retires a fully sent
-        // message may start the tail-loss probe clock (spec 2.3).
+        // message may start the tail-loss probe clock (spec 1.3).
         Rearm(now);
     }
     return out;

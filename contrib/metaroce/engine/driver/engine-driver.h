@@ -1,5 +1,5 @@
 /*
- * What every driver of a TransportEngine does (spec 2.3), written once: the ns-3 NIC, the
+ * What every driver of a TransportEngine does (spec 1.3), written once: the ns-3 NIC, the
  * loopback harness and the compliance suite's engine adapter each hold one EngineDriver per
  * engine and supply only what their host does differently, through a DriverHost.
  *

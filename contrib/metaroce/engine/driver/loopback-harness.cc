@@ -9,7 +9,7 @@ namespace metaroce
 namespace
 {
 
-/// The harness re-arms whenever a deadline changes, once per event (spec 10.1).
+/// The harness re-arms whenever a deadline changes, once per event (spec 12.1).
 constexpr DriverOptions kHarnessDriving{RearmPolicy::WhenChanged, false, false, 10'000};
 
 } // namespace

@@ -1,6 +1,6 @@
 /*
  * The loopback harness: two engines joined by a scripted, impaired channel on a virtual clock,
- * all in one process (spec 10, "Reference harness").
+ * all in one process (spec 12, "Reference harness").
  *
  * Each side has one port per plane. A port serialises one packet at a time at its line rate;
  * the channel then adds a propagation delay and may drop, duplicate or delay (reorder) packets
@@ -49,7 +49,7 @@ struct ChannelConfig
 /**
  * CRC-32 (IEEE 802.3 polynomial, reflected) of `size` bytes: the integrity check of a frame
  * on the harness's channel. It stands for what a receiving NIC verifies before handing a
- * datagram to the transport (doc/spec.md 3.10): the UDP checksum for MetaRoCE, the ICRC for
+ * datagram to the transport (doc/spec.md 4.1): the UDP checksum for MetaRoCE, the ICRC for
  * RoCEv2. The sender's port computes it over the bytes it sends; a frame whose bytes no
  * longer match, or whose virtual payload was hit, is dropped.
  */

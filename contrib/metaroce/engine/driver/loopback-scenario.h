@@ -1,5 +1,5 @@
 /*
- * Ready-made loopback experiments (spec 10): a mixed WRITE/SEND workload over several streams
+ * Ready-made loopback experiments (spec 12): a mixed WRITE/SEND workload over several streams
  * between two engines of one transport, run through the LoopbackHarness, then checked for the
  * reference properties - every work request completes exactly once, successfully, in posting
  * order per stream, and (in real-payload mode) every byte lands where it was meant to.
@@ -34,7 +34,7 @@ struct ScenarioConfig
     int planeFailurePort{-1};         ///< when >= 0, this plane fails at planeFailureAt...
     TimeNs planeFailureAt{0};
     TimeNs planeRecoveryAt{kNever}; ///< ...and comes back then (kNever: stays down)
-    /// MetaRoCE: each end's receiver admission target (spec 6.7, bytes; 0: no admission), as a
+    /// MetaRoCE: each end's receiver admission target (spec 8.5, bytes; 0: no admission), as a
     /// driver that counts senders would set it. Pair it with metaroce.unscheduledBytes.
     uint64_t admissionTargetBytes{0};
     uint64_t seed{1};

@@ -1,5 +1,5 @@
 /*
- * What an ACK acknowledges on a flow (spec 3.4, 5.2), as pure functions of the ACK and of what
+ * What an ACK acknowledges on a flow (spec 5.3, 7.2), as pure functions of the ACK and of what
  * the flow has sent.
  *
  * An ACK names a cumulative FSN (the next one the receiver expects) and a 256-bit SACK whose
@@ -45,11 +45,11 @@ struct AckCoverage
 
 /**
  * Reads `ack` for a flow whose next FSN is `nextFsn`: its coverage, or nullopt when it
- * acknowledges FSNs never sent (spec 5.2, validation).
+ * acknowledges FSNs never sent (spec 7.2, validation).
  */
 std::optional<AckCoverage> ReadAck(const MrHeader& ack, uint64_t nextFsn);
 
-/// The same checks for one of an ACK's repeats (spec 3.4): its unwrapped cumulative FSN, or
+/// The same checks for one of an ACK's repeats (spec 5.3): its unwrapped cumulative FSN, or
 /// nullopt when it or one of its 16 SACK bits names a FSN never sent. The coverage itself is
 /// made only for the rare repeat that brings news (AckRepeatCoverage()). Inline, on 16 bits:
 /// every ACK carries two repeats, most of them no news.

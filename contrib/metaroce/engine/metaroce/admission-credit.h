@@ -1,5 +1,5 @@
 /*
- * Receiver admission (spec 6.7; assumption A36): the credit a responder puts in its ACKs, the
+ * Receiver admission (spec 8.5; assumption A36): the credit a responder puts in its ACKs, the
  * bytes it lets its sender have in flight towards it.
  *
  * Rate hints arrive with the first ACK, after every sender of an incast has sent its first
@@ -29,7 +29,7 @@ namespace metaroce
 /// A requester's admission limit when neither an unscheduled window nor a credit applies.
 constexpr uint64_t kNoAdmissionLimit = UINT64_MAX;
 
-/// The admission credit one responder grants its sender (spec 6.7).
+/// The admission credit one responder grants its sender (spec 8.5).
 class AdmissionCredit
 {
   public:

@@ -1,6 +1,6 @@
 /*
  * The receiver's view of one flow: its cumulative point and the 256-bit SACK bitvector
- * (spec 5.2).
+ * (spec 7.2).
  *
  * Every flow carries its own ordered FSN sequence and follows one route, so packets of a flow
  * arrive in order unless lost. The receiver therefore only has to remember which FSNs above the
@@ -44,7 +44,7 @@ class FlowReceiveWindow
 
     FlowReceiveWindow() = default;
 
-    /// A window expecting `first` next: nothing below it will be received (spec 3.2).
+    /// A window expecting `first` next: nothing below it will be received (spec 2.5).
     explicit FlowReceiveWindow(uint64_t first)
         : m_cumulative(first)
     {
@@ -55,7 +55,7 @@ class FlowReceiveWindow
     /// probes), far fewer than the 2^31 a 32-bit wire FSN can reach.
     static constexpr uint64_t kMaxFloorAdvance = uint64_t{1} << 24;
 
-    /// True when `floor` moves the cumulative point by at most kMaxFloorAdvance (spec 3.9).
+    /// True when `floor` moves the cumulative point by at most kMaxFloorAdvance (spec 5.8).
     bool FloorFits(uint64_t floor) const
     {
         return floor <= m_cumulative || floor - m_cumulative <= kMaxFloorAdvance;

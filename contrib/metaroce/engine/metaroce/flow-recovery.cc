@@ -103,7 +103,7 @@ void
 FlowRecovery::OnProgress(Flow& flow, bool probeAcked)
 {
     flow.consecutiveTimeouts = 0;
-    // Suspect returns on any acknowledgement, Down only on a covered PROBE (spec 4.3).
+    // Suspect returns on any acknowledgement, Down only on a covered PROBE (spec 6.3).
     if (flow.health == FlowHealth::Suspect || (flow.health == FlowHealth::Down && probeAcked))
     {
         if (flow.health == FlowHealth::Down)
@@ -121,7 +121,7 @@ FlowRecovery::OnMarks(Flow& flow, uint16_t ceCount, uint32_t ackedPackets, TimeN
 {
     if (ceCount > 0)
     {
-        flow.undoWindow = 0; // a congestion cut is not undone (spec 5.7)
+        flow.undoWindow = 0; // a congestion cut is not undone (spec 7.5)
         if (++flow.markedRounds >= m_config.entropyRedrawMarks)
         {
             MaybeRedraw(flow, now);

@@ -1,5 +1,5 @@
 /*
- * How a requester's flows recover (spec 4.3, 4.4, 5.5): the retransmission timeout of a flow,
+ * How a requester's flows recover (spec 6.3, 6.4, 4.5): the retransmission timeout of a flow,
  * the health changes a timeout, a take-down, a port event or an acknowledgement brings, and the
  * moves to a new route (entropy re-draws).
  *
@@ -37,7 +37,7 @@ class FlowRecovery
     /// The generator is seeded from the connection's `ids` (its seed and local id).
     FlowRecovery(const MetaRoceConfig& config, Counters& counters, const ConnectionIds& ids);
 
-    /// A fresh entropy (UDP source port) from the connection's generator (spec 4.4).
+    /// A fresh entropy (UDP source port) from the connection's generator (spec 6.4).
     uint16_t DrawEntropy();
 
     /**
@@ -49,7 +49,7 @@ class FlowRecovery
      */
     void ReleaseGenerator();
 
-    /// The flow's retransmission timeout, backed off by its consecutive timeouts (spec 5.5),
+    /// The flow's retransmission timeout, backed off by its consecutive timeouts (spec 4.5),
     /// from a base of at least `floor`.
     TimeNs Rto(const Flow& flow, TimeNs floor = 0) const;
 
@@ -74,7 +74,7 @@ class FlowRecovery
     /// An ACK of `flow` echoed `ceCount` marks having acknowledged `ackedPackets` in flight.
     void OnMarks(Flow& flow, uint16_t ceCount, uint32_t ackedPackets, TimeNs now);
 
-    /// Moves `flow` to a new route, unless it moved less than one srtt ago (spec 4.4).
+    /// Moves `flow` to a new route, unless it moved less than one srtt ago (spec 6.4).
     void MaybeRedraw(Flow& flow, TimeNs now);
 
   private:

@@ -1,5 +1,5 @@
 /*
- * The flows of one connection (spec 4.1), each made when it is first used.
+ * The flows of one connection (spec 6.1), each made when it is first used.
  *
  * A connection has ports x flowsPerPort flows (64 by default), but a short flow sprays over
  * a few of them: in a 64-host all-to-all of 64 KiB per rank each connection sends 16 packets,
@@ -53,7 +53,7 @@ class FlowTable
         return m_slots.Size();
     }
 
-    /// The port (plane) of flow `id`: flows are numbered port by port (spec 4.1).
+    /// The port (plane) of flow `id`: flows are numbered port by port (spec 6.1).
     uint16_t PortOf(uint16_t id) const
     {
         return static_cast<uint16_t>(id / m_config.flowsPerPort);
@@ -94,7 +94,7 @@ class FlowTable
     }
 
     /// True when flow `id` is Up, with no recent congestion mark, and has room for `bytes` (made
-    /// or not): the spraying selector's first choice (spec 4.2), which a burst also keeps to.
+    /// or not): the spraying selector's first choice (spec 6.2), which a burst also keeps to.
     bool IsClearWithRoom(uint16_t id, uint32_t bytes, uint32_t maxPackets) const
     {
         const Flow* flow = Find(id);
@@ -127,7 +127,7 @@ class FlowTable
     const MetaRoceConfig& m_config;       ///< the connection's, which outlives this table
     LazySlots<Flow> m_slots;              ///< two bytes per flow until it is made
     std::vector<uint16_t> m_firstEntropy; ///< per flow, drawn by Make()
-    uint32_t m_initialFsn;                ///< every flow's first FSN (spec 3.2)
+    uint32_t m_initialFsn;                ///< every flow's first FSN (spec 2.5)
 };
 
 } // namespace metaroce

@@ -22,7 +22,7 @@ TimeNs
 LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow, TimeNs flowRtt)
 {
     // A PROBE carries no data and travels in the control class; the time rule leaves it alone
-    // (a Down flow's probe must stay in flight until answered or superseded, spec 5.5).
+    // (a Down flow's probe must stay in flight until answered or superseded, spec 4.5).
     return p.message == kProbeMessage ? kNever
                                       : rack.Deadline(p.sentAt, p.txSeq, reorderWindow, flowRtt);
 }
@@ -73,7 +73,7 @@ DetectLosses(const Ring<SentPacket>& outstanding,
 #ifdef METAROCE_MUTATION_NO_SACK_RETRANSMIT
         // A deliberate defect, compiled only by the compliance suite's mutation check
         // (test/compliance/mutation-check.sh): rule 1 never fires, so a SACK gap no longer
-        // triggers the immediate retransmission of spec 5.3/5.4, and the suite must notice.
+        // triggers the immediate retransmission of spec 4.6/7.3, and the suite must notice.
         sequenceGap = false;
 #endif
         const TimeNs deadline = rule.Deadline(p);

@@ -1,6 +1,6 @@
 /*
  * Loss detection for one flow against the connection's RACK state and, with the plane rule,
- * its plane's (spec 5.3), a small pure function after RACK (RFC 8985), extended to a
+ * its plane's (spec 4.6), a small pure function after RACK (RFC 8985), extended to a
  * connection that sprays over many flows.
  *
  * Two rules, in order of strength:
@@ -123,7 +123,7 @@ struct LossVerdict
 {
     std::vector<std::size_t> lost; ///< indices into the outstanding list, oldest first
     /// Per entry of `lost`: proven by rule 1 (a later packet of its route was acknowledged),
-    /// not judged late by the time rule, which may yet be wrong (spec 5.3).
+    /// not judged late by the time rule, which may yet be wrong (spec 4.6).
     std::vector<bool> proven;
     TimeNs nextCheck{kNever}; ///< when rule 2 may declare more losses
 };

@@ -1,5 +1,5 @@
 /*
- * When a NIC last proved a loss (spec 5.3, "Floor from the loss evidence"; A47).
+ * When a NIC last proved a loss (spec 4.6, "Floor from the loss evidence"; A47).
  *
  * The time rule cannot tell a packet deep in a first-round queue from a lost one: only its
  * reorder floor separates them, and a wide floor finds every loss later while a narrow one
@@ -14,7 +14,7 @@
  * then found spurious (the packet had arrived). With no proof recent, that says the fabric
  * queues some routes deeper than the measured window allows, as an oversubscribed fabric's
  * standing queues do, so the connections widen the time rule's window to a multiple of the
- * smoothed RTT (spec 5.3, A49). A recent proof outranks it: where the fabric drops packets, a
+ * smoothed RTT (spec 4.6, A49). A recent proof outranks it: where the fabric drops packets, a
  * wider window finds every loss later.
  */
 #ifndef METAROCE_ENGINE_LOSS_EVIDENCE_H

@@ -1,6 +1,6 @@
 /*
  * The mCRC: MetaRoCE's bit-error check (MetaRoCE 1.0 section 4.1 "Bit Error Detection (mCRC)",
- * whose text is not public; doc/spec.md 3.11 gives our assumption A60).
+ * whose text is not public; doc/spec.md 4.1 gives our assumption A60).
  *
  * Our assumption: a 4-byte trailer at the end of the UDP payload, CRC-32C (Castagnoli: reflected
  * polynomial 0x1EDC6F41, initial value and final XOR 0xFFFFFFFF) over every byte before it, the

@@ -34,179 +34,179 @@ namespace
 // One table row per field reads better than one argument per line.
 // clang-format off
 
-/// The shape of a connection (spec 4.1, 5.1, 6.2) and its sender's windows and pacing (7).
+/// The shape of a connection (spec 6.1, 7.1, 8.2) and its sender's windows and pacing (7).
 ConfigFields<MetaRoceConfig>
 SenderFields()
 {
     using C = MetaRoceConfig;
     return {
-        METAROCE_FIELD(C, flowsPerPort, "FlowsPerPort", Count, 1, 1024, "4.1",
+        METAROCE_FIELD(C, flowsPerPort, "FlowsPerPort", Count, 1, 1024, "6.1",
                        "Logical flows per plane, each with its own FSN sequence and entropy."),
-        METAROCE_FIELD(C, entropyRecycling, "EntropyRecycling", Flag, 0, 1, "4.2",
+        METAROCE_FIELD(C, entropyRecycling, "EntropyRecycling", Flag, 0, 1, "6.2",
                        "Spray first over the flows whose packets came back without a mark, one "
                        "packet per packet acknowledged clean; false: round-robin only."),
-        METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "4.2",
+        METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "6.2",
                        "Packets a connection sends back to back on one flow of a plane (the NIC "
                        "pulls the port again while the burst goes on) before spraying on: a "
                        "burst of ackEveryPackets comes back in one ACK. A burst starts only on "
                        "a flow with an RTT sample; before it, one packet at a time."),
-        METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "6.4",
+        METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "4.2",
                        "Ask for the ACK of a lone DATA packet at once (ACKREQ): one that no "
                        "burst continues on, before which the connection sent nothing on its "
                        "plane in the ACK delay, or one of its message's last Ports packets. Its "
                        "ACK would wait the ACK delay for a packet that does not come."),
-        METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "6.2",
+        METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "8.2",
                        "Ordered streams multiplexed on one connection."),
-        METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "5.1",
+        METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "7.1",
                        "Payload bytes per data packet (RoCEv2 also needs 256, 512, 1024, 2048 or "
                        "4096)."),
-        METAROCE_FIELD(C, initialFlowWindowPackets, "InitialFlowWindow", Count, 1, kSackBits, "7.1",
+        METAROCE_FIELD(C, initialFlowWindowPackets, "InitialFlowWindow", Count, 1, kSackBits, "9.1",
                        "Starting window of a flow, in packets."),
-        METAROCE_FIELD(C, maxFlowWindowPackets, "MaxFlowWindow", Count, 1, kSackBits, "7.1",
+        METAROCE_FIELD(C, maxFlowWindowPackets, "MaxFlowWindow", Count, 1, kSackBits, "9.1",
                        "Largest flow window, in packets: the 256-bit SACK bitvector bounds it."),
         METAROCE_FIELD(C, initialConnectionWindowBytes, "InitialConnectionWindow", Bytes,
-                       1, kMaxWindowBytes, "7.1",
+                       1, kMaxWindowBytes, "9.1",
                        "Starting window of the connection."),
         METAROCE_FIELD(C, maxConnectionWindowBytes, "MaxConnectionWindow", Bytes,
-                       1, kMaxWindowBytes, "7.1",
+                       1, kMaxWindowBytes, "9.1",
                        "Largest connection window."),
-        METAROCE_FIELD(C, honourRateHint, "HonourRateHint", Flag, 0, 1, "7.4",
+        METAROCE_FIELD(C, honourRateHint, "HonourRateHint", Flag, 0, 1, "9.4",
                        "Pace the sender at the receiver's fair-share rate hint."),
-        METAROCE_FIELD(C, unscheduledBytes, "UnscheduledBytes", Bytes, 0, kMaxWindowBytes, "7.1",
+        METAROCE_FIELD(C, unscheduledBytes, "UnscheduledBytes", Bytes, 0, kMaxWindowBytes, "9.1",
                        "Bytes a connection may have in flight before its first ACK, the "
                        "unscheduled window of receiver admission (0: no limit but the windows)."),
     };
 }
 
-/// The sender's loss detection (spec 5.3).
+/// The sender's loss detection (spec 4.6).
 ConfigFields<MetaRoceConfig>
 LossDetectionFields()
 {
     using C = MetaRoceConfig;
     return {
         METAROCE_FIELD(C, reorderTolerancePackets, "ReorderTolerance", Count,
-                       0, kSackBits - 1, "5.3",
+                       0, kSackBits - 1, "4.6",
                        "SACK gap, in packets, that counts as loss (0: any gap, per-flow order)."),
-        METAROCE_FIELD(C, reorderFloorRttQuarters, "ReorderFloorRttQuarters", Count, 0, 64, "5.3",
+        METAROCE_FIELD(C, reorderFloorRttQuarters, "ReorderFloorRttQuarters", Count, 0, 64, "4.6",
                        "Floor of the time rule's reorder window beyond the ACK delay, in quarters "
                        "of the minimum RTT (RFC 8985's reo_wnd_mult), while a connection of the "
                        "NIC has proven a loss within LossMemory: more tells a packet deep in a "
                        "first-round queue from a lost one, and finds every loss that much later."),
         METAROCE_FIELD(C, quietReorderFloorRttQuarters, "QuietReorderFloorRttQuarters", Count,
-                       0, 64, "5.3",
+                       0, 64, "4.6",
                        "The same floor while no connection of the NIC has proven a loss (a later "
                        "packet of the same route acknowledged) within LossMemory: on a fabric "
                        "that drops nothing a late packet is not copied (equal to "
                        "ReorderFloorRttQuarters: one floor always)."),
-        METAROCE_FIELD(C, lossMemoryNs, "LossMemory", Nanoseconds, 0, kMaxNs, "5.3",
+        METAROCE_FIELD(C, lossMemoryNs, "LossMemory", Nanoseconds, 0, kMaxNs, "4.6",
                        "How long a loss proven by any connection of the NIC keeps its connections "
                        "on ReorderFloorRttQuarters (0: never)."),
         METAROCE_FIELD(C, spuriousWindowSrttHalves, "SpuriousWindowSrttHalves", Count, 0, 16,
-                       "5.3",
+                       "4.6",
                        "While a connection of the NIC has found a loss of the time rule spurious "
                        "and none has proven a loss within LossMemory, the time rule's reorder "
                        "window is at least this many halves of the smoothed RTT: routes through "
                        "standing queues (oversubscribed fabrics) are not copied (0: never)."),
-        METAROCE_FIELD(C, planeTimeRule, "PlaneTimeRule", Flag, 0, 1, "5.3",
+        METAROCE_FIELD(C, planeTimeRule, "PlaneTimeRule", Flag, 0, 1, "4.6",
                        "Judge a packet late behind a later packet of its own plane with that "
                        "plane's reorder window, and behind other planes only after that packet's "
                        "round trip plus max(reorder window, srtt + 4 rttvar)."),
-        METAROCE_FIELD(C, timeRuleFlowRtt, "TimeRuleFlowRtt", Flag, 0, 1, "5.3",
+        METAROCE_FIELD(C, timeRuleFlowRtt, "TimeRuleFlowRtt", Flag, 0, 1, "4.6",
                        "Expect a packet back after the longer of its own flow's smoothed RTT "
                        "and the round trip of the later packet that the time rule compares it "
                        "with (false: that round trip alone, the behaviour before 2026-12-04)."),
     };
 }
 
-/// The sender's loss recovery and flow management (spec 4.3-5.7).
+/// The sender's loss recovery and flow management (spec 6.3-7.5).
 ConfigFields<MetaRoceConfig>
 RecoveryFields()
 {
     using C = MetaRoceConfig;
     return {
-        METAROCE_FIELD(C, rtoMinNs, "RtoMin", Nanoseconds, 1, kMaxNs, "5.5",
+        METAROCE_FIELD(C, rtoMinNs, "RtoMin", Nanoseconds, 1, kMaxNs, "4.5",
                        "Floor of the per-flow retransmission timeout (srtt + 4 rttvar)."),
-        METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "5.5",
+        METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "4.5",
                        "Ceiling of the per-flow retransmission timeout, backoff included."),
-        METAROCE_FIELD(C, deferRto, "DeferRto", Flag, 0, 1, "5.5",
+        METAROCE_FIELD(C, deferRto, "DeferRto", Flag, 0, 1, "4.5",
                        "Defer a flow's retransmission timeout while the time rule or the "
                        "connection's progress speaks for its oldest packet (false: it fires at "
                        "that packet's send time plus the RTO, the behaviour before 2026-12-03)."),
-        METAROCE_FIELD(C, connectionRtoFloor, "ConnectionRtoFloor", Flag, 0, 1, "5.5",
+        METAROCE_FIELD(C, connectionRtoFloor, "ConnectionRtoFloor", Flag, 0, 1, "4.5",
                        "With DeferRto, a flow's due RTO also waits until the connection's RTO, "
                        "from every flow's RTT samples, has passed since its oldest packet left: "
                        "a flow's own samples are sparse and lag a growing queue (false: the "
                        "behaviour before 2026-12-05)."),
-        METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "5.5",
+        METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "4.5",
                        "RTT assumed before the first sample."),
-        METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "5.5",
+        METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "4.5",
                        "Retransmission timeout of a flow before its first RTT sample."),
-        METAROCE_FIELD(C, maxRetransmissions, "MaxRetransmissions", Count, 1, 1000, "5.6",
+        METAROCE_FIELD(C, maxRetransmissions, "MaxRetransmissions", Count, 1, 1000, "7.4",
                        "Transmissions of one packet beyond its first before the connection fails."),
-        METAROCE_FIELD(C, retransmitCopies, "RetransmitCopies", Count, 1, 4, "5.4",
+        METAROCE_FIELD(C, retransmitCopies, "RetransmitCopies", Count, 1, 4, "7.3",
                        "Copies sent of each retransmission, each on the flow the next pull "
                        "picks: a lost retransmission then rarely costs a second recovery."),
-        METAROCE_FIELD(C, retransmitOtherPlane, "RetransmitOtherPlane", Flag, 0, 1, "5.4",
+        METAROCE_FIELD(C, retransmitOtherPlane, "RetransmitOtherPlane", Flag, 0, 1, "7.3",
                        "A retransmission leaves the plane its packet was lost on to the "
                        "connection's other planes while one of them is up."),
-        METAROCE_FIELD(C, tailRetransmitCopies, "TailRetransmitCopies", Count, 1, 4, "5.4",
+        METAROCE_FIELD(C, tailRetransmitCopies, "TailRetransmitCopies", Count, 1, 4, "7.3",
                        "Copies sent of a retransmission (at least RetransmitCopies) when the "
                        "connection has no new data left to send: a lost retransmission is then a "
                        "tail, and the collective waits for its second recovery."),
-        METAROCE_FIELD(C, flowSuspectTimeouts, "FlowSuspectTimeouts", Count, 1, 1e6, "4.3",
+        METAROCE_FIELD(C, flowSuspectTimeouts, "FlowSuspectTimeouts", Count, 1, 1e6, "6.3",
                        "Consecutive timeouts before a flow is suspect."),
-        METAROCE_FIELD(C, flowDownTimeouts, "FlowDownTimeouts", Count, 1, 1e6, "4.3",
+        METAROCE_FIELD(C, flowDownTimeouts, "FlowDownTimeouts", Count, 1, 1e6, "6.3",
                        "Consecutive timeouts before a flow is taken down."),
-        METAROCE_FIELD(C, tailProbeMinNs, "TailProbeMin", Nanoseconds, 1, kMaxNs, "5.5",
+        METAROCE_FIELD(C, tailProbeMinNs, "TailProbeMin", Nanoseconds, 1, kMaxNs, "4.5",
                        "Floor of the tail-loss probe wait (max(rack.rtt + reorder window, srtt + 4 rttvar, "
                        "this))."),
-        METAROCE_FIELD(C, maxTailProbes, "MaxTailProbes", Count, 0, 64, "5.5",
+        METAROCE_FIELD(C, maxTailProbes, "MaxTailProbes", Count, 0, 64, "4.5",
                        "Tail-loss probes without progress: the first two one probe wait apart, "
                        "each further one twice the wait of the one before; 0: none."),
-        METAROCE_FIELD(C, tailMarkers, "TailMarkers", Flag, 0, 1, "5.5",
+        METAROCE_FIELD(C, tailMarkers, "TailMarkers", Flag, 0, 1, "4.5",
                        "Send a small PROBE in the data class right behind every DATA packet after "
                        "which nothing is left to send, on its flow: the PROBE's ACK exposes that "
                        "packet's loss one round trip after it left."),
-        METAROCE_FIELD(C, tailMarkersEveryFlow, "TailMarkersEveryFlow", Flag, 0, 1, "5.5",
+        METAROCE_FIELD(C, tailMarkersEveryFlow, "TailMarkersEveryFlow", Flag, 0, 1, "4.5",
                        "With TailMarkers, when nothing is left to send, also send a marker on "
                        "every other flow whose newest packet is DATA still in flight: a "
                        "connection sprays its last packets over many flows, and each is a tail."),
-        METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "4.3",
+        METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "6.3",
                        "How often a down flow is probed."),
-        METAROCE_FIELD(C, entropyRedrawMarks, "EntropyRedrawMarks", Count, 1, 1e6, "4.4",
+        METAROCE_FIELD(C, entropyRedrawMarks, "EntropyRedrawMarks", Count, 1, 1e6, "6.4",
                        "Consecutive ACK rounds echoing CE that move a flow to new entropy."),
-        METAROCE_FIELD(C, entropyBase, "EntropyBase", Count, 1, 65535, "4.1",
+        METAROCE_FIELD(C, entropyBase, "EntropyBase", Count, 1, 65535, "6.1",
                        "Lowest UDP source port drawn as flow entropy."),
-        METAROCE_FIELD(C, entropyCount, "EntropyCount", Count, 1, 65535, "4.1",
+        METAROCE_FIELD(C, entropyCount, "EntropyCount", Count, 1, 65535, "6.1",
                        "Number of UDP source ports entropy is drawn from, from EntropyBase on."),
     };
 }
 
-/// The receiver's tunables (spec 6).
+/// The receiver's tunables (spec 8).
 ConfigFields<MetaRoceConfig>
 ReceiverFields()
 {
     using C = MetaRoceConfig;
     return {
-        METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, kSackBits, "6.4",
+        METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, kSackBits, "4.2",
                        "Packets of one plane, over all its flows, that one ACK acknowledges: "
                        "the ACK leaves when this many wait (1: an ACK per packet)."),
-        METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "6.4",
+        METAROCE_FIELD(C, ackDelayNs, "AckDelay", Nanoseconds, 1, kMaxNs, "4.2",
                        "Longest a packet waits for its ACK while fewer than AckEveryPackets "
                        "of its plane wait."),
-        METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "6.4",
+        METAROCE_FIELD(C, ackRepeats, "AckRepeats", Count, 0, kMrMaxAckRepeats, "4.2",
                        "Latest ACKs of the connection's other flows that every ACK repeats "
                        "(8 bytes each) beyond the flows it covers: a lost ACK then costs "
                        "nothing while a later one arrives."),
-        METAROCE_FIELD(C, compactAcks, "CompactAcks", Flag, 0, 1, "3.4",
+        METAROCE_FIELD(C, compactAcks, "CompactAcks", Flag, 0, 1, "5.3",
                        "Leave an empty SACK out of the ACK (32 bytes fewer; flag NOSACK)."),
-        METAROCE_FIELD(C, mcrc, "Mcrc", Flag, 0, 1, "3.11",
+        METAROCE_FIELD(C, mcrc, "Mcrc", Flag, 0, 1, "4.1",
                        "Carry the mCRC, a 4-byte CRC-32C trailer over header and payload, on "
                        "every packet, and refuse a received packet whose trailer is wrong or "
                        "that the link corrupted (drop reason bad-crc). Both ends must agree."),
-        METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "6.3",
+        METAROCE_FIELD(C, maxMessagesInFlight, "MaxMessagesInFlight", Count, 1, 1 << 30, "3.4",
                        "Receive window of a stream, in messages."),
-        METAROCE_FIELD(C, completionOrder, "CompletionOrder", Count, 0, 1, "6.8",
+        METAROCE_FIELD(C, completionOrder, "CompletionOrder", Count, 0, 1, "3.3",
                        "When this end's completions are released: 0, per stream in posting "
                        "order; 1, each message as soon as it finishes (all its packets "
                        "acknowledged, or placed for a RECV), whatever earlier messages of its "
@@ -249,7 +249,7 @@ MetaRoceConfig::Validate() const
     Require(initialFlowWindowPackets <= maxFlowWindowPackets,
             "initialFlowWindowPackets",
             "must be in [1, maxFlowWindowPackets]");
-    // The connection window never goes below one full packet per port (spec 7.1).
+    // The connection window never goes below one full packet per port (spec 9.1).
     const uint64_t minWindow = uint64_t{ports} * (mtu + kMrMaxDataHeaderSize);
     Require(initialConnectionWindowBytes >= minWindow,
             "initialConnectionWindowBytes",

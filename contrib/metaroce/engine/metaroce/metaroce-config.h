@@ -1,7 +1,7 @@
 /*
  * Configuration of one MetaRoCE connection end. The public description of MetaRoCE gives no
  * constants (no AIMD gains, timers or encodings), so each value below is an assumption of this
- * model, named in the spec (doc/spec.md, section 9 "Assumptions"). The defaults are the member
+ * model, named in the spec (doc/spec.md, section 11 "Assumptions"). The defaults are the member
  * initialisers; range, unit, attribute name and meaning of each tunable are its row in
  * MetaRoceConfigFields() (config-field.h), from which the NIC's ns-3 attributes and the
  * compliance suite's settings are made. Validate() refuses impossible values with a message
@@ -22,7 +22,7 @@ namespace metaroce
 /// Most NIC ports (planes) a connection may use: per-port state is kept in 64-bit words.
 constexpr uint16_t kMaxPorts = 64;
 
-/// When a connection end releases its completions (MetaRoceConfig::completionOrder, spec 6.8).
+/// When a connection end releases its completions (MetaRoceConfig::completionOrder, spec 3.3).
 enum class CompletionOrder : uint8_t
 {
     /// Per stream in posting order: a completion implies every earlier message of its stream
@@ -41,7 +41,7 @@ struct MetaRoceConfig
     uint32_t localConnection{1};  ///< our connection id: peers put it in their packets
     uint32_t remoteConnection{1}; ///< the peer's connection id
     uint64_t seed{1};             ///< seeds entropy draws; same seed -> same packets
-    /// FSN at which each of this end's flows starts sending (spec 3.2): 0 in the simulator, drawn
+    /// FSN at which each of this end's flows starts sending (spec 2.5): 0 in the simulator, drawn
     /// at random per connection where packets from strangers can arrive (the UDP runtime).
     uint32_t initialFsn{0};
     uint32_t remoteInitialFsn{
@@ -49,8 +49,8 @@ struct MetaRoceConfig
 
     // Shape.
     uint16_t ports{1};         ///< NIC ports = planes this connection may use
-    uint16_t flowsPerPort{32}; ///< logical flows per plane (spec 4.1, A13)
-    uint16_t streams{16};      ///< ordered streams multiplexed on the connection (spec 6)
+    uint16_t flowsPerPort{32}; ///< logical flows per plane (spec 6.1, A13)
+    uint16_t streams{16};      ///< ordered streams multiplexed on the connection (spec 8)
     uint32_t mtu{4096};        ///< payload bytes per data packet
     uint64_t portRateBps{100'000'000'000}; ///< line rate of each port
 
@@ -65,19 +65,19 @@ struct MetaRoceConfig
     /// message's last `ports` packets, as no packet will share its ACK.
     bool ackLonePackets{true};
 
-    // Windows and congestion control (spec 7).
+    // Windows and congestion control (spec 9).
     uint32_t initialFlowWindowPackets{1};           ///< starting flow window (A15)
     uint32_t maxFlowWindowPackets{256};             ///< never above the SACK bitvector width
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
     bool honourRateHint{true};                      ///< pace at the receiver's fair-share hint
     /// Bytes in flight before the connection's first ACK (0: the windows alone decide); with a
-    /// receiver that grants admission credit (spec 6.7), the unscheduled first window.
+    /// receiver that grants admission credit (spec 8.5), the unscheduled first window.
     uint64_t unscheduledBytes{0};
     /// Parameters of the default congestion control (used when none is given).
     AimdConfig aimd;
 
-    // Loss recovery (spec 5).
+    // Loss recovery (spec 7).
     uint32_t reorderTolerancePackets{0}; ///< gap size that is loss; 0 = any gap (per-flow order)
     uint32_t reorderFloorRttQuarters{1}; ///< reorder window floor: ACK delay + this * minRtt / 4,
                                          ///< while the NIC has proven a loss recently (5.3)
@@ -90,7 +90,7 @@ struct MetaRoceConfig
     bool timeRuleFlowRtt{true}; ///< rule 2 expects a packet back no sooner than its flow's srtt
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
-    bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 5.5)
+    bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 4.5)
     bool connectionRtoFloor{true};   ///< with deferRto: until the connection's RTO passed (A50)
     TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
     TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
@@ -101,7 +101,7 @@ struct MetaRoceConfig
     uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (5.4)
     uint32_t flowSuspectTimeouts{1};  ///< consecutive RTOs before a flow is suspect
     uint32_t flowDownTimeouts{3};     ///< consecutive RTOs before a flow is taken down
-    TimeNs tailProbeMinNs{5'000};     ///< floor of the tail-loss probe timeout (spec 5.5)
+    TimeNs tailProbeMinNs{5'000};     ///< floor of the tail-loss probe timeout (spec 4.5)
     uint32_t maxTailProbes{6};        ///< tail-loss probes without progress; the first two
                                       ///< one wait apart, then doubling (0: none)
     bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (5.5)
@@ -111,7 +111,7 @@ struct MetaRoceConfig
     uint16_t entropyBase{49152};      ///< UDP source ports are drawn from
     uint16_t entropyCount{16384};     ///<   [entropyBase, entropyBase + entropyCount)
 
-    // Receiver (spec 6).
+    // Receiver (spec 8).
     uint32_t ackEveryPackets{2};        ///< packets of a plane, over its flows, per ACK (6.4)
     TimeNs ackDelayNs{2'000};           ///< longest a packet waits for its ACK
     uint32_t ackRepeats{2};             ///< earlier ACKs of other flows each ACK repeats

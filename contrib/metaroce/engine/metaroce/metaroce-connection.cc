@@ -40,7 +40,7 @@ DefaultSelector(std::unique_ptr<FlowSelector> selector)
     return selector ? std::move(selector) : std::make_unique<SprayFlowSelector>();
 }
 
-/// True when the ACK's flow and every flow it repeats is one of the connection's (spec 3.9).
+/// True when the ACK's flow and every flow it repeats is one of the connection's (spec 5.8).
 bool
 KnowsFlows(const MrHeader& ack, const MetaRoceConfig& c)
 {
@@ -161,7 +161,7 @@ MetaRoceConnection::ValidateWorkRequest(const WorkRequest& wr, bool recv) const
         bad("local buffer outside the region of key " + std::to_string(wr.localKey));
     }
     // In finish order a RECV completion says nothing of earlier messages, so a SEND must not
-    // rely on an earlier WRITE of its stream having landed (spec 6.8).
+    // rely on an earlier WRITE of its stream having landed (spec 3.3).
     if (wr.op == Opcode::Send && m_config->Completions() == CompletionOrder::Finish &&
         m_requester && m_requester->Get().WriteUnfinished(wr.stream))
     {
@@ -203,7 +203,7 @@ MetaRoceConnection::OnPacket(const RxPacket& pkt)
     {
         return Refuse(DropReason::PortDown);
     }
-    // The mCRC first: nothing of a corrupted packet is believed (spec 3.11).
+    // The mCRC first: nothing of a corrupted packet is believed (spec 4.1).
     RxPacket body = pkt;
     if (m_config->mcrc)
     {
@@ -274,7 +274,7 @@ MetaRoceConnection::OnTimeout(TimeNs now)
         m_responder->OnTimeout(now);
     }
     // Most timer events are the responder's ACK delays: a requester with nothing due would
-    // only be recomputed afterwards (spec 2.3: OnTimeout acts on deadlines NextTimeout reports).
+    // only be recomputed afterwards (spec 1.3: OnTimeout acts on deadlines NextTimeout reports).
     if (m_requester && m_requester->NextTimeout() <= now)
     {
         m_requester->Mutate().OnTimeout(now);
@@ -325,7 +325,7 @@ MetaRoceConnection::Pull(uint16_t port, TimeNs now, PullKind kind)
         return std::nullopt;
     }
     // The responder's ACKs and NAKs first; for control only the requester's PROBEs wait with
-    // its data (spec 2.3).
+    // its data (spec 1.3).
     std::optional<OutPacket> out = m_responder ? m_responder->Pull(port, now) : std::nullopt;
     if (!out && kind != PullKind::Control && m_requester)
     {

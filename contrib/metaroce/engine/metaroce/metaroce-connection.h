@@ -83,7 +83,7 @@ class MetaRoceConnection : public TransportEngine
     void SetFairShare(uint64_t bps);
 
     /// This sender's share of the receiver's admission budget, granted as credit in the ACKs
-    /// (bytes; 0: no admission, spec 6.7).
+    /// (bytes; 0: no admission, spec 8.5).
     void SetAdmissionTarget(uint64_t bytes);
 
     /// Reads the fair share and the admission target from the NIC's `hints` (null: none) once
@@ -92,7 +92,7 @@ class MetaRoceConnection : public TransportEngine
     void ShareReceiverHints(const ReceiverHints* hints);
 
     /// Records the losses this connection proves in, and takes its reorder floor from, the
-    /// NIC's `evidence` shared by all its connections (spec 5.3, A47) instead of its own;
+    /// NIC's `evidence` shared by all its connections (spec 4.6, A47) instead of its own;
     /// `evidence` must outlive the connection.
     void ShareLossEvidence(LossEvidence& evidence);
 

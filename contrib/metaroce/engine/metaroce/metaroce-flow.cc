@@ -99,7 +99,7 @@ Flow::PopResolved()
 bool
 Flow::UnansweredProbeAtFloor() const
 {
-    // A PROBE is given up once a later FSN of its flow is acknowledged (spec 5.5): its ACK
+    // A PROBE is given up once a later FSN of its flow is acknowledged (spec 4.5): its ACK
     // would have come with or before that one unless it was lost, and no rule times a PROBE,
     // so a lost tail marker would otherwise hold the floor for good - after a re-draw even the
     // sequence rule no longer reaches it - until the flow's 256-FSN span is full and the flow

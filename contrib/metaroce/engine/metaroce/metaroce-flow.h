@@ -1,5 +1,5 @@
 /*
- * One logical flow of a MetaRoCE connection, as its sender sees it (spec 4).
+ * One logical flow of a MetaRoCE connection, as its sender sees it (spec 6).
  *
  * A flow is a plane (NIC port) plus a UDP source port (the ECMP entropy that picks a route
  * through that plane). It owns its ordered FSN sequence, its outstanding packets, its window,
@@ -7,7 +7,7 @@
  * move off a bad route; the FSN sequence continues, and a new route epoch begins so that loss
  * detection does not mistake cross-route reordering for loss.
  *
- * Health (spec 4.3) changes only through SetHealth(), which checks the transition is legal:
+ * Health (spec 6.3) changes only through SetHealth(), which checks the transition is legal:
  *
  *     Up --RTO--> Suspect --more RTOs--> Down --probe acknowledged--> Up
  *     Up/Suspect --port down--> Down      Suspect --any ACK--> Up
@@ -68,7 +68,7 @@ class RttEstimator
     TimeNs m_min{kNever}; ///< kNever until the first sample (a flag would cost 8 bytes a flow)
 };
 
-/// A data packet declared lost, remembered until an ACK tells whether it arrived (spec 5.7).
+/// A data packet declared lost, remembered until an ACK tells whether it arrived (spec 7.5).
 struct LostPacket
 {
     SentPacket packet;
@@ -95,7 +95,7 @@ struct Flow
     uint64_t nextFsn{0};
     TimeNs probeDue{kNever}; ///< Down flows: when to send the next probe
     /// Send time of the oldest in-flight DATA packet, or kNever, as of the requester's last
-    /// look at the flow (its deadlines, spec 5.3 and 5.5, are kept from it).
+    /// look at the flow (its deadlines, spec 4.6 and 4.5, are kept from it).
     TimeNs firstDataAt{kNever};
     double undoWindow{0}; ///< window before the last loss cut, while it may be undone (5.7)
     uint64_t packetsSent{0};
@@ -120,7 +120,7 @@ struct Flow
     const SentPacket* OldestDataInFlight() const;
 
     /// Drops resolved packets from the front, advancing the floor: acknowledged or lost ones,
-    /// and a PROBE there once a later FSN of the flow is acknowledged (spec 5.5).
+    /// and a PROBE there once a later FSN of the flow is acknowledged (spec 4.5).
     void PopResolved();
 
     /// True when the front packet is a PROBE and a later one of the flow has been acknowledged.

@@ -1,5 +1,5 @@
 /*
- * The requester's ACK processing (spec 5.2), the steps in order: the ACK's repeats of earlier
+ * The requester's ACK processing (spec 7.2), the steps in order: the ACK's repeats of earlier
  * ACKs of other flows, each as that ACK would have been; then what the ACK newly covers on its
  * flow (ack-coverage.h) is acknowledged, packet by packet and message by message; the flow's
  * recent losses are settled against it (5.7, spurious-loss.h); then the RTT sample, the rate
@@ -150,7 +150,7 @@ MetaRoceRequester::OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sam
     {
         flow.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
-        sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 7.6)
+        sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 9.6)
     }
     if (ack.rateHintMbps != 0)
     {
@@ -214,7 +214,7 @@ MetaRoceRequester::SampleLateness(const Flow& flow,
                                   TimeNs now)
 {
     // Only an ACK that `p` itself caused times `p` (a lost ACK would make it look late), and
-    // only lateness behind a packet sent after it is reordering (spec 5.3).
+    // only lateness behind a packet sent after it is reordering (spec 4.6).
     if (ack.echoTimestamp != p.sentAt)
     {
         return;

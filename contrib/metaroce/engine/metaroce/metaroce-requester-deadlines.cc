@@ -1,5 +1,5 @@
 /*
- * The requester's deadlines (spec 2.3, 5.3, 5.5): the per-flow trees that NextTimeout() and
+ * The requester's deadlines (spec 1.3, 4.6, 4.5): the per-flow trees that NextTimeout() and
  * OnTimeout() read instead of scanning every flow, kept up to date by Refresh(); the
  * retransmission timeout and its deferral while better evidence is coming; and the time
  * rule's windows and deadlines (connection-wide, and per plane when the plane rule is on).
@@ -12,7 +12,7 @@
 namespace metaroce
 {
 
-// The per-flow deadline trees (spec 2.3)
+// The per-flow deadline trees (spec 1.3)
 
 void
 MetaRoceRequester::Refresh(Flow& flow)
@@ -132,7 +132,7 @@ MetaRoceRequester::FlowsDueBy(TimeNs now, TimeNs ruleWindow)
     return due;
 }
 
-// The retransmission timeout (spec 5.5)
+// The retransmission timeout (spec 4.5)
 
 TimeNs
 MetaRoceRequester::RtoDeadline(const Flow& flow, const SentPacket* oldest) const
@@ -151,7 +151,7 @@ MetaRoceRequester::DeferRto(const Flow& flow,
                             TimeNs now,
                             TimeNs ruleWindow)
 {
-    // The RTO is the last resort (spec 5.5): it stands back while better evidence is coming.
+    // The RTO is the last resort (spec 4.5): it stands back while better evidence is coming.
     // A packet sent after the oldest one has been acknowledged: the time rule judges it, at
     // its own deadline (later than now, or it would have just declared it lost). Nothing sent
     // after it has come back, but the connection keeps acknowledging what was sent before:
@@ -191,7 +191,7 @@ MetaRoceRequester::DeferRto(const Flow& flow,
     return true;
 }
 
-// The time rule's windows (spec 5.3)
+// The time rule's windows (spec 4.6)
 
 TimeNs
 MetaRoceRequester::ReorderWindowNs() const
@@ -272,7 +272,7 @@ TimeNs
 MetaRoceRequester::LossCheckAt(const Flow& flow, TimeNs ruleWindow) const
 {
     // Packets of a flow are sent in FSN order, so its oldest in-flight data packet has the
-    // earliest deadline of the time rule (spec 5.3).
+    // earliest deadline of the time rule (spec 4.6).
     for (const SentPacket& p : flow.outstanding)
     {
         if (p.state == SentPacket::State::InFlight && p.message != kProbeMessage)

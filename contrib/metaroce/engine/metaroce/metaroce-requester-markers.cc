@@ -1,5 +1,5 @@
 /*
- * Tail markers (spec 5.5, A41): a PROBE in the data class behind every DATA packet after which
+ * Tail markers (spec 4.5, A41): a PROBE in the data class behind every DATA packet after which
  * the connection has nothing left to send. It follows its tail on the same flow, so the same
  * route and the same FIFO queues: it cannot overtake the tail, and its ACK - one round trip
  * after the tail left - either covers the tail or shows its FSN missing below the marker's,
@@ -19,7 +19,7 @@ void
 MetaRoceRequester::NoteSentData(const Flow& flow, uint32_t transmissions, bool moreInMessage)
 {
     // Rule 1 takes a hole as a loss only with no reorder tolerance; a packet sent a fifth time
-    // (a SEND its receiver keeps refusing, spec 11) must back off on the probe and the RTO
+    // (a SEND its receiver keeps refusing, spec 13) must back off on the probe and the RTO
     // instead of coming back every round trip.
     if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 ||
         transmissions > kMarkedTransmissions || moreInMessage)
@@ -87,7 +87,7 @@ MetaRoceRequester::SendTailMarker(uint16_t port, TimeNs now)
             continue;
         }
         // The same route and traffic class as the tail, so it cannot overtake it: its ACK
-        // shows the tail's FSN missing (rule 1) or covers it (spec 5.5). No ACKREQ: the
+        // shows the tail's FSN missing (rule 1) or covers it (spec 4.5). No ACKREQ: the
         // receiver answers at once only when it arrives above a gap, the case it is for; an
         // arrived tail has had its own ACK (6.4).
         OutPacket out = MakeProbePacket(m_ids.remote, flow, now, false);

@@ -1,5 +1,5 @@
 /*
- * What the requester has to send, port by port (spec 2.3): the hints a driver asks before it
+ * What the requester has to send, port by port (spec 1.3): the hints a driver asks before it
  * pulls. They read state only and are asked far more often than anything is sent, so each
  * is answered from a few fields, cheapest first.
  */

@@ -70,7 +70,7 @@ MetaRoceRequester::Post(const WorkRequest& wr, TimeNs now)
     MakeFlows();
 }
 
-// Sending (spec 5.1, 5.4, 5.5)
+// Sending (spec 7.1, 7.3, 4.5)
 
 std::optional<OutPacket>
 MetaRoceRequester::Pull(uint16_t port, TimeNs now, bool recoveryOnly)
@@ -226,7 +226,7 @@ MetaRoceRequester::SendTailProbe(Flow& flow, TimeNs now)
 {
     // The tail goes again, under a fresh FSN, in the data class like the packets before it (a
     // small PROBE would overtake them in a switch's control class and fake a gap); if it was
-    // lost this repairs it, and its ACK exposes any later hole by the time rule (spec 5.5).
+    // lost this repairs it, and its ACK exposes any later hole by the time rule (spec 4.5).
     const QueuedPacket p{m_tailProbe.Message(), m_tailProbe.PacketIndex()};
     if (m_queue.Resend(p.message, p.index) == nullptr)
     {
@@ -287,7 +287,7 @@ MetaRoceRequester::RecordSent(Flow& flow,
         m_tails.OnSent(flow.id, sent.fsn, m_flows, m_rack);
     }
     // PROBEs carry no data: no window holds them (a lost tail marker would otherwise block its
-    // flow for good, as nothing times it out; spec 5.5, 7.1), nor does the receiver's admission.
+    // flow for good, as nothing times it out; spec 4.5, 9.1), nor does the receiver's admission.
     const uint32_t held = message == kProbeMessage ? 0 : sent.bytes;
     flow.inflightBytes += held;
     m_inflightBytes += held;
@@ -302,7 +302,7 @@ MetaRoceRequester::LeaveFlight(Flow& flow, const SentPacket& p)
     m_inflightBytes -= held;
 }
 
-// Losses (spec 5.3, 5.4)
+// Losses (spec 4.6, 7.3)
 
 void
 MetaRoceRequester::RunLossDetection(Flow& flow, TimeNs now)
@@ -377,7 +377,7 @@ MetaRoceRequester::LoseInFlight(Flow& flow, TimeNs now)
     flow.PopResolved();
 }
 
-// Timeouts and port events (spec 4.3, 5.5)
+// Timeouts and port events (spec 6.3, 4.5)
 
 void
 MetaRoceRequester::OnTimeout(TimeNs now)
@@ -476,20 +476,20 @@ MetaRoceRequester::OnNak(const MrHeader& nak, TimeNs now)
     return m_queue.OnNak(nak.stream, nak.msn, now);
 }
 
-// What the driver asks (spec 2.3)
+// What the driver asks (spec 1.3)
 
 bool
 MetaRoceRequester::MaySendMore() const
 {
     // Data held back by the receiver's admission waits for an ACK as a tail does: only the
-    // probe can bring one if what is in flight was lost (spec 5.5, 6.7).
+    // probe can bring one if what is in flight was lost (spec 4.5, 8.5).
     return m_queue.HasQueued() && AdmissionAdmits(uint64_t{m_config.mtu} + kMrMaxDataHeaderSize);
 }
 
 bool
 MetaRoceRequester::AdmissionAdmits(uint64_t bytes) const
 {
-    // Probes are not admitted data (spec 6.7): one unanswered on a dead plane must not hold
+    // Probes are not admitted data (spec 8.5): one unanswered on a dead plane must not hold
     // the data back, so only DATA in flight counts.
     return m_admissionLimit == kNoAdmissionLimit || m_inflightBytes == 0 ||
            m_inflightBytes + bytes <= m_admissionLimit;

@@ -1,5 +1,5 @@
 /*
- * The MetaRoCE requester (spec 5): the sending half of a connection, and the place where its
+ * The MetaRoCE requester (spec 7): the sending half of a connection, and the place where its
  * parts meet. Each concern lives in its own file:
  *
  *   send-queue.h        messages: segmentation, retransmission FIFO, in-order completion,
@@ -26,7 +26,7 @@
  *
  * Its deadlines are kept per flow in DeadlineTrees (deadline-tree.h), brought up to date for
  * the flows a call changed (Refresh()), so that NextTimeout() and OnTimeout() do not walk every
- * flow's state; NextTimeoutByScan() is the scan they must agree with (spec 2.3). The trees, the
+ * flow's state; NextTimeoutByScan() is the scan they must agree with (spec 1.3). The trees, the
  * retransmission timeout and its deferral, and the time rule's windows are in
  * metaroce-requester-deadlines.cc.
  */
@@ -120,13 +120,13 @@ class MetaRoceRequester
     PortWork WorkOnPorts() const;
 
     /// True when the burst of the last packet pulled for `port` takes more packets and data
-    /// waits (spec 4.2; TransportEngine::ContinuesBurst).
+    /// waits (spec 6.2; TransportEngine::ContinuesBurst).
     bool ContinuesBurst(uint16_t port) const
     {
         return !m_bursts.empty() && m_bursts[port].left > 0 && m_queue.HasPacketToSend();
     }
 
-    /// The earliest deadline (spec 2.3, NextTimeout contract), from the per-flow trees.
+    /// The earliest deadline (spec 1.3, NextTimeout contract), from the per-flow trees.
     TimeNs NextTimeout() const;
 
     /// The same computed from scratch, a scan of every flow: the definition NextTimeout()
@@ -157,7 +157,7 @@ class MetaRoceRequester
         return m_connectionWindow;
     }
 
-    /// Bytes the receiver admits in flight (spec 6.7): the unscheduled window before the first
+    /// Bytes the receiver admits in flight (spec 8.5): the unscheduled window before the first
     /// ACK, then the latest ACK's credit; kNoAdmissionLimit when neither limits.
     uint64_t AdmissionLimit() const
     {
@@ -186,7 +186,7 @@ class MetaRoceRequester
         return m_queue.GetState() == SendQueue::State::Failed;
     }
 
-    /// Makes the flows and their deadline slots on the first call (spec 4.1).
+    /// Makes the flows and their deadline slots on the first call (spec 6.1).
     void MakeFlows();
     /// New or retransmitted DATA for `port`, if the queue, the pacer and a window allow.
     std::optional<OutPacket> PullData(uint16_t port, TimeNs now, bool recoveryOnly);
@@ -263,7 +263,7 @@ class MetaRoceRequester
     /// Takes `p`, sent on `flow` and acknowledged at `now`, into the RACK states (5.3).
     void OnDataAcked(const Flow& flow, const SentPacket& p, TimeNs now);
     /// Settles the flow's recently lost packets against an ACK (null: a repeat): spurious or
-    /// not (spec 5.7).
+    /// not (spec 7.5).
     void SettleLosses(Flow& flow,
                       const MrHeader* ack,
                       const AckCoverage& coverage,
@@ -275,17 +275,17 @@ class MetaRoceRequester
     void Refresh(Flow& flow);
     /// Brings the plane's oldest in-flight DATA packet up to date (plane rule on).
     void RefreshPlane(uint16_t port);
-    /// The earliest deadline of the time rule over all flows, kNever when none (spec 5.3);
+    /// The earliest deadline of the time rule over all flows, kNever when none (spec 4.6);
     /// `ruleWindow`: TimeRuleWindowNs().
     TimeNs EarliestLossCheck(TimeNs ruleWindow) const;
     /// The flows OnTimeout() may have to act on at `now`, in flow order: a superset of those
     /// with a due loss check or retransmission timeout (in a member, reused: no allocation).
     const std::vector<uint16_t>& FlowsDueBy(TimeNs now, TimeNs ruleWindow);
 
-    /// Takes the reorder floor that the loss evidence calls for at `now` (spec 5.3, A47): at the
+    /// Takes the reorder floor that the loss evidence calls for at `now` (spec 4.6, A47): at the
     /// start of every event that may run the time rule, so that NextTimeout() answers for it.
     void FollowLossEvidence(TimeNs now);
-    /// Measured reorder window of the connection (spec 5.3); the tail-loss probe's wait.
+    /// Measured reorder window of the connection (spec 4.6); the tail-loss probe's wait.
     TimeNs ReorderWindowNs() const;
     /// The connection-wide time rule's window: the measured one, or with the plane rule on at
     /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 5.3).
@@ -316,9 +316,9 @@ class MetaRoceRequester
 
     /// True when queued data may still leave without an ACK first: some is queued and the
     /// receiver's admission leaves room for a full packet. When false, a tail-loss probe may be
-    /// armed (spec 5.5, 6.7); without admission this is just "data is queued".
+    /// armed (spec 4.5, 8.5); without admission this is just "data is queued".
     bool MaySendMore() const;
-    /// True when the receiver's admission (spec 6.7) lets `bytes` more DATA into flight.
+    /// True when the receiver's admission (spec 8.5) lets `bytes` more DATA into flight.
     bool AdmissionAdmits(uint64_t bytes) const;
     /// The packet a tail-loss probe would send again (FindTail), without the scan when no
     /// probe can be due.
@@ -338,15 +338,15 @@ class MetaRoceRequester
     void OnFlowTimeout(Flow& flow, TimeNs now);
     /// When `flow`, whose oldest in-flight packet is `oldest` (null: none), times out: that
     /// packet's send time plus its RTO, or the later time its timer was deferred to; kNever
-    /// when Down or idle (spec 5.5).
+    /// when Down or idle (spec 4.5).
     TimeNs RtoDeadline(const Flow& flow, const SentPacket* oldest) const;
     /// `flow`'s RTO, for its oldest in-flight packet `oldest`, is due at `now`: defers it and
     /// returns true while better evidence is coming (the time rule's deadline, or the
-    /// connection's progress; spec 5.5).
+    /// connection's progress; spec 4.5).
     bool DeferRto(const Flow& flow, const SentPacket& oldest, TimeNs now, TimeNs ruleWindow);
     void TakeDown(Flow& flow, TimeNs now);
     /// The flow of the burst under way on `port` if it may take a packet of `bytes` now, else
-    /// -1: the burst ends, and `cut` says whether it ended early (spec 4.2, sprayBurstPackets).
+    /// -1: the burst ends, and `cut` says whether it ended early (spec 6.2, sprayBurstPackets).
     int ContinueBurst(uint16_t port, uint32_t bytes, bool& cut);
 
     /// A burst of packets on one flow of a port (4.2).

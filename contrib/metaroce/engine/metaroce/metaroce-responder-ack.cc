@@ -1,5 +1,5 @@
 /*
- * The responder's acknowledgements (spec 6.4): the ACK generation rule - when an arrival
+ * The responder's acknowledgements (spec 4.2): the ACK generation rule - when an arrival
  * queues an ACK and when it waits, one plane's arrivals counted over its flows - and what an
  * ACK carries when its port pulls it: its flow's state, the plane's waiting flows it covers,
  * and repeats of the latest ACKs. NAKs share the port's feedback queue.
@@ -68,7 +68,7 @@ MetaRoceResponder::NoteArrival(FlowRx& rx,
     }
     // At once on a gap (the sender must learn of loss at once), a mark (congestion feedback
     // must not wait), a request (ACKREQ, a duplicate, a message's last packet) or a full
-    // batch of the plane (spec 6.4); otherwise within ackDelay, with whatever joins it.
+    // batch of the plane (spec 4.2); otherwise within ackDelay, with whatever joins it.
     if (urgent || pkt.ecnCe || rx.window.HasGap() || plane.unacked >= m_config.ackEveryPackets)
     {
         QueueAck(flowId);
@@ -188,7 +188,7 @@ MetaRoceResponder::Pull(uint16_t port, TimeNs now)
         h.ceCount = rx.ce;
         h.newCount = rx.fresh;
         // An empty SACK is the common case (a flow's packets arrive in order): left out when
-        // compact, and then never built (spec 3.4).
+        // compact, and then never built (spec 5.3).
         if (m_config.compactAcks && !rx.window.HasGap())
         {
             h.flags |= kMrFlagNoSack;

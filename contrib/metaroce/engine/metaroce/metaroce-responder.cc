@@ -125,7 +125,7 @@ RxResult
 MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
 {
     auto refuse = [](DropReason r) { return RxResult{false, r}; };
-    // Segmentation is fixed by the MTU both ends agreed on (spec 3.3): every packet but the last
+    // Segmentation is fixed by the MTU both ends agreed on (spec 5.2): every packet but the last
     // is full, and offsets are multiples of the MTU.
     if (h.payloadLength > m_config.mtu || h.offset % m_config.mtu != 0 ||
         (!(h.flags & kMrFlagLast) && h.payloadLength != m_config.mtu) ||
@@ -158,7 +158,7 @@ MetaRoceResponder::CheckPlacement(const MrHeader& h, uint16_t port)
         }
         // The whole message, not only this packet, lies in the region its key names: what the
         // responder keeps for a message (its placement bitmap) is then bounded by the memory it
-        // registered, not by the length a packet claims (spec 3.9). A virtual buffer (key 0)
+        // registered, not by the length a packet claims (spec 5.8). A virtual buffer (key 0)
         // has no addresses to check.
         const bool wraps = h.remoteKey != 0 && h.remoteAddr < h.offset;
         if (m_memory != nullptr &&
@@ -200,7 +200,7 @@ void
 MetaRoceResponder::Place(const MrHeader& h, const uint8_t* payload, TimeNs now)
 {
     Stream& s = StreamAt(h.stream);
-    // A SEND whose RECV already completed is a duplicate (spec 3.9), whatever its MSN says:
+    // A SEND whose RECV already completed is a duplicate (spec 5.8), whatever its MSN says:
     // its receive index is below the RECV queue, which must not be read (found by test/fuzz,
     // fuzz-engine: recvs[recvIndex - recvBase] read far outside the queue).
     if (h.msn < s.nextMsn || (h.opcode == MrOpcode::Send && h.recvIndex < s.recvBase))
@@ -307,7 +307,7 @@ MetaRoceResponder::OnData(const MrHeader& h, const uint8_t* payload, const RxPac
     FlowRx& rx = Rx(h.flowId);
     const uint64_t fsn = MrUnwrapFsn(h.fsn, rx.window.Cumulative());
     const uint64_t floor = MrUnwrapFsn(h.ackFloor, rx.window.Cumulative());
-    // The sender keeps at most 256 FSNs above its floor (spec 5.1), and no floor jumps further
+    // The sender keeps at most 256 FSNs above its floor (spec 7.1), and no floor jumps further
     // than a flow can lose (A51); anything else is refused before it can move the window.
     if (fsn < floor || fsn - floor >= kSackBits || !rx.window.FloorFits(floor))
     {
@@ -353,7 +353,7 @@ MetaRoceResponder::OnProbe(const MrHeader& h, const RxPacket& pkt)
         return RxResult{false, DropReason::FsnOutOfWindow};
     }
     // Not a fresh arrival: the new count is of DATA, and the admission credit grows by the
-    // data that arrives, not by a tail marker's 24 bytes (spec 6.4, 6.7). A Down flow's probe
+    // data that arrives, not by a tail marker's 24 bytes (spec 4.2, 8.5). A Down flow's probe
     // asks for its ACK at once (ACKREQ); a tail marker is acknowledged as data is, at once
     // only above a gap - the lost tail it is there to expose - or as a duplicate.
     const bool urgent =

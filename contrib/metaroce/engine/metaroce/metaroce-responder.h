@@ -1,5 +1,5 @@
 /*
- * The MetaRoCE responder (spec 6): the receiving half of a connection.
+ * The MetaRoCE responder (spec 8): the receiving half of a connection.
  *
  * Every data packet names its own destination, so it is placed the moment it arrives, whatever
  * arrived before it: a WRITE at the remote address it carries, a SEND at its offset inside the
@@ -7,11 +7,11 @@
  * stream are still missing. A per-message placement bitmap drops duplicates. Messages complete
  * (and SENDs produce RECV completions) in order per stream, so a SEND completion still implies
  * every earlier message of its stream has landed; in finish order (MetaRoceConfig::
- * completionOrder, spec 6.8) a SEND's RECV completes once the SEND is placed, and the message
+ * completionOrder, spec 3.3) a SEND's RECV completes once the SEND is placed, and the message
  * still leaves its stream's records in order.
  *
  * Per flow the responder keeps the cumulative FSN and the SACK bitvector; its ACKs follow one
- * generation rule (spec 6.4). Arrivals are counted per connection and arrival plane, across
+ * generation rule (spec 4.2). Arrivals are counted per connection and arrival plane, across
  * flows: an ACK leaves once ackEveryPackets packets of the plane are unacknowledged or the
  * oldest of them waited ackDelay, and at once for a packet that shows a gap on its flow, arrives
  * as a duplicate, carries an ECN mark or ACKREQ, or is the last of its message. It is the ACK of
@@ -56,7 +56,7 @@ class MetaRoceResponder
   public:
     /// `config` (perhaps shared with other connections) and `counters` are the connection's and
     /// must outlive it; `peer` is the peer's connection id, which its ACKs and NAKs carry, and
-    /// `peerInitialFsn` the FSN at which each of the peer's flows starts (spec 3.2).
+    /// `peerInitialFsn` the FSN at which each of the peer's flows starts (spec 2.5).
     MetaRoceResponder(const MetaRoceConfig& config,
                       uint32_t peer,
                       uint32_t peerInitialFsn,
@@ -109,7 +109,7 @@ class MetaRoceResponder
     }
 
     /// Sets this sender's share of the receiver's admission budget (bytes; 0: no admission,
-    /// spec 6.7); the ACKs' credit moves towards it.
+    /// spec 8.5); the ACKs' credit moves towards it.
     void SetAdmissionTarget(uint64_t bytes)
     {
         m_credit.SetTarget(bytes);
@@ -213,7 +213,7 @@ class MetaRoceResponder
     /// and queues the next ACK if one of them is due by `now`.
     void ResumePending(uint16_t port, TimeNs now);
     /// Fills `ack` up to ackRepeats repeats with the latest ACKs of flows it does not name yet,
-    /// then remembers every flow it names among the latest (spec 6.4).
+    /// then remembers every flow it names among the latest (spec 4.2).
     void AddRepeats(MrHeader& ack, uint64_t sackLow);
     /// Puts `repeat` first among the latest ACKs, in place of its flow's earlier one or, the
     /// list full, of the oldest.

@@ -193,7 +193,7 @@ namespace
 /// The verdict of a body parser that found nothing wrong.
 constexpr DropReason kWellFormed = DropReason::Count;
 
-/// WRITE and SEND: placement fields, and that they describe a piece of one message (spec 3.3,
+/// WRITE and SEND: placement fields, and that they describe a piece of one message (spec 5.2,
 /// 3.9). `payload` is the number of bytes that follow the header.
 DropReason
 ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
@@ -235,7 +235,7 @@ ParseDataBody(const uint8_t* data, std::size_t payload, MrHeader& h)
 }
 
 /// ACK: cumulative FSN, rate hint, echo, counts, admission credit, the SACK unless left out,
-/// and the repeats (spec 3.4), each of another flow than the ACK's and of a flow no other
+/// and the repeats (spec 5.3), each of another flow than the ACK's and of a flow no other
 /// repeat names.
 DropReason
 ParseAckBody(const uint8_t* data, MrHeader& h)
@@ -271,7 +271,7 @@ ParseAckBody(const uint8_t* data, MrHeader& h)
     return kWellFormed;
 }
 
-/// NAK: the failed message and a known syndrome (spec 3.6).
+/// NAK: the failed message and a known syndrome (spec 5.5).
 DropReason
 ParseNakBody(const uint8_t* data, MrHeader& h)
 {
@@ -287,7 +287,7 @@ ParseNakBody(const uint8_t* data, MrHeader& h)
     return kWellFormed;
 }
 
-/// PROBE: a FSN of its flow, the floor and a timestamp (spec 3.5).
+/// PROBE: a FSN of its flow, the floor and a timestamp (spec 5.4).
 DropReason
 ParseProbeBody(const uint8_t* data, MrHeader& h)
 {
@@ -350,7 +350,7 @@ ParseInto(const uint8_t* data, std::size_t size, std::size_t wireSize, MrHeader&
     if (h.opcode == MrOpcode::Ack)
     {
         // An ACK's repeats follow its SACK, or its admission credit when the SACK is left
-        // out: the datagram's length says how many (spec 3.4, 3.9 check 7).
+        // out: the datagram's length says how many (spec 5.3, 5.8 check 7).
         headerSize = MrAckRepeatsOffset(h.flags);
         if (size < headerSize)
         {

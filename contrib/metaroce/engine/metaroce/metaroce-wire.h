@@ -1,5 +1,5 @@
 /*
- * MetaRoCE wire format (spec section 3, "Wire format"): the project's own design, since the
+ * MetaRoCE wire format (spec section 5, "Wire format"): the project's own design, since the
  * public material does not give Meta's. Every packet is a UDP datagram to port 4792 (assumption
  * A1) whose payload starts with one of the headers below; layouts are data (kMrOpcodes), not
  * code, so the parser and the serializer cannot drift apart.
@@ -32,7 +32,7 @@
  *       bits, u32 its cumulative FSN, as the latest ACK of that flow said them.
  *  An ACK whose SACK is empty may leave it out (flag NOSACK, 0x20): its repeats then start at
  *  32 (32 bytes, then 8 per repeat).
- * With the optional mCRC (spec 3.11, mcrc.h) every datagram ends with a 4-byte trailer; the
+ * With the optional mCRC (spec 4.1, mcrc.h) every datagram ends with a 4-byte trailer; the
  * connection checks and removes it before MrParse sees the packet, so nothing here knows of it.
  */
 #ifndef METAROCE_ENGINE_METAROCE_WIRE_H
@@ -54,7 +54,7 @@ namespace metaroce
 constexpr uint16_t kMetaRoceUdpPort = 4792;
 /// Protocol version carried in every header.
 constexpr uint8_t kMetaRoceVersion = 1;
-/// Width of the SACK bitvector, and so of a flow's send window in packets (spec 3.4).
+/// Width of the SACK bitvector, and so of a flow's send window in packets (spec 5.3).
 constexpr std::size_t kSackBits = 256;
 
 /// MetaRoCE opcodes (the low nibble of byte 0).
@@ -73,7 +73,7 @@ constexpr uint8_t kMrFlagLast = 0x02;   ///< DATA: last packet of the message
 constexpr uint8_t kMrFlagRetx = 0x04;   ///< DATA: retransmission of earlier data
 constexpr uint8_t kMrFlagAckReq = 0x08; ///< DATA/PROBE: acknowledge at once
 constexpr uint8_t kMrFlagEce = 0x10;    ///< ACK: some acknowledged packet was CE-marked
-/// ACK: the SACK is empty and left out, repeats follow the admission credit (spec 3.4).
+/// ACK: the SACK is empty and left out, repeats follow the admission credit (spec 5.3).
 constexpr uint8_t kMrFlagNoSack = 0x20;
 
 /// Opcode properties (kMrOp*), so code asks `info.mask & kMrOpData` instead of listing opcodes.
@@ -112,7 +112,7 @@ constexpr std::size_t kMrNakHeaderSize = 16;
 /// Largest DATA header: what windows and credit count per packet beside its payload (7.1).
 constexpr std::size_t kMrMaxDataHeaderSize = 64;
 
-/// ACK repeats (spec 3.4, 6.4): earlier ACKs of other flows, carried again behind the SACK.
+/// ACK repeats (spec 5.3, 4.2): earlier ACKs of other flows, carried again behind the SACK.
 constexpr std::size_t kMrMaxAckRepeats = 4;
 constexpr std::size_t kMrAckRepeatSize = 8;
 /// SACK bits a repeat carries: FSNs cumulative+1 .. cumulative+16.
@@ -121,7 +121,7 @@ constexpr std::size_t kMrAckRepeatSackBits = 16;
 constexpr std::size_t kMrMaxHeaderSize = kMrAckHeaderSize + kMrMaxAckRepeats * kMrAckRepeatSize;
 
 /// Where an ACK's repeats start: behind its SACK, or behind the admission credit when the
-/// SACK is left out (spec 3.4).
+/// SACK is left out (spec 5.3).
 constexpr std::size_t
 MrAckRepeatsOffset(uint8_t flags)
 {
@@ -163,7 +163,7 @@ struct MrHeader
     uint64_t echoTimestamp{0};
     uint16_t ceCount{0};
     uint16_t newCount{0};
-    uint32_t creditBytes{0};     ///< receiver admission (spec 6.7); 0 = no limit
+    uint32_t creditBytes{0};     ///< receiver admission (spec 8.5); 0 = no limit
     std::bitset<kSackBits> sack; ///< left out on the wire when empty and flags has NoSack
     uint8_t repeatCount{0};      ///< repeats[0 .. repeatCount) are on the wire, latest first
     std::array<MrAckRepeat, kMrMaxAckRepeats> repeats{};
@@ -200,7 +200,7 @@ std::bitset<kSackBits> SackFromWords(const SackWords& words);
 SackWords SackToWords(const std::bitset<kSackBits>& sack);
 
 /**
- * Widens a 32-bit wire FSN to the 64-bit value closest to `reference` (spec 3.2: sequence numbers
+ * Widens a 32-bit wire FSN to the 64-bit value closest to `reference` (spec 2.5: sequence numbers
  * are 64-bit inside the engine and never wrap; the wire carries their low 32 bits). Inline: every
  * packet unwraps two or three.
  */

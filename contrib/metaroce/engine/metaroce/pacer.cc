@@ -50,7 +50,7 @@ Pacer::OnSent(uint64_t wireBytes, TimeNs now)
         return;
     }
     // The bucket fills at the paced rate from the last release (or unpaced send) and holds
-    // Burst() packets (spec 7.4).
+    // Burst() packets (spec 9.4).
     const TimeNs gap = wireBytes * 8'000'000'000ULL / rate;
     const TimeNs credit = m_burstPackets * gap;
     const TimeNs start = std::max(m_releaseAt, now > credit ? now - credit : 0);

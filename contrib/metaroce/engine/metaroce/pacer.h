@@ -1,5 +1,5 @@
 /*
- * Pacing of a requester's DATA at the receiver's rate hint (spec 7.4).
+ * Pacing of a requester's DATA at the receiver's rate hint (spec 9.4).
  *
  * Pacing applies when the configuration honours rate hints and a hint has arrived, at
  * min(aggregate line rate, hint); at the line rate nothing is paced. Each paced DATA packet
@@ -8,9 +8,9 @@
  * requester. The credit rule, a token bucket: a connection that has not sent for a while (the
  * NIC served other queue pairs, or it had nothing to send) may send up to Burst() packets at
  * once besides the one due, so lateness does not add up to a rate below the hint. The bucket holds
- * at least one packet per port (one burst, spec 4.2): the NIC's round-robins offer a queue pair
+ * at least one packet per port (one burst, spec 6.2): the NIC's round-robins offer a queue pair
  * each of its ports about once per turn, all within a few hundred nanoseconds, and a smaller bucket
- * turns each turn into fewer packets than ports, a fraction of the hint (spec 7.4). Unpaced packets
+ * turns each turn into fewer packets than ports, a fraction of the hint (spec 9.4). Unpaced packets
  * empty the bucket too, so a new hint arriving at a sender that is sending is not met with a burst.
  * The gate is connection-wide across ports: the hint is the receiver's share for this sender as a
  * whole. ACKs, NAKs and PROBEs are never paced.
@@ -25,7 +25,7 @@
 namespace metaroce
 {
 
-/// The least a paced connection that was served late may send early to catch up (spec 7.4).
+/// The least a paced connection that was served late may send early to catch up (spec 9.4).
 constexpr TimeNs kPacingCreditPackets = 4;
 
 /// The DATA gate of one requester.
@@ -41,7 +41,7 @@ class Pacer
 
     /// `lineRateBps`: all ports together; `honourRateHint`: pace at the hint at all;
     /// `packetsPerTurn`: what the NIC takes in one turn of the connection's ports, a burst
-    /// (spec 4.2) per port (the bucket holds at least that many).
+    /// (spec 6.2) per port (the bucket holds at least that many).
     Pacer(uint64_t lineRateBps, bool honourRateHint, uint16_t packetsPerTurn);
 
     /// Packets a connection idle long enough may send back to back at a paced rate besides the

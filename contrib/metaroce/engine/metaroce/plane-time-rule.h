@@ -1,5 +1,5 @@
 /*
- * The plane half of the time rule of loss detection (spec 5.3, rule 2a; assumption A35).
+ * The plane half of the time rule of loss detection (spec 4.6, rule 2a; assumption A35).
  *
  * Packets a sender sprays over one plane (NIC port) towards one receiver all share that
  * plane's last hop, one FIFO queue at the receiver's leaf, so how late one arrives behind

@@ -1,5 +1,5 @@
 /*
- * What a receiving NIC advertises to every sender through its ACKs (spec 6.5, 6.7): its fair
+ * What a receiving NIC advertises to every sender through its ACKs (spec 8.3, 8.5): its fair
  * share of the inbound line rate and the admission target of each sender, the same numbers for
  * all its connections. The NIC keeps one ReceiverHints and its connections read it as they
  * build an ACK: writing the numbers into every connection at each update visited all of them,

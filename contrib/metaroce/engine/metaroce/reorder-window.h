@@ -1,5 +1,5 @@
 /*
- * The reorder window of the connection-wide time rule of loss detection (spec 5.3): how much
+ * The reorder window of the connection-wide time rule of loss detection (spec 4.6): how much
  * later than a packet sent after it a packet may be acknowledged without being lost.
  *
  * RFC 8985 sizes this window as a quarter of the minimum RTT and widens it on DSACKs. Two
@@ -28,8 +28,8 @@ namespace metaroce
 class ReorderWindow
 {
   public:
-    /// `ackDelay`: longest time the receiver holds an ACK (spec 6.4); `floorRttQuarters`:
-    /// quarters of the minimum RTT that the floor adds to it (spec 5.3).
+    /// `ackDelay`: longest time the receiver holds an ACK (spec 4.2); `floorRttQuarters`:
+    /// quarters of the minimum RTT that the floor adds to it (spec 4.6).
     explicit ReorderWindow(TimeNs ackDelay, uint32_t floorRttQuarters = 1);
 
     /// One acknowledgement came `lateness` ns after a later-sent packet's round trip.
@@ -38,7 +38,7 @@ class ReorderWindow
     /// The window for a connection whose minimum RTT is `minRtt` and smoothed RTT `srtt`.
     TimeNs Window(TimeNs minRtt, TimeNs srtt) const;
 
-    /// The floor's quarters of the minimum RTT from now on (spec 5.3, A47).
+    /// The floor's quarters of the minimum RTT from now on (spec 4.6, A47).
     void SetFloorRttQuarters(uint32_t quarters)
     {
         m_floorRttQuarters = quarters;
@@ -50,7 +50,7 @@ class ReorderWindow
     }
 
     /// From now on the window is at least `halves` halves of the smoothed RTT (0: no such
-    /// bound; spec 5.3, A49).
+    /// bound; spec 4.6, A49).
     void SetSrttHalvesAtLeast(uint32_t halves)
     {
         m_srttHalvesAtLeast = halves;

@@ -1,5 +1,5 @@
 /*
- * The packets a requester sends (spec 3.3, 3.5), built from its state without changing it:
+ * The packets a requester sends (spec 5.2, 5.4), built from its state without changing it:
  * DATA for one packet of a message, with its own placement (offset, remote address) so that it
  * lands in final memory on arrival, and PROBE. The requester records them as sent.
  */
@@ -20,7 +20,7 @@ namespace metaroce
  * the peer's connection `destination`.
  * With a local key the payload is read from `memory` (left virtual when that fails). `retx`
  * marks a retransmission, which asks for an immediate ACK, as the last packet does, and as
- * `askAck` does for any other (a lone packet, spec 6.4).
+ * `askAck` does for any other (a lone packet, spec 4.2).
  */
 OutPacket MakeDataPacket(const MetaRoceConfig& config,
                          uint32_t destination,
@@ -35,7 +35,7 @@ OutPacket MakeDataPacket(const MetaRoceConfig& config,
 
 /// A PROBE to the peer's connection `destination` on `flow` under its next FSN (control
 /// class). `ackRequest`: ACKREQ, asking for an immediate ACK, as a Down flow's probe does; a
-/// tail marker does not (spec 5.5, 6.4).
+/// tail marker does not (spec 4.5, 4.2).
 OutPacket MakeProbePacket(uint32_t destination,
                           const Flow& flow,
                           TimeNs now,

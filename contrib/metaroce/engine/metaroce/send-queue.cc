@@ -67,7 +67,7 @@ SendQueue::Next()
     {
         return std::nullopt;
     }
-    // A new message may start only inside the responder's message window (spec 6.3); the
+    // A new message may start only inside the responder's message window (spec 3.4); the
     // posting order is kept, so a stream at its limit holds back later messages.
     const uint32_t oldest = At(m_streams[m->wr.stream].order.front()).msn;
     if (m->nextPacket == 0 && m->msn - oldest >= m_config.maxMessagesInFlight)
@@ -234,7 +234,7 @@ SendQueue::QueueExtraCopies(uint64_t message, uint32_t index, uint32_t copies)
 std::optional<DropReason>
 SendQueue::OnNak(uint16_t stream, uint32_t msn, TimeNs now)
 {
-    // Sent: below the stream's next MSN (MSNs are 32-bit and never wrap, spec 11).
+    // Sent: below the stream's next MSN (MSNs are 32-bit and never wrap, spec 13).
     const bool sent = stream < m_streams.size() && msn < m_streams[stream].nextMsn;
     if (!sent)
     {
@@ -261,7 +261,7 @@ void
 SendQueue::Fail(CompletionStatus status, uint64_t culprit, TimeNs now)
 {
     // The culprit completes with its error and every other outstanding request is flushed, as
-    // in an RC queue pair's error state (spec 5.6).
+    // in an RC queue pair's error state (spec 7.4).
     m_state = State::Failed;
     m_messages.ForEach([&](uint64_t id, Message& m) {
         if (!m.finished)

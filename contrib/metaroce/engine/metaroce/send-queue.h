@@ -1,5 +1,5 @@
 /*
- * The requester's send queue (spec 5.1, 5.6): the posted WRITE and SEND messages, how much of
+ * The requester's send queue (spec 7.1, 7.4): the posted WRITE and SEND messages, how much of
  * each has been sent and acknowledged, which packets wait to be (re)sent, and completion in
  * posting order per stream.
  *
@@ -8,7 +8,7 @@
  * hold back completion of messages already mostly delivered (5.1). A new message may start
  * only inside the responder's message window (6.3). A message finishes when its last packet is
  * acknowledged; completions leave per stream in posting order, or, in finish order
- * (MetaRoceConfig::completionOrder, spec 6.8), each as its message finishes. A finished message
+ * (MetaRoceConfig::completionOrder, spec 3.3), each as its message finishes. A finished message
  * stays held until the messages before it in its stream finished too, so the message window
  * counts from the oldest unfinished message in both orders.
  *
@@ -59,7 +59,7 @@ class SendQueue
     enum class State : uint8_t
     {
         Open,   ///< messages are sent and completed
-        Failed, ///< error state: everything completes as flushed (spec 5.6)
+        Failed, ///< error state: everything completes as flushed (spec 7.4)
     };
 
     /// A posted WRITE/SEND and how much of it has been sent and acknowledged.
@@ -116,7 +116,7 @@ class SendQueue
      * Packet `index` of `message` was declared lost (`urgent`: proven lost): queues it again,
      * in RetransmitCopies() copies if it had been sent once, else once, and returns true; or
      * returns false when it needs no retransmission (delivered, or its message finished) or has
-     * used up its retransmissions (then the queue fails, spec 5.6).
+     * used up its retransmissions (then the queue fails, spec 7.4).
      */
     bool Requeue(uint64_t message,
                  uint32_t index,
@@ -125,10 +125,10 @@ class SendQueue
                  uint8_t lostOn = QueuedPacket::kAnyPort);
 
     /// Copies to send of a first retransmission now: the configured copies, at least the tail
-    /// copies once no new data is left to send (spec 5.4).
+    /// copies once no new data is left to send (spec 7.3).
     uint32_t RetransmitCopies();
 
-    /// Copies to send of a retransmission at the tail (spec 5.4): a tail-loss probe's always.
+    /// Copies to send of a retransmission at the tail (spec 7.3): a tail-loss probe's always.
     uint32_t TailCopies() const;
 
     /// Queues `copies` extra copies of a packet sent again outside the queue (a tail-loss
@@ -139,7 +139,7 @@ class SendQueue
     /**
      * The responder refused message `msn` of `stream` (a NAK): the queue fails. Returns nothing
      * when it did, Duplicate when the message already finished (another of its packets was
-     * refused first), BadField when the message was never sent (spec 3.9).
+     * refused first), BadField when the message was never sent (spec 5.8).
      */
     std::optional<DropReason> OnNak(uint16_t stream, uint32_t msn, TimeNs now);
 

@@ -15,7 +15,7 @@ SettleLoss(const LostPacket& loss, const AckCoverage& ack)
         return LossSettlement::Open;
     }
     // Below the cumulative point the FSN arrived, or the receiver skipped it on seeing a floor
-    // past it, which only FSNs from nextFsnAtLoss on carry (spec 5.7).
+    // past it, which only FSNs from nextFsnAtLoss on carry (spec 7.5).
     const bool noLaterArrived =
         ack.cumulative <= loss.nextFsnAtLoss && ack.NoneSackedFrom(loss.nextFsnAtLoss);
     return sacked || noLaterArrived ? LossSettlement::Spurious : LossSettlement::Confirmed;

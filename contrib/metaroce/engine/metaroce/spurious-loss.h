@@ -1,5 +1,5 @@
 /*
- * Settling packets declared lost against a later ACK of their flow (spec 5.7): was the loss
+ * Settling packets declared lost against a later ACK of their flow (spec 7.5): was the loss
  * spurious (the packet only late, or its ACK lost), and what a spurious loss gives back.
  *
  * A remembered loss is proven delivered when the ACK SACKs it, or when its FSN is below the
@@ -30,7 +30,7 @@ enum class LossSettlement : uint8_t
 LossSettlement SettleLoss(const LostPacket& loss, const AckCoverage& ack);
 
 /// Gives back the flow window's last loss cut, if loss detection made it and no ECN cut or
-/// timeout came since (spec 7.3).
+/// timeout came since (spec 9.3).
 void UndoLossCut(Flow& flow);
 
 } // namespace metaroce

@@ -1,5 +1,5 @@
 /*
- * The connection's DATA transmissions in transmission order, for the tail-loss probe (spec 5.5).
+ * The connection's DATA transmissions in transmission order, for the tail-loss probe (spec 4.5).
  *
  * FindTail() (tail-loss-probe.h) walks every flow of a connection, 64 and more, and at the end
  * of every transfer the requester asks for the tail after each event (doc/benchmarks.md: 2,000

@@ -62,7 +62,7 @@ TailLossProbe::DueAt(bool dataQueued,
                      const std::optional<Tail>& tail) const
 {
     // Only a true tail is probed: while the connection has data waiting, later packets will
-    // follow as soon as a window opens, and the time rule finds a hole by them (spec 5.5).
+    // follow as soon as a window opens, and the time rule finds a hole by them (spec 4.5).
     // Before any RTT sample the first window may still sit in an incast queue: no probing yet.
     if (!CanArm() || dataQueued || !connectionRtt.HasSample() || !rack.valid || !tail)
     {

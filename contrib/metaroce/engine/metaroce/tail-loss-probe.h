@@ -1,5 +1,5 @@
 /*
- * The connection's tail-loss probe (spec 5.5, after TCP's tail loss probe, RFC 8985 7).
+ * The connection's tail-loss probe (spec 4.5, after TCP's tail loss probe, RFC 8985 7).
  *
  * The time rule of loss detection (5.3) judges a packet only once a packet sent after it has
  * been acknowledged; the tail has none. The probe waits for the tail's acknowledgement to be

@@ -47,22 +47,22 @@ RoceV2ConfigFields()
     // clang-format off
     static const ConfigFields<RoceV2Config> fields = {
         // Half the 24-bit PSN space at most, so old and new PSNs are never confused (IBA 9.7).
-        METAROCE_FIELD(C, windowPackets, "Window", Count, 1, 1 << 22, "8.3",
+        METAROCE_FIELD(C, windowPackets, "Window", Count, 1, 1 << 22, "10.3",
                        "Most packets sent and not yet acknowledged."),
-        METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, 1 << 22, "8.4",
+        METAROCE_FIELD(C, ackEveryPackets, "AckEveryPackets", Count, 1, 1 << 22, "10.4",
                        "In-order packets per coalesced ACK (at once on AckReq or a message's last "
                        "packet)."),
-        METAROCE_FIELD(C, rtoNs, "Rto", Nanoseconds, 1, 1e12, "8.3",
+        METAROCE_FIELD(C, rtoNs, "Rto", Nanoseconds, 1, 1e12, "10.3",
                        "Retransmission timeout before backoff (IB local ACK timeout)."),
-        METAROCE_FIELD(C, retryLimit, "RetryLimit", Count, 0, 7, "8.3",
+        METAROCE_FIELD(C, retryLimit, "RetryLimit", Count, 0, 7, "10.3",
                        "Timeouts in a row before RetryExceeded (IB retry_cnt)."),
-        METAROCE_FIELD(C, rnrRetryLimit, "RnrRetryLimit", Count, 0, 7, "8.3",
+        METAROCE_FIELD(C, rnrRetryLimit, "RnrRetryLimit", Count, 0, 7, "10.3",
                        "RNR NAKs in a row tolerated (IB rnr_retry; 7: forever)."),
-        METAROCE_FIELD(C, minRnrTimerCode, "MinRnrTimer", Count, 0, 31, "8.4",
+        METAROCE_FIELD(C, minRnrTimerCode, "MinRnrTimer", Count, 0, 31, "10.4",
                        "RNR timer code the responder advertises (IB min_rnr_timer)."),
-        METAROCE_FIELD(C, pKey, "PKey", Count, 1, 65535, "8.2",
+        METAROCE_FIELD(C, pKey, "PKey", Count, 1, 65535, "10.2",
                        "Partition key; both ends must use the same valid one."),
-        METAROCE_FIELD(C, frameOverheadBytes, "FrameOverhead", Bytes, 0, 1024, "8.5",
+        METAROCE_FIELD(C, frameOverheadBytes, "FrameOverhead", Bytes, 0, 1024, "10.5",
                        "Bytes each packet adds below the UDP payload, for pacing."),
     };
     // clang-format on

@@ -239,7 +239,7 @@ bool
 RoceV2QueuePair::HasRecoveryWork(uint16_t /* port */) const
 {
     // Go-back-N resends everything from the lost packet on: a window of it ahead of other queue
-    // pairs' data would be no small favour, so it takes its turn like new data (spec 8.3).
+    // pairs' data would be no small favour, so it takes its turn like new data (spec 10.3).
     return false;
 }
 

@@ -21,8 +21,8 @@ namespace ns3
 
 class CommandLine;
 
-/// Largest --messageBytes: a MetaRoCE message (its length field is 32 bits, spec 3.3); RoCEv2
-/// carries at most 2^31 bytes (spec 8.2), which Validate() checks for its transports.
+/// Largest --messageBytes: a MetaRoCE message (its length field is 32 bits, spec 5.2); RoCEv2
+/// carries at most 2^31 bytes (spec 10.2), which Validate() checks for its transports.
 constexpr uint64_t kMaxMessageBytes = 4294967295ULL;
 /// Most --channels: each is a stream (MetaRoCE) or a queue pair (RoCEv2) per peer on every
 /// host, so thousands only cost memory and set-up time (NCCL uses at most a few dozen).

@@ -215,7 +215,7 @@ ValidateWorkload(const MetaRoceExperimentConfig& c)
                     " per channel, less than one byte for each of the " + std::to_string(c.hosts) +
                     " ranks of " + c.workload);
     }
-    // A message's length travels in 32 bits (MetaRoCE, spec 3.3) or 31 (RoCEv2, spec 8.2).
+    // A message's length travels in 32 bits (MetaRoCE, spec 5.2) or 31 (RoCEv2, spec 10.2).
     const uint64_t maxMessage = c.transport == "metaroce" ? kMaxMessageBytes : 2147483648ULL;
     Require(c.messageBytes <= maxMessage,
             "messageBytes",

@@ -145,7 +145,7 @@ struct MetaRoceExperimentResults
     uint64_t timeouts{0};
     uint64_t rtoDeferrals{0};    ///< MetaRoCE: timeouts deferred while evidence was coming
     uint64_t dataPackets{0};     ///< data packets the queue pairs sent, retransmissions included
-    uint64_t ackPackets{0};      ///< ACKs the receivers sent (spec 6.4)
+    uint64_t ackPackets{0};      ///< ACKs the receivers sent (spec 4.2)
     uint64_t fastRetransmits{0}; ///< MetaRoCE: packets declared lost by loss detection
     uint64_t tailProbes{0};      ///< MetaRoCE: tail-loss probes
     uint64_t spuriousLosses{0};  ///< MetaRoCE: declared lost, yet the original arrived

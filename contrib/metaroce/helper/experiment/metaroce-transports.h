@@ -1,7 +1,7 @@
 /*
  * The transports an experiment compares (MetaRoceExperimentConfig::transport): MetaRoCE and the
  * RoCEv2 baselines, each a name for one set-up of the NICs and switches, so that every table
- * says which baseline it beats (spec 8.7, doc/results.md):
+ * says which baseline it beats (spec 10.7, doc/results.md):
  *
  *   metaroce        MetaRoCE, one connection per host pair sprayed over every plane;
  *   rocev2          RoCEv2 RC (go-back-N) with DCQCN as NICs run it (MetaRoceDcqcn's default

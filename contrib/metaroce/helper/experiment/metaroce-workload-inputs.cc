@@ -26,7 +26,7 @@ Require(bool ok, const std::string& option, const std::string& message)
     }
 }
 
-/// The largest message the transport carries (its length field: spec 3.3, 8.2).
+/// The largest message the transport carries (its length field: spec 5.2, 10.2).
 uint64_t
 MaxMessage(const MetaRoceExperimentConfig& c)
 {

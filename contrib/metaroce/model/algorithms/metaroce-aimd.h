@@ -1,5 +1,5 @@
 /*
- * ECN-driven AIMD (spec 7.2), the default MetaRoCE congestion control, as an ns-3 object: its
+ * ECN-driven AIMD (spec 9.2), the default MetaRoCE congestion control, as an ns-3 object: its
  * attributes are the rows of metaroce::AimdConfigFields() (AdditiveIncrease, FlowDecrease,
  * ConnectionDecrease), with the engine's defaults.
  */

@@ -1,5 +1,5 @@
 /*
- * The ns-3 face of a MetaRoCE congestion control (spec 7.5), in the manner of ns-3's
+ * The ns-3 face of a MetaRoCE congestion control (spec 9.5), in the manner of ns-3's
  * TcpCongestionOps: an Object, chosen by the NIC's "CongestionControl" attribute (an
  * ObjectFactory such as "ns3::MetaRoceSwift[TargetDelay=12us]"), whose attributes are the
  * algorithm's parameters. The algorithm itself lives in the engine (a metaroce::CongestionControl,

@@ -22,7 +22,7 @@ MetaRoceDcqcn::GetTypeId()
             .AddConstructor<MetaRoceDcqcn>()
             .AddAttribute(
                 "Variant",
-                "Which reaction point (spec 8.5): nic, as NIC firmware and HPCC's "
+                "Which reaction point (spec 10.5): nic, as NIC firmware and HPCC's "
                 "simulator (a CNP is acted on at the next rate decrease check, the "
                 "first one decrease interval after the first CNP; alpha on its own "
                 "timer), or paper, the DCQCN paper (a cut on every CNP). Parameters "

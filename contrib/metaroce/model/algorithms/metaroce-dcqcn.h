@@ -1,5 +1,5 @@
 /*
- * DCQCN, RoCEv2's rate control (spec 8.5), as an ns-3 object: the NIC's "RoceRateControl"
+ * DCQCN, RoCEv2's rate control (spec 10.5), as an ns-3 object: the NIC's "RoceRateControl"
  * attribute (an ObjectFactory, default "ns3::MetaRoceDcqcn"; "ns3::MetaRoceDcqcn[Enabled=false]"
  * for RoCEv2 without rate control, "ns3::MetaRoceDcqcn[Variant=paper]" for the DCQCN paper's
  * algorithm and parameters) chooses it, and its attributes - Variant (nic or paper) and the rows

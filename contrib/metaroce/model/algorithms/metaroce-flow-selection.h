@@ -1,5 +1,5 @@
 /*
- * The ns-3 face of a MetaRoCE flow selector (spec 4.2), chosen by the NIC's "FlowSelection"
+ * The ns-3 face of a MetaRoCE flow selector (spec 6.2), chosen by the NIC's "FlowSelection"
  * attribute (an ObjectFactory) the way congestion control is (metaroce-congestion-ops.h): the
  * selection rule lives in the engine (metaroce::FlowSelector); this object creates one per
  * connection with its attributes as parameters.

@@ -1,5 +1,5 @@
 /*
- * RED on the instantaneous queue, the marking DCQCN recommends (spec 8.5), as the switch's
+ * RED on the instantaneous queue, the marking DCQCN recommends (spec 10.5), as the switch's
  * default ECN marker: a DATA packet entering a queue of q bytes is marked with probability 0 if
  * q <= Kmin, Pmax x (q - Kmin) / (Kmax - Kmin) up to Kmax, and 1 above Kmax. One uniform draw
  * is taken only between Kmin and Kmax, so the switch's random stream advances exactly as before

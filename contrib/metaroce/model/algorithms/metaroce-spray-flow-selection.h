@@ -1,5 +1,5 @@
 /*
- * Round-robin spraying (spec 4.2, metaroce::SprayFlowSelector) as an ns-3 object: the NIC's
+ * Round-robin spraying (spec 6.2, metaroce::SprayFlowSelector) as an ns-3 object: the NIC's
  * default "FlowSelection". It has no parameters.
  */
 #ifndef METAROCE_SPRAY_FLOW_SELECTION_H

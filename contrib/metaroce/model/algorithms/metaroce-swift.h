@@ -1,5 +1,5 @@
 /*
- * Swift-style delay-based congestion control (spec 7.6) as an ns-3 object: its
+ * Swift-style delay-based congestion control (spec 9.6) as an ns-3 object: its
  * attributes are the rows of metaroce::SwiftConfigFields() (TargetDelay, AdditiveIncrease,
  * Beta, ConnectionBeta, MaxDecrease). Select it with the NIC attribute
  * CongestionControl=ns3::MetaRoceSwift, or with parameters

@@ -26,7 +26,7 @@ struct MetaRoceFlowSizeCdf
     double meanBytes{0};                           ///< mean flow size, bytes
 };
 
-/// Largest flow size a CDF may name: one message, whose length field is 32 bits (spec 3.3).
+/// Largest flow size a CDF may name: one message, whose length field is 32 bits (spec 5.2).
 constexpr double kMetaRoceMaxFlowBytes = 4294967295.0;
 
 /**

@@ -1,5 +1,5 @@
 /*
- * The receiver's fair share, the rate hint a MetaRoCE NIC advertises in every ACK (spec 6.5):
+ * The receiver's fair share, the rate hint a MetaRoCE NIC advertises in every ACK (spec 8.3):
  * its inbound line rate divided among the queue pairs that received data within the last
  * window (its active senders). Under FairShareWhenMarked the split applies only while the data
  * that arrived since the last update carried CE marks - only then is this receiver's own last
@@ -10,7 +10,7 @@
  * The NIC keeps the policy's two attributes (FairShareWindow, FairShareWhenMarked) and passes
  * their values in, and hands the share to its engines.
  *
- * The count of active senders also splits the receiver's admission budget (spec 6.7), which
+ * The count of active senders also splits the receiver's admission budget (spec 8.5), which
  * must shrink the moment a new sender appears rather than at the next recompute: a sender
  * whose data arrives after a window without any counts at once.
  */
@@ -27,7 +27,7 @@ namespace ns3
 
 /**
  * \ingroup metaroce
- * \brief A NIC's fair share of its inbound line rate per active sender (spec 6.5).
+ * \brief A NIC's fair share of its inbound line rate per active sender (spec 8.3).
  */
 class MetaRoceFairShare
 {

@@ -1,5 +1,5 @@
 /*
- * The NIC's IPv4/UDP framing (spec 3.1, 8.2): an engine's packet becomes IPv4 | UDP | transport
+ * The NIC's IPv4/UDP framing (spec 5.1, 10.2): an engine's packet becomes IPv4 | UDP | transport
  * header | payload on transmit (one MetaRoceFrameHeader), and an arriving datagram is unwrapped
  * for the engine.
  *
@@ -28,7 +28,7 @@ class MetaRoceFraming
 {
   public:
     /// Bytes of a transport header copied out of an arriving packet for the engine (both
-    /// formats: the largest MetaRoCE header, an ACK with four repeats, is 96 bytes, spec 3.4).
+    /// formats: the largest MetaRoCE header, an ACK with four repeats, is 96 bytes, spec 5.3).
     static constexpr uint32_t kMaxTransportHeader = 96;
 
     /// An arriving datagram, unwrapped.

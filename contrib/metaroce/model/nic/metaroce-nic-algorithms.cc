@@ -1,5 +1,5 @@
 /*
- * MetaRoceNic's pluggable algorithms (spec 7.5, 4.2): the attributes that choose them, in the
+ * MetaRoceNic's pluggable algorithms (spec 9.5, 6.2): the attributes that choose them, in the
  * manner of TcpL4Protocol's SocketType and TcpSocketBase's CongestionOps but as ObjectFactory
  * values, so that one "Name=Value;..." string chooses the algorithm and its parameters
  * ("CongestionControl=ns3::MetaRoceSwift[TargetDelay=15us]"). The NIC makes one object of each
@@ -21,20 +21,20 @@ MetaRoceNic::AddAlgorithmAttributes(TypeId tid)
     return tid
         .AddAttribute("CongestionControl",
                       "Congestion control of MetaRoCE connections: a MetaRoceCongestionOps "
-                      "type and its attributes (spec 7).",
+                      "type and its attributes (spec 9).",
                       ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceAimd>()),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetCongestionControlFactory,
                                                 &MetaRoceNic::GetCongestionControlFactory),
                       MakeAlgorithmFactoryChecker(MetaRoceCongestionOps::GetTypeId()))
         .AddAttribute("FlowSelection",
                       "Flow selection of MetaRoCE connections: a MetaRoceFlowSelection type "
-                      "and its attributes (spec 4.2).",
+                      "and its attributes (spec 6.2).",
                       ObjectFactoryValue(DefaultAlgorithmFactory<MetaRoceSprayFlowSelection>()),
                       MakeObjectFactoryAccessor(&MetaRoceNic::SetFlowSelectionFactory,
                                                 &MetaRoceNic::GetFlowSelectionFactory),
                       MakeAlgorithmFactoryChecker(MetaRoceFlowSelection::GetTypeId()))
         .AddAttribute("RoceRateControl",
-                      "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 8.5), "
+                      "Rate control of RoCEv2 queue pairs: DCQCN and its parameters (spec 10.5), "
                       "as NICs run it by default; ns3::MetaRoceDcqcn[Variant=paper] runs the "
                       "DCQCN paper's, ns3::MetaRoceDcqcn[Enabled=false] sends at line rate "
                       "without CNPs.",

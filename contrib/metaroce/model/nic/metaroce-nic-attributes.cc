@@ -58,7 +58,7 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                       MakeBooleanAccessor(&MetaRoceNic::m_realPayload),
                       MakeBooleanChecker())
         .AddAttribute("CorruptionModel",
-                      "Bit errors the engines' checks see (spec 3.11): a packet this model "
+                      "Bit errors the engines' checks see (spec 4.1): a packet this model "
                       "judges corrupt reaches its queue pair marked corrupted (with real "
                       "payloads, one bit of it flipped too). A MetaRoCE connection with Mcrc "
                       "refuses it as bad-crc, and so does RoCEv2 (its ICRC); without Mcrc it "
@@ -70,20 +70,20 @@ MetaRoceNic::AddHandWrittenAttributes(TypeId tid)
                       MakePointerChecker<ErrorModel>())
         .AddAttribute("FairShareWindow",
                       "A queue pair counts as an active sender for the rate hint when it "
-                      "delivered data within this window (spec 6.5).",
+                      "delivered data within this window (spec 8.3).",
                       TimeValue(MicroSeconds(20)),
                       MakeTimeAccessor(&MetaRoceNic::m_fairShareWindow),
                       MakeTimeChecker(NanoSeconds(1)))
         .AddAttribute("FairShareWhenMarked",
                       "Advertise the fair share only while arriving data carries ECN CE "
                       "marks (this receiver's last hop is the bottleneck); otherwise the "
-                      "line rate. False: always the fair share (spec 6.5).",
+                      "line rate. False: always the fair share (spec 8.3).",
                       BooleanValue(true),
                       MakeBooleanAccessor(&MetaRoceNic::m_fairShareWhenMarked),
                       MakeBooleanChecker())
         .AddAttribute(
             "AdmissionRtt",
-            "Receiver admission (spec 6.7): grant the active senders, split equally, "
+            "Receiver admission (spec 8.5): grant the active senders, split equally, "
             "credit for what the inbound line rate delivers in this time (the budget "
             "of bytes in flight towards this NIC); pair it with UnscheduledBytes, set "
             "alike on every NIC (without, the senders' first windows go unadmitted and "

@@ -2,7 +2,7 @@
  * How a NIC reacts to PFC from its switch (the RoCEv2-with-PFC baseline; the switch side is
  * metaroce-switch-pfc.h). A PAUSE for the DATA class holds the port's data back until a RESUME
  * or until the pause time lapses; while it holds, the port sends control packets only (the
- * engines' PullControlPacket, spec 2.3), so data stays in the engines, unsent and untimed, as a
+ * engines' PullControlPacket, spec 1.3), so data stays in the engines, unsent and untimed, as a
  * NIC's scheduler skips a paused class, and nothing is dropped. Other classes are never paused
  * at a NIC: its control packets go in the switches' CONTROL class.
  */

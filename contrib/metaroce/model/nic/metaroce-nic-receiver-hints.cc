@@ -1,7 +1,7 @@
 /*
- * What MetaRoceNic shares with all its connections (spec 6.5, 6.7): the fair share of its
+ * What MetaRoceNic shares with all its connections (spec 8.3, 8.5): the fair share of its
  * inbound line rate and each sender's admission target, which the connections read as they
- * build their ACKs (receiver-hints.h). The loss evidence it shares (loss-evidence.h, spec 5.3)
+ * build their ACKs (receiver-hints.h). The loss evidence it shares (loss-evidence.h, spec 4.6)
  * needs no code of the NIC's: the connections write and read it.
  */
 #include "metaroce-nic.h"
@@ -17,7 +17,7 @@ void
 MetaRoceNic::UpdateFairShare(bool senderJoined)
 {
     // Recomputed at most once per window, on arrivals only, so no event keeps the simulation
-    // alive; the admission budget's split also the moment a new sender appears (spec 6.7).
+    // alive; the admission budget's split also the moment a new sender appears (spec 8.5).
     const Time now = Simulator::Now();
     const bool due = m_fairShare.IsDue(now, m_fairShareWindow);
     const bool admission = m_admissionRtt.IsStrictlyPositive();
@@ -49,7 +49,7 @@ MetaRoceNic::UpdateFairShare(bool senderJoined)
 uint64_t
 MetaRoceNic::AdmissionCredit(uint64_t lineBps) const
 {
-    // The budget: what the inbound line rate delivers in one AdmissionRtt (spec 6.7).
+    // The budget: what the inbound line rate delivers in one AdmissionRtt (spec 8.5).
     const long double budget =
         static_cast<long double>(lineBps) * m_admissionRtt.GetNanoSeconds() / 8e9L;
     const uint64_t senders = std::max<uint64_t>(m_fairShare.GetActiveSenders(), 1);

@@ -454,7 +454,7 @@ MetaRoceNic::Connect(Ptr<MetaRoceNic> a,
                         << a->m_metaRoce.unscheduledBytes << " vs "
                         << b->m_metaRoce.unscheduledBytes << ")");
     NS_ABORT_MSG_IF(a->m_metaRoce.completionOrder != b->m_metaRoce.completionOrder,
-                    "MetaRoceNic::Connect: NICs disagree on CompletionOrder (spec 6.8)");
+                    "MetaRoceNic::Connect: NICs disagree on CompletionOrder (spec 3.3)");
     const uint32_t idA = a->m_nextId++;
     const uint32_t idB = b->m_nextId++;
     Ptr<MetaRoceQueuePair> qa = a->CreateQueuePair(transport, idA, idB, plane);
@@ -587,7 +587,7 @@ MetaRoceNic::HandToEngine(QueuePairHost& host,
     }
     else if (result.carriedData)
     {
-        // Its sender is active (spec 6.5), however short the packet.
+        // Its sender is active (spec 8.3), however short the packet.
         const bool joined = m_fairShare.OnDataArrival(host.QueuePair().GetLocalId(),
                                                       rx.ecnCe,
                                                       Simulator::Now(),

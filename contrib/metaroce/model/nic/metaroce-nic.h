@@ -25,7 +25,7 @@
  *                          the engines (nothing is dropped) while control packets still go;
  *   MetaRoceFairShare      the receiver's fair share - its inbound line rate divided among the
  *                          queue pairs that received data in the last FairShareWindow - which
- *                          MetaRoCE advertises in every ACK (spec 6.5).
+ *                          MetaRoCE advertises in every ACK (spec 8.3).
  */
 #ifndef METAROCE_NIC_H
 #define METAROCE_NIC_H
@@ -194,9 +194,9 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
                       uint32_t index,
                       const MetaRoceFraming::Arrival& arrival,
                       Ptr<const Packet> packet);
-    /// Recomputes the fair share when due and hands it to every MetaRoCE engine (spec 6.5).
+    /// Recomputes the fair share when due and hands it to every MetaRoCE engine (spec 8.3).
     /// Recomputes the rate hint when due, and the admission credit also when `senderJoined`,
-    /// and hands them to the MetaRoCE engines (spec 6.5, 6.7).
+    /// and hands them to the MetaRoCE engines (spec 8.3, 8.5).
     void UpdateFairShare(bool senderJoined);
     /// Each active sender's share of the admission budget at inbound rate `lineBps` (bytes).
     uint64_t AdmissionCredit(uint64_t lineBps) const;
@@ -222,7 +222,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     MetaRoceFairShare m_fairShare;
     /// The fair share and admission target every MetaRoCE connection of the NIC advertises.
     metaroce::ReceiverHints m_receiverHints;
-    metaroce::LossEvidence m_lossEvidence; ///< its connections' last proven loss (spec 5.3)
+    metaroce::LossEvidence m_lossEvidence; ///< its connections' last proven loss (spec 4.6)
 
     // Attributes. The engine tunables are the configuration tables' rows
     // (metaroce-config-attributes.h): MetaRoceConfigFields() unprefixed, RoceV2ConfigFields()
@@ -234,7 +234,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     std::shared_ptr<const metaroce::MetaRoceConfig> m_sharedMetaRoce;
     metaroce::RoceV2Config m_roceV2;
     bool m_realPayload;
-    /// Corrupts arriving packets for the engines' bit-error checks (spec 3.11); null: none
+    /// Corrupts arriving packets for the engines' bit-error checks (spec 4.1); null: none
     Ptr<ErrorModel> m_corruptionModel;
     /// True when m_corruptionModel hits `packet`; then flips a bit of `byte` if given (real
     /// payloads: the check sees the flag, and the bytes are wrong too).

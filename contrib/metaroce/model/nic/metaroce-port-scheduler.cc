@@ -210,7 +210,7 @@ MetaRocePortScheduler::PullFromSlots(Port& port,
         {
             continue;
         }
-        // A sender whose burst goes on (spec 4.2) keeps the turn of new data, so that the burst
+        // A sender whose burst goes on (spec 6.2) keeps the turn of new data, so that the burst
         // leaves back to back.
         const bool again = rr.kind == kAny && sender.ContinuesBurst(index);
         rr.cursor = again ? slot : (slot + 1) % port.senders.size();

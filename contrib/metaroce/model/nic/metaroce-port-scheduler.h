@@ -19,7 +19,7 @@
  *
  * With recovery first (the NIC's RecoveryFirst), a third round-robin, over the queue pairs that
  * may have recovery (a tail marker, a tail-loss probe, the retransmission of a proven loss),
- * runs after control and before the data round-robin, and pulls recovery only (spec 2.3, A42).
+ * runs after control and before the data round-robin, and pulls recovery only (spec 1.3, A42).
  * A pull in a PFC pause (control only) skips it: recovery is data.
  */
 #ifndef METAROCE_PORT_SCHEDULER_H

@@ -43,7 +43,7 @@ class MetaRoceQueuePair : public Object
         uint32_t remoteId{0}; ///< ... and at the peer
         std::unique_ptr<metaroce::TransportEngine> engine;
         /// Called after each work request is posted to the engine: the NIC serves the engine
-        /// (spec 2.3: Service after any call into the engine).
+        /// (spec 1.3: Service after any call into the engine).
         Callback<void> posted;
     };
 

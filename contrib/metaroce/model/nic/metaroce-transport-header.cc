@@ -101,7 +101,7 @@ MetaRoceTransportHeader::Deserialize(Buffer::Iterator start)
                      (i.PeekU8() & 0x0f) == static_cast<uint8_t>(metaroce::MrOpcode::Ack);
     if (ack && remaining >= metaroce::kMrAckNoSackSize && remaining <= metaroce::kMrMaxHeaderSize)
     {
-        size = remaining; // an ACK has no payload: all it carries is header (spec 3.4)
+        size = remaining; // an ACK has no payload: all it carries is header (spec 5.3)
     }
     if (size > remaining)
     {

@@ -219,7 +219,7 @@ ValidateOptions(PerfOptions& o)
     {
         o.sizes = {IsLatency(o.test) ? 2u : 65536u};
     }
-    // A message's length travels in 32 bits (MetaRoCE, spec 3.3); RoCEv2 carries 2^31 bytes.
+    // A message's length travels in 32 bits (MetaRoCE, spec 5.2); RoCEv2 carries 2^31 bytes.
     const uint64_t maxSize = o.transport == Transport::RoceV2 ? 1ULL << 31 : (1ULL << 32) - 1;
     for (const uint64_t size : o.sizes)
     {

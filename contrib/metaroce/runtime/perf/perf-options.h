@@ -56,7 +56,7 @@ struct PerfOptions
     double reorderPercent{0}; ///< packets held back up to reorderDelayUs
     double duplicatePercent{0};
     double corruptPercent{0}; ///< injected bit errors, each direction: one bit of a datagram
-    bool mcrc{false};         ///< MetaRoCE: the mCRC trailer on every packet (spec 3.11)
+    bool mcrc{false};         ///< MetaRoCE: the mCRC trailer on every packet (spec 4.1)
     double delayUs{0};        ///< added to every packet
     double reorderDelayUs{50};
     uint64_t seed{1};

@@ -1,4 +1,4 @@
--- MetaRoCE dissector for Wireshark and tshark (Lua), written from doc/spec.md section 3
+-- MetaRoCE dissector for Wireshark and tshark (Lua), written from doc/spec.md section 5
 -- ("Wire format"), the project's own design: Meta has not published MetaRoCE's headers.
 --
 --   tshark -X lua_script:contrib/metaroce/tools/wireshark/metaroce.lua -r capture.pcap
@@ -14,10 +14,10 @@
 -- "malformed" expert group, so `tshark -Y _ws.expert.group==malformed` lists them. Rules only
 -- the sender follows (ACKREQ on the last packet of a message and on every retransmission, ECE
 -- exactly when the CE count is non-zero) are warnings: the receiver does not check them. A
--- PROBE with ACKREQ is a Down flow's probe, one without a tail marker (spec 5.5); the info
+-- PROBE with ACKREQ is a Down flow's probe, one without a tail marker (spec 4.5); the info
 -- column says which. Checks that need connection state (windows, MTU, registered memory) are not made.
 --
--- The mCRC (spec 3.11, optional, off by default as in the model: attribute Mcrc, metaroce-perf
+-- The mCRC (spec 4.1, optional, off by default as in the model: attribute Mcrc, metaroce-perf
 -- --mcrc=on) is a 4-byte CRC-32C trailer over header and payload. With the preference "mCRC
 -- trailer" on (`-o metaroce.mcrc:TRUE`) the last 4 bytes are decoded as it, verified when the
 -- capture holds the whole datagram (metaroce.mcrc.status: good, bad or unverified), and a wrong
@@ -25,20 +25,20 @@
 --
 -- The same file decodes the fabric's PFC frames (IPv4 protocol 253, magic "MP";
 -- model/switch/metaroce-switch-pfc.h). RoCEv2 (UDP 4791) is left to Wireshark's own InfiniBand
--- dissector. All integers are big-endian except the SACK bitvector (spec 3.4).
+-- dissector. All integers are big-endian except the SACK bitvector (spec 5.3).
 
 local UDP_PORT = 4792
 local VERSION = 1
 local PFC_PROTOCOL = 253
 local PFC_MAGIC = 0x4D50
 
--- Flags (byte 1, spec 3.7).
+-- Flags (byte 1, spec 5.6).
 local FIRST, LAST, RETX, ACKREQ, ECE, NOSACK = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 local FLAG_NAMES = { { FIRST, "FIRST" }, { LAST, "LAST" }, { RETX, "RETX" },
                      { ACKREQ, "ACKREQ" }, { ECE, "ECE" }, { NOSACK, "NOSACK" } }
 
--- The opcode table (spec 3.8): header size, whether it carries payload, allowed flags. An ACK
--- with NOSACK leaves its 32-byte SACK out (spec 3.4): its header is then 32 bytes.
+-- The opcode table (spec 5.7): header size, whether it carries payload, allowed flags. An ACK
+-- with NOSACK leaves its 32-byte SACK out (spec 5.3): its header is then 32 bytes.
 local OPCODES = {
     [1] = { name = "WRITE", header = 64, data = true, flags = FIRST + LAST + RETX + ACKREQ },
     [2] = { name = "SEND", header = 48, data = true, flags = FIRST + LAST + RETX + ACKREQ },
@@ -168,7 +168,7 @@ local e = {
                                  expert.group.MALFORMED, expert.severity.ERROR),
     bad_syndrome = ProtoExpert.new("metaroce.bad_syndrome", "Unknown NAK syndrome",
                                    expert.group.MALFORMED, expert.severity.ERROR),
-    sender_rule = ProtoExpert.new("metaroce.sender_rule", "Sender rule of spec 3.7 not followed",
+    sender_rule = ProtoExpert.new("metaroce.sender_rule", "Sender rule of spec 5.6 not followed",
                                   expert.group.PROTOCOL, expert.severity.WARN),
     trimmed = ProtoExpert.new("metaroce.trimmed", "Payload trimmed by a switch",
                               expert.group.SEQUENCE, expert.severity.NOTE),
@@ -181,7 +181,7 @@ local e = {
 }
 mr.experts = e
 mr.prefs.mcrc = Pref.bool("mCRC trailer", false,
-                          "Every packet ends with a 4-byte mCRC (spec 3.11): decode and verify it")
+                          "Every packet ends with a 4-byte mCRC (spec 4.1): decode and verify it")
 
 -- The IPv4 DSCP, to tell a switch's trimming (it marks CS6 = 48) from a short capture.
 local ip_dscp = Field.new("ip.dsfield.dscp")
@@ -198,7 +198,7 @@ local function u8(r) return r:uint() end
 local function u16(r) return r:uint() end
 local function u32(r) return r:uint() end
 
--- The SACK (spec 3.4): bit i at byte i/8, bit i%8 from the least significant, means FSN
+-- The SACK (spec 5.3): bit i at byte i/8, bit i%8 from the least significant, means FSN
 -- cumulative+1+i arrived. Returns the count and the FSN ranges ("12-14,17").
 local function sack_fsns(tvb, cum)
     local ranges, count, start, prev = {}, 0, nil, nil
@@ -220,7 +220,7 @@ local function sack_fsns(tvb, cum)
     return count, table.concat(ranges, ",")
 end
 
--- WRITE and SEND (spec 3.3, validation checks 8-11).
+-- WRITE and SEND (spec 5.2, validation checks 8-11).
 local function dissect_data(tvb, pinfo, tree, op, flags, wire)
     local _, fsn = add(tree, f.fsn, tvb, 8, 4, u32)
     add(tree, f.ack_floor, tvb, 12, 4, u32)
@@ -279,7 +279,7 @@ local function dissect_data(tvb, pinfo, tree, op, flags, wire)
     if avail > 0 then tree:add(f.payload, tvb(op.header, avail)) end
 end
 
--- ACK (spec 3.4, validation check 12).
+-- ACK (spec 5.3, validation check 12).
 local function dissect_ack(tvb, pinfo, tree, flags)
     local _, cum = add(tree, f.cum_fsn, tvb, 8, 4, u32)
     add(tree, f.rate_hint, tvb, 12, 4)
@@ -304,7 +304,7 @@ local function dissect_ack(tvb, pinfo, tree, flags)
     pinfo.cols.info:append(string.format(" cum=%d sacked=%d CE=%d", cum, count, ce))
 end
 
--- ACK repeats (spec 3.4): 8 bytes each after the SACK (after the credit with NOSACK, at
+-- ACK repeats (spec 5.3): 8 bytes each after the SACK (after the credit with NOSACK, at
 -- `base`), as many as the datagram holds (<= 4).
 local function dissect_repeats(tvb, pinfo, tree, wire, base)
     local extra = wire - base
@@ -331,7 +331,7 @@ local function dissect_repeats(tvb, pinfo, tree, wire, base)
     end
 end
 
--- PROBE (spec 3.5).
+-- PROBE (spec 5.4).
 local function dissect_probe(tvb, pinfo, tree, flags)
     local _, fsn = add(tree, f.fsn, tvb, 8, 4, u32)
     add(tree, f.ack_floor, tvb, 12, 4)
@@ -340,7 +340,7 @@ local function dissect_probe(tvb, pinfo, tree, flags)
     pinfo.cols.info:append(has(flags, ACKREQ) and " (flow probe)" or " (tail marker)")
 end
 
--- NAK (spec 3.6, validation check 13).
+-- NAK (spec 5.5, validation check 13).
 local function dissect_nak(tvb, pinfo, tree)
     local _, stream = add(tree, f.stream, tvb, 8, 2, u16)
     local syn_item, syn = add(tree, f.syndrome, tvb, 10, 2, u16)
@@ -354,7 +354,7 @@ local function dissect_nak(tvb, pinfo, tree)
     pinfo.cols.info:append(string.format(" stream=%d MSN=%d syndrome=%d", stream, msn, syn))
 end
 
--- The mCRC trailer (spec 3.11): shows and verifies it; returns the packet without it, or nil
+-- The mCRC trailer (spec 4.1): shows and verifies it; returns the packet without it, or nil
 -- when the datagram is too short to hold one (flagged as truncated).
 local function dissect_mcrc(tvb, root)
     local wire = tvb:reported_len()
@@ -379,7 +379,7 @@ local function dissect_mcrc(tvb, root)
     return tvb(0, wire - 4):tvb()
 end
 
--- The common header (spec 3.1), checks 2-7, then the opcode's body.
+-- The common header (spec 5.1), checks 2-7, then the opcode's body.
 function mr.dissector(tvb, pinfo, tree)
     local consumed = tvb:len()
     pinfo.cols.protocol = "MetaRoCE"
