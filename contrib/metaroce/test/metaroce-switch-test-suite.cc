@@ -355,6 +355,18 @@ class EcmpTestCase : public SwitchTestCase
             live[port == 3 ? 2 : port]++;
         }
         NS_TEST_EXPECT_MSG_LT(ChiSquare(live), kChi2Crit2Dof, "spread over the live members");
+        // Destination-mod-k: the destination picks the member, whatever the source port.
+        fib.SetPortUp(2, true);
+        for (uint32_t host = 1; host <= 8; ++host)
+        {
+            MetaRoceFlowKey key = Flow(host);
+            key.dst = Ipv4Address("10.2.0.0").Get() + host;
+            const uint32_t first = fib.Lookup(key, 1, true).port;
+            NS_TEST_EXPECT_MSG_EQ(first, host % 4, "destination modulo the group's size");
+            key.srcPort = uint16_t(key.srcPort + 1000);
+            NS_TEST_EXPECT_MSG_EQ(fib.Lookup(key, 2, true).port, first, "not the hash");
+        }
+        fib.SetPortUp(2, false);
 
         // Through a switch: 200 flows x 2 packets from host 0 over ports 1..4.
         Star s(5);

@@ -197,14 +197,14 @@ MetaRoceFib::FindLive(uint32_t dst, Status& status) const
 }
 
 MetaRoceFib::Result
-MetaRoceFib::Lookup(const MetaRoceFlowKey& key, uint64_t seed) const
+MetaRoceFib::Lookup(const MetaRoceFlowKey& key, uint64_t seed, bool byDestination) const
 {
     Result r;
     const Group* g = FindLive(key.dst, r.status);
     if (g != nullptr)
     {
-        r.port = g->live.size() == 1 ? g->live[0]
-                                     : g->live[MetaRoceEcmpHash(key, seed) % g->live.size()];
+        const uint64_t pick = byDestination ? key.dst : MetaRoceEcmpHash(key, seed);
+        r.port = g->live.size() == 1 ? g->live[0] : g->live[pick % g->live.size()];
     }
     return r;
 }

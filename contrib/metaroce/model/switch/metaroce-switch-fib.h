@@ -115,8 +115,9 @@ class MetaRoceFib
     /// True unless the port was marked down.
     bool IsPortUp(uint32_t port) const;
 
-    /// Longest-prefix match on key.dst, then the seeded hash over the live members.
-    Result Lookup(const MetaRoceFlowKey& key, uint64_t seed) const;
+    /// Longest-prefix match on key.dst, then the seeded hash over the live members, or with
+    /// `byDestination` the destination address modulo their number (destination-mod-k).
+    Result Lookup(const MetaRoceFlowKey& key, uint64_t seed, bool byDestination = false) const;
 
     /**
      * The ECMP group a lookup for `dst` would hash over: the live members of the longest

@@ -46,6 +46,14 @@ MetaRoceSwitch::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&MetaRoceSwitch::m_ecmpSeed),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcmpByDestination",
+                          "Choose an ECMP member by the destination address modulo the group's "
+                          "live size instead of the hash (destination-mod-k routing, as fat-tree "
+                          "routing engines do): a balanced placement for permutations and "
+                          "all-to-alls, whatever the sender's entropy.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&MetaRoceSwitch::m_ecmpByDestination),
+                          MakeBooleanChecker())
             .AddAttribute("BufferSize",
                           "Shared packet buffer of the switch, in bytes (IPv4 sizes).",
                           UintegerValue(32 * 1024 * 1024),
@@ -273,7 +281,7 @@ MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<Packet> packet)
         Drop(packet, port, MetaRoceDropReason::MALFORMED);
         return;
     }
-    const MetaRoceFib::Result route = m_fib.Lookup(info.key, m_ecmpSeed);
+    const MetaRoceFib::Result route = m_fib.Lookup(info.key, m_ecmpSeed, m_ecmpByDestination);
     if (route.status != MetaRoceFib::Status::OK)
     {
         Drop(packet,

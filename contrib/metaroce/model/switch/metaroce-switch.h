@@ -325,6 +325,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
 
     // Attributes
     uint64_t m_ecmpSeed;
+    bool m_ecmpByDestination{false}; ///< destination-mod-k instead of the ECMP hash
     uint64_t m_bufferSize;
     ObjectFactory m_admissionFactory;
     Ptr<MetaRoceBufferAdmission> m_admission;
