@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 
+from doc_tables import table_rows
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SECTION = re.compile(r"^  (\d\.\d)  .*?\s(\d+)$")
 NONE = re.compile(r"^none .*?\s(\d+)$")
@@ -39,20 +41,6 @@ def coverage(build):
     return sections, none, names
 
 
-def table_rows(path, heading):
-    """The rows (lists of cells) of the first table after `heading`."""
-    lines = path.read_text().splitlines()
-    start = lines.index(heading)
-    rows, seen = [], False
-    for line in lines[start + 1:]:
-        if line.startswith("|"):
-            seen = True
-            rows.append([c.strip() for c in line.strip("|").split("|")])
-        elif seen:
-            break
-    return rows[2:]  # past the header and its rule
-
-
 def named(cell, names):
     """The scenarios a cell names, `prefix-*` expanded against every scenario's name."""
     out = set()
@@ -65,7 +53,7 @@ def main(build):
     sections, none, names = coverage(build)
     problems = []
     compliance = ROOT / "doc" / "compliance.md"
-    for cells in table_rows(compliance, "## Coverage by MetaRoCE 1.0 section"):
+    for cells in table_rows(compliance.read_text().splitlines(), "## Coverage by MetaRoCE 1.0 section"):
         number = cells[0].split()[0]
         count = int(re.match(r"\d+", cells[1]).group(0))
         if number == "none":
@@ -77,7 +65,7 @@ def main(build):
             problems.append(f"{compliance.name}: {number} lists {count} "
                             f"{sorted(named(cells[1], names))}, the scenarios {sorted(want)}")
     spec = ROOT / "doc" / "spec.md"
-    for cells in table_rows(spec, "### 0.3 MetaRoCE 1.0 mapping"):
+    for cells in table_rows(spec.read_text().splitlines(), "### 0.3 MetaRoCE 1.0 mapping"):
         number = cells[0].strip("*").split()[0]
         if number in sections and named(cells[3], names) != sections[number]:
             problems.append(f"{spec.name}: the mapping of {number} lists "

@@ -17,6 +17,8 @@ import re
 import subprocess
 import sys
 
+from doc_tables import table_rows
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT / "doc" / "spec.md"
 REF = r"(?:\d+(?:\.\d+)?|A\d+|F\d+)"
@@ -45,14 +47,11 @@ def spec_names(text):
 def mapping_problems(text):
     """1.0's sections in the mapping table against this document's headings."""
     lines = text.splitlines()
-    start = lines.index("### 0.3 MetaRoCE 1.0 mapping")
     problems, rows = [], 0
-    for line in lines[start:]:
-        if line.startswith("## "):
-            break
-        m = re.match(r"^\| (\d\.\d) ([^|]+?) \|", line)
-        if not m or m.group(1) == "1.0" or "not visible" in m.group(2):
-            continue  # the table's header, and the row for what follows 1.0's visible part
+    for cells in table_rows(lines, "### 0.3 MetaRoCE 1.0 mapping"):
+        m = re.match(r"^(\d\.\d) (.+)$", cells[0])
+        if not m or "not visible" in m.group(2):
+            continue  # a chapter's row, and the row for what follows 1.0's visible part
         rows += 1
         number, title = m.group(1), m.group(2)
         heading = f"### {number} {title}"
