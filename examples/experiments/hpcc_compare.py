@@ -27,11 +27,13 @@ point: g = 1/256, alpha timer 1 us, rate-decrease check every 4 us, rate timer 3
 recovery step, additive 20 Mb/s, hyper 200 Mb/s, minimum 1 Gb/s, no byte counter, no window, an
 ACK per packet carrying the CNP), RED Kmin 400 KB, Kmax 1,600 KB, Pmax 0.2 on every port (HPCC
 scales them by the link rate; here its maps are written with the same values for both rates),
-32 MB switch buffers. Our variants: the aligned one (marking at dequeue like HPCC), the model's
-default marking at enqueue, and the paper's reaction point (a cut on every CNP at once) with the
-same parameters, with a CNP for every marked packet and with the paper's one per 50 us; in the
-web search the aligned one also with a queue pair per flow, as HPCC opens them (the flows
-workload's default puts every flow of a host pair on one queue pair).
+32 MB switch buffers, ACKs queued with their flow's data at the switches (HPCC's ACK_HIGH_PRIO
+serves them first at the hosts only), a queue pair per flow in the web search (HPCC opens one per
+flow). Our variants: the aligned one (marking at dequeue like HPCC); the model's default marking
+at enqueue; the paper's reaction point (a cut on every CNP at once) with the same parameters,
+with a CNP for every marked packet and with the paper's one per 50 us; the model's default ACKs
+and CNPs served first at the switches; and, in the web search, the flows workload's default of
+one queue pair per host pair.
 """
 
 import os
@@ -56,20 +58,27 @@ NIC = (f"Mtu={PAYLOAD};RoceAckEveryPackets=1;RoceWindow=4194304;"
        "RoceRateControl=ns3::MetaRoceDcqcn[{}]")
 # HPCC's RED at 100 Gb/s; PFC: HPCC's dynamic threshold (free buffer / 8 per ingress queue on a
 # 100 Gb/s port) is about 3.8 MB while the queues stay below 2 MB, so a fixed threshold there.
+# HPCC's switches queue an ACK (and the CNP it carries) with its flow's data (its ACK_HIGH_PRIO
+# serves ACKs first at the hosts' NICs only): ControlPriority=false; the model's default serves
+# ACKs and CNPs first at the switches too.
 SWITCH = ("EcnKmin=400000;EcnKmax=1600000;EcnPmax=0.2;PfcEnabled=true;PfcXoff=3800000;"
-          "PfcXon=3796928;EcnAtDequeue={}")
-# (label, reaction point and CNP interval, ECN at dequeue, a queue pair per flow). CnpInterval
-# 1 ns: a CNP for every marked packet, as HPCC's receiver echoes a mark in every ACK; 50 us is
-# the DCQCN paper's. The flows workload puts every flow of a host pair on one queue pair unless
-# qp_per_flow (HPCC opens one per flow); the last variant runs the web search only.
-ALIGNED_PER_FLOW = "aligned, QP per flow"
-OURS = [("aligned: nic DCQCN, ECN at dequeue", "Variant=nic|CnpInterval=1ns", "true", False),
-        ("ECN at enqueue (model default)", "Variant=nic|CnpInterval=1ns", "false", False),
+          "PfcXon=3796928;EcnAtDequeue={};ControlPriority={}")
+# (label, reaction point and CNP interval, ECN at dequeue, ACKs served first at the switches,
+# a queue pair per flow). CnpInterval 1 ns: a CNP for every marked packet, as HPCC's receiver
+# echoes a mark in every ACK; 50 us is the DCQCN paper's. The flows workload (the web search)
+# opens a queue pair per flow, as HPCC does, except in the last variant, which keeps the
+# workload's default of one per host pair and runs the web search only.
+ALIGNED = "aligned: nic DCQCN, ECN at dequeue, ACKs with data, QP per flow"
+ACKS_FIRST = "ACKs and CNPs first at switches (model default)"
+PAIR_QP = "QP per host pair (model default)"
+OURS = [(ALIGNED, "Variant=nic|CnpInterval=1ns", "true", "false", True),
+        ("ECN at enqueue (model default)", "Variant=nic|CnpInterval=1ns", "false", "false", True),
         ("paper DCQCN (cut on every CNP, one per marked packet), ECN at dequeue",
-         "Variant=paper|CnpInterval=1ns", "true", False),
+         "Variant=paper|CnpInterval=1ns", "true", "false", True),
         ("paper DCQCN (cut on every CNP, one per 50 us), ECN at dequeue",
-         "Variant=paper|CnpInterval=50us", "true", False),
-        (ALIGNED_PER_FLOW, "Variant=nic|CnpInterval=1ns", "true", True)]
+         "Variant=paper|CnpInterval=50us", "true", "false", True),
+        (ACKS_FIRST, "Variant=nic|CnpInterval=1ns", "true", "true", True),
+        (PAIR_QP, "Variant=nic|CnpInterval=1ns", "true", "false", False)]
 SCENARIOS = {
     "incast": dict(hosts=9, hosts_per_leaf=9, spines=0, fabric_rate="100Gbps",
                    workload="incast"),
@@ -129,12 +138,13 @@ QLEN_MON_END {mon_end_ns}
 HPCC_START_S = 2.0  # HPCC's traffic generator starts flows at 2 s; so does this script
 
 
-def our_config(scenario, variant, ecn_dequeue, per_flow, message_bytes, flows_per_host, seed):
+def our_config(scenario, variant, ecn_dequeue, acks_first, per_flow, message_bytes,
+               flows_per_host, seed):
     s = dict(SCENARIOS[scenario])
     c = dict(planes=1, host_rate="100Gbps", host_delay="1us", fabric_delay="1us",
              transport="rocev2-pfc", seed=seed, stop_time="2s",
              nic_attributes=NIC.format(f"{variant}|{DCQCN}"),
-             switch_attributes=SWITCH.format(ecn_dequeue), **s)
+             switch_attributes=SWITCH.format(ecn_dequeue, acks_first), **s)
     if scenario == "websearch":
         c["flows_per_host"] = flows_per_host
         c["qp_per_flow"] = per_flow
@@ -295,11 +305,11 @@ def main():
                          "simulation directory first, doc/validation.md section 10)")
     configs, keys = [], []
     for s in scenarios:
-        for label, variant, dequeue, per_flow in OURS:
-            if per_flow and SCENARIOS[s]["workload"] != "flows":
+        for label, variant, dequeue, acks_first, per_flow in OURS:
+            if not per_flow and SCENARIOS[s]["workload"] != "flows":
                 continue
-            configs.append(our_config(s, variant, dequeue, per_flow, a.message_bytes,
-                                      a.flows_per_host, a.seed))
+            configs.append(our_config(s, variant, dequeue, acks_first, per_flow,
+                                      a.message_bytes, a.flows_per_host, a.seed))
             keys.append((s, label))
     rows = []
     with tempfile.TemporaryDirectory() as files:
@@ -312,8 +322,8 @@ def main():
         # The flows are drawn before the run, so every variant has the same ones.
         if s not in drawn:
             drawn[s], idle[s] = f, idle_pair_keys(f)
-        # On a queue pair per flow no flow waits behind another of its pair.
-        behind = "-" if label == ALIGNED_PER_FLOW else behind_same_pair(f)
+        # Only on a queue pair per host pair does a flow wait behind an earlier one of its pair.
+        behind = behind_same_pair(f) if label == PAIR_QP else "-"
         for row in figures(f, len(f), idle[s]):
             rows.append({"scenario": s, "simulator": "model", "variant": label, **row,
                          "pauses": r.pfc_pauses, "deepest_kb": r.max_queue_bytes / 1e3,
@@ -351,7 +361,7 @@ def main():
     fig, ax = plt.subplots(figsize=(9, 7))
     short = {OURS[0][0]: "aligned", OURS[1][0]: "ECN at enqueue",
              OURS[2][0]: "paper, CNP per packet", OURS[3][0]: "paper, CNP per 50 us",
-             ALIGNED_PER_FLOW: "aligned, QP per flow"}
+             ACKS_FIRST: "ACKs first", PAIR_QP: "QP per host pair"}
     labels = [f"{r.scenario} {r.size}: " + short.get(r.variant, "HPCC")
               for r in out.itertuples()]
     y = np.arange(len(out))

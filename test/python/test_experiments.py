@@ -192,14 +192,16 @@ def test_hpcc_compare_our_side(tmp_path):
     assert (df["simulator"] == "model").all() and df["complete"].all()
     assert set(df["scenario"]) == {"incast", "permutation", "websearch"}
     every = df[df["size"] == "all"]
-    assert len(every) == 13 and (every["p50_us"] <= every["p99_us"]).all()
+    assert len(every) == 16 and (every["p50_us"] <= every["p99_us"]).all()
     # The flows are drawn before the run: every variant completes the same ones.
     web = every[every["scenario"] == "websearch"]
     assert (web["count"] == 32 * 4).all()
-    # The web search runs the aligned variant a second time, with a queue pair per flow.
-    per_flow = every[every["variant"] == "aligned, QP per flow"]
-    assert list(per_flow["scenario"]) == ["websearch"]
-    assert (per_flow["behind"] == "-").all()
+    # Only the web search runs a variant on a queue pair per host pair, the only one in which
+    # a flow can wait behind an earlier flow of its pair.
+    pair = every[every["variant"] == "QP per host pair (model default)"]
+    assert list(pair["scenario"]) == ["websearch"]
+    assert (every[every["variant"] != "QP per host pair (model default)"]["behind"] == "-").all()
+    assert (every["variant"] == "ACKs and CNPs first at switches (model default)").sum() == 3
     # The permutation's 8 flows per leaf share one 400 Gb/s uplink: none finishes before
     # its 256 KiB at 50 Gb/s.
     perm = every[every["scenario"] == "permutation"]
