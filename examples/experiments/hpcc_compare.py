@@ -11,6 +11,8 @@ prints every HPCC command it runs.
     scripts/python.sh examples/experiments/hpcc_compare.py                    # our side
     scripts/python.sh examples/experiments/hpcc_compare.py --hpcc /work/ext/hpcc/simulation
     scripts/python.sh examples/experiments/hpcc_compare.py --quick            # smoke test
+    # the incast and the permutation over 10 draws of the random marks, both sides:
+    scripts/python.sh examples/experiments/hpcc_compare.py --hpcc DIR --draws 10
 
 The scenarios (every link 1 us, hosts at 100 Gb/s, 1,024-byte payloads on both sides):
 - incast: 8 hosts each send --message-bytes to a 9th through one switch, all at time 0;
@@ -178,8 +180,9 @@ def hpcc_flows(flows):
     return "\n".join(lines) + "\n"
 
 
-def run_hpcc(sim, scenario, flows, work):
-    """Runs HPCC's `third` on the scenario; returns its per-flow FCTs, PAUSEs, deepest queue."""
+def run_hpcc(sim, scenario, flows, work, rng_run=1):
+    """Runs HPCC's `third` on the scenario (its random draws from ns-3's RngRun `rng_run`);
+    returns its per-flow FCTs, PAUSEs, deepest queue and the command."""
     name = scenario
     end_us = flows["start_us"].max() + 200000
     with open(os.path.join(work, f"{name}-topology.txt"), "w") as f:
@@ -198,7 +201,11 @@ def run_hpcc(sim, scenario, flows, work):
     command = [os.path.join(sim, "build", "scratch", "third"), os.path.basename(config)]
     # waf builds `third` against the shared libraries in build/ (what `waf --run` sets up).
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(sim, "build"))
-    print(f"$ (cd {work} && LD_LIBRARY_PATH={env['LD_LIBRARY_PATH']} "
+    rng = ""
+    if rng_run != 1:
+        env["NS_GLOBAL_VALUE"] = f"RngRun={rng_run}"
+        rng = f" NS_GLOBAL_VALUE=RngRun={rng_run}"
+    print(f"$ (cd {work} && LD_LIBRARY_PATH={env['LD_LIBRARY_PATH']}{rng} "
           + " ".join(shlex.quote(c) for c in command) + ")", flush=True)
     out = subprocess.run(command, capture_output=True, text=True, cwd=work, env=env)
     if out.returncode != 0:
@@ -226,7 +233,7 @@ def run_hpcc(sim, scenario, flows, work):
     fct = pd.merge_asof(fct.sort_values("ns"), drawn[["ns", "src", "dst", "bytes", "start_us"]]
                         .sort_values("ns"), on="ns", by=["src", "dst", "bytes"],
                         tolerance=2, direction="nearest")
-    return fct, pauses, deepest * 1e3, " ".join(command)
+    return fct, pauses, deepest * 1e3, rng.strip() + (" " if rng else "") + " ".join(command)
 
 
 # The web-search rows: every flow, then flows by size (bytes, upper bound exclusive).
@@ -288,7 +295,7 @@ def behind_same_pair(flows):
 def main():
     a = common.arguments(__doc__, results=common.VALIDATION, message_bytes=1 << 20,
                          flows_per_host=100, seed=1, hpcc="", scenarios="incast,permutation,"
-                         "websearch")
+                         "websearch", draws=0)
     scenarios = [s for s in a.scenarios.split(",") if s]
     if not scenarios or any(s not in SCENARIOS for s in scenarios):
         raise SystemExit(f"--scenarios: {a.scenarios}: a comma-separated list of "
@@ -297,6 +304,8 @@ def main():
         raise SystemExit(f"--message-bytes: {a.message_bytes} is not in [1024, 2^30]")
     if not 1 <= a.flows_per_host <= 100000:
         raise SystemExit(f"--flows-per-host: {a.flows_per_host} is not in [1, 100000]")
+    if not 0 <= a.draws <= 50:
+        raise SystemExit(f"--draws: {a.draws} is not in [0, 50]")
     if a.quick:
         a.message_bytes, a.flows_per_host = 256 << 10, 4
     third = os.path.join(a.hpcc, "build", "scratch", "third") if a.hpcc else ""
@@ -379,7 +388,82 @@ def main():
             + ("; ".join(f"`{c}`" for c in commands) or "not run (no --hpcc)"))
     name = "hpcc-compare" + ("-quick" if a.quick else "")
     common.save(a.out, name, out, table, fig, note)
-    return 0 if out["complete"].all() else 1
+    complete = out["complete"].all()
+    if a.draws:
+        complete &= draws(a, [s for s in scenarios if SCENARIOS[s]["workload"] != "flows"],
+                          drawn, name)
+    return 0 if complete else 1
+
+
+def draws(a, scenarios, drawn, name):
+    """The incast and the permutation again with draws 1..a.draws of the random marks (the
+    model's seed, HPCC's RngRun): deepest queue and FCTs per draw, the aligned variant and
+    the model's ACKs first, and their means (<name>-draws.csv, .md, .png)."""
+    variants = [o for o in OURS if o[0] in (ALIGNED, ACKS_FIRST)]
+    configs, keys = [], []
+    for s in scenarios:
+        for label, variant, dequeue, acks_first, per_flow in variants:
+            for d in range(1, a.draws + 1):
+                configs.append(our_config(s, variant, dequeue, acks_first, per_flow,
+                                          a.message_bytes, a.flows_per_host, d))
+                keys.append((s, "model", label, d))
+    rows = []
+    with tempfile.TemporaryDirectory() as files:
+        for i, c in enumerate(configs):
+            c["output"] = os.path.join(files, f"draw{i}")
+        df = mx.sweep(configs, processes=a.processes)
+        for (s, sim, label, d), r, c in zip(keys, df.itertuples(), configs):
+            fct = pd.read_csv(c["output"] + "-flows.csv")["fct_us"].to_numpy()
+            rows.append({"scenario": s, "simulator": sim, "variant": label, "draw": d,
+                         "deepest_kb": r.max_queue_bytes / 1e3, "p50_us": np.quantile(fct, 0.5),
+                         "p99_us": np.quantile(fct, 0.99), "complete": r.complete})
+    if a.hpcc:
+        work = os.path.join(tempfile.gettempdir(), "metaroce-hpcc-compare")
+        for s in scenarios:
+            for d in range(1, a.draws + 1):
+                fct, _, deepest, _ = run_hpcc(a.hpcc, s, drawn[s], work, rng_run=d)
+                rows.append({"scenario": s, "simulator": "HPCC", "variant": "dcqcn (run.py)",
+                             "draw": d, "deepest_kb": deepest / 1e3,
+                             "p50_us": np.quantile(fct["fct_us"], 0.5),
+                             "p99_us": np.quantile(fct["fct_us"], 0.99),
+                             "complete": len(fct) == len(drawn[s])})
+    per_draw = pd.DataFrame(rows)
+    groups = per_draw.groupby(["scenario", "simulator", "variant"], sort=False)
+    summary = groups.agg(draws=("draw", "count"), deepest_mean=("deepest_kb", "mean"),
+                         deepest_min=("deepest_kb", "min"), deepest_max=("deepest_kb", "max"),
+                         p50_mean=("p50_us", "mean"), p99_mean=("p99_us", "mean")).reset_index()
+    if a.hpcc:
+        for s in scenarios:
+            mine = summary["scenario"] == s
+            theirs = summary[mine & (summary["simulator"] == "HPCC")].iloc[0]
+            for k in ("deepest_mean", "p50_mean", "p99_mean"):
+                summary.loc[mine, k + "_ratio"] = summary.loc[mine, k] / theirs[k]
+    columns = {"scenario": "scenario", "simulator": "simulator", "variant": "variant",
+               "draws": "draws", "deepest_mean": "deepest queue mean (KB)",
+               "deepest_min": "min", "deepest_max": "max", "p50_mean": "FCT p50 mean (us)",
+               "p99_mean": "FCT p99 mean (us)"}
+    if a.hpcc:
+        columns.update({"deepest_mean_ratio": "deepest / HPCC", "p50_mean_ratio": "p50 / HPCC",
+                        "p99_mean_ratio": "p99 / HPCC"})
+    table = common.markdown(summary, columns, floats="{:.4g}")
+    table += "\n" + common.markdown(per_draw, {"scenario": "scenario", "simulator": "simulator",
+                                               "variant": "variant", "draw": "draw",
+                                               "deepest_kb": "deepest queue (KB)",
+                                               "p50_us": "FCT p50 (us)",
+                                               "p99_us": "FCT p99 (us)"}, floats="{:.4g}")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (s, sim, label), g in groups:
+        ax.plot(g["draw"], g["deepest_kb"], marker="o",
+                label=f"{s}: " + ("HPCC" if sim == "HPCC" else
+                                  "aligned" if label == ALIGNED else "ACKs first"))
+    ax.set_xlabel("draw (model seed, HPCC RngRun)")
+    ax.set_ylabel("deepest queue (KB)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    note = (f"Draws 1-{a.draws} of the random marks; {a.message_bytes} B per flow. HPCC: its "
+            "`third` with `NS_GLOBAL_VALUE=RngRun=N`" if a.hpcc else "HPCC: not run (no --hpcc)")
+    common.save(a.out, name + "-draws", summary, table, fig, note)
+    return bool(per_draw["complete"].all())
 
 
 if __name__ == "__main__":

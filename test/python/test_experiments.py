@@ -210,3 +210,15 @@ def test_hpcc_compare_our_side(tmp_path):
     assert bad.returncode != 0 and "--hpcc" in bad.stderr
     bad = run_experiment("hpcc_compare.py", tmp_path, "--scenarios", "alltoall")
     assert bad.returncode != 0 and "--scenarios" in bad.stderr
+    bad = run_experiment("hpcc_compare.py", tmp_path, "--draws", "51")
+    assert bad.returncode != 0 and "--draws" in bad.stderr
+
+
+def test_hpcc_compare_draws(tmp_path):
+    out = run_experiment("hpcc_compare.py", tmp_path, "--scenarios", "incast", "--draws", "2")
+    assert out.returncode == 0, out.stderr
+    summary = pd.read_csv(tmp_path / "hpcc-compare-quick-draws.csv")
+    # Two variants of ours (aligned, ACKs first), each over draws 1 and 2 of the marks.
+    assert len(summary) == 2 and (summary["draws"] == 2).all()
+    assert (summary["deepest_min"] <= summary["deepest_max"]).all()
+    assert (summary["deepest_min"] > 0).all()
