@@ -74,10 +74,9 @@ MetaRoceSwitch::GetTypeId()
                           MakeUintegerAccessor(&MetaRoceSwitch::m_controlMaxPayload),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("ControlPriority",
-                          "Serve the CONTROL class (CS6/CS7 packets: ACKs, NACKs, CNPs; trimmed "
-                          "headers) before DATA. false: every packet but a trimmed header "
-                          "queues in DATA, as HPCC's simulator's switches keep an ACK in its "
-                          "flow's priority group.",
+                          "Serve CS6/CS7 packets (ACKs, NACKs, CNPs) and trimmed headers before "
+                          "DATA. false: all but trimmed headers queue as DATA, as HPCC's "
+                          "simulator's switches keep an ACK in its flow's priority group.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&MetaRoceSwitch::m_controlPriority),
                           MakeBooleanChecker())
