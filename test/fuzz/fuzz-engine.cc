@@ -68,10 +68,9 @@ struct Pair
     std::deque<std::pair<int, OutPacket>> history; ///< recent packets, for mutated replays
 };
 
-/// The first input byte: bit 0 chooses RoCEv2 (1) or MetaRoCE (0); for MetaRoCE, bit 1 turns the
-/// plane time rule on (spec 4.6) and bit 2 receiver admission (spec 8.5: one packet
-/// unscheduled, then a credit of 1-8 packets chosen by bits 3-5), bit 6 two copies of every
-/// retransmission (spec 7.3).
+/// The first input byte: bit 0 chooses RoCEv2 (1) or MetaRoCE (0); for MetaRoCE, bit 2 turns
+/// receiver admission on (spec 8.5: one packet unscheduled, then a credit of 1-8 packets chosen
+/// by bits 3-5), bit 6 two copies of every retransmission (spec 7.3); bit 1 is unused.
 void
 Setup(Pair& p, uint8_t mode)
 {
@@ -96,7 +95,6 @@ Setup(Pair& p, uint8_t mode)
             c.localConnection = i == 0 ? 10 : 20;
             c.remoteConnection = i == 0 ? 20 : 10;
             c.seed = 1 + i;
-            c.planeTimeRule = (mode & 2) != 0;
             c.retransmitCopies = (mode & 64) != 0 ? 2 : 1;
             c.unscheduledBytes = admission ? c.mtu : 0;
             auto conn = std::make_unique<MetaRoceConnection>(c, &e.registry);
