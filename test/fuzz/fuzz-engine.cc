@@ -1,10 +1,10 @@
-// Stateful fuzz target: a connected pair of engines (MetaRoCE connections, with or without the
-// plane time rule, receiver admission and retransmission copies, or RoCEv2 queue pairs: the first
-// byte chooses) driven through the TransportEngine API by the fuzz input, one operation at a
-// time: post WRITE/SEND/RECV (valid and invalid), move packets between the ends (delivered,
-// dropped, duplicated, bit-flipped, truncated, reordered), inject raw bytes or mutated copies of
-// real packets (bytes overwritten, or one header field set to an edge value:
-// fuzz-field-mutation.h), take ports down and up, advance the clock and fire timers.
+// Stateful fuzz target: a connected pair of engines (MetaRoCE connections, with or without
+// receiver admission and retransmission copies, or RoCEv2 queue pairs: the first byte chooses)
+// driven through the TransportEngine API by the fuzz input, one operation at a time: post
+// WRITE/SEND/RECV (valid and invalid), move packets between the ends (delivered, dropped,
+// duplicated, bit-flipped, truncated, reordered), inject raw bytes or mutated copies of real
+// packets (bytes overwritten, or one header field set to an edge value: fuzz-field-mutation.h),
+// take ports down and up, advance the clock and fire timers.
 //
 // After every operation it checks what must hold whatever a peer sends (spec 1.3, 5.8, 8.4):
 //   - no crash, no sanitizer report, no exception but std::invalid_argument from a Post;

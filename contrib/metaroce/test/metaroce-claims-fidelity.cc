@@ -1,21 +1,17 @@
 /*
  * The fidelity cases of the claims suite (issue 16; metaroce-claims-test-suite.cc adds them):
  *
- *  - a lossless 16-host, 8-plane all-to-all retransmits nothing (ACKs ahead of data, or the
- *    plane time rule);
+ *  - a lossless 16-host, 8-plane all-to-all retransmits nothing, ACKs ahead of data or not;
  *  - a lossless all-to-all through a 2:1 oversubscribed plane never times out (spec 4.5);
  *  - at 1% loss per path ACK repeats (spec 4.3) save the copies a lost ACK used to cost;
  *  - at 1% loss per path tail markers (spec 4.5) end the all-to-all sooner, and cost a lossless
  *    one no retransmission;
- *  - a lossless 8 MiB all-to-all copies nothing as the time rule expects each packet back no
- *    sooner than its own path's RTT (spec 4.6, A44);
  *  - a lossless 2 MiB all-to-all copies nothing in its first round with a reorder floor of three
- *    quarters of the minimum RTT (opt-in, spec 4.6, A45), where the default floor copies;
+ *    quarters of the minimum RTT (spec 4.6, A45, A47), where one quarter copies;
  *  - EXTENSIVE: a 16-host ring all-reduce at 10% loss per link end takes four times as long
  *    for four times the data (no path closes, spec 4.5);
- *  - EXTENSIVE: at 64 hosts, a lossless 2 MiB all-to-all with the plane time rule and a
- *    lossless 32 MiB ring all-reduce retransmit nothing, and 64 MiB per rank keeps at least 92%
- *    (ring) and 90% (all-to-all) at 1% loss per path and 50% at 10%.
+ *  - EXTENSIVE: at 64 hosts, a lossless 32 MiB ring all-reduce retransmits nothing, and 64 MiB per
+ * rank keeps at least 92% (ring) and 90% (all-to-all) at 1% loss per path and 50% at 10%.
  */
 #include "metaroce-claims-fabrics.h"
 
