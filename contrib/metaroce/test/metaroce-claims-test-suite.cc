@@ -332,7 +332,7 @@ class AdmissionIncastTestCase : public TestCase
         // loaded round trip (doc/results.md section 5: 120 us). The first credits are then the
         // whole share of the senders known when the first ACKs are built: ACKs of lone packets
         // (A48), built at once, know fewer, and take one 40 us interval more (doc/results.md
-        // section 20), so these ACKs wait the ACK delay.
+        // at 939551b, section 20), so these ACKs wait the ACK delay.
         c.nicAttributes = "AdmissionRtt=16us;AckLonePackets=false";
         const MetaRoceExperimentResults unlimited = MetaRoceExperiment(c).Run();
         NS_TEST_ASSERT_MSG_EQ(unlimited.complete, true, "the incast finishes");
@@ -433,7 +433,7 @@ WidePlane(const std::string& workload)
 }
 
 /// The run's time over its ideal: the bytes each host sends at the line rate, plus one packet's
-/// one-way latency (a flow's ideal less its bytes' time; spec 6.2, doc/results.md section 24).
+/// one-way latency (a flow's ideal less its bytes' time; spec 6.2, doc/results.md section 8).
 double
 OverIdeal(const MetaRoceExperimentResults& r, uint64_t bytesSent)
 {
