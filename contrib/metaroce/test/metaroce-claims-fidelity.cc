@@ -285,9 +285,10 @@ class SprayBurstTestCase : public TestCase
     void DoRun() override
     {
         // Measured (16 hosts, one plane, 4 MiB, one channel; 64 hosts and 8 planes in
-        // doc/results.md at 939551b, sections 18 and 22), bursts on timed paths only: 90,192 against 115,392
-        // packet-hops, the hosts' bytes over the payload 1.031 against 1.039, 340.6 against
-        // 337.6 us, no copies (bursts from a path's first packet: 86,906 hops and 2 copies).
+        // doc/results.md at 939551b, sections 18 and 22), bursts on timed paths only: 90,192
+        // against 115,392 packet-hops, the hosts' bytes over the payload 1.031 against 1.039, 340.6
+        // against 337.6 us, no copies (bursts from a path's first packet: 86,906 hops and 2
+        // copies).
         MetaRoceExperimentConfig fabric = LeafSpine(16, 4, "100Gbps", 1);
         fabric.channels = 1;
         const MetaRoceExperimentResults pairs = AllToAll(fabric, "SprayBurstPackets=2", 4 << 20);
@@ -301,10 +302,10 @@ class SprayBurstTestCase : public TestCase
         NS_TEST_EXPECT_MSG_LT_OR_EQ(pairs.durationUs, single.durationUs * 1.01, "no slower");
         NS_TEST_EXPECT_MSG_EQ(pairs.retransmitted, 0, "no copies: bursts wait for timed paths");
         // Eight non-blocking planes, 16 MiB (65,536 packets): bursts on untimed paths copied 3-10
-        // packets of the collective's first round (doc/results.md at 939551b, sections 19-21); on timed
-        // paths a few or none by seed, out of 65,536 packets (seeds 1-3: 8, 1 and 0 with bursts,
-        // 0, 0 and 2 without; with the plane's ACK count over its paths, spec 4.2, a burst's
-        // second packet no longer decides its ACK alone).
+        // packets of the collective's first round (doc/results.md at 939551b, sections 19-21); on
+        // timed paths a few or none by seed, out of 65,536 packets (seeds 1-3: 8, 1 and 0 with
+        // bursts, 0, 0 and 2 without; with the plane's ACK count over its paths, spec 4.2, a
+        // burst's second packet no longer decides its ACK alone).
         MetaRoceExperimentConfig planes = LeafSpine(16, 4, "100Gbps", 8);
         planes.channels = 1;
         const MetaRoceExperimentResults eight = AllToAll(planes, "SprayBurstPackets=2", 16 << 20);
@@ -362,15 +363,14 @@ class FlowRttTestCase : public LosslessCopiesTestCase
     void DoRun() override
     {
         // Routes that share a spine link hold a standing queue that other routes of the same
-        // connection do not (spec 4.6, A44; doc/results.md at 939551b, section 16). Measured: 10 and 59
-        // copies, 94.4 us either way.
-        // One floor throughout, a quarter of the minimum RTT: the wide floor of a NIC without a
-        // proven loss (A47) would hide what the rule does. Every ACK waits the ACK delay, as when
-        // this was measured: ACKs of lone packets (A48) come back up to 2 us sooner, and the
-        // minimum RTT with them, so a floor of one quarter then leaves 4 copies with the rule
-        // and 42 without (the default floor none; doc/results.md at 939551b, section 20). And the window
-        // stays as measured after a needless copy (A49), which would leave 12 copies without the
-        // rule (doc/results.md at 939551b, section 21).
+        // connection do not (spec 4.6, A44; doc/results.md at 939551b, section 16). Measured: 10
+        // and 59 copies, 94.4 us either way. One floor throughout, a quarter of the minimum RTT:
+        // the wide floor of a NIC without a proven loss (A47) would hide what the rule does. Every
+        // ACK waits the ACK delay, as when this was measured: ACKs of lone packets (A48) come back
+        // up to 2 us sooner, and the minimum RTT with them, so a floor of one quarter then leaves 4
+        // copies with the rule and 42 without (the default floor none; doc/results.md at 939551b,
+        // section 20). And the window stays as measured after a needless copy (A49), which would
+        // leave 12 copies without the rule (doc/results.md at 939551b, section 21).
         const std::string oneFloor =
             ";QuietReorderFloorRttQuarters=1;AckLonePackets=false;SpuriousWindowSrttHalves=0";
         Check(8 << 20,
@@ -398,9 +398,9 @@ class LossEvidenceFloorTestCase : public LosslessCopiesTestCase
     {
         // In the first round no ACK has yet shown how much deeper one plane's queue runs than
         // another's, so only the floor stands between a late packet and a copy (spec 4.6, A45,
-        // A47; doc/results.md at 939551b, sections 17 and 19). Measured: 0 copies by default, 18 with one
-        // quarter throughout, 33.6 us either way; both with every ACK waiting the ACK delay, as
-        // then: with ACKs of lone packets (A48) one quarter copies none here either
+        // A47; doc/results.md at 939551b, sections 17 and 19). Measured: 0 copies by default, 18
+        // with one quarter throughout, 33.6 us either way; both with every ACK waiting the ACK
+        // delay, as then: with ACKs of lone packets (A48) one quarter copies none here either
         // (doc/results.md at 939551b, section 20).
         Check(2 << 20,
               "AckLonePackets=false",
@@ -425,10 +425,10 @@ class SpuriousWindowTestCase : public TestCase
     {
         // Standing queues of uneven depth make some routes return their packets later than
         // the measured window allows; a needless copy anywhere on the NIC, and no proven loss,
-        // is the evidence (spec 4.6, A49; doc/results.md at 939551b, section 21). Measured (32 hosts, one
-        // plane, 2 MiB): 36 copies in 296.4 us against 685 in 299.2 us, with the spraying of
-        // the time, 8 paths per plane of 4 packets each, round-robin (A13, A15, A52). With 32
-        // recycled paths per plane of one packet: 32 copies against 181. Both with the
+        // is the evidence (spec 4.6, A49; doc/results.md at 939551b, section 21). Measured (32
+        // hosts, one plane, 2 MiB): 36 copies in 296.4 us against 685 in 299.2 us, with the
+        // spraying of the time, 8 paths per plane of 4 packets each, round-robin (A13, A15, A52).
+        // With 32 recycled paths per plane of one packet: 32 copies against 181. Both with the
         // connections made in rank order, every rank sending to rank 0 first; nearest on the ring
         // first (the collective helper's order), 8 paths of 4: 45 copies against 388.
         const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
@@ -461,10 +461,9 @@ class ConnectionRtoFloorTestCase : public TestCase
     void DoRun() override
     {
         // A path's samples lag a queue that grows; every ACK of the connection samples it
-        // (spec 4.5, A50; doc/results.md at 939551b, section 21). Measured: 0 timeouts against 8, 71
-        // copies and 348.1 us either way, with 8 paths per plane of
-        // 4 packets each, round-robin (A13, A15, A52); 32 recycled paths of one packet time out
-        // in neither run.
+        // (spec 4.5, A50; doc/results.md at 939551b, section 21). Measured: 0 timeouts against 8,
+        // 71 copies and 348.1 us either way, with 8 paths per plane of 4 packets each, round-robin
+        // (A13, A15, A52); 32 recycled paths of one packet time out in neither run.
         const MetaRoceExperimentConfig onePlane = LeafSpine(64, 8, "100Gbps", 1);
         const std::string shape = "FlowsPerPort=8;InitialFlowWindow=4;EntropyRecycling=false";
         const WithAndWithout r =
@@ -490,8 +489,9 @@ class SpuriousWindowFullScaleTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // doc/results.md at 939551b, section 21: 14 copies in 348.5 us against 7,042 in 358.3 us (seed 1,
-        // one channel per plane; 14-26 over 1, 8 and 64 channels), of 262,144 data packets.
+        // doc/results.md at 939551b, section 21: 14 copies in 348.5 us against 7,042 in 358.3 us
+        // (seed 1, one channel per plane; 14-26 over 1, 8 and 64 channels), of 262,144 data
+        // packets.
         const MetaRoceExperimentConfig twoToOne = LeafSpine(64, 8, "100Gbps", 8);
         const WithAndWithout r =
             AllToAllsWithAndWithout(twoToOne, 16 << 20, "", "SpuriousWindowSrttHalves=0");
@@ -573,8 +573,9 @@ class FidelityFullScaleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(ruled.complete, true, "the all-to-all finishes");
         NS_TEST_EXPECT_MSG_EQ(ruled.retransmitted, 0, "retransmissions, plane rule on");
 
-        // Published (doc/results.md at 939551b, section 11): no copy in seeds 1-3; 47 and 37 in seeds 1 and 2 while tail
-        // markers asked for an ACK at once, one too many behind each tail's own (spec 4.5).
+        // Published (doc/results.md at 939551b, section 11): no copy in seeds 1-3; 47 and 37 in
+        // seeds 1 and 2 while tail markers asked for an ACK at once, one too many behind each
+        // tail's own (spec 4.5).
         MetaRoceExperimentConfig ring = SixtyFourHosts(8);
         ring.workload = "allreduce-ring";
         ring.messageBytes = 32 << 20;
@@ -582,9 +583,9 @@ class FidelityFullScaleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(steady.complete, true, "the ring all-reduce finishes");
         NS_TEST_EXPECT_MSG_EQ(steady.retransmitted, 0, "retransmissions, lossless 32 MiB ring");
 
-        // Published (doc/results.md at 939551b, sections 13, 14): 79.3% over seeds 1-8, 78.0% over seeds 1-3 (a seed
-        // alone spreads 74-81%, so three are judged together); 69.7% before recovery at the
-        // tail, 43% when issue 16 was filed.
+        // Published (doc/results.md at 939551b, sections 13, 14): 79.3% over seeds 1-8, 78.0% over
+        // seeds 1-3 (a seed alone spreads 74-81%, so three are judged together); 69.7% before
+        // recovery at the tail, 43% when issue 16 was filed.
         a2a.nicAttributes = "";
         double cleanUs = 0;
         double lossyUs = 0;
@@ -596,8 +597,8 @@ class FidelityFullScaleTestCase : public TestCase
             a2a.loss = 0.0025;
             const MetaRoceExperimentResults lossy = MetaRoceExperiment(a2a).Run();
             NS_TEST_ASSERT_MSG_EQ(clean.complete && lossy.complete, true, "the all-to-alls finish");
-            // Published (doc/results.md at 939551b, section 19): no copy in seeds 1-8 since the floor follows the
-            // evidence (A47); 0-6 per seed before.
+            // Published (doc/results.md at 939551b, section 19): no copy in seeds 1-8 since the
+            // floor follows the evidence (A47); 0-6 per seed before.
             NS_TEST_EXPECT_MSG_EQ(clean.retransmitted, 0, "retransmissions, lossless 2 MiB");
             cleanUs += clean.durationUs;
             lossyUs += lossy.durationUs;
@@ -606,8 +607,8 @@ class FidelityFullScaleTestCase : public TestCase
                                     0.75,
                                     "2 MiB all-to-all kept at 1% loss per path, seeds 1-3");
 
-        // Published (doc/results.md at 939551b, section 6): ring 97.9% and 75.6%, all-to-all 95.6% and 81.7% at 1% and
-        // 10% per path (0.25% and 2.6% per link end).
+        // Published (doc/results.md at 939551b, section 6): ring 97.9% and 75.6%, all-to-all 95.6%
+        // and 81.7% at 1% and 10% per path (0.25% and 2.6% per link end).
         const std::map<std::string, std::pair<double, double>> targets = {
             {"allreduce-ring", {0.92, 0.50}},
             {"alltoall", {0.90, 0.50}}};
