@@ -119,7 +119,7 @@ class OversubscribedTimeoutTestCase : public TestCase
     void DoRun() override
     {
         // Queues of a few hundred kB hold packets longer than the 60 us RTO floor (spec 4.5,
-        // doc/results.md section 9).
+        // doc/results.md section 11).
         const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
         const MetaRoceExperimentResults deferred = AllToAllOf2MiB(twoToOne, "");
         NS_TEST_ASSERT_MSG_EQ(deferred.complete, true, "the all-to-all finishes");
@@ -141,7 +141,7 @@ class AckRepeatTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // Measured (16 hosts, seed 1; 64 hosts in doc/results.md section 10): 121 retransmissions
+        // Measured (16 hosts, seed 1; 64 hosts in doc/results.md section 12): 121 retransmissions
         // of which 72 needless without repeats, 61 and 12 with two.
         // One copy of each retransmission: the tail's copies (spec 7.3) are needless by
         // construction and would hide what the repeats save.
@@ -174,7 +174,7 @@ class TailMarkerTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // Measured (16 hosts, seed 1; 64 hosts in doc/results.md section 11): 46.2 us with
+        // Measured (16 hosts, seed 1; 64 hosts in doc/results.md section 12): 46.2 us with
         // markers, 53.1 us without (seeds 2 and 3: 41.8 against 42.0, 41.0 against 44.7).
         const auto [with, without] = LossyAllToAllWithAndWithout("", "TailMarkers=false");
         NS_TEST_ASSERT_MSG_EQ(with.complete && without.complete, true, "both finish");
@@ -202,7 +202,7 @@ class TailRecoveryTestCase : public TestCase
     {
         // Without copies of a tail's retransmission and with recovery in turn, a lost
         // retransmission at the tail costs a second recovery (64 hosts in doc/results.md
-        // section 13). Measured (16 hosts, seed 1): 37.5 us against 38.2.
+        // section 12). Measured (16 hosts, seed 1): 37.5 us against 38.2.
         const std::string without = "TailRetransmitCopies=1;RecoveryFirst=false";
         const auto [with, plain] = LossyAllToAllWithAndWithout("", without);
         NS_TEST_ASSERT_MSG_EQ(with.complete && plain.complete, true, "both finish");
@@ -224,7 +224,7 @@ class CompactAckTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // Measured (16 hosts, seed 1; 64 hosts and 64 MiB in doc/results.md section 14): the
+        // Measured (16 hosts, seed 1; 64 hosts and 64 MiB in doc/results.md section 13): the
         // hosts' bytes over the payload 1.054 with compact ACKs, 1.065 with full ones; 72,928
         // and 72,922 packet-hops (timing moves a marker or two); 29.5 and 29.6 us. With 32
         // recycled paths per plane (A13, A52) 71,966 and 71,844 packet-hops: a connection has
@@ -257,9 +257,10 @@ class SprayBurstTestCase : public TestCase
     void DoRun() override
     {
         // Measured (16 hosts, one plane, 4 MiB, one channel; 64 hosts and 8 planes in
-        // doc/results.md sections 18 and 22), bursts on timed paths only: 90,192 against 115,392
-        // packet-hops, the hosts' bytes over the payload 1.031 against 1.039, 340.6 against
-        // 337.6 us, no copies (bursts from a path's first packet: 86,906 hops and 2 copies).
+        // doc/results.md at 939551b, sections 18 and 22), bursts on timed paths only: 90,192
+        // against 115,392 packet-hops, the hosts' bytes over the payload 1.031 against 1.039, 340.6
+        // against 337.6 us, no copies (bursts from a path's first packet: 86,906 hops and 2
+        // copies).
         MetaRoceExperimentConfig fabric = LeafSpine(16, 4, "100Gbps", 1);
         fabric.channels = 1;
         const MetaRoceExperimentResults pairs = AllToAll(fabric, "SprayBurstPackets=2", 4 << 20);
@@ -273,10 +274,10 @@ class SprayBurstTestCase : public TestCase
         NS_TEST_EXPECT_MSG_LT_OR_EQ(pairs.durationUs, single.durationUs * 1.01, "no slower");
         NS_TEST_EXPECT_MSG_EQ(pairs.retransmitted, 0, "no copies: bursts wait for timed paths");
         // Eight non-blocking planes, 16 MiB (65,536 packets): bursts on untimed paths copied 3-10
-        // packets of the collective's first round (doc/results.md sections 19-21); on timed
-        // paths a few or none by seed, out of 65,536 packets (seeds 1-3: 8, 1 and 0 with bursts,
-        // 0, 0 and 2 without; with the plane's ACK count over its paths, spec 4.2, a burst's
-        // second packet no longer decides its ACK alone).
+        // packets of the collective's first round (doc/results.md at 939551b, sections 19-21); on
+        // timed paths a few or none by seed, out of 65,536 packets (seeds 1-3: 8, 1 and 0 with
+        // bursts, 0, 0 and 2 without; with the plane's ACK count over its paths, spec 4.2, a
+        // burst's second packet no longer decides its ACK alone).
         MetaRoceExperimentConfig planes = LeafSpine(16, 4, "100Gbps", 8);
         planes.channels = 1;
         const MetaRoceExperimentResults eight = AllToAll(planes, "SprayBurstPackets=2", 16 << 20);
@@ -336,8 +337,8 @@ class LossEvidenceFloorTestCase : public LosslessCopiesTestCase
     {
         // In the first round no ACK has yet shown how much deeper one plane's queue runs than
         // another's, so only the floor stands between a late packet and a copy (spec 4.6, A45,
-        // A47; doc/results.md sections 17 and 19). Measured: 0 copies by default, 2 with one
-        // quarter throughout.
+        // A47; doc/results.md at 939551b, sections 17 and 19). Measured: 0 copies by default, 2
+        // with one quarter throughout.
         Check(2 << 20, "", "QuietReorderFloorRttQuarters=1", 0, 0);
     }
 };
@@ -357,10 +358,10 @@ class SpuriousWindowTestCase : public TestCase
     {
         // Standing queues of uneven depth make some routes return their packets later than
         // the measured window allows; a needless copy anywhere on the NIC, and no proven loss,
-        // is the evidence (spec 4.6, A49; doc/results.md section 21). Measured (32 hosts, one
-        // plane, 2 MiB): 36 copies in 296.4 us against 685 in 299.2 us, with the spraying of
-        // the time, 8 paths per plane of 4 packets each, round-robin (A13, A15, A52). With 32
-        // recycled paths per plane of one packet: 32 copies against 181. Both with the
+        // is the evidence (spec 4.6, A49; doc/results.md at 939551b, section 21). Measured (32
+        // hosts, one plane, 2 MiB): 36 copies in 296.4 us against 685 in 299.2 us, with the
+        // spraying of the time, 8 paths per plane of 4 packets each, round-robin (A13, A15, A52).
+        // With 32 recycled paths per plane of one packet: 32 copies against 181. Both with the
         // connections made in rank order, every rank sending to rank 0 first; nearest on the ring
         // first (the collective helper's order), 8 paths of 4: 45 copies against 388.
         const MetaRoceExperimentConfig twoToOne = LeafSpine(32, 8, "100Gbps", 1);
@@ -392,8 +393,8 @@ class ConnectionRtoFloorTestCase : public TestCase
     void DoRun() override
     {
         // A path's samples lag a queue that grows; every ACK of the connection samples it
-        // (spec 4.5, A50; doc/results.md section 21), with 8 paths per plane of 4 packets each,
-        // round-robin (A13, A15, A52): the shape whose paths' samples are sparsest.
+        // (spec 4.5, A50; doc/results.md at 939551b, section 21), with 8 paths per plane of 4
+        // packets each, round-robin (A13, A15, A52): the shape whose paths' samples are sparsest.
         const MetaRoceExperimentConfig onePlane = LeafSpine(64, 8, "100Gbps", 1);
         const std::string shape = "FlowsPerPort=8;InitialFlowWindow=4;EntropyRecycling=false";
         const MetaRoceExperimentResults r = AllToAll(onePlane, shape, 2 << 20);
@@ -416,8 +417,9 @@ class SpuriousWindowFullScaleTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // doc/results.md section 21: 14 copies in 348.5 us against 7,042 in 358.3 us (seed 1,
-        // one channel per plane; 14-26 over 1, 8 and 64 channels), of 262,144 data packets.
+        // doc/results.md at 939551b, section 21: 14 copies in 348.5 us against 7,042 in 358.3 us
+        // (seed 1, one channel per plane; 14-26 over 1, 8 and 64 channels), of 262,144 data
+        // packets.
         const MetaRoceExperimentConfig twoToOne = LeafSpine(64, 8, "100Gbps", 8);
         const WithAndWithout r =
             AllToAllsWithAndWithout(twoToOne, 16 << 20, "", "SpuriousWindowSrttHalves=0");
@@ -490,8 +492,9 @@ class FidelityFullScaleTestCase : public TestCase
 
     void DoRun() override
     {
-        // Published (section 11): no copy in seeds 1-3; 47 and 37 in seeds 1 and 2 while tail
-        // markers asked for an ACK at once, one too many behind each tail's own (spec 4.5).
+        // Published (doc/results.md at 939551b, section 11): no copy in seeds 1-3; 47 and 37 in
+        // seeds 1 and 2 while tail markers asked for an ACK at once, one too many behind each
+        // tail's own (spec 4.5).
         MetaRoceExperimentConfig ring = SixtyFourHosts(8);
         ring.workload = "allreduce-ring";
         ring.messageBytes = 32 << 20;
@@ -499,9 +502,9 @@ class FidelityFullScaleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(steady.complete, true, "the ring all-reduce finishes");
         NS_TEST_EXPECT_MSG_EQ(steady.retransmitted, 0, "retransmissions, lossless 32 MiB ring");
 
-        // Published (sections 13, 14): 79.3% over seeds 1-8, 78.0% over seeds 1-3 (a seed
-        // alone spreads 74-81%, so three are judged together); 69.7% before recovery at the
-        // tail, 43% when issue 16 was filed.
+        // Published (doc/results.md at 939551b, sections 13, 14): 79.3% over seeds 1-8, 78.0% over
+        // seeds 1-3 (a seed alone spreads 74-81%, so three are judged together); 69.7% before
+        // recovery at the tail, 43% when issue 16 was filed.
         MetaRoceExperimentConfig a2a = SixtyFourHosts(8);
         a2a.workload = "alltoall";
         a2a.messageBytes = 2 << 20;
@@ -515,8 +518,8 @@ class FidelityFullScaleTestCase : public TestCase
             a2a.loss = 0.0025;
             const MetaRoceExperimentResults lossy = MetaRoceExperiment(a2a).Run();
             NS_TEST_ASSERT_MSG_EQ(clean.complete && lossy.complete, true, "the all-to-alls finish");
-            // Published (section 19): no copy in seeds 1-8 since the floor follows the
-            // evidence (A47); 0-6 per seed before.
+            // Published (doc/results.md at 939551b, section 19): no copy in seeds 1-8 since the
+            // floor follows the evidence (A47); 0-6 per seed before.
             NS_TEST_EXPECT_MSG_EQ(clean.retransmitted, 0, "retransmissions, lossless 2 MiB");
             cleanUs += clean.durationUs;
             lossyUs += lossy.durationUs;
@@ -525,8 +528,8 @@ class FidelityFullScaleTestCase : public TestCase
                                     0.75,
                                     "2 MiB all-to-all kept at 1% loss per path, seeds 1-3");
 
-        // Published (section 6): ring 97.9% and 75.6%, all-to-all 95.6% and 81.7% at 1% and
-        // 10% per path (0.25% and 2.6% per link end).
+        // Published (doc/results.md at 939551b, section 6): ring 97.9% and 75.6%, all-to-all 95.6%
+        // and 81.7% at 1% and 10% per path (0.25% and 2.6% per link end).
         const std::map<std::string, std::pair<double, double>> targets = {
             {"allreduce-ring", {0.92, 0.50}},
             {"alltoall", {0.90, 0.50}}};

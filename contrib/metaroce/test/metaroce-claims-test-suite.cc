@@ -431,7 +431,7 @@ WidePlane(const std::string& workload)
 }
 
 /// The run's time over its ideal: the bytes each host sends at the line rate, plus one packet's
-/// one-way latency (a flow's ideal less its bytes' time; spec 6.2, doc/results.md section 24).
+/// one-way latency (a flow's ideal less its bytes' time; spec 6.2, doc/results.md section 8).
 double
 OverIdeal(const MetaRoceExperimentResults& r, uint64_t bytesSent)
 {

@@ -189,7 +189,7 @@ class IdealTimeTestCase : public TestCase
         // The receivers' fair share is max-min: a tree's inner rank receives from children and
         // a parent that are seldom all backlogged, and an equal split idled its link (6.8% over
         // the ideal, 127 needless copies). 763.3 us (1.023), 17 copies (doc/results.md
-        // section 25).
+        // section 9).
         Check(tree, ideal, 2 * 7.0 / 8);
     }
 

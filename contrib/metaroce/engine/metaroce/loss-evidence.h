@@ -3,9 +3,9 @@
  *
  * The time rule cannot tell a packet deep in a first-round queue from a lost one: only its
  * reorder floor separates them, and a wide floor finds every loss later while a narrow one
- * copies late packets on a fabric that loses nothing (doc/results.md sections 12 and 17). Which
- * mistake costs more is a property of the fabric, not of one connection: a connection of a
- * collective carries a few packets and proves a loss of its own too late to choose. So the
+ * copies late packets on a fabric that loses nothing (doc/results.md at 939551b, sections 12 and
+ * 17). Which mistake costs more is a property of the fabric, not of one connection: a connection of
+ * a collective carries a few packets and proves a loss of its own too late to choose. So the
  * connections of a NIC share one record of the last loss any of them proved by rule 1 (a later
  * packet of the same route acknowledged: the fabric drops packets), and each judges with the
  * narrow floor while that proof is recent and with the wide one otherwise.

@@ -166,7 +166,7 @@ struct MetaRoceExperimentResults
 
     /// Bytes the hosts put on their links (`links` from a host): payload, every header from
     /// the link's 2-byte PPP framing up, retransmissions and control packets. Over `bytesDelivered`
-    /// it is what a transport's framing and feedback cost on the wire (doc/results.md section 14).
+    /// it is what a transport's framing and feedback cost on the wire (doc/results.md section 13).
     uint64_t HostWireBytes() const;
 
     std::vector<MetaRoceFlowRecord> flows;
