@@ -7,6 +7,8 @@ the references stay short enough to read, and history stays in CHANGES.md.
    of that Markdown file (GitHub's slugs); every repository path a document names in backquotes
    (`doc/spec.md`, ``examples/experiments/run-all.sh``) exists, in the repository or in the
    module's folder (the module documentation's ``examples/metaroce-8-plane.cc``).
+   A numbered section cited in any tracked text file ("doc/results.md section 5", "validation.md,
+   sections 8 and 10") is a "## 5." heading of that document.
 2. Line limits: README.md, doc/results.md and doc/performance.md (issue 58's targets).
 3. No development history outside CHANGES.md: no dates of development, numbered work periods or
    "the default since ..." in any tracked text file (documents, code, comments, scripts).
@@ -110,6 +112,41 @@ def check_links(files, findings):
                     findings.append(f"{name}:{lineno}: names a missing path: {path}")
 
 
+SECTION_REF = re.compile(r"\b([a-z][\w-]*\.md),? (?:section|sections) ((?:\d+)(?:(?:, | and |-)\d+)*)")
+
+
+def numbered_sections(path, cache={}):
+    if path not in cache:
+        text = path.read_text(errors="replace") if path.exists() else ""
+        cache[path] = {int(n) for n in re.findall(r"^## (\d+)\.", text, re.M)}
+    return cache[path]
+
+
+def check_section_refs(files, findings):
+    docs = {p.name: p for p in list((ROOT / "doc").glob("*.md")) + [ROOT / "README.md"]}
+    for name in files:
+        path = ROOT / name
+        if name == HISTORY_FILE or name.startswith(DATA_PREFIXES) or path.suffix not in TEXT_SUFFIXES:
+            continue
+        try:
+            text = path.read_text()
+        except (UnicodeDecodeError, IsADirectoryError):
+            continue
+        for lineno, line in enumerate(text.splitlines(), 1):
+            for doc, numbers in SECTION_REF.findall(line):
+                target = docs.get(doc)
+                if target is None:
+                    continue  # not one of the project's documents (the spec has its own check)
+                cited = set()
+                for part in re.split(r", | and ", numbers):
+                    lo, _, hi = part.partition("-")
+                    cited.update(range(int(lo), int(hi or lo) + 1))
+                missing = sorted(cited - numbered_sections(target))
+                if missing:
+                    findings.append(f"{name}:{lineno}: cites {doc} section "
+                                    f"{', '.join(map(str, missing))}, which it does not have")
+
+
 def check_limits(findings):
     for name, limit in LINE_LIMITS.items():
         path = ROOT / name
@@ -145,6 +182,7 @@ def main():
     files = tracked_files()
     findings = []
     check_links(files, findings)
+    check_section_refs(files, findings)
     check_limits(findings)
     check_history(files, findings)
     for line in findings:
