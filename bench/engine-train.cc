@@ -1,6 +1,6 @@
-// The engine's training workload for profile-guided optimisation (doc/benchmarks.md, "A
-// profile-guided engine"): scripts/engine-profile.sh runs it once on an instrumented engine, and
-// the engine of every other build is then compiled with the profile it leaves.
+// The engine's training workload for profile-guided optimisation (doc/performance.md,
+// "The fast path"): scripts/engine-profile.sh runs it once on an instrumented engine, and the
+// engine of every other build is then compiled with the profile it leaves.
 //
 // What it runs stands for what simulations ask of the engine: bulk transfers between two
 // engines on the loopback harness, both transports, 1 to 8 ports (planes), no loss and 0.1% and

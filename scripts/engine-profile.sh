@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the engine's profile for profile-guided optimisation and prints its directory
-# (doc/benchmarks.md, "A profile-guided engine"): builds the engine instrumented in a tree of
+# (doc/performance.md, "The fast path"): builds the engine instrumented in a tree of
 # its own ($BUILD_DIR-pgo, without ns-3) and runs the training workload there
 # (bench/engine-train.cc, a few seconds). The profile is kept while the engine's sources, the
 # workload, the build files and the compiler stay the same. Progress goes to stderr.

@@ -11,11 +11,11 @@ PACKAGES=(
   libboost-dev libbenchmark-dev googletest libgtest-dev
   nlohmann-json3-dev
   clang-format-14
-  libtcmalloc-minimal4  # the executables' allocator (METAROCE_ALLOCATOR, doc/benchmarks.md)
+  libtcmalloc-minimal4  # the executables' allocator (METAROCE_ALLOCATOR, doc/performance.md)
   libgoogle-perftools-dev  # its heap on huge pages (support/huge-page-heap.cc, METAROCE_HUGE_PAGES)
   # scripts/fuzz.sh: clang with libFuzzer (-fsanitize=fuzzer is in libclang-rt-14-dev)
   clang-14 libclang-rt-14-dev
-  # the in-tree ns-3 build's MPI module (distributed runs: test/in-tree, doc/benchmarks.md)
+  # the in-tree ns-3 build's MPI module (distributed runs: test/in-tree, doc/performance.md)
   libopenmpi-dev openmpi-bin
   tshark  # capture decoding tests, the Wireshark dissector (contrib/metaroce/tools/wireshark)
   python3 python3-venv python3-pip

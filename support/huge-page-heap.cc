@@ -1,5 +1,5 @@
 // tcmalloc's heap on transparent huge pages, for the executables linked with tcmalloc
-// (METAROCE_ALLOCATOR, CMakeLists.txt; doc/benchmarks.md, "A heap on huge pages").
+// (METAROCE_ALLOCATOR, CMakeLists.txt; doc/performance.md, "The fast path").
 //
 // A large fabric's state is spread over gigabytes, and each packet-hop touches a few dozen cache
 // lines of it scattered over as many 4 KiB pages: most of those touches miss the TLB too, and a

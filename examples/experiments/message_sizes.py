@@ -22,7 +22,7 @@ def main():
     fabric = common.fabric(a.quick)
     sizes = [int(s) for s in a.sizes.split(",")]
     # The largest buffers only lossless: under loss RoCEv2 simulates until the stop time, and
-    # 64 MiB per rank at 64 hosts already takes minutes per run (doc/benchmarks.md).
+    # 64 MiB per rank at 64 hosts already takes minutes per run (doc/performance.md).
     large = [] if a.quick else [int(s) for s in a.lossless_sizes.split(",") if s]
     stop_us = common.microseconds(a.stop_time)
     configs = [dict(fabric, planes=8, workload=w, transport=t, message_bytes=s, loss=float(l),

@@ -4,7 +4,7 @@
  *
  * A connection with 64 paths asked "when is your next deadline?" after every event used to scan
  * every path's state: tens of cache lines per question, most of them unchanged since the last
- * one (doc/benchmarks.md). Here a change of one slot costs O(log n) (it stops climbing as soon
+ * one (doc/performance.md). Here a change of one slot costs O(log n) (it stops climbing as soon
  * as a parent's minimum does not change), the earliest deadline is read in O(1), and the slots
  * due by some time are visited in slot order in O(k log n), so that acting on them gives the
  * same order a scan would.
@@ -192,7 +192,7 @@ class DeadlineTree
     /// Once built, internal node k (1 the root; children 2k and 2k + 1): the slot with the
     /// earliest deadline below it, the leftmost on ties. A slot number rather than its
     /// deadline: a quarter of the bytes, and a connection keeps three trees
-    /// (doc/benchmarks.md).
+    /// (doc/performance.md).
     std::vector<uint16_t> m_winner;
 };
 

@@ -2,7 +2,7 @@
  * Values under ids dealt in increasing order and removed in any order: a ring of slots from the
  * oldest id still held to the newest. A look-up is an index into one array instead of a hash,
  * a bucket and a node (the send queue's messages, spec 7.1, looked up for every packet sent and
- * every packet acknowledged; doc/benchmarks.md). An id removed before older ones leaves an empty
+ * every packet acknowledged; doc/performance.md). An id removed before older ones leaves an empty
  * slot until those go too, so the ring spans what is outstanding plus such holes.
  */
 #ifndef METAROCE_ENGINE_ID_SLOTS_H

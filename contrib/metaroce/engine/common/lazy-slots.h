@@ -5,10 +5,10 @@
  * A connection has 64 paths by default, yet most connections of a large all-to-all send a
  * message of a packet or two and use one or two of them. A vector of 64 owning pointers cost
  * 512 bytes per connection and direction before anything was made: at 1,024 hosts (a million
- * queue pairs) about 1 GB of pointers that stay null (doc/benchmarks.md, "Queue pairs that
- * cost less to hold"). Here each id has a 16-bit index into the objects made, which are held
- * by pointer in the order they were made, so a reference to one stays valid while others are
- * made. Visiting the made objects goes in id order, as a scan over every id would.
+ * queue pairs) about 1 GB of pointers that stay null (doc/performance.md, "The fast path"). Here
+ * each id has a 16-bit index into the objects made, which are held by pointer in the order they
+ * were made, so a reference to one stays valid while others are made. Visiting the made objects
+ * goes in id order, as a scan over every id would.
  */
 #ifndef METAROCE_ENGINE_LAZY_SLOTS_H
 #define METAROCE_ENGINE_LAZY_SLOTS_H

@@ -8,7 +8,7 @@
  * more plus a map for its first element (std::deque even when empty); boost::circular_buffer,
  * used before, allocates only what it holds but keeps five words per ring (40 bytes). This one
  * keeps a pointer and three 32-bit counts (24 bytes), which is 16 bytes less in every path of
- * every connection (doc/benchmarks.md). Growing from one entry rather than four saves a fifth of
+ * every connection (doc/performance.md). Growing from one entry rather than four saves a fifth of
  * the rest there (a short flow puts one or two packets on each path it sprays over), for a few
  * more reallocations of the queues that do grow.
  *

@@ -94,7 +94,7 @@ class FlowReceiveWindow
     uint64_t m_cumulative{0};
     /// Bit k: FSN m_cumulative + 1 + k received, the SACK's own layout. FSN m_cumulative itself
     /// needs no bit: had it arrived, the cumulative point would have moved past it. 256 bits
-    /// rather than 257 keep a responder's per-flow state at 64 bytes (doc/benchmarks.md).
+    /// rather than 257 keep a responder's per-flow state at 64 bytes (doc/performance.md).
     SackWords m_bits{};
 };
 

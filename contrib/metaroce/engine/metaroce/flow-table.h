@@ -4,7 +4,7 @@
  * A connection has ports x flowsPerPort flows (64 by default), but a short flow sprays over
  * a few of them: in a 64-host all-to-all of 64 KiB per rank each connection sends 16 packets,
  * one on each of 16 flows, and the 48 others would stay as they were made (152 bytes each,
- * 39 MB over the 4,032 connections; doc/benchmarks.md). A flow that was never used is in a
+ * 39 MB over the 4,032 connections; doc/performance.md). A flow that was never used is in a
  * known state - Up, nothing in flight, the initial window and RTT - so the table keeps only
  * its first entropy until something touches it, and answers the one question asked of unused
  * flows (may it send?) without making them.

@@ -138,7 +138,7 @@ struct MetaRoceConfig
 /**
  * What tells a connection from the others of its NIC, kept apart from the configuration they
  * share: a NIC's connections refer to one configuration (a million of them in a 1,024-host
- * all-to-all; doc/benchmarks.md "A NIC's configuration, shared").
+ * all-to-all; doc/performance.md "The fast path").
  */
 struct ConnectionIds
 {

@@ -10,7 +10,7 @@
  *
  * The requester and the responder are made at their first use: an end of a one-way flow uses
  * one of them (in a 64-host all-to-all, 1,248 of the 1,824 bytes a connection end took with
- * both; doc/benchmarks.md). A half not yet made answers every question as a new one would.
+ * both; doc/performance.md). A half not yet made answers every question as a new one would.
  */
 #ifndef METAROCE_ENGINE_METAROCE_CONNECTION_H
 #define METAROCE_ENGINE_METAROCE_CONNECTION_H
@@ -135,7 +135,7 @@ class MetaRoceConnection : public TransportEngine
 
     // What every event reads first - the two halves, the ports' state, the completions - shares
     // the vtable pointer's cache line: a connection of a large fabric is cold at each of its
-    // events, and each further line is a miss (doc/benchmarks.md). The halves refer to members
+    // events, and each further line is a miss (doc/performance.md). The halves refer to members
     // declared after them, so the destructor destroys them first.
 
     /// Every call that may change the requester goes through Mutate(), which forgets the

@@ -133,7 +133,7 @@ class MetaRoceResponder
     FlowReceiveWindow Window(uint16_t flowId) const;
 
   private:
-    /// 64 bytes: a receiving end makes one per flow it receives on (doc/benchmarks.md).
+    /// 64 bytes: a receiving end makes one per flow it receives on (doc/performance.md).
     struct FlowRx
     {
         FlowReceiveWindow window;

@@ -3,7 +3,7 @@
  * share of the inbound line rate and the admission target of each sender, the same numbers for
  * all its connections. The NIC keeps one ReceiverHints and its connections read it as they
  * build an ACK: writing the numbers into every connection at each update visited all of them,
- * a cache miss or more each, every fair-share window (doc/benchmarks.md).
+ * a cache miss or more each, every fair-share window (doc/performance.md).
  *
  * A connection takes a number only once it has been set after the connection was made; until
  * then it keeps its own (its default, or what SetFairShare/SetAdmissionTarget said), which is

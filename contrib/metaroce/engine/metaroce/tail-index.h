@@ -2,7 +2,7 @@
  * The connection's DATA transmissions in transmission order, for the tail-loss probe (spec 4.5).
  *
  * FindTail() (tail-loss-probe.h) walks every flow of a connection, 64 and more, and at the end
- * of every transfer the requester asks for the tail after each event (doc/benchmarks.md: 2,000
+ * of every transfer the requester asks for the tail after each event (doc/performance.md: 2,000
  * instructions a call, 3% of a 64-host fabric run). The tail is the oldest DATA packet in flight
  * that no acknowledged packet was sent after and whose data is still needed, and each of those
  * conditions, once false, stays false: the newest acknowledged transmission only moves forward,

@@ -115,11 +115,11 @@ struct MetaRoceExperimentConfig
     bool pcapSwitches{false}; ///< with pcap: every switch port too
     bool progress{false};     ///< a progress line on stderr every few seconds
     /// The event scheduler. Every ns-3 scheduler runs events in the same order (time, then
-    /// scheduling order), so results do not depend on it; speed does (doc/benchmarks.md).
+    /// scheduling order), so results do not depend on it; speed does (doc/performance.md).
     std::string scheduler{"ns3::MetaRoceRadixScheduler"};
     /// The device of every link, by TypeId name: the module's fast "ns3::MetaRoceNetDevice" or
     /// ns-3's own "ns3::PointToPointNetDevice" (MetaRoceFabricHelper::SetDeviceType). Results
-    /// do not depend on it; speed does (doc/benchmarks.md).
+    /// do not depend on it; speed does (doc/performance.md).
     std::string device{"ns3::MetaRoceNetDevice"};
     std::string stopTime{"1s"}; ///< simulated-time limit (a run that hits it is incomplete)
     /// Distributed runs only: "leaf" (blocks of leaves with their hosts, spines round robin) or

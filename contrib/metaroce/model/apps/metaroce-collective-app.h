@@ -138,7 +138,7 @@ class MetaRoceCollectiveApp : public Application
     /// Messages in posting order per queue pair id and stream. A NIC deals its queue pair ids
     /// densely, so two indexations find a queue: every completion looks one up among a rank's
     /// peers times channels (a tree and then a hash of them cost 1-2% of a 64-host
-    /// all-to-all's CPU time, doc/benchmarks.md).
+    /// all-to-all's CPU time, doc/performance.md).
     class PendingByStream
     {
       public:

@@ -4,7 +4,7 @@
  * A device checks about ten trace sources per packet-hop, and nearly always finds them empty.
  * Each TracedCallback keeps its sink list inside the object, so asking each of them costs a
  * read of its own bytes: five cache lines per device per hop, which at a few hundred hosts miss
- * and cost more than the rest of the link layer together (doc/benchmarks.md). With this wrapper
+ * and cost more than the rest of the link layer together (doc/performance.md). With this wrapper
  * the owner reads one word kept beside its hot fields instead, and touches a trace only when it
  * fires. Sinks connect through the usual TypeId accessors (TraceConnect, Config::Connect, the
  * pcap helpers): the accessor calls these member functions, which hide TracedCallback's.

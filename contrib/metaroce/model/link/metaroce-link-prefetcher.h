@@ -1,7 +1,7 @@
 /*
  * The fast link's prefetcher: what MetaRoceRadixScheduler calls, as it takes an event out, for
  * each of the next events of the same timestamp, so that the deliveries those events make are
- * fetched into the cache while this one runs (doc/benchmarks.md, "Deliveries fetched ahead").
+ * fetched into the cache while this one runs (doc/performance.md, "The fast path").
  *
  * Only nodes with a MetaRoceNetDevice handing its arrivals to a NIC's or a switch's port take
  * part: the device enters its node when it gets its frame sink (Watch()) and leaves it when it
@@ -34,7 +34,7 @@ class MetaRoceLinkPrefetcher
 {
   public:
     /// The hook is installed only while more nodes than this take part (3.4% more
-    /// instructions at 16 hosts, doc/benchmarks.md, "Deliveries fetched ahead").
+    /// instructions at 16 hosts, doc/performance.md, "The fast path").
     static constexpr std::size_t kFromNodes = 128;
 
     /// `node`'s deliveries are fetched ahead from now on (again: no change).

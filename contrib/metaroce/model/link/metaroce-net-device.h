@@ -112,7 +112,7 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
      * queue asks this when its owner has nothing more queued (MetaRocePortOwner::MayHaveWork):
      * a fabric's ports are often idle between frames, and a transmit completion that finds
      * nothing to send was an event, a pull and a cache line of the owner per frame
-     * (doc/benchmarks.md, "Completions only when something waits").
+     * (doc/performance.md, "The fast path").
      */
     void DeferCompletion();
     /// If a frame is on the wire, makes sure its end is an event that asks the queue for the
@@ -273,7 +273,7 @@ class alignas(64) MetaRoceNetDevice : public NetDevice
 
     // What every packet-hop reads comes first, in the object's first two cache lines (with
     // alignas(64) on the class): at a few hundred hosts a hop's cost is mostly cache misses
-    // (doc/benchmarks.md, "Cache lines per hop"), and the stock layout spread a hop over ten
+    // (doc/performance.md, "The fast path"), and the stock layout spread a hop over ten
     // lines of each device.
     Ptr<Packet> m_current; ///< the frame being serialised
     Ptr<MetaRoceChannel> m_channel;

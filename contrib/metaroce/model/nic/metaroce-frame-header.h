@@ -4,7 +4,7 @@
  * the same bytes as an Ipv4Header, a UdpHeader and a MetaRoceTransportHeader added one after
  * the other, so whoever reads a frame (switches, pcap, PeekHeader(Ipv4Header)) sees no
  * difference; it saves two of the three AddHeader calls and ns-3's IPv4 and UDP header objects,
- * about 2,000 instructions per frame (doc/benchmarks.md, "One header per frame").
+ * about 2,000 instructions per frame (doc/performance.md, "The fast path").
  *
  * With packet printing on (Packet::EnablePrinting), MetaRoceFraming adds the three headers
  * instead, so that printed packets and header checks name each of them.

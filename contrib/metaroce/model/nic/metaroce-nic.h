@@ -224,7 +224,7 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     Ptr<MetaRoceArrivals> m_arrivals; ///< the node's, delivered first by every NIC event
     std::map<uint32_t, std::unique_ptr<QueuePairHost>> m_hosts; ///< by local id
     /// The same by local id in an array (ids are dense, from m_nextId): every arriving frame
-    /// looks its queue pair up, and a tree walk costs a cache miss a level (doc/benchmarks.md).
+    /// looks its queue pair up, and a tree walk costs a cache miss a level (doc/performance.md).
     std::vector<QueuePairHost*> m_hostById;
     uint32_t m_nextId{2};          ///< RoCEv2 reserves QP numbers 0 and 1
     metaroce::Counters m_released; ///< ReleaseQueuePair()'s queue pairs' counters, summed

@@ -107,7 +107,7 @@ class MetaRocePortScheduler
      * round-robins run, HasControlWork and HasRecoveryWork), and clears the marks of the ports it
      * has none for. Call it after any call into its engine: asked then,
      * the engine's state is still in the cache, where a pull would find it cold, on every port,
-     * only to learn that most have nothing (doc/benchmarks.md).
+     * only to learn that most have nothing (doc/performance.md).
      */
     /// Returns the ports (below 64) that had no sender marked (MayHaveWork) and now have one.
     uint64_t MarkWork(Sender& sender,
@@ -205,7 +205,7 @@ class MetaRocePortScheduler
     /// of this kind; a clear bit means it certainly has none. Word w of port p is at
     /// [w * ports + p], so that one sender's bits on all ports (usually the same slot) share a
     /// cache line: marking a queue pair after every call into its engine read a separate array
-    /// per port and kind, two cache misses per port in large fabrics (doc/benchmarks.md).
+    /// per port and kind, two cache misses per port in large fabrics (doc/performance.md).
     std::array<std::vector<uint64_t>, 3> m_maybe;
     /// Per port, the senders marked in m_maybe[kAny] (MayHaveWork without reading its words).
     std::vector<uint32_t> m_markedAny;

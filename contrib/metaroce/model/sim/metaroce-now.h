@@ -2,7 +2,7 @@
  * The simulator's current time for the module's per-packet paths: Simulator::Now() asks the
  * simulator's implementation the same thing, but reaches it through Simulator's static lookup
  * each time (about 50 instructions; 1.5 million calls, 5% of the instructions of a 128-host
- * all-to-all, doc/benchmarks.md "The clock through one pointer"). MetaRoceNow() keeps a pointer
+ * all-to-all, doc/performance.md "The fast path"). MetaRoceNow() keeps a pointer
  * to the implementation, which cannot change until Simulator::Destroy(): a destroy event
  * forgets it, and the next call looks it up again. Same value, any implementation
  * (default, distributed, real time).

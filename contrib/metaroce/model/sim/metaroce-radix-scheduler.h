@@ -7,7 +7,7 @@
  * When bucket 0 runs empty, the lowest non-empty bucket is emptied into the lower ones around
  * its earliest timestamp, which becomes the last one; every event moves down at most once per
  * bit and the buckets are read in sequence, where a heap's sift reads one scattered cache line
- * per level for every event (doc/benchmarks.md, "A scheduler from radix buckets").
+ * per level for every event (doc/performance.md, "The fast path").
  *
  * Bucket 0, the events at the last timestamp, is kept in ns-3's order for one timestamp, by uid:
  * sorted once when it is filled, and an event inserted at that timestamp has the largest uid yet

@@ -226,7 +226,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     };
 
     /// Everything the switch keeps per port: what a packet reads on its way in and out first,
-    /// in the first aligned cache lines (doc/benchmarks.md, "Cache lines per hop").
+    /// in the first aligned cache lines (doc/performance.md, "The fast path").
     struct alignas(64) Port
     {
         bool up{true};
@@ -240,7 +240,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
         Ptr<MetaRocePortQueue> queue;
         metaroce::Ring<Ptr<Packet>> pfcOut; ///< PFC frames waiting to go out, before all classes
         /// One contiguous ring per class: a deque's block and map cost a cache miss or two
-        /// on every packet (doc/benchmarks.md).
+        /// on every packet (doc/performance.md).
         std::array<metaroce::Ring<Item>, kMetaRoceNumClasses> egress;
         MetaRoceSwitchPortCounters counters; ///< its per-packet fields first
         Ptr<NetDevice> device;
