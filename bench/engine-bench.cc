@@ -102,14 +102,9 @@ BM_ReceiveWindowInOrder(benchmark::State& state)
 BENCHMARK(BM_ReceiveWindowInOrder);
 
 /// Whole-transfer cost per data packet of `transport` (both engines and the harness) at a loss
-/// of `lossPerMille`, MetaRoCE sending in bursts of `burst` on one path (spec 6.2), its lone
-/// packets asking for their ACKs at once or not (`lone`, spec 4.2).
+/// of `lossPerMille`, MetaRoCE sending in bursts of `burst` on one path (spec 6.2).
 void
-RunLoopback(benchmark::State& state,
-            Transport transport,
-            int64_t lossPerMille,
-            uint32_t burst,
-            bool lone = true)
+RunLoopback(benchmark::State& state, Transport transport, int64_t lossPerMille, uint32_t burst)
 {
     ScenarioConfig c;
     c.transport = transport;
@@ -119,7 +114,6 @@ RunLoopback(benchmark::State& state,
     c.realPayload = false;
     c.metaroce.streams = 1;
     c.metaroce.sprayBurstPackets = burst;
-    c.metaroce.ackLonePackets = lone;
     c.channel.lossRate = static_cast<double>(lossPerMille) / 1000.0;
     uint64_t packets = 0;
     for (auto _ : state)
@@ -135,8 +129,7 @@ RunLoopback(benchmark::State& state,
     state.SetItemsProcessed(static_cast<int64_t>(packets));
     state.SetLabel(std::string(TransportName(c.transport)) + " loss " +
                    std::to_string(lossPerMille / 10.0) + "%" +
-                   (burst > 1 ? " bursts of " + std::to_string(burst) : "") +
-                   (lone ? "" : " lone packets' ACKs delayed"));
+                   (burst > 1 ? " bursts of " + std::to_string(burst) : ""));
 }
 
 /// Arguments: transport (0 MetaRoCE, 1 RoCEv2), loss per mille.
@@ -158,16 +151,6 @@ BM_LoopbackPerPacketInPairs(benchmark::State& state)
 }
 
 BENCHMARK(BM_LoopbackPerPacketInPairs)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
-
-/// MetaRoCE with every ACK of a lone packet waiting the ACK delay
-/// (AckLonePackets=false, spec 4.2, A48); argument: loss per mille.
-void
-BM_LoopbackPerPacketAckDelayed(benchmark::State& state)
-{
-    RunLoopback(state, Transport::MetaRoce, state.range(0), 1, false);
-}
-
-BENCHMARK(BM_LoopbackPerPacketAckDelayed)->Arg(0)->Arg(10)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_LoopbackPerPacket)
     ->Args({0, 0})

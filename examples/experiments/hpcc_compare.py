@@ -11,6 +11,8 @@ prints every HPCC command it runs.
     scripts/python.sh examples/experiments/hpcc_compare.py                    # our side
     scripts/python.sh examples/experiments/hpcc_compare.py --hpcc /work/ext/hpcc/simulation
     scripts/python.sh examples/experiments/hpcc_compare.py --quick            # smoke test
+    # the incast and the permutation over 10 draws of the random marks, both sides:
+    scripts/python.sh examples/experiments/hpcc_compare.py --hpcc DIR --draws 10
 
 The scenarios (every link 1 us, hosts at 100 Gb/s, 1,024-byte payloads on both sides):
 - incast: 8 hosts each send --message-bytes to a 9th through one switch, all at time 0;
@@ -27,9 +29,13 @@ point: g = 1/256, alpha timer 1 us, rate-decrease check every 4 us, rate timer 3
 recovery step, additive 20 Mb/s, hyper 200 Mb/s, minimum 1 Gb/s, no byte counter, no window, an
 ACK per packet carrying the CNP), RED Kmin 400 KB, Kmax 1,600 KB, Pmax 0.2 on every port (HPCC
 scales them by the link rate; here its maps are written with the same values for both rates),
-32 MB switch buffers. Our variants: the aligned one (marking at dequeue like HPCC), the model's
-default marking at enqueue, and the paper's reaction point (a cut on every CNP at once) with the
-same parameters, with a CNP for every marked packet and with the paper's one per 50 us.
+32 MB switch buffers, ACKs queued with their flow's data at the switches (HPCC's ACK_HIGH_PRIO
+serves them first at the hosts only), a queue pair per flow in the web search (HPCC opens one per
+flow). Our variants: the aligned one (marking at dequeue like HPCC); the model's default marking
+at enqueue; the paper's reaction point (a cut on every CNP at once) with the same parameters,
+with a CNP for every marked packet and with the paper's one per 50 us; the model's default ACKs
+and CNPs served first at the switches; and, in the web search, the flows workload's default of
+one queue pair per host pair.
 """
 
 import os
@@ -54,16 +60,27 @@ NIC = (f"Mtu={PAYLOAD};RoceAckEveryPackets=1;RoceWindow=4194304;"
        "RoceRateControl=ns3::MetaRoceDcqcn[{}]")
 # HPCC's RED at 100 Gb/s; PFC: HPCC's dynamic threshold (free buffer / 8 per ingress queue on a
 # 100 Gb/s port) is about 3.8 MB while the queues stay below 2 MB, so a fixed threshold there.
+# HPCC's switches queue an ACK (and the CNP it carries) with its flow's data (its ACK_HIGH_PRIO
+# serves ACKs first at the hosts' NICs only): ControlPriority=false; the model's default serves
+# ACKs and CNPs first at the switches too.
 SWITCH = ("EcnKmin=400000;EcnKmax=1600000;EcnPmax=0.2;PfcEnabled=true;PfcXoff=3800000;"
-          "PfcXon=3796928;EcnAtDequeue={}")
-# (label, reaction point and CNP interval, ECN at dequeue). CnpInterval 1 ns: a CNP for every
-# marked packet, as HPCC's receiver echoes a mark in every ACK; 50 us is the DCQCN paper's.
-OURS = [("aligned: nic DCQCN, ECN at dequeue", "Variant=nic|CnpInterval=1ns", "true"),
-        ("ECN at enqueue (model default)", "Variant=nic|CnpInterval=1ns", "false"),
+          "PfcXon=3796928;EcnAtDequeue={};ControlPriority={}")
+# (label, reaction point and CNP interval, ECN at dequeue, ACKs served first at the switches,
+# a queue pair per flow). CnpInterval 1 ns: a CNP for every marked packet, as HPCC's receiver
+# echoes a mark in every ACK; 50 us is the DCQCN paper's. The flows workload (the web search)
+# opens a queue pair per flow, as HPCC does, except in the last variant, which keeps the
+# workload's default of one per host pair and runs the web search only.
+ALIGNED = "aligned: nic DCQCN, ECN at dequeue, ACKs with data, QP per flow"
+ACKS_FIRST = "ACKs and CNPs first at switches (model default)"
+PAIR_QP = "QP per host pair (model default)"
+OURS = [(ALIGNED, "Variant=nic|CnpInterval=1ns", "true", "false", True),
+        ("ECN at enqueue (model default)", "Variant=nic|CnpInterval=1ns", "false", "false", True),
         ("paper DCQCN (cut on every CNP, one per marked packet), ECN at dequeue",
-         "Variant=paper|CnpInterval=1ns", "true"),
+         "Variant=paper|CnpInterval=1ns", "true", "false", True),
         ("paper DCQCN (cut on every CNP, one per 50 us), ECN at dequeue",
-         "Variant=paper|CnpInterval=50us", "true")]
+         "Variant=paper|CnpInterval=50us", "true", "false", True),
+        (ACKS_FIRST, "Variant=nic|CnpInterval=1ns", "true", "true", True),
+        (PAIR_QP, "Variant=nic|CnpInterval=1ns", "true", "false", False)]
 SCENARIOS = {
     "incast": dict(hosts=9, hosts_per_leaf=9, spines=0, fabric_rate="100Gbps",
                    workload="incast"),
@@ -123,14 +140,16 @@ QLEN_MON_END {mon_end_ns}
 HPCC_START_S = 2.0  # HPCC's traffic generator starts flows at 2 s; so does this script
 
 
-def our_config(scenario, variant, ecn_dequeue, message_bytes, flows_per_host, seed):
+def our_config(scenario, variant, ecn_dequeue, acks_first, per_flow, message_bytes,
+               flows_per_host, seed):
     s = dict(SCENARIOS[scenario])
     c = dict(planes=1, host_rate="100Gbps", host_delay="1us", fabric_delay="1us",
              transport="rocev2-pfc", seed=seed, stop_time="2s",
              nic_attributes=NIC.format(f"{variant}|{DCQCN}"),
-             switch_attributes=SWITCH.format(ecn_dequeue), **s)
+             switch_attributes=SWITCH.format(ecn_dequeue, acks_first), **s)
     if scenario == "websearch":
         c["flows_per_host"] = flows_per_host
+        c["qp_per_flow"] = per_flow
     else:
         c["message_bytes"] = message_bytes
     return c
@@ -161,8 +180,9 @@ def hpcc_flows(flows):
     return "\n".join(lines) + "\n"
 
 
-def run_hpcc(sim, scenario, flows, work):
-    """Runs HPCC's `third` on the scenario; returns its per-flow FCTs, PAUSEs, deepest queue."""
+def run_hpcc(sim, scenario, flows, work, rng_run=1):
+    """Runs HPCC's `third` on the scenario (its random draws from ns-3's RngRun `rng_run`);
+    returns its per-flow FCTs, PAUSEs, deepest queue and the command."""
     name = scenario
     end_us = flows["start_us"].max() + 200000
     with open(os.path.join(work, f"{name}-topology.txt"), "w") as f:
@@ -181,7 +201,11 @@ def run_hpcc(sim, scenario, flows, work):
     command = [os.path.join(sim, "build", "scratch", "third"), os.path.basename(config)]
     # waf builds `third` against the shared libraries in build/ (what `waf --run` sets up).
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(sim, "build"))
-    print(f"$ (cd {work} && LD_LIBRARY_PATH={env['LD_LIBRARY_PATH']} "
+    rng = ""
+    if rng_run != 1:
+        env["NS_GLOBAL_VALUE"] = f"RngRun={rng_run}"
+        rng = f" NS_GLOBAL_VALUE=RngRun={rng_run}"
+    print(f"$ (cd {work} && LD_LIBRARY_PATH={env['LD_LIBRARY_PATH']}{rng} "
           + " ".join(shlex.quote(c) for c in command) + ")", flush=True)
     out = subprocess.run(command, capture_output=True, text=True, cwd=work, env=env)
     if out.returncode != 0:
@@ -209,7 +233,7 @@ def run_hpcc(sim, scenario, flows, work):
     fct = pd.merge_asof(fct.sort_values("ns"), drawn[["ns", "src", "dst", "bytes", "start_us"]]
                         .sort_values("ns"), on="ns", by=["src", "dst", "bytes"],
                         tolerance=2, direction="nearest")
-    return fct, pauses, deepest * 1e3, " ".join(command)
+    return fct, pauses, deepest * 1e3, rng.strip() + (" " if rng else "") + " ".join(command)
 
 
 # The web-search rows: every flow, then flows by size (bytes, upper bound exclusive).
@@ -271,7 +295,7 @@ def behind_same_pair(flows):
 def main():
     a = common.arguments(__doc__, results=common.VALIDATION, message_bytes=1 << 20,
                          flows_per_host=100, seed=1, hpcc="", scenarios="incast,permutation,"
-                         "websearch")
+                         "websearch", draws=0)
     scenarios = [s for s in a.scenarios.split(",") if s]
     if not scenarios or any(s not in SCENARIOS for s in scenarios):
         raise SystemExit(f"--scenarios: {a.scenarios}: a comma-separated list of "
@@ -280,6 +304,8 @@ def main():
         raise SystemExit(f"--message-bytes: {a.message_bytes} is not in [1024, 2^30]")
     if not 1 <= a.flows_per_host <= 100000:
         raise SystemExit(f"--flows-per-host: {a.flows_per_host} is not in [1, 100000]")
+    if not 0 <= a.draws <= 50:
+        raise SystemExit(f"--draws: {a.draws} is not in [0, 50]")
     if a.quick:
         a.message_bytes, a.flows_per_host = 256 << 10, 4
     third = os.path.join(a.hpcc, "build", "scratch", "third") if a.hpcc else ""
@@ -288,9 +314,11 @@ def main():
                          "simulation directory first, doc/validation.md section 10)")
     configs, keys = [], []
     for s in scenarios:
-        for label, variant, dequeue in OURS:
-            configs.append(our_config(s, variant, dequeue, a.message_bytes, a.flows_per_host,
-                                      a.seed))
+        for label, variant, dequeue, acks_first, per_flow in OURS:
+            if not per_flow and SCENARIOS[s]["workload"] != "flows":
+                continue
+            configs.append(our_config(s, variant, dequeue, acks_first, per_flow,
+                                      a.message_bytes, a.flows_per_host, a.seed))
             keys.append((s, label))
     rows = []
     with tempfile.TemporaryDirectory() as files:
@@ -303,7 +331,8 @@ def main():
         # The flows are drawn before the run, so every variant has the same ones.
         if s not in drawn:
             drawn[s], idle[s] = f, idle_pair_keys(f)
-        behind = behind_same_pair(f)
+        # Only on a queue pair per host pair does a flow wait behind an earlier one of its pair.
+        behind = behind_same_pair(f) if label == PAIR_QP else "-"
         for row in figures(f, len(f), idle[s]):
             rows.append({"scenario": s, "simulator": "model", "variant": label, **row,
                          "pauses": r.pfc_pauses, "deepest_kb": r.max_queue_bytes / 1e3,
@@ -340,7 +369,8 @@ def main():
     table = common.markdown(out, columns, floats="{:.4g}")
     fig, ax = plt.subplots(figsize=(9, 7))
     short = {OURS[0][0]: "aligned", OURS[1][0]: "ECN at enqueue",
-             OURS[2][0]: "paper, CNP per packet", OURS[3][0]: "paper, CNP per 50 us"}
+             OURS[2][0]: "paper, CNP per packet", OURS[3][0]: "paper, CNP per 50 us",
+             ACKS_FIRST: "ACKs first", PAIR_QP: "QP per host pair"}
     labels = [f"{r.scenario} {r.size}: " + short.get(r.variant, "HPCC")
               for r in out.itertuples()]
     y = np.arange(len(out))
@@ -358,7 +388,82 @@ def main():
             + ("; ".join(f"`{c}`" for c in commands) or "not run (no --hpcc)"))
     name = "hpcc-compare" + ("-quick" if a.quick else "")
     common.save(a.out, name, out, table, fig, note)
-    return 0 if out["complete"].all() else 1
+    complete = out["complete"].all()
+    if a.draws:
+        complete &= draws(a, [s for s in scenarios if SCENARIOS[s]["workload"] != "flows"],
+                          drawn, name)
+    return 0 if complete else 1
+
+
+def draws(a, scenarios, drawn, name):
+    """The incast and the permutation again with draws 1..a.draws of the random marks (the
+    model's seed, HPCC's RngRun): deepest queue and FCTs per draw, the aligned variant and
+    the model's ACKs first, and their means (<name>-draws.csv, .md, .png)."""
+    variants = [o for o in OURS if o[0] in (ALIGNED, ACKS_FIRST)]
+    configs, keys = [], []
+    for s in scenarios:
+        for label, variant, dequeue, acks_first, per_flow in variants:
+            for d in range(1, a.draws + 1):
+                configs.append(our_config(s, variant, dequeue, acks_first, per_flow,
+                                          a.message_bytes, a.flows_per_host, d))
+                keys.append((s, "model", label, d))
+    rows = []
+    with tempfile.TemporaryDirectory() as files:
+        for i, c in enumerate(configs):
+            c["output"] = os.path.join(files, f"draw{i}")
+        df = mx.sweep(configs, processes=a.processes)
+        for (s, sim, label, d), r, c in zip(keys, df.itertuples(), configs):
+            fct = pd.read_csv(c["output"] + "-flows.csv")["fct_us"].to_numpy()
+            rows.append({"scenario": s, "simulator": sim, "variant": label, "draw": d,
+                         "deepest_kb": r.max_queue_bytes / 1e3, "p50_us": np.quantile(fct, 0.5),
+                         "p99_us": np.quantile(fct, 0.99), "complete": r.complete})
+    if a.hpcc:
+        work = os.path.join(tempfile.gettempdir(), "metaroce-hpcc-compare")
+        for s in scenarios:
+            for d in range(1, a.draws + 1):
+                fct, _, deepest, _ = run_hpcc(a.hpcc, s, drawn[s], work, rng_run=d)
+                rows.append({"scenario": s, "simulator": "HPCC", "variant": "dcqcn (run.py)",
+                             "draw": d, "deepest_kb": deepest / 1e3,
+                             "p50_us": np.quantile(fct["fct_us"], 0.5),
+                             "p99_us": np.quantile(fct["fct_us"], 0.99),
+                             "complete": len(fct) == len(drawn[s])})
+    per_draw = pd.DataFrame(rows)
+    groups = per_draw.groupby(["scenario", "simulator", "variant"], sort=False)
+    summary = groups.agg(draws=("draw", "count"), deepest_mean=("deepest_kb", "mean"),
+                         deepest_min=("deepest_kb", "min"), deepest_max=("deepest_kb", "max"),
+                         p50_mean=("p50_us", "mean"), p99_mean=("p99_us", "mean")).reset_index()
+    if a.hpcc:
+        for s in scenarios:
+            mine = summary["scenario"] == s
+            theirs = summary[mine & (summary["simulator"] == "HPCC")].iloc[0]
+            for k in ("deepest_mean", "p50_mean", "p99_mean"):
+                summary.loc[mine, k + "_ratio"] = summary.loc[mine, k] / theirs[k]
+    columns = {"scenario": "scenario", "simulator": "simulator", "variant": "variant",
+               "draws": "draws", "deepest_mean": "deepest queue mean (KB)",
+               "deepest_min": "min", "deepest_max": "max", "p50_mean": "FCT p50 mean (us)",
+               "p99_mean": "FCT p99 mean (us)"}
+    if a.hpcc:
+        columns.update({"deepest_mean_ratio": "deepest / HPCC", "p50_mean_ratio": "p50 / HPCC",
+                        "p99_mean_ratio": "p99 / HPCC"})
+    table = common.markdown(summary, columns, floats="{:.4g}")
+    table += "\n" + common.markdown(per_draw, {"scenario": "scenario", "simulator": "simulator",
+                                               "variant": "variant", "draw": "draw",
+                                               "deepest_kb": "deepest queue (KB)",
+                                               "p50_us": "FCT p50 (us)",
+                                               "p99_us": "FCT p99 (us)"}, floats="{:.4g}")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (s, sim, label), g in groups:
+        ax.plot(g["draw"], g["deepest_kb"], marker="o",
+                label=f"{s}: " + ("HPCC" if sim == "HPCC" else
+                                  "aligned" if label == ALIGNED else "ACKs first"))
+    ax.set_xlabel("draw (model seed, HPCC RngRun)")
+    ax.set_ylabel("deepest queue (KB)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    note = (f"Draws 1-{a.draws} of the random marks; {a.message_bytes} B per flow. HPCC: its "
+            "`third` with `NS_GLOBAL_VALUE=RngRun=N`" if a.hpcc else "HPCC: not run (no --hpcc)")
+    common.save(a.out, name + "-draws", summary, table, fig, note)
+    return bool(per_draw["complete"].all())
 
 
 if __name__ == "__main__":

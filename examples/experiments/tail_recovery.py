@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Experiment 13, recovery at the tail (spec 7.3, 4.5, A37, A41, A42): once a connection has
-nothing new to send, a tail marker follows the newest packet of every path still in flight (not
-only the last packet's), a lost packet goes again in two copies, and the NIC sends the recovery
-of every queue pair - markers, probes, retransmissions of packets proven lost - before any queue
-pair's new data. MetaRoCE on the 64-host, 8-plane fabric at the announced point (1% loss per
-path, 0.25% per link end) and lossless, ring all-reduce and all-to-all of 2 MiB per rank over
-several seeds and of 64 MiB (one seed): the defaults, each of the three turned off alone, and
-all three off.
+nothing new to send, a tail marker follows the newest packet of every path still in flight, a
+lost packet goes again in two copies, and the NIC sends the recovery of every queue pair -
+markers, probes, retransmissions of packets proven lost - before any queue pair's new data.
+MetaRoCE on the 64-host, 8-plane fabric at the announced point (1% loss per path, 0.25% per
+link end) and lossless, ring all-reduce and all-to-all of 2 MiB per rank over several seeds and
+of 64 MiB (one seed): the defaults, the copies and the recovery first each turned off alone, and
+both off (experiment 11, tail_markers.py, turns the markers off).
 
     scripts/python.sh examples/experiments/tail_recovery.py [--quick] [--seeds 5]
 """
@@ -16,11 +16,9 @@ from metaroce import experiment as mx
 
 VARIANTS = {
     "defaults": "",
-    "markers on the last path only": "TailMarkersEveryFlow=false",
     "one copy at the tail": "TailRetransmitCopies=1",
     "recovery in turn": "RecoveryFirst=false",
-    "all three off (before)":
-        "TailMarkersEveryFlow=false;TailRetransmitCopies=1;RecoveryFirst=false",
+    "both off": "TailRetransmitCopies=1;RecoveryFirst=false",
 }
 WORKLOADS = ["alltoall", "allreduce-ring"]
 

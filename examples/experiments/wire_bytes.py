@@ -3,7 +3,7 @@
 hosts transmit over the payload they deliver, and how far that alone puts a collective from the
 ideal. All-to-all and ring all-reduce of 64 MiB per rank on the 64-host, 8-plane fabric,
 lossless, over MetaRoCE with ACKs that leave an empty SACK out (the default),
-with the full 64-byte ACK (`CompactAcks=false`, before) and over RoCEv2; MetaRoCE also at the
+with the full 64-byte ACK (`CompactAcks=false`) and over RoCEv2; MetaRoCE also at the
 announced point (1% loss per path, 0.25% per link end), and the 2 MiB all-to-all over --seeds
 seeds, lossless and at 1% per path, with and without compact ACKs.
 
@@ -20,7 +20,7 @@ import pandas as pd
 from metaroce import experiment as mx
 
 VARIANTS = {"MetaRoCE": ("metaroce", ""),
-            "MetaRoCE, full ACKs (before)": ("metaroce", "CompactAcks=false"),
+            "MetaRoCE, full ACKs": ("metaroce", "CompactAcks=false"),
             "RoCEv2": ("rocev2", "")}
 PLANES = 8
 

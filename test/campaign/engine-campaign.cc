@@ -13,13 +13,11 @@
 // loss bursts (a plane down for a while), reordering, duplication, corruption, plane flaps,
 // message sizes from 1 byte to 4 MiB, SEND/WRITE mixes, 1-4 planes, 1-8 paths per plane.
 //
-//   metaroce-engine-campaign --seeds=10000 [--first=1] [--plane-time-rule] [--admission]
-//                            [--copies=K] [--verbose]
-// --plane-time-rule runs the same scenarios with MetaRoCE's opt-in plane time rule (spec 4.6);
-// --admission with receiver admission (spec 8.5): one packet unscheduled, then a credit of 1 to
-// 16 packets drawn per seed; --copies=K sends every retransmission K times (spec 7.3).
-// Exit status 1 when any seed fails; each failing seed is printed with its scenario, so it can
-// be rerun alone (--first=S --seeds=1) and made a regression test.
+//   metaroce-engine-campaign --seeds=10000 [--first=1] [--admission] [--copies=K] [--verbose]
+// --admission runs the same scenarios with receiver admission (spec 8.5): one packet unscheduled,
+// then a credit of 1 to 16 packets drawn per seed; --copies=K sends every retransmission K times
+// (spec 7.3). Exit status 1 when any seed fails; each failing seed is printed with its scenario, so
+// it can be rerun alone (--first=S --seeds=1) and made a regression test.
 #include "loopback-scenario.h"
 
 #include <cstdio>
@@ -137,7 +135,6 @@ main(int argc, char* argv[])
     uint64_t seeds = 100;
     uint64_t first = 1;
     bool verbose = false;
-    bool planeTimeRule = false;
     bool admission = false;
     uint32_t copies = 1;
     for (int i = 1; i < argc; ++i)
@@ -162,15 +159,11 @@ main(int argc, char* argv[])
         {
             copies = static_cast<uint32_t>(std::stoul(argv[i] + 9));
         }
-        else if (std::strcmp(argv[i], "--plane-time-rule") == 0)
-        {
-            planeTimeRule = true;
-        }
         else
         {
             std::fprintf(stderr,
-                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--admission] "
-                         "[--copies=K] [--verbose]\n",
+                         "usage: %s [--seeds=N] [--first=S] [--admission] [--copies=K] "
+                         "[--verbose]\n",
                          argv[0]);
             return 2;
         }
@@ -187,7 +180,6 @@ main(int argc, char* argv[])
     for (uint64_t seed = first; seed < first + seeds; ++seed)
     {
         ScenarioConfig c = Draw(seed);
-        c.metaroce.planeTimeRule = planeTimeRule;
         c.metaroce.retransmitCopies = copies;
         if (admission)
         {

@@ -9,10 +9,9 @@
 // end (RoCEv2: 0-0.5%), plane, spine and link failures with and without repair, 1-4 planes,
 // sizes from 1 byte to 1 MiB per rank, 1-4 channels, and the seed itself.
 //
-//   metaroce-fabric-campaign --seeds=500 [--first=1] [--plane-time-rule] [--admission]
-//                            [--verbose]
-// --plane-time-rule runs the same experiments with MetaRoCE's opt-in plane time rule (spec 4.6),
-// --admission with receiver admission (spec 8.5: AdmissionRtt 16 us, one packet unscheduled).
+//   metaroce-fabric-campaign --seeds=500 [--first=1] [--admission] [--verbose]
+// --admission runs the same experiments with receiver admission (spec 8.5: AdmissionRtt 16 us, one
+// packet unscheduled).
 #include "ns3/metaroce-experiment.h"
 
 #include <cstdio>
@@ -116,7 +115,6 @@ main(int argc, char* argv[])
     uint64_t seeds = 20;
     uint64_t first = 1;
     bool verbose = false;
-    bool planeTimeRule = false;
     bool admission = false;
     for (int i = 1; i < argc; ++i)
     {
@@ -136,15 +134,10 @@ main(int argc, char* argv[])
         {
             admission = true;
         }
-        else if (std::strcmp(argv[i], "--plane-time-rule") == 0)
-        {
-            planeTimeRule = true;
-        }
         else
         {
             std::fprintf(stderr,
-                         "usage: %s [--seeds=N] [--first=S] [--plane-time-rule] [--admission] "
-                         "[--verbose]\n",
+                         "usage: %s [--seeds=N] [--first=S] [--admission] [--verbose]\n",
                          argv[0]);
             return 2;
         }
@@ -156,14 +149,9 @@ main(int argc, char* argv[])
     for (uint64_t seed = first; seed < first + seeds; ++seed)
     {
         MetaRoceExperimentConfig c = Draw(seed);
-        if (planeTimeRule)
-        {
-            c.nicAttributes = "PlaneTimeRule=true";
-        }
         if (admission)
         {
-            c.nicAttributes += std::string(c.nicAttributes.empty() ? "" : ";") +
-                               "AdmissionRtt=16us;UnscheduledBytes=4160";
+            c.nicAttributes = "AdmissionRtt=16us;UnscheduledBytes=4160";
         }
         std::string error;
         try

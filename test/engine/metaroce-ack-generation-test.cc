@@ -1,7 +1,9 @@
 // The ACK generation rule (spec 4.2): arrivals are counted per connection and plane, across
 // flows; an ACK leaves when ackEveryPackets of them wait, when the oldest waited ackDelay, or at
 // once for a gap, a mark, a request or a message's last packet. It is the ACK of the flow whose
-// arrival sent it, and its repeats cover the plane's other waiting flows as they stand.
+// arrival sent it, and its repeats cover the plane's other waiting flows as they stand. The
+// sender's ACK requests (ACKREQ, its lone packets) are taken off the packets delivered here, so
+// that only the receiver's rule decides; metaroce-lone-ack-test.cc tests them.
 #include "metaroce-connection.h"
 #include "metaroce-hand-driven.h"
 #include "metaroce-wire.h"
@@ -25,8 +27,7 @@ Config(uint32_t every, uint16_t ports = 1)
     c.ackDelayNs = 2'000;
     c.ackRepeats = 0; // an ACK names only the flows it covers
     c.initialFlowWindowPackets = 64;
-    c.tailMarkers = false;    // the markers have tests of their own
-    c.ackLonePackets = false; // so that only the receiver's rule decides
+    c.tailMarkers = false; // the markers have tests of their own
     return c;
 }
 
@@ -58,7 +59,8 @@ Named(const MrHeader& ack)
     return flows;
 }
 
-/// The packets of one message of `packets` packets on port 0, each on a flow of its own.
+/// The packets of one message of `packets` packets on port 0, each on a flow of its own,
+/// without their ACK requests.
 std::vector<OutPacket>
 Sprayed(HandDrivenPair& pair, uint32_t packets, uint16_t port = 0)
 {
@@ -66,7 +68,7 @@ Sprayed(HandDrivenPair& pair, uint32_t packets, uint16_t port = 0)
     std::vector<OutPacket> out;
     for (uint32_t k = 0; k < packets; ++k)
     {
-        out.push_back(*pair.a->PullPacket(port, 10));
+        out.push_back(WithoutAckRequest(*pair.a->PullPacket(port, 10)));
     }
     return out;
 }
@@ -135,9 +137,9 @@ TEST(MetaRoceAckGeneration, AGapIsAcknowledgedAtOnceWithTheWaitingFlows)
     HandDrivenPair pair(c);
     pair.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
     const std::vector<OutPacket> sent = PullAllPackets(*pair.a, 0, 10);
-    ASSERT_TRUE(DeliverPacket(*pair.b, sent[0], 1'000).accepted);
+    ASSERT_TRUE(DeliverPacket(*pair.b, WithoutAckRequest(sent[0]), 1'000).accepted);
     EXPECT_FALSE(pair.b->HasWork(0));
-    ASSERT_TRUE(DeliverPacket(*pair.b, sent[2], 1'100).accepted);
+    ASSERT_TRUE(DeliverPacket(*pair.b, WithoutAckRequest(sent[2]), 1'100).accepted);
     ASSERT_TRUE(pair.b->HasWork(0)) << "a gap";
     const MrHeader ack = HeaderOf(*pair.b->PullPacket(0, 1'100));
     EXPECT_EQ(ack.cumulativeFsn, HeaderOf(sent[0]).fsn + 1);
@@ -148,8 +150,8 @@ TEST(MetaRoceAckGeneration, PlanesAreCountedApart)
 {
     HandDrivenPair pair(Config(2, 2));
     pair.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
-    const OutPacket on0 = *pair.a->PullPacket(0, 10);
-    const OutPacket on1 = *pair.a->PullPacket(1, 10);
+    const OutPacket on0 = WithoutAckRequest(*pair.a->PullPacket(0, 10));
+    const OutPacket on1 = WithoutAckRequest(*pair.a->PullPacket(1, 10));
     ASSERT_TRUE(DeliverPacket(*pair.b, on0, 1'000).accepted);
     ASSERT_TRUE(DeliverPacket(*pair.b, on1, 1'000).accepted);
     EXPECT_FALSE(pair.b->HasWork(0)) << "one packet on each plane: neither batch is full";

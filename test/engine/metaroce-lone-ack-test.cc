@@ -1,4 +1,4 @@
-// ACKs of lone packets (spec 4.2, ackLonePackets): a DATA packet before which the connection sent
+// ACKs of lone packets (spec 4.2): a DATA packet before which the connection sent
 // nothing on its plane in the ACK delay, and that no burst continues on, asks for its ACK at
 // once (ACKREQ), as no later packet of its plane will arrive in time to share that ACK.
 #include "metaroce-connection.h"
@@ -13,7 +13,7 @@ namespace
 {
 
 MetaRoceConfig
-Config(bool lone, uint16_t flowsPerPort = 8, uint32_t burst = 1)
+Config(uint16_t flowsPerPort = 8, uint32_t burst = 1)
 {
     MetaRoceConfig c;
     c.flowsPerPort = flowsPerPort;
@@ -23,7 +23,6 @@ Config(bool lone, uint16_t flowsPerPort = 8, uint32_t burst = 1)
     c.initialFlowWindowPackets = 64;
     c.tailMarkers = false; // the markers have tests of their own
     c.sprayBurstPackets = burst;
-    c.ackLonePackets = lone;
     return c;
 }
 
@@ -57,19 +56,11 @@ Write(uint64_t id, uint64_t length)
     return WorkRequest{id, Opcode::Write, 0, length};
 }
 
-TEST(MetaRoceLoneAck, OffOnlyTheLastPacketAsks)
-{
-    HandDrivenPair pair(Config(false));
-    pair.a->PostSend(Write(1, 4 * 1024), 0);
-    EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, 0)),
-              (std::vector<bool>{false, false, false, true}));
-}
-
 TEST(MetaRoceLoneAck, OnlyTheFirstPacketOfThePlaneAndTheLastAsk)
 {
     // Each packet on a flow of its own: the receiver counts the plane's packets across flows,
     // so only the first has no company.
-    HandDrivenPair pair(Config(true));
+    HandDrivenPair pair(Config());
     pair.a->PostSend(Write(1, 4 * 1024), 0);
     EXPECT_EQ(AckRequests(PullAllPackets(*pair.a, 0, 0)),
               (std::vector<bool>{true, false, false, true}));
@@ -77,7 +68,7 @@ TEST(MetaRoceLoneAck, OnlyTheFirstPacketOfThePlaneAndTheLastAsk)
 
 TEST(MetaRoceLoneAck, PlanesAreLoneApart)
 {
-    MetaRoceConfig c = Config(true);
+    MetaRoceConfig c = Config();
     c.ports = 2;
     HandDrivenPair pair(c);
     pair.a->PostSend(Write(1, 6 * 1024), 0);
@@ -94,7 +85,7 @@ TEST(MetaRoceLoneAck, PlanesAreLoneApart)
 
 TEST(MetaRoceLoneAck, AMessagesLastPacketOnEachPlaneAsks)
 {
-    MetaRoceConfig c = Config(true);
+    MetaRoceConfig c = Config();
     c.ports = 2;
     HandDrivenPair pair(c);
     pair.a->PostSend(Write(1, 8 * 1024), 0);
@@ -112,7 +103,7 @@ TEST(MetaRoceLoneAck, AMessagesLastPacketOnEachPlaneAsks)
 
 TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsFlowDoesNotAsk)
 {
-    HandDrivenPair pair(Config(true, 1));
+    HandDrivenPair pair(Config(1));
     pair.a->PostSend(Write(1, 3 * 1024), 0);
     std::vector<bool> asks;
     for (TimeNs now : {0, 100, 200})
@@ -129,7 +120,7 @@ TEST(MetaRoceLoneAck, APacketRightBehindAnotherOnItsFlowDoesNotAsk)
 
 TEST(MetaRoceLoneAck, TheFirstPacketOfABurstDoesNotAsk)
 {
-    HandDrivenPair pair(Config(true, 8, 2));
+    HandDrivenPair pair(Config(8, 2));
     const TimeNs now = pair.TimeEveryFlow(); // bursts start on timed flows only (6.2)
     pair.a->PostSend(Write(1, 6 * 1024), now);
     // The second of each burst follows at once and is acknowledged with the first
@@ -140,15 +131,20 @@ TEST(MetaRoceLoneAck, TheFirstPacketOfABurstDoesNotAsk)
 
 TEST(MetaRoceLoneAck, TheReceiverAnswersALonePacketAtOnce)
 {
-    for (bool lone : {false, true})
-    {
-        HandDrivenPair pair(Config(lone));
-        pair.a->PostSend(Write(1, 4 * 1024), 0);
-        const OutPacket first = *pair.a->PullPacket(0, 0);
-        ASSERT_TRUE(DeliverPacket(*pair.b, first, 1'000).accepted);
-        EXPECT_EQ(pair.b->HasWork(0), lone) << "lone " << lone;
-        EXPECT_EQ(pair.b->NextTimeout(), lone ? kNever : 3'000u) << "lone " << lone;
-    }
+    // The first packet asks; the second, in company, waits for the ACK delay or a partner.
+    HandDrivenPair pair(Config());
+    pair.a->PostSend(Write(1, 4 * 1024), 0);
+    const OutPacket first = *pair.a->PullPacket(0, 0);
+    ASSERT_TRUE(AsksAck(first));
+    ASSERT_TRUE(DeliverPacket(*pair.b, first, 1'000).accepted);
+    EXPECT_TRUE(pair.b->HasWork(0));
+    EXPECT_EQ(pair.b->NextTimeout(), kNever);
+    ASSERT_TRUE(pair.b->PullPacket(0, 1'000));
+    const OutPacket second = *pair.a->PullPacket(0, 0);
+    ASSERT_FALSE(AsksAck(second));
+    ASSERT_TRUE(DeliverPacket(*pair.b, second, 1'100).accepted);
+    EXPECT_FALSE(pair.b->HasWork(0));
+    EXPECT_EQ(pair.b->NextTimeout(), 3'100u);
 }
 
 } // namespace

@@ -204,11 +204,10 @@ struct ImpairmentCase
 /// A mixed workload through an impaired channel: every message exactly once, in order, byte
 /// for byte, and the trees' deadline equal to the scan's after every event.
 Counters
-RunImpaired(const ImpairmentCase& impairment, uint64_t seed, bool planeTimeRule)
+RunImpaired(const ImpairmentCase& impairment, uint64_t seed)
 {
     MetaRoceConfig config = TwoPlanes();
     config.seed = seed;
-    config.planeTimeRule = planeTimeRule;
     if (impairment.rtoMin > 0)
     {
         config.rtoMinNs = impairment.rtoMin;
@@ -246,18 +245,7 @@ class MetaRoceImpaired : public ::testing::TestWithParam<std::tuple<ImpairmentCa
 
 TEST_P(MetaRoceImpaired, EveryMessageExactlyOnceInOrderByteExact)
 {
-    RunImpaired(std::get<0>(GetParam()), std::get<1>(GetParam()), false);
-}
-
-/// The same with the plane time rule (spec 4.6, A35): its per-plane deadlines too must agree
-/// with the scan.
-class MetaRoceImpairedPlaneRule : public MetaRoceImpaired
-{
-};
-
-TEST_P(MetaRoceImpairedPlaneRule, EveryMessageExactlyOnceInOrderByteExact)
-{
-    RunImpaired(std::get<0>(GetParam()), std::get<1>(GetParam()), true);
+    RunImpaired(std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
 const ImpairmentCase kImpairments[] = {
@@ -284,36 +272,26 @@ INSTANTIATE_TEST_SUITE_P(FixedSeeds,
                                             ::testing::Values(1u, 2u, 3u)),
                          ImpairedName);
 
-INSTANTIATE_TEST_SUITE_P(FixedSeeds,
-                         MetaRoceImpairedPlaneRule,
-                         ::testing::Combine(::testing::ValuesIn(kImpairments),
-                                            ::testing::Values(1u, 2u, 3u)),
-                         ImpairedName);
-
 TEST(MetaRoceImpairedTimers, PacketsHeldBeyondTheRtoDeferTimers)
 {
-    // Packets held beyond the RTO while others arrive: over the seeds and both time rules,
-    // timers come due and are deferred to the time rule (spec 4.5); in one run the time rule
-    // may find every held packet first.
+    // Packets held beyond the RTO while others arrive: over the seeds, timers come due and are
+    // deferred to the time rule (spec 4.5); in one run the time rule may find every held packet
+    // first.
     const ImpairmentCase& held = kImpairments[std::size(kImpairments) - 1];
     ASSERT_STREQ(held.name, "heldBeyondRto");
     uint64_t deferrals = 0;
-    for (bool planeTimeRule : {false, true})
+    for (uint64_t seed : {1u, 2u, 3u})
     {
-        for (uint64_t seed : {1u, 2u, 3u})
-        {
-            deferrals += RunImpaired(held, seed, planeTimeRule).rtoDeferrals;
-        }
+        deferrals += RunImpaired(held, seed).rtoDeferrals;
     }
     EXPECT_GT(deferrals, 0u);
 }
 
 /// Plane 1 dies 20 us into a mixed workload, for good: every message still arrives, over plane 0.
 void
-RunPlaneFailure(bool planeTimeRule)
+RunPlaneFailure()
 {
     MetaRoceConfig config = TwoPlanes();
-    config.planeTimeRule = planeTimeRule;
     Pair p(config, 4 << 20);
     const Workload w = MakeWorkload(config.streams, 80, 9);
     for (const auto& r : w.recvs)
@@ -341,12 +319,7 @@ RunPlaneFailure(bool planeTimeRule)
 
 TEST(MetaRoceLoopback, PlaneFailureMidTransferCompletesOnRemainingPlanes)
 {
-    RunPlaneFailure(false);
-}
-
-TEST(MetaRoceLoopback, PlaneFailureWithThePlaneTimeRule)
-{
-    RunPlaneFailure(true);
+    RunPlaneFailure();
 }
 
 TEST(MetaRoceLoopback, PlaneComesBackAndIsProbedIntoUse)

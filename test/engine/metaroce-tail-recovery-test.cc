@@ -64,68 +64,51 @@ DataByFlow(const std::vector<OutPacket>& packets)
 
 TEST(TailRecovery, EveryFlowWithAnUnansweredTailGetsAMarker)
 {
-    for (bool everyFlow : {false, true})
+    Sprayed e;
+    e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
+    const std::vector<OutPacket> sent = PullAllPackets(*e.a, 0, 1'000);
+    const auto byFlow = DataByFlow(sent);
+    ASSERT_GT(byFlow.size(), 1u) << "the packets were sprayed over several flows";
+    std::map<uint16_t, uint64_t> markers;
+    for (const OutPacket& p : sent)
     {
-        Sprayed e([&](MetaRoceConfig& c) { c.tailMarkersEveryFlow = everyFlow; });
-        e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
-        const std::vector<OutPacket> sent = PullAllPackets(*e.a, 0, 1'000);
-        const auto byFlow = DataByFlow(sent);
-        ASSERT_GT(byFlow.size(), 1u) << "the packets were sprayed over several flows";
-        std::map<uint16_t, uint64_t> markers;
-        for (const OutPacket& p : sent)
+        const MrHeader h = Parse(p);
+        if (h.opcode == MrOpcode::Probe)
         {
-            const MrHeader h = Parse(p);
-            if (h.opcode == MrOpcode::Probe)
-            {
-                EXPECT_FALSE(p.isControl) << "in the data class, behind its tail";
-                EXPECT_TRUE(markers.emplace(h.flowId, h.fsn).second) << "one per flow";
-            }
+            EXPECT_FALSE(p.isControl) << "in the data class, behind its tail";
+            EXPECT_TRUE(markers.emplace(h.flowId, h.fsn).second) << "one per flow";
         }
-        if (!everyFlow)
-        {
-            ASSERT_EQ(markers.size(), 1u) << "only the last packet's flow";
-            EXPECT_EQ(markers.begin()->first, Parse(sent[sent.size() - 2]).flowId);
-            continue;
-        }
-        ASSERT_EQ(markers.size(), byFlow.size()) << "every flow that carried a tail";
-        for (const auto& [flow, data] : byFlow)
-        {
-            ASSERT_EQ(markers.count(flow), 1u) << "flow " << flow;
-            EXPECT_EQ(markers[flow], data.first + 1) << "the next FSN of its flow";
-        }
-        EXPECT_EQ(e.a->GetCounters().tailMarkers, byFlow.size());
     }
+    ASSERT_EQ(markers.size(), byFlow.size()) << "every flow that carried a tail";
+    for (const auto& [flow, data] : byFlow)
+    {
+        ASSERT_EQ(markers.count(flow), 1u) << "flow " << flow;
+        EXPECT_EQ(markers[flow], data.first + 1) << "the next FSN of its flow";
+    }
+    EXPECT_EQ(e.a->GetCounters().tailMarkers, byFlow.size());
 }
 
 TEST(TailRecovery, ALostTailOnAnotherFlowIsFoundOneRoundTripAfterIt)
 {
-    for (bool everyFlow : {false, true})
-    {
-        Sprayed e([&](MetaRoceConfig& c) { c.tailMarkersEveryFlow = everyFlow; });
-        e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
-        const std::vector<OutPacket> sent = PullAllPackets(*e.a, 0, 1'000);
-        const auto byFlow = DataByFlow(sent);
-        // The first packet alone on its flow: no later packet of its route can expose it, and
-        // it is not the connection's last, whose marker exists either way.
-        const MrHeader first = Parse(sent[0]);
-        ASSERT_EQ(byFlow.at(first.flowId).second, 1) << "choose a seed that sprays 4 flows";
-        std::vector<OutPacket> arriving(sent.begin() + 1, sent.end());
-        e.Deliver(arriving, 3'000, 5'000);
-        // The time rule would wait past sentAt + rack.rtt (4 us) + the window (at least the
-        // 2 us ACK delay): only a marker's ACK, showing the FSN missing, acts by 5 us.
-        auto retx = e.a->PullPacket(0, 5'000);
-        if (!everyFlow)
-        {
-            EXPECT_FALSE(retx) << "no evidence yet without a marker on its flow";
-            continue;
-        }
-        ASSERT_TRUE(retx);
-        const MrHeader h = Parse(*retx);
-        EXPECT_TRUE(h.flags & kMrFlagRetx);
-        EXPECT_EQ(h.offset, first.offset);
-        EXPECT_EQ(e.a->GetCounters().tailProbes, 0u);
-        EXPECT_EQ(e.a->GetCounters().fastRetransmits, 1u);
-    }
+    Sprayed e;
+    e.a->PostSend(WorkRequest{1, Opcode::Write, 0, 4 * 1024}, 0);
+    const std::vector<OutPacket> sent = PullAllPackets(*e.a, 0, 1'000);
+    const auto byFlow = DataByFlow(sent);
+    // The first packet alone on its flow: no later packet of its route can expose it, and it is
+    // not the connection's last.
+    const MrHeader first = Parse(sent[0]);
+    ASSERT_EQ(byFlow.at(first.flowId).second, 1) << "choose a seed that sprays 4 flows";
+    std::vector<OutPacket> arriving(sent.begin() + 1, sent.end());
+    e.Deliver(arriving, 3'000, 5'000);
+    // The time rule would wait past sentAt + rack.rtt (4 us) + the window (at least the 2 us
+    // ACK delay): only a marker's ACK on its flow, showing the FSN missing, acts by 5 us.
+    auto retx = e.a->PullPacket(0, 5'000);
+    ASSERT_TRUE(retx);
+    const MrHeader h = Parse(*retx);
+    EXPECT_TRUE(h.flags & kMrFlagRetx);
+    EXPECT_EQ(h.offset, first.offset);
+    EXPECT_EQ(e.a->GetCounters().tailProbes, 0u);
+    EXPECT_EQ(e.a->GetCounters().fastRetransmits, 1u);
 }
 
 TEST(TailRecovery, RetransmissionsGoInCopiesOnceNoNewDataIsLeft)

@@ -1,10 +1,10 @@
-// Stateful fuzz target: a connected pair of engines (MetaRoCE connections, with or without the
-// plane time rule, receiver admission and retransmission copies, or RoCEv2 queue pairs: the first
-// byte chooses) driven through the TransportEngine API by the fuzz input, one operation at a
-// time: post WRITE/SEND/RECV (valid and invalid), move packets between the ends (delivered,
-// dropped, duplicated, bit-flipped, truncated, reordered), inject raw bytes or mutated copies of
-// real packets (bytes overwritten, or one header field set to an edge value:
-// fuzz-field-mutation.h), take ports down and up, advance the clock and fire timers.
+// Stateful fuzz target: a connected pair of engines (MetaRoCE connections, with or without
+// receiver admission and retransmission copies, or RoCEv2 queue pairs: the first byte chooses)
+// driven through the TransportEngine API by the fuzz input, one operation at a time: post
+// WRITE/SEND/RECV (valid and invalid), move packets between the ends (delivered, dropped,
+// duplicated, bit-flipped, truncated, reordered), inject raw bytes or mutated copies of real
+// packets (bytes overwritten, or one header field set to an edge value: fuzz-field-mutation.h),
+// take ports down and up, advance the clock and fire timers.
 //
 // After every operation it checks what must hold whatever a peer sends (spec 1.3, 5.8, 8.4):
 //   - no crash, no sanitizer report, no exception but std::invalid_argument from a Post;
@@ -68,10 +68,9 @@ struct Pair
     std::deque<std::pair<int, OutPacket>> history; ///< recent packets, for mutated replays
 };
 
-/// The first input byte: bit 0 chooses RoCEv2 (1) or MetaRoCE (0); for MetaRoCE, bit 1 turns the
-/// plane time rule on (spec 4.6) and bit 2 receiver admission (spec 8.5: one packet
-/// unscheduled, then a credit of 1-8 packets chosen by bits 3-5), bit 6 two copies of every
-/// retransmission (spec 7.3).
+/// The first input byte: bit 0 chooses RoCEv2 (1) or MetaRoCE (0); for MetaRoCE, bit 2 turns
+/// receiver admission on (spec 8.5: one packet unscheduled, then a credit of 1-8 packets chosen
+/// by bits 3-5), bit 6 two copies of every retransmission (spec 7.3); bit 1 is unused.
 void
 Setup(Pair& p, uint8_t mode)
 {
@@ -96,7 +95,6 @@ Setup(Pair& p, uint8_t mode)
             c.localConnection = i == 0 ? 10 : 20;
             c.remoteConnection = i == 0 ? 20 : 10;
             c.seed = 1 + i;
-            c.planeTimeRule = (mode & 2) != 0;
             c.retransmitCopies = (mode & 64) != 0 ? 2 : 1;
             c.unscheduledBytes = admission ? c.mtu : 0;
             auto conn = std::make_unique<MetaRoceConnection>(c, &e.registry);

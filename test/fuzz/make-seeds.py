@@ -79,9 +79,9 @@ def main():
                               b"MaxSize=100p", b"Delay=2us",
                               b"Min=1;Max=2.5;Stream=3"]):
         write("attributes", "type%d" % i, bytes([i]) + text)
-    # Engine target: first byte 0 = MetaRoCE, 1 = RoCEv2, 2 = MetaRoCE with the plane time rule,
-    # 0x0c = MetaRoCE with receiver admission (credit 2 packets), 0x0e = both, 0x42 = the time
-    # rule and two copies of every retransmission (Setup in fuzz-engine.cc); then operations:
+    # Engine target: first byte 0 = MetaRoCE, 1 = RoCEv2, 2 = MetaRoCE (bit 1 is unused),
+    # 0x0c = MetaRoCE with receiver admission (credit 2 packets), 0x0e = the same, 0x42 = two
+    # copies of every retransmission (Setup in fuzz-engine.cc); then operations:
     # post WRITE (0), SEND (1), RECV (2), pump (3), inject (5), replay (6), port (7), timers (8),
     # replay with one field at an edge value (250-255).
     write_ok = bytes([0, 0, 0x28, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00])

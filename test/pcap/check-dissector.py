@@ -362,7 +362,7 @@ def check_metaroce_host(label, plane_rows, host):
                 sent[(conn, off)] = r
                 key = (conn, num(r, "flow"))
                 # A lone packet (its plane silent for the ACK delay before it) asks for its ACK,
-                # as does each of the message's last PLANES packets (spec 4.2, ackLonePackets).
+                # as does each of the message's last PLANES packets (spec 4.2, A48).
                 on = (conn, plane)
                 lone = (on not in last_sent or
                         num(r, "timestamp") - last_sent[on] > ACK_DELAY_NS or

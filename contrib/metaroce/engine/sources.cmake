@@ -103,7 +103,6 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/flow-recovery.h
     engine/metaroce/flow-table.h
     engine/metaroce/receiver-hints.h
-    engine/metaroce/plane-time-rule.h
     engine/metaroce/reorder-window.h
     engine/metaroce/requester-packets.h
     engine/metaroce/send-queue.h

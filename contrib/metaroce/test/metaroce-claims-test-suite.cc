@@ -330,10 +330,8 @@ class AdmissionIncastTestCase : public TestCase
         // Without an unscheduled limit the first windows go unadmitted (the queue of hints
         // alone), and the credit, from the first ACK on, makes the senders fair within one
         // loaded round trip (doc/results.md section 5: 120 us). The first credits are then the
-        // whole share of the senders known when the first ACKs are built: ACKs of lone packets
-        // (A48), built at once, know fewer, and take one 40 us interval more (doc/results.md
-        // section 20), so these ACKs wait the ACK delay.
-        c.nicAttributes = "AdmissionRtt=16us;AckLonePackets=false";
+        // whole share of the senders known when the first ACKs are built.
+        c.nicAttributes = "AdmissionRtt=16us";
         const MetaRoceExperimentResults unlimited = MetaRoceExperiment(c).Run();
         NS_TEST_ASSERT_MSG_EQ(unlimited.complete, true, "the incast finishes");
         NS_TEST_EXPECT_MSG_LT(unlimited.durationUs, drainUs * 1.05, "drains at the line rate");

@@ -585,19 +585,25 @@ class DropTailTestCase : public SwitchTestCase
     }
 };
 
-// 5. Strict priority: CONTROL overtakes a standing DATA queue.
+// 5. Strict priority: CONTROL overtakes a standing DATA queue; with ControlPriority off
+// (HPCC's switches) a CS6 packet waits in the DATA queue like any other.
 class PriorityTestCase : public SwitchTestCase
 {
   public:
-    PriorityTestCase()
-        : SwitchTestCase("CONTROL packets overtake a full DATA queue")
+    explicit PriorityTestCase(bool controlPriority)
+        : SwitchTestCase(controlPriority ? "CONTROL packets overtake a full DATA queue"
+                                         : "ControlPriority=false: CS6 packets queue as DATA")
+        , m_controlPriority(controlPriority)
     {
     }
 
   private:
+    bool m_controlPriority;
+
     void DoRun() override
     {
         Star s(3);
+        s.sw->SetAttribute("ControlPriority", BooleanValue(m_controlPriority));
         // Halfway through the incast (~150 kB queued at port 2), host 1 sends 10 ACK-sized
         // packets marked CS6; its own NIC-like pull sends them next, the switch must send them
         // at once. 10 more of the same size without the mark are DATA: they wait their turn
@@ -619,7 +625,14 @@ class PriorityTestCase : public SwitchTestCase
             if (a.sport == 9000)
             {
                 control++;
-                NS_TEST_EXPECT_MSG_LT(a.at, MicroSeconds(120 + 10), "CONTROL did not wait");
+                if (m_controlPriority)
+                {
+                    NS_TEST_EXPECT_MSG_LT(a.at, MicroSeconds(120 + 10), "CONTROL did not wait");
+                }
+                else
+                {
+                    NS_TEST_EXPECT_MSG_GT(a.at, MicroSeconds(120 + 10), "CS6 packet waited");
+                }
             }
             if (a.sport == 9001)
             {
@@ -744,7 +757,8 @@ class MetaRoceSwitchTestSuite : public TestSuite
         AddTestCase(new EcnTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new EcnAtDequeueTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new DropTailTestCase, MetaRoceTestDuration::QUICK);
-        AddTestCase(new PriorityTestCase, MetaRoceTestDuration::QUICK);
+        AddTestCase(new PriorityTestCase(true), MetaRoceTestDuration::QUICK);
+        AddTestCase(new PriorityTestCase(false), MetaRoceTestDuration::QUICK);
         AddTestCase(new TrimTestCase, MetaRoceTestDuration::QUICK);
         AddTestCase(new PfcTestCase, MetaRoceTestDuration::QUICK);
     }

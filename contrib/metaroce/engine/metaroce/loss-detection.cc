@@ -30,9 +30,7 @@ LossDeadline(const SentPacket& p, const RackState& rack, TimeNs reorderWindow, T
 TimeNs
 TimeRule::Deadline(const SentPacket& p) const
 {
-    const TimeNs byConnection = LossDeadline(p, connection, connectionWindow, flowRtt);
-    return plane == nullptr ? byConnection
-                            : std::min(byConnection, LossDeadline(p, *plane, planeWindow));
+    return LossDeadline(p, connection, connectionWindow, flowRtt);
 }
 
 LossVerdict

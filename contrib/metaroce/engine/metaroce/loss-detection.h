@@ -1,6 +1,6 @@
 /*
- * Loss detection for one flow against the connection's RACK state and, with the plane rule,
- * its plane's (spec 4.6), a small pure function after RACK (RFC 8985), extended to a
+ * Loss detection for one flow against the connection's RACK state (spec 4.6), a small pure
+ * function after RACK (RFC 8985), extended to a
  * connection that sprays over many flows.
  *
  * Two rules, in order of strength:
@@ -17,11 +17,8 @@
  *     rule 1 rarely has a later packet to compare with; rule 2 finds a loss about one round trip
  *     after it happened, whichever flow it was on. A flow is one route, so a packet whose own
  *     flow has an RTT sample is expected back after the longer of that flow's smoothed RTT and
- *     the round trip above (timeRuleFlowRtt, A44): a route through a standing queue is not
- *     judged by a faster route's packets.
- *  2a. Time, same plane (opt-in, plane-time-rule.h): the same against a later packet of the
- *     packet's own plane, with that plane's window, while rule 2's window widens to at least
- *     srtt + 4 rttvar. TimeRule carries the evidence of both.
+ *     the round trip above (A44): a route through a standing queue is not judged by a faster
+ *     route's packets. TimeRule carries this evidence.
  * Tail losses (nothing sent after them acknowledged) are left to the tail-loss probe and timer.
  *
  * The caller decides what to do with the verdict (retransmit, cut the window, move the flow).
@@ -100,21 +97,18 @@ TimeNs LossDeadline(const SentPacket& p,
                     TimeNs flowRtt = 0);
 
 /**
- * The evidence the time rule judges one flow's packets by: the connection's RACK and, when
- * the plane rule is on (plane-time-rule.h), the RACK of the flow's plane, each with its own
- * reorder window.
+ * The evidence the time rule judges one flow's packets by: the connection's RACK, its reorder
+ * window, and the flow's own smoothed RTT.
  */
 struct TimeRule
 {
-    const RackState& connection;     ///< newest acknowledged transmission of the connection
-    TimeNs connectionWindow;         ///< reorder window against it
-    const RackState* plane{nullptr}; ///< the flow's plane's, when the plane rule is on
-    TimeNs planeWindow{0};           ///< reorder window against that
-    /// Smoothed RTT of the judged packets' flow, or 0 without a sample of its own or with
-    /// timeRuleFlowRtt off: rule 2 expects them back no sooner (A44).
+    const RackState& connection; ///< newest acknowledged transmission of the connection
+    TimeNs connectionWindow;     ///< reorder window against it
+    /// Smoothed RTT of the judged packets' flow, or 0 without a sample of its own: rule 2
+    /// expects them back no sooner (A44).
     TimeNs flowRtt{0};
 
-    /// The earlier of the two rules' deadlines for `p` (LossDeadline of each).
+    /// Rule 2's deadline for `p` (LossDeadline).
     TimeNs Deadline(const SentPacket& p) const;
 };
 

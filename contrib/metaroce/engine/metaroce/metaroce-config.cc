@@ -43,18 +43,17 @@ SenderFields()
         METAROCE_FIELD(C, flowsPerPort, "FlowsPerPort", Count, 1, 1024, "6.1",
                        "Logical flows per plane, each with its own FSN sequence and entropy."),
         METAROCE_FIELD(C, entropyRecycling, "EntropyRecycling", Flag, 0, 1, "6.2",
-                       "Spray first over the flows whose packets came back without a mark, one "
-                       "packet per packet acknowledged clean; false: round-robin only."),
+                       "true: spray first over the flows whose packets came back without a "
+                       "CE mark, one packet per packet acknowledged clean, then round-robin; "
+                       "false: round-robin over all flows. True steers traffic off marked routes "
+                       "and spreads it less evenly over the rest."),
         METAROCE_FIELD(C, sprayBurstPackets, "SprayBurstPackets", Count, 1, kSackBits, "6.2",
                        "Packets a connection sends back to back on one flow of a plane (the NIC "
                        "pulls the port again while the burst goes on) before spraying on: a "
                        "burst of ackEveryPackets comes back in one ACK. A burst starts only on "
-                       "a flow with an RTT sample; before it, one packet at a time."),
-        METAROCE_FIELD(C, ackLonePackets, "AckLonePackets", Flag, 0, 1, "4.2",
-                       "Ask for the ACK of a lone DATA packet at once (ACKREQ): one that no "
-                       "burst continues on, before which the connection sent nothing on its "
-                       "plane in the ACK delay, or one of its message's last Ports packets. Its "
-                       "ACK would wait the ACK delay for a packet that does not come."),
+                       "a flow with an RTT sample (one packet at a time until then). Longer "
+                       "bursts mean fewer ACKs and less per-packet work, and a spray over fewer "
+                       "routes at a time, so more queueing on each (1: spray every packet)."),
         METAROCE_FIELD(C, streams, "Streams", Count, 1, 65535, "8.2",
                        "Ordered streams multiplexed on one connection."),
         METAROCE_FIELD(C, mtu, "Mtu", Bytes, 256, 9000, "2.3",
@@ -95,26 +94,22 @@ LossDetectionFields()
         METAROCE_FIELD(C, quietReorderFloorRttQuarters, "QuietReorderFloorRttQuarters", Count,
                        0, 64, "4.6",
                        "The same floor while no connection of the NIC has proven a loss (a later "
-                       "packet of the same route acknowledged) within LossMemory: on a fabric "
-                       "that drops nothing a late packet is not copied (equal to "
-                       "ReorderFloorRttQuarters: one floor always)."),
+                       "packet of the same route acknowledged) within LossMemory. Above "
+                       "ReorderFloorRttQuarters, a late packet on a fabric that drops nothing is "
+                       "not copied needlessly, and a first loss is found that much later; equal "
+                       "to it, one floor always."),
         METAROCE_FIELD(C, lossMemoryNs, "LossMemory", Nanoseconds, 0, kMaxNs, "4.6",
                        "How long a loss proven by any connection of the NIC keeps its connections "
-                       "on ReorderFloorRttQuarters (0: never)."),
+                       "on ReorderFloorRttQuarters, and keeps SpuriousWindowSrttHalves off "
+                       "(0: never). Longer finds the losses of a lossy fabric sooner for longer, "
+                       "and copies more late packets after a rare loss."),
         METAROCE_FIELD(C, spuriousWindowSrttHalves, "SpuriousWindowSrttHalves", Count, 0, 16,
                        "4.6",
                        "While a connection of the NIC has found a loss of the time rule spurious "
                        "and none has proven a loss within LossMemory, the time rule's reorder "
-                       "window is at least this many halves of the smoothed RTT: routes through "
-                       "standing queues (oversubscribed fabrics) are not copied (0: never)."),
-        METAROCE_FIELD(C, planeTimeRule, "PlaneTimeRule", Flag, 0, 1, "4.6",
-                       "Judge a packet late behind a later packet of its own plane with that "
-                       "plane's reorder window, and behind other planes only after that packet's "
-                       "round trip plus max(reorder window, srtt + 4 rttvar)."),
-        METAROCE_FIELD(C, timeRuleFlowRtt, "TimeRuleFlowRtt", Flag, 0, 1, "4.6",
-                       "Expect a packet back after the longer of its own flow's smoothed RTT "
-                       "and the round trip of the later packet that the time rule compares it "
-                       "with (false: that round trip alone)."),
+                       "window is at least this many halves of the smoothed RTT (0: never). More "
+                       "spares needless copies of packets on routes through standing queues "
+                       "(oversubscribed fabrics), and finds a real loss there that much later."),
     };
 }
 
@@ -128,15 +123,6 @@ RecoveryFields()
                        "Floor of the per-flow retransmission timeout (srtt + 4 rttvar)."),
         METAROCE_FIELD(C, rtoMaxNs, "RtoMax", Nanoseconds, 1, kMaxNs, "4.5",
                        "Ceiling of the per-flow retransmission timeout, backoff included."),
-        METAROCE_FIELD(C, deferRto, "DeferRto", Flag, 0, 1, "4.5",
-                       "Defer a flow's retransmission timeout while the time rule or the "
-                       "connection's progress speaks for its oldest packet (false: it fires at "
-                       "that packet's send time plus the RTO)."),
-        METAROCE_FIELD(C, connectionRtoFloor, "ConnectionRtoFloor", Flag, 0, 1, "4.5",
-                       "With DeferRto, a flow's due RTO also waits until the connection's RTO, "
-                       "from every flow's RTT samples, has passed since its oldest packet left: "
-                       "a flow's own samples are sparse and lag a growing queue (false: the "
-                       "flow's own RTO alone)."),
         METAROCE_FIELD(C, initialRttNs, "InitialRtt", Nanoseconds, 1, kMaxNs, "4.5",
                        "RTT assumed before the first sample."),
         METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "4.5",
@@ -147,8 +133,12 @@ RecoveryFields()
                        "Copies sent of each retransmission, each on the flow the next pull "
                        "picks: a lost retransmission then rarely costs a second recovery."),
         METAROCE_FIELD(C, retransmitOtherPlane, "RetransmitOtherPlane", Flag, 0, 1, "7.3",
-                       "A retransmission leaves the plane its packet was lost on to the "
-                       "connection's other planes while one of them is up."),
+                       "true: a retransmission of a packet lost more than once leaves the plane "
+                       "of its last loss to the connection's other planes while one of them is "
+                       "up; false: the next pull of any port takes it. True keeps retransmissions "
+                       "off a plane whose link is dead; false sends each one sooner, on whichever "
+                       "plane is free first, and lets a failing plane's flows time out until "
+                       "they are taken down."),
         METAROCE_FIELD(C, tailRetransmitCopies, "TailRetransmitCopies", Count, 1, 4, "7.3",
                        "Copies sent of a retransmission (at least RetransmitCopies) when the "
                        "connection has no new data left to send: a lost retransmission is then a "
@@ -165,12 +155,11 @@ RecoveryFields()
                        "each further one twice the wait of the one before; 0: none."),
         METAROCE_FIELD(C, tailMarkers, "TailMarkers", Flag, 0, 1, "4.5",
                        "Send a small PROBE in the data class right behind every DATA packet after "
-                       "which nothing is left to send, on its flow: the PROBE's ACK exposes that "
-                       "packet's loss one round trip after it left."),
-        METAROCE_FIELD(C, tailMarkersEveryFlow, "TailMarkersEveryFlow", Flag, 0, 1, "4.5",
-                       "With TailMarkers, when nothing is left to send, also send a marker on "
-                       "every other flow whose newest packet is DATA still in flight: a "
-                       "connection sprays its last packets over many flows, and each is a tail."),
+                       "which nothing is left to send, on its flow, and on every other flow whose "
+                       "newest packet is DATA still in flight: the PROBE's ACK exposes that "
+                       "packet's loss one round trip after it left. Costs a PROBE per flow of a "
+                       "connection's tail on the wire; without it a lost tail waits for the "
+                       "tail-loss probe."),
         METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "6.3",
                        "How often a down flow is probed."),
         METAROCE_FIELD(C, entropyRedrawMarks, "EntropyRedrawMarks", Count, 1, 1e6, "6.4",
@@ -199,7 +188,10 @@ ReceiverFields()
                        "(8 bytes each) beyond the flows it covers: a lost ACK then costs "
                        "nothing while a later one arrives."),
         METAROCE_FIELD(C, compactAcks, "CompactAcks", Flag, 0, 1, "5.3",
-                       "Leave an empty SACK out of the ACK (32 bytes fewer; flag NOSACK)."),
+                       "true: an ACK whose SACK is empty leaves it out (flag NOSACK, 32 bytes "
+                       "instead of 64 before the repeats); false: every ACK carries the 256-bit "
+                       "SACK, the one ACK form a receiver that does not read NOSACK accepts. "
+                       "True spends fewer bytes on the wire per ACK."),
         METAROCE_FIELD(C, mcrc, "Mcrc", Flag, 0, 1, "4.1",
                        "Carry the mCRC, a 4-byte CRC-32C trailer over header and payload, on "
                        "every packet, and refuse a received packet whose trailer is wrong or "

@@ -60,10 +60,6 @@ struct MetaRoceConfig
     /// Consecutive packets a connection sends on one flow of a port before the selector moves on
     /// (6.2): packets that arrive together are acknowledged together (4.2, ackEveryPackets).
     uint32_t sprayBurstPackets{1};
-    /// Ask for the ACK of a lone DATA packet at once (ACKREQ, 4.2): one that no burst continues
-    /// on, before which the connection sent nothing on its plane in the ACK delay, or one of its
-    /// message's last `ports` packets, as no packet will share its ACK.
-    bool ackLonePackets{true};
 
     // Windows and congestion control (spec 9).
     uint32_t initialFlowWindowPackets{1};           ///< starting flow window (A15)
@@ -86,18 +82,14 @@ struct MetaRoceConfig
     /// While the NIC found a loss spurious and proved none within lossMemoryNs: the time rule's
     /// window is at least this many halves of the smoothed RTT (0: never; 5.3, A49).
     uint32_t spuriousWindowSrttHalves{3};
-    bool planeTimeRule{false};  ///< judge the time rule per plane first (4.6, plane-time-rule.h)
-    bool timeRuleFlowRtt{true}; ///< rule 2 expects a packet back no sooner than its flow's srtt
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
-    bool deferRto{true};             ///< RTO stands back while better evidence is coming (spec 4.5)
-    bool connectionRtoFloor{true};   ///< with deferRto: until the connection's RTO passed (A50)
-    TimeNs initialRttNs{8'000};      ///< RTT assumed before the first sample
-    TimeNs initialRtoNs{500'000};    ///< RTO before the first sample: a first window may sit
-                                     ///< in an incast queue for hundreds of microseconds
-    uint32_t maxRetransmissions{32}; ///< per packet; beyond it the connection fails
-    uint32_t retransmitCopies{1};    ///< copies of each retransmission (7.3); 1: no extra
-    bool retransmitOtherPlane{true}; ///< a retransmission avoids the plane of its loss (7.3, A54)
+    TimeNs initialRttNs{8'000};       ///< RTT assumed before the first sample
+    TimeNs initialRtoNs{500'000};     ///< RTO before the first sample: a first window may sit
+                                      ///< in an incast queue for hundreds of microseconds
+    uint32_t maxRetransmissions{32};  ///< per packet; beyond it the connection fails
+    uint32_t retransmitCopies{1};     ///< copies of each retransmission (7.3); 1: no extra
+    bool retransmitOtherPlane{true};  ///< a retransmission avoids the plane of its loss (7.3, A54)
     uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (7.3)
     uint32_t flowSuspectTimeouts{1};  ///< consecutive RTOs before a flow is suspect
     uint32_t flowDownTimeouts{3};     ///< consecutive RTOs before a flow is taken down
@@ -105,7 +97,6 @@ struct MetaRoceConfig
     uint32_t maxTailProbes{6};        ///< tail-loss probes without progress; the first two
                                       ///< one wait apart, then doubling (0: none)
     bool tailMarkers{true};           ///< a data-class PROBE behind the last packet (4.5)
-    bool tailMarkersEveryFlow{true};  ///< and behind every other flow's unanswered tail (4.5)
     TimeNs probeIntervalNs{100'000};  ///< how often a down flow is probed
     uint32_t entropyRedrawMarks{3};   ///< consecutive CE-echo ACK rounds that move a flow
     uint16_t entropyBase{49152};      ///< UDP source ports are drawn from

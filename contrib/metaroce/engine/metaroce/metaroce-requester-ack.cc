@@ -39,7 +39,7 @@ MetaRoceRequester::OnAck(const MrHeader& ack, TimeNs now)
             OnAckRepeat(repeat, repeated[k], settles, now);
         }
     }
-    const RacksBefore before = RacksBeforeAck(flow);
+    const RackState before = m_rack; // the RACK as it was before this ACK (lateness samples)
     AckProgress progress = AcknowledgeCovered(flow, &ack, *coverage, before, now);
     SettleLosses(flow, &ack, *coverage, before, now);
     OnAckFeedback(flow, ack, progress.sample, now);
@@ -54,7 +54,7 @@ MetaRoceRequester::AckProgress
 MetaRoceRequester::AcknowledgeCovered(Flow& flow,
                                       const MrHeader* ack,
                                       const AckCoverage& coverage,
-                                      const RacksBefore& before,
+                                      const RackState& before,
                                       TimeNs now)
 {
     AckProgress progress;
@@ -86,8 +86,8 @@ MetaRoceRequester::AcknowledgeCovered(Flow& flow,
         // reports, so it moves neither a reorder window nor the RACK (7.2 step 0).
         if (p.message != kProbeMessage && ack)
         {
-            SampleLateness(flow, p, *ack, before, now);
-            OnDataAcked(flow, p, now);
+            SampleLateness(p, *ack, before, now);
+            m_rack.OnAcked(p, now);
         }
         // A late original already declared lost counts for its message too (7.2).
         AckData(p, now);
@@ -122,7 +122,7 @@ MetaRoceRequester::OnAckRepeat(const MrAckRepeat& repeat,
 {
     Flow& flow = m_flows[repeat.flowId];
     const AckCoverage coverage = AckRepeatCoverage(cumulative, repeat);
-    const RacksBefore before{}; // read only for lateness samples, which a repeat does not take
+    const RackState before{}; // read only for lateness samples, which a repeat does not take
     const AckProgress progress = AcknowledgeCovered(flow, nullptr, coverage, before, now);
     const uint64_t spuriousBefore = m_counters.spuriousLosses;
     if (settles)
@@ -190,27 +190,10 @@ MetaRoceRequester::AckData(const SentPacket& sent, TimeNs now)
     }
 }
 
-MetaRoceRequester::RacksBefore
-MetaRoceRequester::RacksBeforeAck(const Flow& flow) const
-{
-    return RacksBefore{m_rack, m_planes.empty() ? RackState{} : m_planes[flow.port].rack};
-}
-
 void
-MetaRoceRequester::OnDataAcked(const Flow& flow, const SentPacket& p, TimeNs now)
-{
-    m_rack.OnAcked(p, now);
-    if (!m_planes.empty())
-    {
-        m_planes[flow.port].rack.OnAcked(p, now);
-    }
-}
-
-void
-MetaRoceRequester::SampleLateness(const Flow& flow,
-                                  const SentPacket& p,
+MetaRoceRequester::SampleLateness(const SentPacket& p,
                                   const MrHeader& ack,
-                                  const RacksBefore& before,
+                                  const RackState& before,
                                   TimeNs now)
 {
     // Only an ACK that `p` itself caused times `p` (a lost ACK would make it look late), and
@@ -219,17 +202,10 @@ MetaRoceRequester::SampleLateness(const Flow& flow,
     {
         return;
     }
-    auto lateness = [&](const RackState& rack) {
-        const TimeNs expected = p.sentAt + rack.rtt;
-        return now > expected ? now - expected : 0;
-    };
-    if (before.connection.SentAfter(p))
+    if (before.SentAfter(p))
     {
-        m_reorder.Sample(lateness(before.connection));
-    }
-    if (!m_planes.empty() && before.plane.SentAfter(p))
-    {
-        m_planes[flow.port].reorder.Sample(lateness(before.plane));
+        const TimeNs expected = p.sentAt + before.rtt;
+        m_reorder.Sample(now > expected ? now - expected : 0);
     }
 }
 
@@ -237,7 +213,7 @@ void
 MetaRoceRequester::SettleLosses(Flow& flow,
                                 const MrHeader* ack,
                                 const AckCoverage& coverage,
-                                const RacksBefore& before,
+                                const RackState& before,
                                 TimeNs now)
 {
     if (!flow.recentLosses)
@@ -258,7 +234,7 @@ MetaRoceRequester::SettleLosses(Flow& flow,
             ++m_counters.spuriousLosses;
             if (ack)
             {
-                SampleLateness(flow, it->packet, *ack, before, now);
+                SampleLateness(it->packet, *ack, before, now);
             }
             AckData(it->packet, now);
             if (it->byRule)

@@ -2,7 +2,7 @@
  * The requester's deadlines (spec 1.3, 4.6, 4.5): the per-flow trees that NextTimeout() and
  * OnTimeout() read instead of scanning every flow, kept up to date by Refresh(); the
  * retransmission timeout and its deferral while better evidence is coming; and the time
- * rule's windows and deadlines (connection-wide, and per plane when the plane rule is on).
+ * rule's window and deadlines.
  * NextTimeoutByScan() in metaroce-requester.cc is the definition they must agree with.
  */
 #include "metaroce-requester.h"
@@ -29,10 +29,6 @@ MetaRoceRequester::Refresh(Flow& flow)
     m_rtoAt.Set(flow.id, RtoDeadline(flow, oldestData));
     m_firstDataOrder.Set(flow.id, firstData == kNever ? kNever : firstDataTxSeq);
     flow.firstDataAt = firstData;
-    if (!m_planes.empty())
-    {
-        RefreshPlane(flow.port);
-    }
     if (flow.countedDown != down)
     {
         flow.countedDown = down;
@@ -40,33 +36,9 @@ MetaRoceRequester::Refresh(Flow& flow)
     }
 }
 
-void
-MetaRoceRequester::RefreshPlane(uint16_t port)
-{
-    PlaneTimeRule& plane = m_planes[port];
-    plane.firstData = kNever;
-    plane.firstDataTxSeq = 0;
-    for (uint16_t id : m_flows.OfPort(port))
-    {
-        const TimeNs at = FirstDataAt(id);
-        const uint64_t txSeq = m_firstDataOrder.Get(id);
-        if (at < plane.firstData ||
-            (at == plane.firstData && at != kNever && txSeq < plane.firstDataTxSeq))
-        {
-            plane.firstData = at;
-            plane.firstDataTxSeq = txSeq;
-        }
-    }
-}
-
 TimeNs
 MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
 {
-    TimeNs earliest = kNever;
-    for (uint16_t port = 0; port < m_planes.size(); ++port)
-    {
-        earliest = std::min(earliest, m_planes[port].EarliestCheck(PlaneWindowNs(port)));
-    }
     // Packets leave in transmission order, so no deadline of the time rule comes before the
     // oldest in-flight DATA packet's send time plus the RACK round trip and the window, and none
     // exists before a packet sent after it was acknowledged (LossDeadline). Packets sent in the
@@ -75,7 +47,7 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
     const uint64_t firstTxSeq = m_firstDataOrder.Min();
     if (firstTxSeq == kNever)
     {
-        return earliest;
+        return kNever;
     }
     const std::size_t oldestFlow = m_firstDataOrder.MinSlot();
     const TimeNs oldestFlowRtt = TimeRuleFlowRtt(m_flows[oldestFlow]);
@@ -86,8 +58,9 @@ MetaRoceRequester::EarliestLossCheck(TimeNs ruleWindow) const
     // first: each flow whose oldest DATA was sent before the RACK packet has a deadline.
     if (oldestDeadline == kNever || oldestFlowRtt <= m_rack.rtt)
     {
-        return std::min(earliest, oldestDeadline);
+        return oldestDeadline;
     }
+    TimeNs earliest = kNever;
     m_firstDataOrder.ForEachAtMost(m_rack.txSeq - 1, [&](std::size_t id) {
         earliest = std::min(earliest, RackLossDeadline(id, ruleWindow));
     });
@@ -109,23 +82,6 @@ MetaRoceRequester::FlowsDueBy(TimeNs now, TimeNs ruleWindow)
                 add(id);
             }
         });
-    }
-    for (uint16_t port = 0; port < m_planes.size(); ++port)
-    {
-        const PlaneTimeRule& plane = m_planes[port];
-        const TimeNs window = PlaneWindowNs(port);
-        if (plane.EarliestCheck(window) > now)
-        {
-            continue;
-        }
-        const TimeNs sentBy = now - plane.rack.rtt - window;
-        for (uint16_t id : m_flows.OfPort(port))
-        {
-            if (FirstDataAt(id) <= sentBy && m_firstDataOrder.Get(id) < plane.rack.txSeq)
-            {
-                add(id);
-            }
-        }
     }
     std::sort(due.begin(), due.end());
     due.erase(std::unique(due.begin(), due.end()), due.end());
@@ -158,10 +114,6 @@ MetaRoceRequester::DeferRto(const Flow& flow,
     // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3). Else the
     // connection's RTO, from every flow's samples, has not passed since the packet left: the
     // flow's own sparse samples lag a queue that grows (A50).
-    if (!m_config.deferRto)
-    {
-        return false;
-    }
     const TimeNs rto = m_recovery.Rto(flow);
     TimeNs until = kNever;
     if (m_rack.SentAfter(oldest))
@@ -172,8 +124,7 @@ MetaRoceRequester::DeferRto(const Flow& flow,
     {
         until = m_lastProgressAt + rto;
     }
-    if ((until == kNever || until <= now) && m_config.connectionRtoFloor &&
-        m_connectionRtt.HasSample())
+    if ((until == kNever || until <= now) && m_connectionRtt.HasSample())
     {
         const TimeNs floor = m_connectionRtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
         until = oldest.sentAt + m_recovery.Rto(flow, floor);
@@ -217,46 +168,12 @@ MetaRoceRequester::FollowLossEvidence(TimeNs now)
     }
     m_reorder.SetFloorRttQuarters(quarters);
     m_reorder.SetSrttHalvesAtLeast(halves);
-    for (PlaneTimeRule& plane : m_planes)
-    {
-        plane.reorder.SetFloorRttQuarters(quarters);
-        plane.reorder.SetSrttHalvesAtLeast(halves);
-    }
-}
-
-TimeNs
-MetaRoceRequester::TimeRuleWindowNs() const
-{
-    return TimeRuleWindowNs(ReorderWindowNs());
-}
-
-TimeNs
-MetaRoceRequester::TimeRuleWindowNs(TimeNs measured) const
-{
-    // Another plane's last hop may queue deeper than the RACK packet's by as much as round
-    // trips spread: srtt + 4 rttvar (at most rtoMax) on top of that packet's round trip (4.6,
-    // A35).
-    return m_planes.empty() ? measured
-                            : std::max(measured, m_connectionRtt.Rto(0, m_config.rtoMaxNs));
-}
-
-TimeNs
-MetaRoceRequester::PlaneWindowNs(uint16_t port) const
-{
-    return m_planes[port].reorder.Window(m_connectionRtt.Minimum(), m_connectionRtt.Smoothed());
 }
 
 TimeRule
 MetaRoceRequester::TimeRuleFor(const Flow& flow, TimeNs ruleWindow) const
 {
-    TimeRule rule{m_rack, ruleWindow};
-    if (!m_planes.empty())
-    {
-        rule.plane = &m_planes[flow.port].rack;
-        rule.planeWindow = PlaneWindowNs(flow.port);
-    }
-    rule.flowRtt = TimeRuleFlowRtt(flow);
-    return rule;
+    return TimeRule{m_rack, ruleWindow, TimeRuleFlowRtt(flow)};
 }
 
 TimeNs

@@ -34,10 +34,6 @@ MetaRoceRequester::NoteSentData(const Flow& flow, uint32_t transmissions, bool m
         return;
     }
     OweMarker(flow.id);
-    if (!m_config.tailMarkersEveryFlow)
-    {
-        return;
-    }
     // The packets before this one went over other flows, and each is the last of its flow for
     // now: a tail of its own, lost unseen unless a marker follows it too. Once per emptied
     // queue, so a scan of the flows is no per-packet cost.

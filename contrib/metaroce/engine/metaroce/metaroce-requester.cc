@@ -28,8 +28,6 @@ MetaRoceRequester::MetaRoceRequester(const MetaRoceConfig& config,
     , m_connectionRtt(config.initialRttNs)
     , m_evidence(&evidence)
     , m_reorder(config.ackDelayNs, config.quietReorderFloorRttQuarters)
-    , m_planes(config.planeTimeRule ? config.ports : 0,
-               PlaneTimeRule(config.ackDelayNs, config.quietReorderFloorRttQuarters))
     , m_admissionLimit(config.unscheduledBytes > 0 ? config.unscheduledBytes : kNoAdmissionLimit)
     , m_queue(m_config, counters, completions)
     , m_pacer(config.portRateBps * config.ports,
@@ -202,9 +200,8 @@ MetaRoceRequester::SendData(Flow& flow,
     // A packet alone on its plane, or one of a message's last `ports` (each taken as the last
     // on its plane), would have its ACK wait the ACK delay for no successor (4.2).
     TimeNs& last = m_lastDataAt[flow.port];
-    const bool lone = m_config.ackLonePackets && !burstGoesOn &&
-                      (last == kNever || now - last > m_config.ackDelayNs ||
-                       p.index + m_config.ports >= m.packets);
+    const bool lone = !burstGoesOn && (last == kNever || now - last > m_config.ackDelayNs ||
+                                       p.index + m_config.ports >= m.packets);
     OutPacket out = MakeDataPacket(m_config,
                                    m_ids.remote,
                                    m_memory,
@@ -309,7 +306,7 @@ MetaRoceRequester::RunLossDetection(Flow& flow, TimeNs now)
 {
     const LossVerdict verdict = DetectLosses(flow.outstanding,
                                              m_config.reorderTolerancePackets,
-                                             TimeRuleFor(flow, TimeRuleWindowNs()),
+                                             TimeRuleFor(flow, ReorderWindowNs()),
                                              now);
     if (verdict.lost.empty())
     {
@@ -390,11 +387,10 @@ MetaRoceRequester::OnTimeout(TimeNs now)
     }
     // Flow by flow, as a scan of all of them would; the trees name the flows that may be due.
     const TimeNs reorderWindow = ReorderWindowNs();
-    const TimeNs ruleWindow = TimeRuleWindowNs(reorderWindow);
-    for (uint16_t id : FlowsDueBy(now, ruleWindow))
+    for (uint16_t id : FlowsDueBy(now, reorderWindow))
     {
         Flow& flow = m_flows[id];
-        if (LossCheckAt(flow, ruleWindow) <= now)
+        if (LossCheckAt(flow, reorderWindow) <= now)
         {
             RunLossDetection(flow, now);
             flow.PopResolved();
@@ -402,7 +398,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
         if (!Failed())
         {
             const SentPacket* oldest = flow.OldestDataInFlight();
-            if (RtoDeadline(flow, oldest) <= now && !DeferRto(flow, *oldest, now, ruleWindow))
+            if (RtoDeadline(flow, oldest) <= now && !DeferRto(flow, *oldest, now, reorderWindow))
             {
                 OnFlowTimeout(flow, now);
             }
@@ -517,7 +513,7 @@ MetaRoceRequester::NextTimeout() const
     // What NextTimeoutByScan() computes, from the trees: the clamped deadlines first.
     const TimeNs reorderWindow = ReorderWindowNs();
     TimeNs next = std::min(
-        {EarliestLossCheck(TimeRuleWindowNs(reorderWindow)),
+        {EarliestLossCheck(reorderWindow),
          m_rtoAt.Min(),
          m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, TailToProbe())});
     if (next != kNever)
@@ -559,14 +555,13 @@ MetaRoceRequester::NextTimeoutByScan() const
     TimeNs next = kNever;
     auto consider = [&](TimeNs t) { next = std::min(next, std::max(t, m_now)); };
     const TimeNs reorderWindow = ReorderWindowNs();
-    const TimeNs ruleWindow = TimeRuleWindowNs(reorderWindow);
     for (const Flow& flow : m_flows.Made())
     {
         if (flow.outstanding.empty() && flow.health != FlowHealth::Down)
         {
             continue; // nothing in flight: no loss check, no RTO (most flows, most of the time)
         }
-        const TimeNs lossCheck = LossCheckAt(flow, ruleWindow);
+        const TimeNs lossCheck = LossCheckAt(flow, reorderWindow);
         if (lossCheck != kNever)
         {
             consider(lossCheck);

@@ -9,7 +9,6 @@
  *   admission-credit.h  the receiver's admission credit (8.5): unscheduled window, then credit
  *   ack-coverage.h      what an ACK acknowledges on a flow, and its validation (7.2)
  *   loss-detection.h    which in-flight packets are lost (4.6)
- *   plane-time-rule.h   the time rule's evidence per plane (4.6, rule 2a)
  *   spurious-loss.h     which declared losses an ACK proves spurious, and the undo (7.5)
  *   tail-loss-probe.h   the connection's tail-loss probe (4.5)
  *   metaroce-requester-markers.cc  tail markers behind a connection's last packets (4.5)
@@ -17,7 +16,7 @@
  *
  * This class keeps the flows and what is in flight on them and runs the steps: it sprays DATA
  * over the flows the selector picks, retransmits exactly the packets a SACK gap or the time
- * rule (connection-wide, and per plane when on) reveals as lost (under a fresh FSN, on
+ * rule reveals as lost (under a fresh FSN, on
  * whichever flow has room), and acts on timeouts and port events (metaroce-requester.cc);
  * its ACK processing, step by step, is in metaroce-requester-ack.cc.
  *
@@ -48,7 +47,6 @@
 #include "metaroce-flow.h"
 #include "metaroce-wire.h"
 #include "pacer.h"
-#include "plane-time-rule.h"
 #include "reorder-window.h"
 #include "send-queue.h"
 #include "tail-index.h"
@@ -174,13 +172,6 @@ class MetaRoceRequester
         uint32_t newlyAcked{0}; ///< packets the ACK acknowledged first, lost ones included
     };
 
-    /// The RACK of the connection and of the ACK's plane, as they were before the ACK.
-    struct RacksBefore
-    {
-        RackState connection;
-        RackState plane; ///< invalid when the plane rule is off
-    };
-
     bool Failed() const
     {
         return m_queue.GetState() == SendQueue::State::Failed;
@@ -193,7 +184,7 @@ class MetaRoceRequester
     /// Addresses `out` to `flow` and records it there as sent (a fresh FSN, in flight).
     void RecordSent(Flow& flow, OutPacket& out, uint64_t message, uint32_t index, TimeNs now);
     /// `burstGoesOn`: the next packet follows on `flow` at once (6.2), so this one is not lone
-    /// (AckLonePackets, 4.2).
+    /// and does not ask for its ACK at once (ACKREQ, 4.2).
     OutPacket SendData(Flow& flow,
                        const QueuedPacket& p,
                        bool retx,
@@ -223,11 +214,12 @@ class MetaRoceRequester
     std::optional<OutPacket> SendTailMarker(uint16_t port, TimeNs now);
 
     /// Step 1 of ACK processing (7.2): acknowledges what `coverage` newly covers on `flow`;
-    /// `ack` is the ACK it came in, or null for a repeat (which times nothing).
+    /// `ack` is the ACK it came in, or null for a repeat (which times nothing); `before`: the
+    /// RACK as it was before the ACK.
     AckProgress AcknowledgeCovered(Flow& flow,
                                    const MrHeader* ack,
                                    const AckCoverage& coverage,
-                                   const RacksBefore& before,
+                                   const RackState& before,
                                    TimeNs now);
     /// Reads every repeat of `ack` into `out`; false when one names FSNs never sent (7.2).
     bool ReadRepeats(const MrHeader& ack, std::array<uint64_t, kMrMaxAckRepeats>& cumulative) const;
@@ -251,32 +243,25 @@ class MetaRoceRequester
     /// Steps 4-6 of ACK processing (7.2): health, congestion control, marks.
     void OnAckProgress(Flow& flow, uint16_t ceCount, AckProgress progress, TimeNs now);
     void AckData(const SentPacket& sent, TimeNs now);
-    /// Snapshot of the RACK states an ACK on `flow` may move, for its lateness samples.
-    RacksBefore RacksBeforeAck(const Flow& flow) const;
-    /// Feeds the reorder windows with how late `p`, sent on `flow`, was acknowledged behind
-    /// the packets `before` holds (4.6).
-    void SampleLateness(const Flow& flow,
-                        const SentPacket& p,
+    /// Feeds the reorder window with how late `p` was acknowledged behind the packet `before`
+    /// (the RACK before the ACK) holds (4.6).
+    void SampleLateness(const SentPacket& p,
                         const MrHeader& ack,
-                        const RacksBefore& before,
+                        const RackState& before,
                         TimeNs now);
-    /// Takes `p`, sent on `flow` and acknowledged at `now`, into the RACK states (4.6).
-    void OnDataAcked(const Flow& flow, const SentPacket& p, TimeNs now);
     /// Settles the flow's recently lost packets against an ACK (null: a repeat): spurious or
     /// not (spec 7.5).
     void SettleLosses(Flow& flow,
                       const MrHeader* ack,
                       const AckCoverage& coverage,
-                      const RacksBefore& before,
+                      const RackState& before,
                       TimeNs now);
 
     /// Brings the per-flow deadline trees up to date with `flow`: called at the end of every
     /// call that changed it.
     void Refresh(Flow& flow);
-    /// Brings the plane's oldest in-flight DATA packet up to date (plane rule on).
-    void RefreshPlane(uint16_t port);
     /// The earliest deadline of the time rule over all flows, kNever when none (spec 4.6);
-    /// `ruleWindow`: TimeRuleWindowNs().
+    /// `ruleWindow`: ReorderWindowNs().
     TimeNs EarliestLossCheck(TimeNs ruleWindow) const;
     /// The flows OnTimeout() may have to act on at `now`, in flow order: a superset of those
     /// with a due loss check or retransmission timeout (in a member, reused: no allocation).
@@ -285,22 +270,17 @@ class MetaRoceRequester
     /// Takes the reorder floor that the loss evidence calls for at `now` (spec 4.6, A47): at the
     /// start of every event that may run the time rule, so that NextTimeout() answers for it.
     void FollowLossEvidence(TimeNs now);
-    /// Measured reorder window of the connection (spec 4.6); the tail-loss probe's wait.
+    /// Measured reorder window of the connection (spec 4.6): the time rule's window and the
+    /// tail-loss probe's wait.
     TimeNs ReorderWindowNs() const;
-    /// The connection-wide time rule's window: the measured one, or with the plane rule on at
-    /// least srtt + 4 rttvar (other planes' last hops may queue far deeper, 4.6).
-    TimeNs TimeRuleWindowNs() const;
-    /// The same, given the measured window ReorderWindowNs().
-    TimeNs TimeRuleWindowNs(TimeNs measured) const;
-    /// The plane rule's window on `port`.
-    TimeNs PlaneWindowNs(uint16_t port) const;
     /// The evidence `flow`'s packets are judged by.
     TimeRule TimeRuleFor(const Flow& flow, TimeNs ruleWindow) const;
 
-    /// `flow`'s smoothed RTT when the time rule uses it (A44) and it has a sample, else 0.
-    TimeNs TimeRuleFlowRtt(const Flow& flow) const
+    /// `flow`'s smoothed RTT, which the time rule waits for at least (A44), or 0 without a
+    /// sample.
+    static TimeNs TimeRuleFlowRtt(const Flow& flow)
     {
-        return m_config.timeRuleFlowRtt && flow.rtt.HasSample() ? flow.rtt.Smoothed() : 0;
+        return flow.rtt.HasSample() ? flow.rtt.Smoothed() : 0;
     }
 
     /// Rule 2's deadline for the oldest DATA of flow `flowId`, sent before the RACK packet.
@@ -374,10 +354,9 @@ class MetaRoceRequester
     /// is in flight on the flow (a timeout leaves nothing); empty until the first deferral, as
     /// most connections never wait that long (4.5).
     std::vector<TimeNs> m_rtoNotBefore;
-    LossEvidence* m_evidence;            ///< the NIC's last proven loss (4.6, A47)
-    ReorderWindow m_reorder;             ///< reorder window of the time rule (4.6)
-    std::vector<PlaneTimeRule> m_planes; ///< per port when planeTimeRule is on, else empty
-    uint64_t m_nextTxSeq{0};             ///< transmission order over all flows
+    LossEvidence* m_evidence; ///< the NIC's last proven loss (4.6, A47)
+    ReorderWindow m_reorder;  ///< reorder window of the time rule (4.6)
+    uint64_t m_nextTxSeq{0};  ///< transmission order over all flows
     WindowState m_connectionWindow;
     uint64_t m_admissionLimit;   ///< AdmissionLimit()
     uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 9.1)

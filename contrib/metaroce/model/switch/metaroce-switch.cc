@@ -73,6 +73,13 @@ MetaRoceSwitch::GetTypeId()
                           UintegerValue(kMetaRoceControlMaxPayload),
                           MakeUintegerAccessor(&MetaRoceSwitch::m_controlMaxPayload),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("ControlPriority",
+                          "Serve CS6/CS7 packets (ACKs, NACKs, CNPs) and trimmed headers before "
+                          "DATA. false: all but trimmed headers queue as DATA, as HPCC's "
+                          "simulator's switches keep an ACK in its flow's priority group.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&MetaRoceSwitch::m_controlPriority),
+                          MakeBooleanChecker())
             .AddAttribute("PfcEnabled",
                           "Lossless mode: send PAUSE/RESUME per ingress port and class, and "
                           "honour those received.",
@@ -291,7 +298,10 @@ MetaRoceSwitch::ReceiveFrame(uint32_t port, Ptr<Packet> packet)
         return;
     }
     const uint32_t egress = route.port;
-    const uint32_t cls = MetaRoceClassify(info.tos, info.l4Payload, m_controlMaxPayload);
+    const uint32_t cls =
+        m_controlPriority
+            ? static_cast<uint32_t>(MetaRoceClassify(info.tos, info.l4Payload, m_controlMaxPayload))
+            : static_cast<uint32_t>(METAROCE_CLASS_DATA);
 
     // 3. Admission to the shared buffer; a refused DATA packet may survive trimmed (a copy).
     const MetaRoceDropReason verdict = Admit(egress, cls, packet->GetSize());

@@ -330,6 +330,7 @@ class MetaRoceSwitch : public Object, public MetaRocePortOwner, public MetaRoceF
     ObjectFactory m_admissionFactory;
     Ptr<MetaRoceBufferAdmission> m_admission;
     uint32_t m_controlMaxPayload;
+    bool m_controlPriority{true}; ///< false: every packet but a trimmed header is DATA
     bool m_ecnEnabled;
     bool m_ecnAtDequeue;
     ObjectFactory m_ecnMarkerFactory;
