@@ -9,6 +9,8 @@ the references stay short enough to read, and history stays in CHANGES.md.
    module's folder (the module documentation's ``examples/metaroce-8-plane.cc``).
    A numbered section cited in any tracked text file ("doc/results.md section 5", "validation.md,
    sections 8 and 10") is a "## 5." heading of that document.
+   Every engine attribute (a METAROCE_FIELD row of the MetaRoCE and RoCEv2 configuration
+   tables; RoCEv2's carry the prefix Roce on the NIC) is named in the module documentation.
 2. Line limits: README.md, doc/results.md and doc/performance.md (issue 58's targets).
 3. No development history outside CHANGES.md: no dates of development, numbered work periods or
    "the default since ..." in any tracked text file (documents, code, comments, scripts).
@@ -149,6 +151,23 @@ def check_section_refs(files, findings):
                                     f"{', '.join(map(str, missing))}, which it does not have")
 
 
+CONFIG_TABLES = {"contrib/metaroce/engine/metaroce/metaroce-config.cc": "",
+                 "contrib/metaroce/engine/rocev2/rocev2-config.cc": "Roce"}
+MODULE_DOC = "contrib/metaroce/doc/metaroce.rst"
+
+
+def check_attributes(findings):
+    doc = (ROOT / MODULE_DOC).read_text()
+    for table, prefix in CONFIG_TABLES.items():
+        rows = re.findall(r'METAROCE_FIELD\(\s*\w+,\s*\w+,\s*"(\w+)"', (ROOT / table).read_text())
+        if not rows:
+            findings.append(f"{table}: no METAROCE_FIELD rows found")
+        for name in rows:
+            if f"``{prefix}{name}``" not in doc:
+                findings.append(f"{MODULE_DOC}: the attribute {prefix}{name} ({table}) is not "
+                                "documented")
+
+
 def check_limits(findings):
     for name, limit in LINE_LIMITS.items():
         path = ROOT / name
@@ -185,6 +204,7 @@ def main():
     findings = []
     check_links(files, findings)
     check_section_refs(files, findings)
+    check_attributes(findings)
     check_limits(findings)
     check_history(files, findings)
     for line in findings:
