@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds, then
-#   1. the format check and the size check (files <= 600 lines, functions <= 80 lines),
+#   1. the format check, the size check (files <= 600 lines, functions <= 80 lines) and the
+#      documents' check (links, line limits, no history outside CHANGES.md: check-docs.py;
+#      the module documentation built with Sphinx, warnings as errors: docs.sh),
 #   2. the engine unit tests (GoogleTest, no ns-3 linked),
 #   3. the ns-3 TestSuites through the standalone test runner (QUICK), the golden runs
 #      (five seeded experiments whose result files must stay byte-identical), and the capture
@@ -32,6 +34,10 @@ bash "$ROOT/scripts/build.sh"
 step "format check"
 bash "$ROOT/scripts/check-format.sh"
 python3 "$ROOT/scripts/check-size.py"
+
+step "documents"
+python3 "$ROOT/scripts/check-docs.py"
+echo "module documentation: $(bash "$ROOT/scripts/docs.sh")"
 
 step "engine unit tests (no ns-3)"
 if ldd "$BUILD_DIR/metaroce-engine-tests" | grep -q libns3; then
