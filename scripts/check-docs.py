@@ -13,7 +13,8 @@ the references stay short enough to read, and history stays in CHANGES.md.
    tables; RoCEv2's carry the prefix Roce on the NIC) is named in the module documentation.
 2. Line limits: README.md, doc/results.md and doc/performance.md (issue 58's targets).
 3. No development history outside CHANGES.md: no dates of development, numbered work periods or
-   "the default since ..." in any tracked text file (documents, code, comments, scripts).
+   accounts of how a default came to be, in any tracked text file (documents, code, comments,
+   scripts).
 
 Prints one line per finding ("FILE:LINE: what") and exits 1 if there is any.
 """
