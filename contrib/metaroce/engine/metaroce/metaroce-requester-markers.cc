@@ -37,13 +37,30 @@ MetaRoceRequester::NoteSentData(const Flow& flow, uint32_t transmissions, bool m
     // The packets before this one went over other flows, and each is the last of its flow for
     // now: a tail of its own, lost unseen unless a marker follows it too. Once per emptied
     // queue, so a scan of the flows is no per-packet cost.
+    OweMarkersBehindTails(flow.id, false);
+}
+
+void
+MetaRoceRequester::OweMarkersBehindTails(std::optional<uint16_t> except, bool again)
+{
     for (const Flow& other : m_flows.Made())
     {
-        if (other.id == flow.id || other.health == FlowHealth::Down || other.outstanding.empty())
+        if (other.id == except || other.health == FlowHealth::Down)
         {
             continue;
         }
-        const SentPacket& tail = other.outstanding.back();
+        // The flow's newest DATA packet; a first marker only where none follows it yet, a
+        // repeated one also behind the markers already sent.
+        auto newest = other.outstanding.rbegin();
+        while (again && newest != other.outstanding.rend() && newest->message == kProbeMessage)
+        {
+            ++newest;
+        }
+        if (newest == other.outstanding.rend())
+        {
+            continue;
+        }
+        const SentPacket& tail = *newest;
         if (tail.state == SentPacket::State::InFlight && tail.message != kProbeMessage &&
             m_queue.Needs(tail.message, tail.packetIndex) &&
             m_queue.At(tail.message).transmissions[tail.packetIndex] <= kMarkedTransmissions)
@@ -51,6 +68,20 @@ MetaRoceRequester::NoteSentData(const Flow& flow, uint32_t transmissions, bool m
             OweMarker(other.id);
         }
     }
+}
+
+void
+MetaRoceRequester::RemarkTails(const std::optional<Tail>& tail, TimeNs reorderWindow, TimeNs now)
+{
+    // The tail's ACK is overdue by the time rule's measure, and the marker behind it brought
+    // none: both may have been lost on their route. A marker again behind every flow's newest
+    // DATA still in flight, long before the probe's srtt + 4 rttvar (spec 4.5).
+    if (m_tailProbe.RemarkAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail) > now)
+    {
+        return;
+    }
+    m_tailProbe.OnRemarked(m_nextTxSeq);
+    OweMarkersBehindTails(std::nullopt, true);
 }
 
 void

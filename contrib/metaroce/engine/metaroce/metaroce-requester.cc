@@ -409,12 +409,14 @@ MetaRoceRequester::OnTimeout(TimeNs now)
             return;
         }
     }
+    const std::optional<Tail> tail = TailToProbe();
+    RemarkTails(tail, reorderWindow, now);
     m_tailProbe.ArmIfDue(now,
                          MaySendMore(),
                          m_rack,
                          reorderWindow,
                          m_connectionRtt,
-                         TailToProbe(),
+                         tail,
                          m_rack.valid ? &m_flows[m_deliveringFlow] : nullptr);
 }
 
@@ -512,10 +514,12 @@ MetaRoceRequester::NextTimeout() const
     }
     // What NextTimeoutByScan() computes, from the trees: the clamped deadlines first.
     const TimeNs reorderWindow = ReorderWindowNs();
+    const std::optional<Tail> tail = TailToProbe();
     TimeNs next = std::min(
         {EarliestLossCheck(reorderWindow),
          m_rtoAt.Min(),
-         m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, TailToProbe())});
+         m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail),
+         m_tailProbe.RemarkAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail)});
     if (next != kNever)
     {
         next = std::max(next, m_now);
@@ -580,11 +584,10 @@ MetaRoceRequester::NextTimeoutByScan() const
             consider(rtoAt);
         }
     }
-    const TimeNs tailProbeAt = m_tailProbe.DueAt(MaySendMore(),
-                                                 m_rack,
-                                                 reorderWindow,
-                                                 m_connectionRtt,
-                                                 FindTail(m_flows, m_queue, m_rack));
+    const std::optional<Tail> tail = FindTail(m_flows, m_queue, m_rack);
+    const TimeNs tailProbeAt =
+        std::min(m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail),
+                 m_tailProbe.RemarkAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail));
     if (tailProbeAt != kNever)
     {
         consider(tailProbeAt);

@@ -201,6 +201,13 @@ class MetaRoceRequester
     void NoteSentData(const Flow& flow, uint32_t transmissions, bool moreInMessage);
     /// A tail marker is due on `flow` (once: a flow owes at most one).
     void OweMarker(uint16_t flow);
+    /// A tail marker is due on every flow but `except` whose newest DATA packet is in flight
+    /// and still needed, and was sent at most kMarkedTransmissions times; `again`: also where
+    /// markers already follow that packet (a repeat), else only where none does.
+    void OweMarkersBehindTails(std::optional<uint16_t> except, bool again);
+    /// When TailLossProbe::RemarkAt() has come for `tail` at `now`, the markers behind every
+    /// tail are owed again (4.5).
+    void RemarkTails(const std::optional<Tail>& tail, TimeNs reorderWindow, TimeNs now);
     /// True when `port` exists and is up and the connection has not failed.
     bool MaySendOn(uint16_t port) const;
     /// True when a tail marker or the tail-loss probe is due on `port`.

@@ -83,6 +83,31 @@ TailLossProbe::DueAt(bool dataQueued,
     return std::max(due, m_lastProbeAt + std::min(wait << backoff, m_config.rtoMaxNs));
 }
 
+TimeNs
+TailLossProbe::RemarkAt(bool dataQueued,
+                        const RackState& rack,
+                        TimeNs reorderWindow,
+                        const RttEstimator& connectionRtt,
+                        const std::optional<Tail>& tail) const
+{
+    // Markers follow tails only without a reorder tolerance (rule 1 would need a wider hole).
+    if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 || m_probes > 0 ||
+        !tail || tail->packet->txSeq < m_remarkedBefore)
+    {
+        return kNever;
+    }
+    const TimeNs probeAt = DueAt(dataQueued, rack, reorderWindow, connectionRtt, tail);
+    if (probeAt == kNever)
+    {
+        return kNever;
+    }
+    // The time rule's own wait, measured from the tail's transmission: the marker's ACK, one
+    // round trip behind the tail's, is overdue by then.
+    const TimeNs remarkAt =
+        tail->packet->sentAt + std::max(rack.rtt + reorderWindow, m_config.tailProbeMinNs);
+    return remarkAt < probeAt ? remarkAt : kNever;
+}
+
 void
 TailLossProbe::ArmIfDue(TimeNs now,
                         bool dataQueued,

@@ -11,6 +11,12 @@
  * most rtoMax), and probes after the first go where data was last delivered, so that they do
  * not pile up on a flow that keeps losing them. After maxTailProbes without progress the
  * retransmission timer is left to act. No probe before the first RTT sample.
+ *
+ * With tail markers, a tail whose marker brought no ACK within the time rule's wait has its
+ * markers repeated before any probe: a marker costs a few dozen bytes where a probe resends a
+ * packet, so it can go as soon as the ACK is overdue by the time rule's measure, where the probe
+ * must allow for the connection's RTT spread. A tail and its marker lost together are then
+ * found one round trip after the repeat instead of after srtt + 4 rttvar.
  */
 #ifndef METAROCE_ENGINE_TAIL_LOSS_PROBE_H
 #define METAROCE_ENGINE_TAIL_LOSS_PROBE_H
@@ -66,6 +72,22 @@ class TailLossProbe
                  const RttEstimator& connectionRtt,
                  const std::optional<Tail>& tail) const;
 
+    /// When the markers behind the tail are to be repeated (spec 4.5), or kNever: only with
+    /// tail markers, before a first probe, once per tail (OnRemarked()), at `tail`'s send time
+    /// plus the time rule's wait (at least tailProbeMin), and only when that comes before the
+    /// probe. Arguments as DueAt()'s.
+    TimeNs RemarkAt(bool dataQueued,
+                    const RackState& rack,
+                    TimeNs reorderWindow,
+                    const RttEstimator& connectionRtt,
+                    const std::optional<Tail>& tail) const;
+
+    /// The markers behind every tail sent before transmission `nextTxSeq` were repeated.
+    void OnRemarked(uint64_t nextTxSeq)
+    {
+        m_remarkedBefore = nextTxSeq;
+    }
+
     /// Makes the probe Due when DueAt() has come at `now`: on the tail's flow for a first
     /// probe, unless that flow is Suspect; otherwise on `deliveringFlow` (the flow that last
     /// acknowledged new data) when that one is Up.
@@ -115,6 +137,7 @@ class TailLossProbe
     uint32_t m_index{0};     ///<   and its index in the message
     uint32_t m_probes{0};    ///< probes since data was last acknowledged
     TimeNs m_lastProbeAt{0}; ///< when the last probe was sent
+    uint64_t m_remarkedBefore{0}; ///< tails sent before this transmission had markers repeated
 };
 
 } // namespace metaroce
