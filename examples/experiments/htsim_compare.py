@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Validation, cross-simulator: a sprayed permutation and a sprayed all-to-all on a small
-non-blocking leaf-spine, run by the model and by htsim (UEC's reference simulator, Broadcom's
-csg-htsim, built outside the project), side by side (doc/validation.md, section 9).
+non-blocking leaf-spine, run by the model and by htsim (Broadcom's csg-htsim with EQDS and RoCE,
+and UEC's uet-htsim with the Ultra Ethernet transport, each built outside the project), side by
+side (doc/validation.md, section 9).
 
 Our side always runs: MetaRoCE spraying every packet over the spines, and RoCEv2 without
 congestion control on one ECMP path per queue pair with PFC (lossless), the two transports htsim
@@ -9,10 +10,16 @@ models the same way (EQDS sprays per packet; its RoCE keeps one path per flow, b
 input queues). With --htsim DIR (the `sim` directory of an htsim build, holding
 datacenter/htsim_eqds and datacenter/htsim_roce) the script also writes htsim's topology and
 connection-matrix files for the same scenarios, runs htsim and reads each flow's finish time
-from its output; it prints every htsim command it runs.
+from its output; it prints every htsim command it runs. With --uec DIR (the `sim` directory of
+a uet-htsim build, holding datacenter/htsim_uec) it runs UEC's transport on the same files,
+lossless; with --uec-loss DIR, a uet-htsim build patched for random loss on its links
+(doc/validation.md, section 9: uet-htsim has no loss model), at 1% per path as well.
+
+Our side also runs MetaRoCE at 0.25% loss per link end (1% per host-to-host path).
 
     scripts/python.sh examples/experiments/htsim_compare.py                       # our side
-    scripts/python.sh examples/experiments/htsim_compare.py --htsim /work/ext/htsim/sim
+    scripts/python.sh examples/experiments/htsim_compare.py --htsim /work/ext/htsim/sim \
+        --uec /work/ext/uet-htsim/htsim/sim --uec-loss /work/ext/uet-htsim-loss/htsim/sim
     scripts/python.sh examples/experiments/htsim_compare.py --quick               # 4 MiB less
 
 The fabric: 16 hosts, 8 per leaf, 8 spines, every link 100 Gb/s and 1 us, no switch latency,
@@ -43,6 +50,13 @@ HTSIM = [("htsim EQDS (sprayed, trimming)", "htsim_eqds",
           ["-strat", "ecmp_host", "-paths", "256", "-cwnd", "50", "-q", "35"]),
          ("htsim RoCE (one path per flow, lossless)", "htsim_roce",
           ["-strat", "ecmp_host", "-paths", "1", "-q", "100"])]
+# UEC's transport (uet-htsim): sender-based NSCC over 64 entropies (its default), trimming.
+UEC = ("htsim UEC (NSCC, 64 entropies, trimming)", "htsim_uec", ["-paths", "64"])
+# A uet-htsim build patched to drop every packet entering a link with this probability (the
+# HTSIM_PIPE_LOSS variable of the patch doc/validation.md describes): 1 - 0.99^(1/4), 1% over
+# the four links of a path; our side drops 0.25% at each link end (0.996% per path).
+UEC_PIPE_LOSS = 0.0025094
+OUR_LOSS = 0.0025
 # Where htsim runs and its input files go.
 HTSIM_DIR = os.path.join(tempfile.gettempdir(), "metaroce-htsim-compare")
 FINISHED = re.compile(r"finished at ([0-9.eE+-]+)")
@@ -69,8 +83,9 @@ def matrix_text(workload, message_bytes):
     return "\n".join(lines) + "\n"
 
 
-def run_htsim(sim, binary, extra, workload, message_bytes, files, end_us, seed):
-    """Runs one htsim binary on `workload`; returns (completion us, flows finished, command)."""
+def run_htsim(sim, binary, extra, workload, message_bytes, files, end_us, seed, pipe_loss=0.0):
+    """Runs one htsim binary on `workload`; returns (completion us, flows finished, command).
+    `pipe_loss`: the loss per link of a build patched for it (passed in its environment)."""
     topo = os.path.join(files, "leaf-spine-16.topo")
     with open(topo, "w") as f:
         f.write(topology_text())
@@ -81,16 +96,25 @@ def run_htsim(sim, binary, extra, workload, message_bytes, files, end_us, seed):
     # runs depend on -seed alone; htsim's RoCE source reseeds the random generator from the
     # wall clock as each flow is made, so its path draws change from run to run whatever
     # -seed says.)
+    # htsim_uec sizes itself from the files and takes no -nodes or -conns.
+    sizes = [] if binary == "htsim_uec" else ["-nodes", str(HOSTS),
+                                             "-conns", str(tm_connections(workload))]
     command = [os.path.join(sim, "datacenter", binary), "-topo", os.path.basename(topo),
-               "-tm", os.path.basename(tm), "-nodes", str(HOSTS),
-               "-conns", str(tm_connections(workload)), "-mtu", "4096", "-end", str(end_us),
-               "-seed", str(seed), "-o", "logout.dat"] + extra
-    print("$", " ".join(shlex.quote(c) for c in command), flush=True)
-    out = subprocess.run(command, capture_output=True, text=True, cwd=files)
+               "-tm", os.path.basename(tm)] + sizes + ["-mtu", "4096", "-end", str(end_us),
+                                                       "-seed", str(seed), "-o", "logout.dat"]
+    command += extra
+    env = dict(os.environ)
+    env.pop("HTSIM_PIPE_LOSS", None)
+    prefix = []
+    if pipe_loss > 0:
+        env["HTSIM_PIPE_LOSS"], env["HTSIM_PIPE_LOSS_SEED"] = repr(pipe_loss), str(seed)
+        prefix = [f"HTSIM_PIPE_LOSS={pipe_loss!r}", f"HTSIM_PIPE_LOSS_SEED={seed}"]
+    print("$", " ".join(shlex.quote(c) for c in prefix + command), flush=True)
+    out = subprocess.run(command, capture_output=True, text=True, cwd=files, env=env)
     if out.returncode != 0:
         raise SystemExit(f"{binary} failed ({out.returncode}): {out.stderr.strip()[-300:]}")
     finish = [float(m.group(1)) for m in FINISHED.finditer(out.stdout)]
-    return (max(finish) if finish else float("nan")), len(finish), " ".join(command)
+    return (max(finish) if finish else float("nan")), len(finish), " ".join(prefix + command)
 
 
 def tm_connections(workload):
@@ -122,7 +146,7 @@ def ecmp_expectation(message_bytes, trials=20000):
 
 def main():
     a = common.arguments(__doc__, results=common.VALIDATION, message_bytes=4 << 20,
-                         htsim="", end_us=20000, seeds=20)
+                         htsim="", uec="", uec_loss="", end_us=20000, seeds=20)
     if a.seeds < 1:
         raise SystemExit(f"--seeds: {a.seeds} is not a positive number of seeds")
     if a.message_bytes < HOSTS or a.message_bytes > 1 << 31:
@@ -132,28 +156,43 @@ def main():
     if a.htsim and not os.path.isfile(os.path.join(a.htsim, "datacenter", "htsim_eqds")):
         raise SystemExit(f"--htsim: {a.htsim} has no datacenter/htsim_eqds (build htsim's "
                          "sim directory with make first)")
+    for option, sim in (("--uec", a.uec), ("--uec-loss", a.uec_loss)):
+        if sim and not os.path.isfile(os.path.join(sim, "datacenter", "htsim_uec")):
+            raise SystemExit(f"{option}: {sim} has no datacenter/htsim_uec (build uet-htsim's "
+                             "htsim_uec target first)")
     workloads = ["permutation", "alltoall"]
     seeds = range(1, a.seeds + 1)
+    ours = [(label, t, s, 0.0) for label, t, s in OURS]
+    ours.append(("MetaRoCE (sprayed), 1% loss per path", "metaroce", "", OUR_LOSS))
     configs = [dict(FABRIC, workload=w, transport=t, switch_attributes=s, seed=seed,
-                    message_bytes=a.message_bytes, stop_time="1s")
-               for w in workloads for _, t, s in OURS for seed in seeds]
-    labels = [(w, label) for w in workloads for label, _, _ in OURS for _ in seeds]
+                    message_bytes=a.message_bytes, stop_time="1s", loss=loss)
+               for w in workloads for _, t, s, loss in ours for seed in seeds]
+    labels = [(w, label) for w in workloads for label, _, _, _ in ours for _ in seeds]
     df = mx.sweep(configs, processes=a.processes)
     runs = []
     for (w, label), r in zip(labels, df.itertuples()):
         runs.append({"workload": w, "simulator": "MetaRoCE model", "transport": label,
                      "seed": r.seed, "time_us": r.collective_time_us,
                      "finished": r.complete, "command": ""})
+    others = []  # (simulator, label, sim directory, binary, arguments, loss per link)
     if a.htsim:
+        others += [("htsim", label, a.htsim, binary, extra, 0.0)
+                   for label, binary, extra in HTSIM]
+    if a.uec:
+        others.append(("uet-htsim", UEC[0], a.uec, UEC[1], UEC[2], 0.0))
+    if a.uec_loss:
+        others.append(("uet-htsim, loss patch", UEC[0] + ", 1% loss per path", a.uec_loss,
+                       UEC[1], UEC[2], UEC_PIPE_LOSS))
+    if others:
         os.makedirs(HTSIM_DIR, exist_ok=True)
-        for w in workloads:
-            for label, binary, extra in HTSIM:
-                for seed in seeds:
-                    t, n, command = run_htsim(a.htsim, binary, extra, w, a.message_bytes,
-                                              HTSIM_DIR, a.end_us, seed)
-                    runs.append({"workload": w, "simulator": "htsim", "transport": label,
-                                 "seed": seed, "time_us": t,
-                                 "finished": n == tm_connections(w), "command": command})
+    for w in workloads:
+        for simulator, label, sim, binary, extra, loss in others:
+            for seed in seeds:
+                t, n, command = run_htsim(sim, binary, extra, w, a.message_bytes, HTSIM_DIR,
+                                          a.end_us, seed, loss)
+                runs.append({"workload": w, "simulator": simulator, "transport": label,
+                             "seed": seed, "time_us": t,
+                             "finished": n == tm_connections(w), "command": command})
     runs = pd.DataFrame(runs)
     rows = []
     for (w, sim, label), g in runs.groupby(["workload", "simulator", "transport"], sort=False):
@@ -178,12 +217,14 @@ def main():
     fig, ax = plt.subplots(figsize=(8, 4))
     labels = [f"{r.workload}\n{r.transport}" for r in out.itertuples()]
     ax.barh(range(len(out)), out["over_ideal"],
-            color=[{"htsim": "tab:orange", "theory": "tab:grey"}.get(s, "tab:blue")
+            color=[{"htsim": "tab:orange", "uet-htsim": "tab:green",
+                    "uet-htsim, loss patch": "tab:olive", "theory": "tab:grey"}.get(s, "tab:blue")
                    for s in out["simulator"]])
     ax.set_yticks(range(len(out)))
     ax.set_yticklabels(labels, fontsize=6)
     ax.axvline(1, color="grey", lw=0.8)
-    ax.set_xlabel("completion over the ideal (blue: this model, orange: htsim, grey: theory)")
+    ax.set_xlabel("completion over the ideal (blue: this model, orange: htsim, green: "
+                  "uet-htsim, grey: theory)")
     ax.set_title(f"16 hosts, 2 leaves x 8 spines, 100 Gb/s, {a.message_bytes >> 10} KiB")
     fig.tight_layout()
     runs.to_csv(os.path.join(a.out, "htsim-compare" + ("-quick" if a.quick else "") +

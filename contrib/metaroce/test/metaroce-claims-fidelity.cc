@@ -410,16 +410,16 @@ class SpuriousWindowFullScaleTestCase : public TestCase
     SpuriousWindowFullScaleTestCase()
         : TestCase("fidelity at 64 hosts: a lossless 16 MiB all-to-all through 2:1 "
                    "oversubscribed planes copies next to nothing and never times out; with the "
-                   "window as measured after copies it copied over 6,000 packets")
+                   "window as measured after copies it copies over a thousand packets")
     {
     }
 
   private:
     void DoRun() override
     {
-        // doc/results.md at 939551b, section 21: 14 copies in 348.5 us against 7,042 in 358.3 us
-        // (seed 1, one channel per plane; 14-26 over 1, 8 and 64 channels), of 262,144 data
-        // packets.
+        // Of 262,144 data packets (seed 1, one channel per plane), with the window widened
+        // after copies: next to none; as measured: 3,613 copies (7,042 before the connection's
+        // RTO bounded the flows' timers; doc/results.md at 939551b, section 21).
         const MetaRoceExperimentConfig twoToOne = LeafSpine(64, 8, "100Gbps", 8);
         const WithAndWithout r =
             AllToAllsWithAndWithout(twoToOne, 16 << 20, "", "SpuriousWindowSrttHalves=0");
@@ -427,7 +427,7 @@ class SpuriousWindowFullScaleTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(NoFabricDrop(r.with), true, "lossless");
         NS_TEST_EXPECT_MSG_EQ(r.with.timeouts, 0, "timeouts");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(r.with.retransmitted, 100, "copies with the window");
-        NS_TEST_EXPECT_MSG_GT(r.without.SpuriousRetransmissions(), 6000, "copies without");
+        NS_TEST_EXPECT_MSG_GT(r.without.SpuriousRetransmissions(), 1000, "copies without");
         NS_TEST_EXPECT_MSG_LT(r.with.durationUs, r.without.durationUs, "and sooner done");
     }
 };

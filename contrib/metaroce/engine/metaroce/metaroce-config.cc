@@ -149,7 +149,7 @@ RecoveryFields()
                        "Consecutive timeouts before a flow is taken down."),
         METAROCE_FIELD(C, tailProbeMinNs, "TailProbeMin", Nanoseconds, 1, kMaxNs, "4.5",
                        "Floor of the tail-loss probe wait (max(rack.rtt + reorder window, srtt + 4 rttvar, "
-                       "this))."),
+                       "this); without srtt + 4 rttvar while a loss proven on the NIC is recent)."),
         METAROCE_FIELD(C, maxTailProbes, "MaxTailProbes", Count, 0, 64, "4.5",
                        "Tail-loss probes without progress: the first two one probe wait apart, "
                        "each further one twice the wait of the one before; 0: none."),
@@ -157,7 +157,8 @@ RecoveryFields()
                        "Send a small PROBE in the data class right behind every DATA packet after "
                        "which nothing is left to send, on its flow, and on every other flow whose "
                        "newest packet is DATA still in flight: the PROBE's ACK exposes that "
-                       "packet's loss one round trip after it left. Costs a PROBE per flow of a "
+                       "packet's loss one round trip after it left; repeated once when the tail's ACK "
+                       "is overdue by the time rule's wait. Costs a PROBE per flow of a "
                        "connection's tail on the wire; without it a lost tail waits for the "
                        "tail-loss probe."),
         METAROCE_FIELD(C, probeIntervalNs, "ProbeInterval", Nanoseconds, 1, kMaxNs, "6.3",

@@ -155,9 +155,10 @@ MetaRoceRequester::FollowLossEvidence(TimeNs now)
 {
     // A recent proof anywhere on the NIC says the fabric drops packets: judge late packets with
     // the narrow floor; otherwise a late packet is more likely queued than lost (4.6, A47).
-    const uint32_t quarters = m_evidence->Recent(now, m_config.lossMemoryNs)
-                                  ? m_config.reorderFloorRttQuarters
-                                  : m_config.quietReorderFloorRttQuarters;
+    const bool lossRecent = m_evidence->Recent(now, m_config.lossMemoryNs);
+    m_tailProbe.FollowLossEvidence(lossRecent);
+    const uint32_t quarters =
+        lossRecent ? m_config.reorderFloorRttQuarters : m_config.quietReorderFloorRttQuarters;
     // A spurious loss and no proof: some routes queue deeper than the measured window (A49).
     const uint32_t halves = m_evidence->OnlySpuriousRecent(now, m_config.lossMemoryNs)
                                 ? m_config.spuriousWindowSrttHalves

@@ -68,12 +68,12 @@ TailLossProbe::DueAt(bool dataQueued,
     {
         return kNever;
     }
-    // The time rule's wait (rule 2 of 4.6), but at least srtt + 4 rttvar: without a later
-    // packet acknowledged, nothing says the tail is not simply behind a deeper queue (the
-    // 64-host all-to-all's first windows are, by up to three round trips).
-    const TimeNs wait = std::max({rack.rtt + reorderWindow,
-                                  connectionRtt.Rto(0, m_config.rtoMaxNs),
-                                  m_config.tailProbeMinNs});
+    // The time rule's wait (rule 2 of 4.6), but at least srtt + 4 rttvar while no loss was
+    // proven lately: without a later packet acknowledged, nothing says the tail is not simply
+    // behind a deeper queue (the 64-host all-to-all's first windows are, by up to three round
+    // trips). On a fabric that drops, a late tail is more likely lost than queued.
+    const TimeNs spread = m_lossRecent ? 0 : connectionRtt.Rto(0, m_config.rtoMaxNs);
+    const TimeNs wait = std::max({rack.rtt + reorderWindow, spread, m_config.tailProbeMinNs});
     const TimeNs due = tail->packet->sentAt + wait;
     if (m_probes == 0)
     {
@@ -91,8 +91,8 @@ TailLossProbe::RemarkAt(bool dataQueued,
                         const std::optional<Tail>& tail) const
 {
     // Markers follow tails only without a reorder tolerance (rule 1 would need a wider hole).
-    if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 || m_probes > 0 ||
-        !tail || tail->packet->txSeq < m_remarkedBefore)
+    if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 || m_probes > 0 || !tail ||
+        tail->packet->txSeq < m_remarkedBefore)
     {
         return kNever;
     }

@@ -12,11 +12,13 @@
  * not pile up on a flow that keeps losing them. After maxTailProbes without progress the
  * retransmission timer is left to act. No probe before the first RTT sample.
  *
- * With tail markers, a tail whose marker brought no ACK within the time rule's wait has its
- * markers repeated before any probe: a marker costs a few dozen bytes where a probe resends a
- * packet, so it can go as soon as the ACK is overdue by the time rule's measure, where the probe
- * must allow for the connection's RTT spread. A tail and its marker lost together are then
- * found one round trip after the repeat instead of after srtt + 4 rttvar.
+ * The RTT spread is what queues cost, and a probe sent while the tail only queues is a needless
+ * copy: so the probe allows for it only while the NIC has seen no loss lately. With a loss proven
+ * recently a late tail is more likely lost, and the probe waits the time rule's wait alone.
+ * Before that, with tail markers, a tail whose marker brought no ACK within the time rule's wait
+ * has its markers repeated: a marker costs a few dozen bytes where a probe resends a packet, so
+ * it can go as soon as the ACK is overdue by the time rule's measure; a tail and its marker lost
+ * together are then found one round trip after the repeat.
  */
 #ifndef METAROCE_ENGINE_TAIL_LOSS_PROBE_H
 #define METAROCE_ENGINE_TAIL_LOSS_PROBE_H
@@ -60,6 +62,13 @@ class TailLossProbe
 
     /// New data was acknowledged: the probe count resets.
     void OnProgress();
+
+    /// Whether a loss was proven on the NIC lately (4.6, A47): then a late tail is more likely
+    /// lost than queued, and the probe waits the time rule's wait only.
+    void FollowLossEvidence(bool recent)
+    {
+        m_lossRecent = recent;
+    }
 
     /// A probe was sent at `now`: a further one waits from it.
     void OnProbeSent(TimeNs now);
@@ -132,12 +141,13 @@ class TailLossProbe
   private:
     const MetaRoceConfig& m_config;
     State m_state{State::Waiting};
-    uint16_t m_flow{0};      ///< valid while Due
-    uint64_t m_message{0};   ///< the tail packet, valid while Due
-    uint32_t m_index{0};     ///<   and its index in the message
-    uint32_t m_probes{0};    ///< probes since data was last acknowledged
-    TimeNs m_lastProbeAt{0}; ///< when the last probe was sent
+    uint16_t m_flow{0};           ///< valid while Due
+    uint64_t m_message{0};        ///< the tail packet, valid while Due
+    uint32_t m_index{0};          ///<   and its index in the message
+    uint32_t m_probes{0};         ///< probes since data was last acknowledged
+    TimeNs m_lastProbeAt{0};      ///< when the last probe was sent
     uint64_t m_remarkedBefore{0}; ///< tails sent before this transmission had markers repeated
+    bool m_lossRecent{false};     ///< FollowLossEvidence()
 };
 
 } // namespace metaroce
