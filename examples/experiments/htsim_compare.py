@@ -181,8 +181,10 @@ def main():
     if a.uec:
         others.append(("uet-htsim", UEC[0], a.uec, UEC[1], UEC[2], 0.0))
     if a.uec_loss:
-        others.append(("uet-htsim, loss patch", UEC[0] + ", 1% loss per path", a.uec_loss,
-                       UEC[1], UEC[2], UEC_PIPE_LOSS))
+        # Without and with SLEEK, UEC's optional fast loss recovery (off by default).
+        others += [("uet-htsim, loss patch", UEC[0] + f", 1% loss per path{label}", a.uec_loss,
+                    UEC[1], UEC[2] + extra, UEC_PIPE_LOSS)
+                   for label, extra in (("", []), (", SLEEK", ["-sleek"]))]
     if others:
         os.makedirs(HTSIM_DIR, exist_ok=True)
     for w in workloads:
