@@ -170,12 +170,17 @@ def test_htsim_compare_our_side(tmp_path):
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "htsim-compare-quick.csv")
     ours = df[df["simulator"] == "MetaRoCE model"]
-    assert len(ours) == 4 and (ours["flows"] == "all").all() and (df["over_ideal"] >= 1).all()
+    # Two workloads: MetaRoCE lossless and at 1% per path, RoCEv2 on one path.
+    assert len(ours) == 6 and (ours["flows"] == "all").all() and (df["over_ideal"] >= 1).all()
+    for workload in ("permutation", "alltoall"):
+        w = ours[ours["workload"] == workload].set_index("transport")["time_us"]
+        assert w["MetaRoCE (sprayed), 1% loss per path"] > w["MetaRoCE (sprayed)"]
     # Random hashing of 16 flows onto 8 spines: the busiest link carries 2 to 4 flows.
     theory = df[df["simulator"] == "theory"]["over_ideal"].iloc[0]
     assert 2 < theory < 4
-    bad = run_experiment("htsim_compare.py", tmp_path, "--htsim", str(tmp_path))
-    assert bad.returncode != 0 and "--htsim" in bad.stderr
+    for option in ("--htsim", "--uec", "--uec-loss"):
+        bad = run_experiment("htsim_compare.py", tmp_path, option, str(tmp_path))
+        assert bad.returncode != 0 and option in bad.stderr
 
 
 def test_hpcc_compare_our_side(tmp_path):
