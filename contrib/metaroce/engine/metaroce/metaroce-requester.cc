@@ -515,11 +515,10 @@ MetaRoceRequester::NextTimeout() const
     // What NextTimeoutByScan() computes, from the trees: the clamped deadlines first.
     const TimeNs reorderWindow = ReorderWindowNs();
     const std::optional<Tail> tail = TailToProbe();
-    TimeNs next = std::min(
-        {EarliestLossCheck(reorderWindow),
-         m_rtoAt.Min(),
-         m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail),
-         m_tailProbe.RemarkAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail)});
+    TimeNs next =
+        std::min({EarliestLossCheck(reorderWindow),
+                  m_rtoAt.Min(),
+                  m_tailProbe.WakeAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail)});
     if (next != kNever)
     {
         next = std::max(next, m_now);
@@ -586,8 +585,7 @@ MetaRoceRequester::NextTimeoutByScan() const
     }
     const std::optional<Tail> tail = FindTail(m_flows, m_queue, m_rack);
     const TimeNs tailProbeAt =
-        std::min(m_tailProbe.DueAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail),
-                 m_tailProbe.RemarkAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail));
+        m_tailProbe.WakeAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail);
     if (tailProbeAt != kNever)
     {
         consider(tailProbeAt);

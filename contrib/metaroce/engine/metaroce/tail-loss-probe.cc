@@ -90,14 +90,32 @@ TailLossProbe::RemarkAt(bool dataQueued,
                         const RttEstimator& connectionRtt,
                         const std::optional<Tail>& tail) const
 {
-    // Markers follow tails only without a reorder tolerance (rule 1 would need a wider hole).
-    if (!m_config.tailMarkers || m_config.reorderTolerancePackets > 0 || m_probes > 0 || !tail ||
-        tail->packet->txSeq < m_remarkedBefore)
-    {
-        return kNever;
-    }
+    return RemarkBefore(DueAt(dataQueued, rack, reorderWindow, connectionRtt, tail),
+                        rack,
+                        reorderWindow,
+                        tail);
+}
+
+TimeNs
+TailLossProbe::WakeAt(bool dataQueued,
+                      const RackState& rack,
+                      TimeNs reorderWindow,
+                      const RttEstimator& connectionRtt,
+                      const std::optional<Tail>& tail) const
+{
     const TimeNs probeAt = DueAt(dataQueued, rack, reorderWindow, connectionRtt, tail);
-    if (probeAt == kNever)
+    return std::min(probeAt, RemarkBefore(probeAt, rack, reorderWindow, tail));
+}
+
+TimeNs
+TailLossProbe::RemarkBefore(TimeNs probeAt,
+                            const RackState& rack,
+                            TimeNs reorderWindow,
+                            const std::optional<Tail>& tail) const
+{
+    // Markers follow tails only without a reorder tolerance (rule 1 would need a wider hole).
+    if (probeAt == kNever || !m_config.tailMarkers || m_config.reorderTolerancePackets > 0 ||
+        m_probes > 0 || !tail || tail->packet->txSeq < m_remarkedBefore)
     {
         return kNever;
     }

@@ -91,6 +91,13 @@ class TailLossProbe
                     const RttEstimator& connectionRtt,
                     const std::optional<Tail>& tail) const;
 
+    /// The earlier of DueAt() and RemarkAt(): when the requester must next look at the tail.
+    TimeNs WakeAt(bool dataQueued,
+                  const RackState& rack,
+                  TimeNs reorderWindow,
+                  const RttEstimator& connectionRtt,
+                  const std::optional<Tail>& tail) const;
+
     /// The markers behind every tail sent before transmission `nextTxSeq` were repeated.
     void OnRemarked(uint64_t nextTxSeq)
     {
@@ -139,6 +146,12 @@ class TailLossProbe
     }
 
   private:
+    /// RemarkAt() given the probe's DueAt() `probeAt`.
+    TimeNs RemarkBefore(TimeNs probeAt,
+                        const RackState& rack,
+                        TimeNs reorderWindow,
+                        const std::optional<Tail>& tail) const;
+
     const MetaRoceConfig& m_config;
     State m_state{State::Waiting};
     uint16_t m_flow{0};           ///< valid while Due
