@@ -25,3 +25,31 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
 step() { printf '\n== %s\n' "$*"; }
+
+# make_venv VENV REQUIREMENTS [PYTHON [CHECK]]: creates VENV with the packages pinned in
+# REQUIREMENTS, once per change of that file. A copy of the file beside the venv is the stamp,
+# written last, after the venv's python has run the Python code CHECK (if given), so a failed
+# install or check makes the venv again next time. Clones building at once share the venv: one
+# makes it while the others wait on VENV.lock, instead of deleting it under another's pip. Sets
+# VENV_MADE to 1 when it made the venv, 0 when it was current. Call it as a plain command (not in
+# an if or ||), so that set -e stops at a failed step.
+make_venv() {
+  local venv="$1" requirements="$2" python="${3:-/usr/bin/python3}" check="${4:-}"
+  local stamp="$venv/.metaroce-requirements" lock
+  VENV_MADE=0
+  mkdir -p "$(dirname "$venv")"
+  exec {lock}>"$venv.lock"
+  flock "$lock"
+  if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
+    rm -rf "$venv"
+    "$python" -m venv "$venv" >&2
+    # Some packages compile at install time (CPyCppyy): nice keeps the machine usable meanwhile.
+    nice "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" >&2
+    if [ -n "$check" ]; then
+      "$venv/bin/python" -c "$check" >&2
+    fi
+    cp "$requirements" "$stamp"
+    VENV_MADE=1
+  fi
+  exec {lock}>&-
+}

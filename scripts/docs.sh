@@ -6,19 +6,8 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-REQUIREMENTS="$ROOT/doc/sphinx/requirements.txt"
 venv="${METAROCE_DOCS_VENV:-$METAROCE_CACHE/docs-venv}"
-stamp="$venv/.metaroce-requirements"
-mkdir -p "$(dirname "$venv")"
-exec 8>"$venv.lock"
-flock 8
-if [ ! -x "$venv/bin/sphinx-build" ] || ! cmp -s "$REQUIREMENTS" "$stamp"; then
-  rm -rf "$venv"
-  /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
-  cp "$REQUIREMENTS" "$stamp"
-fi
-exec 8>&-
+make_venv "$venv" "$ROOT/doc/sphinx/requirements.txt"
 
 # As ns-3's documentation build does, the page is built from a copy beside the replace.txt it
 # includes.

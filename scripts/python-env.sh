@@ -12,26 +12,12 @@ source "$(dirname "$0")/common.sh"
 
 REQUIREMENTS="$ROOT/bindings/python/requirements.txt"
 PYTHON="${METAROCE_PYTHON:-/usr/bin/python3}"
-stamp="$METAROCE_VENV/.metaroce-requirements"
 
-# Two clones building at once (a CI clone beside a working tree) share the venv: one makes it
-# while the other waits, instead of deleting it under the other's pip.
-mkdir -p "$(dirname "$METAROCE_VENV")"
-exec 9>"$METAROCE_VENV.lock"
-flock 9
-
-if [ ! -x "$METAROCE_VENV/bin/python" ] || ! cmp -s "$REQUIREMENTS" "$stamp"; then
-  step "python virtualenv ($METAROCE_VENV)" >&2
-  start=$(date +%s)
-  rm -rf "$METAROCE_VENV"
-  mkdir -p "$(dirname "$METAROCE_VENV")"
-  "$PYTHON" -m venv "$METAROCE_VENV" >&2
-  # CPyCppyy compiles at install time: nice keeps the machine usable meanwhile.
-  nice "$METAROCE_VENV/bin/pip" install --quiet --disable-pip-version-check \
-    -r "$REQUIREMENTS" >&2
-  # The first import of cppyy may build its precompiled header; do it here, once.
-  "$METAROCE_VENV/bin/python" -c "import cppyy" >&2
-  cp "$REQUIREMENTS" "$stamp"
+step "python virtualenv ($METAROCE_VENV)" >&2
+start=$(date +%s)
+# The first import of cppyy may build its precompiled header: the check does it, once.
+make_venv "$METAROCE_VENV" "$REQUIREMENTS" "$PYTHON" "import cppyy"
+if [ "$VENV_MADE" = 1 ]; then
   echo "python-env: created in $(($(date +%s) - start)) s" >&2
 fi
 
