@@ -155,6 +155,27 @@ def our_config(scenario, variant, ecn_dequeue, acks_first, per_flow, message_byt
     return c
 
 
+def sweep_flows(configs, processes):
+    """Runs the model's configs (mx.sweep) with each run's flow file kept: the sweep's frame
+    and each run's flows."""
+    with tempfile.TemporaryDirectory() as files:
+        for i, c in enumerate(configs):
+            c["output"] = os.path.join(files, f"run{i}")
+        df = mx.sweep(configs, processes=processes)
+        return df, [pd.read_csv(c["output"] + "-flows.csv") for c in configs]
+
+
+def add_hpcc_ratios(frame, by, keys, ratio_name):
+    """Adds ratio_name(k) = k / HPCC's k for each key, within each group of the columns `by`
+    that holds an HPCC row."""
+    for _, group in frame.groupby(by, sort=False):
+        theirs = group[group["simulator"] == "HPCC"]
+        if theirs.empty:
+            continue
+        for k in keys:
+            frame.loc[group.index, ratio_name(k)] = group[k] / theirs.iloc[0][k]
+
+
 def hpcc_topology(scenario):
     """HPCC's topology file: node and switch counts, the switches' ids, one line per link."""
     s = SCENARIOS[scenario]
@@ -321,11 +342,7 @@ def main():
                                       a.message_bytes, a.flows_per_host, a.seed))
             keys.append((s, label))
     rows = []
-    with tempfile.TemporaryDirectory() as files:
-        for i, c in enumerate(configs):
-            c["output"] = os.path.join(files, f"run{i}")
-        df = mx.sweep(configs, processes=a.processes)
-        flows = [pd.read_csv(c["output"] + "-flows.csv") for c in configs]
+    df, flows = sweep_flows(configs, a.processes)
     drawn, idle = {}, {}
     for (s, label), r, f in zip(keys, df.itertuples(), flows):
         # The flows are drawn before the run, so every variant has the same ones.
@@ -349,15 +366,8 @@ def main():
                              "complete": len(fct) == len(drawn[s]), "command": command})
     out = pd.DataFrame(rows)
     if a.hpcc:
-        for s in scenarios:
-            for name in [c[0] for c in SIZE_CLASSES + PAIR_IDLE]:
-                mine = (out["scenario"] == s) & (out["size"] == name)
-                theirs = out[mine & (out["simulator"] == "HPCC")]
-                if theirs.empty:
-                    continue
-                for k in ("p50_us", "p99_us", "last_us"):
-                    out.loc[mine, k.replace("_us", "_ratio")] = out.loc[mine, k] / \
-                        theirs.iloc[0][k]
+        add_hpcc_ratios(out, ["scenario", "size"], ("p50_us", "p99_us", "last_us"),
+                        lambda k: k.replace("_us", "_ratio"))
     columns = {"scenario": "scenario", "simulator": "simulator", "variant": "variant",
                "size": "flows", "count": "count", "p50_us": "FCT p50 (us)",
                "p99_us": "FCT p99 (us)",
@@ -408,15 +418,12 @@ def draws(a, scenarios, drawn, name):
                                           a.message_bytes, a.flows_per_host, d))
                 keys.append((s, "model", label, d))
     rows = []
-    with tempfile.TemporaryDirectory() as files:
-        for i, c in enumerate(configs):
-            c["output"] = os.path.join(files, f"draw{i}")
-        df = mx.sweep(configs, processes=a.processes)
-        for (s, sim, label, d), r, c in zip(keys, df.itertuples(), configs):
-            fct = pd.read_csv(c["output"] + "-flows.csv")["fct_us"].to_numpy()
-            rows.append({"scenario": s, "simulator": sim, "variant": label, "draw": d,
-                         "deepest_kb": r.max_queue_bytes / 1e3, "p50_us": np.quantile(fct, 0.5),
-                         "p99_us": np.quantile(fct, 0.99), "complete": r.complete})
+    df, flows = sweep_flows(configs, a.processes)
+    for (s, sim, label, d), r, f in zip(keys, df.itertuples(), flows):
+        fct = f["fct_us"].to_numpy()
+        rows.append({"scenario": s, "simulator": sim, "variant": label, "draw": d,
+                     "deepest_kb": r.max_queue_bytes / 1e3, "p50_us": np.quantile(fct, 0.5),
+                     "p99_us": np.quantile(fct, 0.99), "complete": r.complete})
     if a.hpcc:
         work = os.path.join(tempfile.gettempdir(), "metaroce-hpcc-compare")
         for s in scenarios:
@@ -433,11 +440,8 @@ def draws(a, scenarios, drawn, name):
                          deepest_min=("deepest_kb", "min"), deepest_max=("deepest_kb", "max"),
                          p50_mean=("p50_us", "mean"), p99_mean=("p99_us", "mean")).reset_index()
     if a.hpcc:
-        for s in scenarios:
-            mine = summary["scenario"] == s
-            theirs = summary[mine & (summary["simulator"] == "HPCC")].iloc[0]
-            for k in ("deepest_mean", "p50_mean", "p99_mean"):
-                summary.loc[mine, k + "_ratio"] = summary.loc[mine, k] / theirs[k]
+        add_hpcc_ratios(summary, ["scenario"], ("deepest_mean", "p50_mean", "p99_mean"),
+                        lambda k: k + "_ratio")
     columns = {"scenario": "scenario", "simulator": "simulator", "variant": "variant",
                "draws": "draws", "deepest_mean": "deepest queue mean (KB)",
                "deepest_min": "min", "deepest_max": "max", "p50_mean": "FCT p50 mean (us)",
