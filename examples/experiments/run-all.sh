@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 py="../../scripts/python.sh"
 for experiment in loss_sweep loss_seeds plane_failure incast plane_scaling message_sizes large_buffers \
-  lossless_grid ack_repeats tail_markers tail_recovery wire_bytes; do
+  lossless_grid ack_repeats tail_markers tail_recovery wire_bytes spray_bound; do
   echo "== $experiment"
   bash "$py" "$experiment.py" "$@"
 done

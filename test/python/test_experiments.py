@@ -220,3 +220,20 @@ def test_hpcc_compare_draws(tmp_path):
     assert len(summary) == 2 and (summary["draws"] == 2).all()
     assert (summary["deepest_min"] <= summary["deepest_max"]).all()
     assert (summary["deepest_min"] > 0).all()
+
+
+def test_spray_bound(tmp_path):
+    out = run_experiment("spray_bound.py", tmp_path)
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "spray-bound-quick.csv")
+    hashed = df[df["routing"] == "hashed"]["x_ideal"]
+    by_destination = df[df["routing"] == "by destination"]["x_ideal"]
+    assert len(hashed) == 2 and len(by_destination) == 1
+    # Routing by destination meets no collision: only the last packets' three hops are late.
+    assert 1.0 < by_destination.iloc[0] < 1.03
+    # Random uplinks collide: every seed ends later than routing by destination.
+    assert (hashed > by_destination.iloc[0] + 0.02).all()
+    bad = run_experiment("spray_bound.py", tmp_path, "--fabrics", "30x8x8x4")
+    assert bad.returncode != 0 and "multiple of hosts per leaf" in bad.stderr
+    bad = run_experiment("spray_bound.py", tmp_path, "--fabrics", "32x8")
+    assert bad.returncode != 0 and "--fabrics" in bad.stderr
