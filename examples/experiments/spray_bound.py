@@ -67,8 +67,8 @@ def finish_over_ideal(hosts, hosts_per_leaf, spines, packets, routing, seed):
 
 
 def main():
-    a = common.arguments(__doc__, fabrics="128x32x32x32,256x16x16x8,1024x32x32x8,1024x32x32x32",
-                         seeds=3)
+    a = common.arguments(__doc__, fabrics="128x32x32x32,256x16x16x8,1024x32x32x1,"
+                         "1024x32x32x8,1024x32x32x32", seeds=3)
     try:
         fabrics = [tuple(int(x) for x in f.split("x")) for f in a.fabrics.split(",") if f]
     except ValueError:
