@@ -1,6 +1,8 @@
-// A flow's due RTO waits for the connection's RTO (spec 4.5, A50): a flow's own samples are
-// sparse and lag a growing queue, so the timer stands back until the connection's RTO, from
-// every flow's samples, has passed since the packet left.
+// A flow's due RTO waits for the connection's RTO (spec 4.5, A50) and, with judgeByNicRtt while
+// no loss was proven lately, for its NIC's (A57): a flow's own samples are sparse and lag a growing
+// queue, and so are those of a connection that hears from its peer rarely, so the timer stands back
+// until the RTO from every flow's samples, or from every sample of the NIC's connections, has
+// passed since the packet left.
 #include "metaroce-hand-driven.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +66,63 @@ TEST(MetaRoceRtoFloor, ADueRtoWaitsForTheConnectionsRto)
     EXPECT_EQ(TimeoutOfALostPacket(deferrals), TimeNs{100'000 + 104'000})
         << "not at 100 + 60 us, the flow's own RTO";
     EXPECT_EQ(deferrals, 1u);
+}
+
+/// How a connection sharing its NIC's evidence is judged (A57).
+enum class Nic
+{
+    Apart,       ///< evidence of its own: a connection outside a NIC
+    Shared,      ///< shared, judgeByNicRtt, no loss proven
+    SharedProof, ///< shared, judgeByNicRtt, a loss proven at 99 us
+    SharedOff,   ///< shared, judgeByNicRtt off
+};
+
+/// One flow; connection `judged` samples 2 us (its RTO and its flow's: the 60 us floor), then
+/// `other` 90 us. Sharing the evidence, the NIC's samples, 2 and 90 us, give an RTO of 104 us.
+/// Returns when `judged`'s packet sent at 100 us and never acknowledged times out.
+TimeNs
+TimeoutBesideASlowConnection(Nic nic)
+{
+    MetaRoceConfig c = TwoFlows();
+    c.flowsPerPort = 1;
+    c.judgeByNicRtt = nic != Nic::SharedOff;
+    LossEvidence evidence;
+    HandDrivenPair judged(c);
+    HandDrivenPair other(c);
+    if (nic != Nic::Apart)
+    {
+        judged.a->ShareLossEvidence(evidence);
+        other.a->ShareLossEvidence(evidence);
+    }
+    OneMessage(judged, 1, 1'000, 2'000);
+    OneMessage(other, 1, 5'000, 90'000);
+    if (nic == Nic::SharedProof)
+    {
+        evidence.Record(99'000);
+    }
+    judged.a->PostSend(WorkRequest{2, Opcode::Write, 0, 100}, 100'000);
+    EXPECT_TRUE(judged.a->PullPacket(0, 100'000));
+    for (TimeNs t = judged.a->NextTimeout(); t != kNever; t = judged.a->NextTimeout())
+    {
+        judged.a->OnTimeout(t);
+        if (judged.a->GetCounters().timeouts > 0)
+        {
+            return t;
+        }
+    }
+    return kNever;
+}
+
+TEST(MetaRoceRtoFloor, WithoutAProvenLossADueRtoWaitsForTheNicsRto)
+{
+    EXPECT_EQ(TimeoutBesideASlowConnection(Nic::Shared), TimeNs{100'000 + 104'000})
+        << "the NIC's samples, 2 and 90 us, not the connection's 2 us";
+    EXPECT_EQ(TimeoutBesideASlowConnection(Nic::SharedProof), TimeNs{100'000 + 60'000})
+        << "a recent proof: the fabric drops packets, the connection's own RTO";
+    EXPECT_EQ(TimeoutBesideASlowConnection(Nic::SharedOff), TimeNs{100'000 + 60'000})
+        << "judgeByNicRtt off";
+    EXPECT_EQ(TimeoutBesideASlowConnection(Nic::Apart), TimeNs{100'000 + 60'000})
+        << "a connection outside a NIC";
 }
 
 } // namespace

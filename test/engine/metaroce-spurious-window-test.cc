@@ -104,6 +104,22 @@ TEST(MetaRoceSpuriousWindow, ASpuriousLossOfAnotherConnectionWidensTheWindow)
     EXPECT_TRUE(nic.judged.a->PullPacket(0, kWide)) << "lost at it";
 }
 
+TEST(MetaRoceSpuriousWindow, JudgedByTheNicsLongerRttTheWindowWidensFurther)
+{
+    // The spurious connection's late packet came back after 14 us: the NIC's smoothed RTT is
+    // above the judged connection's 4 us, and 1.5 x that is the window (A57).
+    MetaRoceConfig c = TwoPlanesWidening(3);
+    c.judgeByNicRtt = true;
+    ThreeConnectionsOfANic nic(c);
+    FindSpuriousLoss(nic.spurious, 0);
+    const TimeNs deadline = TimeRuleDeadline(nic.judged, kJudgedAt);
+    EXPECT_GT(deadline, kWide);
+    nic.judged.a->OnTimeout(deadline - 1);
+    EXPECT_FALSE(nic.judged.a->PullPacket(0, deadline - 1)) << "not lost before it";
+    nic.judged.a->OnTimeout(deadline);
+    EXPECT_TRUE(nic.judged.a->PullPacket(0, deadline)) << "lost at it";
+}
+
 TEST(MetaRoceSpuriousWindow, NoWideningWithoutASpuriousLossOrWhenTurnedOff)
 {
     ThreeConnectionsOfANic nic(TwoPlanesWidening(3));

@@ -1,5 +1,7 @@
 /*
- * When a NIC last proved a loss (spec 4.6, "Floor from the loss evidence"; A47).
+ * What a NIC's connections learn together about late packets: when one last proved a loss
+ * (spec 4.6, "Floor from the loss evidence"; A47), found one spurious (A49), and how long the
+ * fabric's round trips take now (4.5, A57).
  *
  * The time rule cannot tell a packet deep in a first-round queue from a lost one: only its
  * reorder floor separates them, and a wide floor finds every loss later while a narrow one
@@ -16,19 +18,40 @@
  * standing queues do, so the connections widen the time rule's window to a multiple of the
  * smoothed RTT (spec 4.6, A49). A recent proof outranks it: where the fabric drops packets, a
  * wider window finds every loss later.
+ *
+ * Last, the record keeps one RTT estimate from every ACK of every connection of the NIC. A
+ * connection of a wide collective hears from its peer once in hundreds of microseconds, so its
+ * own estimate lags a queue that grows meanwhile; the NIC hears an ACK every few hundred
+ * nanoseconds and follows the fabric's queues as they move. Where it is the longer and no loss
+ * was proven lately, a connection may judge late packets by it: the time rule's window, the
+ * tail-loss probe's wait and the RTO's floor (judgeByNicRtt; spec 4.5, 4.6, A57).
  */
 #ifndef METAROCE_ENGINE_LOSS_EVIDENCE_H
 #define METAROCE_ENGINE_LOSS_EVIDENCE_H
 
 #include "../common/engine-types.h"
+#include "metaroce-flow.h"
 
 namespace metaroce
 {
 
-/// The time of a NIC's last proven loss, shared by its connections (see the file comment).
+/// A NIC's last proven and spurious losses and its RTT, shared by its connections (see the file
+/// comment).
 class LossEvidence
 {
   public:
+    /// An RTT sample of any connection of the NIC.
+    void SampleRtt(TimeNs rtt)
+    {
+        m_rtt.Sample(rtt);
+    }
+
+    /// The NIC's estimate from every connection's samples.
+    const RttEstimator& Rtt() const
+    {
+        return m_rtt;
+    }
+
     /// A loss was proven at `now`.
     void Record(TimeNs now)
     {
@@ -62,6 +85,7 @@ class LossEvidence
 
     TimeNs m_lastProof{kNever};
     TimeNs m_lastSpurious{kNever};
+    RttEstimator m_rtt{0}; ///< every connection's samples
 };
 
 } // namespace metaroce

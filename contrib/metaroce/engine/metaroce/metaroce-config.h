@@ -82,6 +82,9 @@ struct MetaRoceConfig
     /// While the NIC found a loss spurious and proved none within lossMemoryNs: the time rule's
     /// window is at least this many halves of the smoothed RTT (0: never; 5.3, A49).
     uint32_t spuriousWindowSrttHalves{3};
+    /// While no connection of the NIC proved a loss within lossMemoryNs, judge late packets by
+    /// the NIC's RTT estimate where it is the longer (4.5, A57; off: the connection's own).
+    bool judgeByNicRtt{false};
     TimeNs rtoMinNs{60'000};
     TimeNs rtoMaxNs{10'000'000};
     TimeNs initialRttNs{8'000};       ///< RTT assumed before the first sample

@@ -150,6 +150,7 @@ MetaRoceRequester::OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sam
     {
         flow.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
+        m_evidence->SampleRtt(now - ack.echoTimestamp);
         sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 9.6)
     }
     if (ack.rateHintMbps != 0)

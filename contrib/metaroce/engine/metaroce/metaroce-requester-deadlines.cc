@@ -112,8 +112,9 @@ MetaRoceRequester::DeferRto(const Flow& flow,
     // its own deadline (later than now, or it would have just declared it lost). Nothing sent
     // after it has come back, but the connection keeps acknowledging what was sent before:
     // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3). Else the
-    // connection's RTO, from every flow's samples, has not passed since the packet left: the
-    // flow's own sparse samples lag a queue that grows (A50).
+    // connection's RTO, from every flow's samples, or the NIC's, from every connection's, has
+    // not passed since the packet left: the flow's own sparse samples lag a queue that grows
+    // (A50, A57).
     const TimeNs rto = m_recovery.Rto(flow);
     TimeNs until = kNever;
     if (m_rack.SentAfter(oldest))
@@ -124,9 +125,9 @@ MetaRoceRequester::DeferRto(const Flow& flow,
     {
         until = m_lastProgressAt + rto;
     }
-    if ((until == kNever || until <= now) && m_connectionRtt.HasSample())
+    if ((until == kNever || until <= now) && JudgingRtt().HasSample())
     {
-        const TimeNs floor = m_connectionRtt.Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
+        const TimeNs floor = JudgingRtt().Rto(m_config.rtoMinNs, m_config.rtoMaxNs);
         until = oldest.sentAt + m_recovery.Rto(flow, floor);
     }
     if (until == kNever || until <= now)
@@ -147,7 +148,25 @@ MetaRoceRequester::DeferRto(const Flow& flow,
 TimeNs
 MetaRoceRequester::ReorderWindowNs() const
 {
-    return m_reorder.Window(m_connectionRtt.Minimum(), m_connectionRtt.Smoothed());
+    return m_reorder.Window(JudgingRtt().Minimum(), JudgingRtt().Smoothed());
+}
+
+const RttEstimator&
+MetaRoceRequester::JudgingRtt() const
+{
+    // A connection that hears from its peer once in hundreds of microseconds has a stale
+    // estimate; its NIC's, from every connection's ACKs, follows the queues (A57). With
+    // judgeByNicRtt, while no connection of the NIC proved a loss lately (a late packet is
+    // more likely queued than lost, A47), the longer of the two judges, so a connection with
+    // deeper queues of its own keeps its estimate. Where the fabric drops packets, the
+    // connection's own, shorter estimate finds losses sooner. Before its own first sample a
+    // connection keeps its initial estimate: its first window may sit in an incast queue that
+    // no other connection's samples show (4.5).
+    const TimeNs horizon = m_config.rtoMaxNs;
+    return m_judgeByNicRtt && m_connectionRtt.HasSample() && m_nicRtt.HasSample() &&
+                   m_nicRtt.Rto(0, horizon) > m_connectionRtt.Rto(0, horizon)
+               ? m_nicRtt
+               : m_connectionRtt;
 }
 
 void
@@ -156,6 +175,9 @@ MetaRoceRequester::FollowLossEvidence(TimeNs now)
     // A recent proof anywhere on the NIC says the fabric drops packets: judge late packets with
     // the narrow floor; otherwise a late packet is more likely queued than lost (4.6, A47).
     const bool lossRecent = m_evidence->Recent(now, m_config.lossMemoryNs);
+    // Read at the connection's own events, as the floors are: its deadlines stay exact (A57).
+    m_nicRtt = m_evidence->Rtt();
+    m_judgeByNicRtt = m_config.judgeByNicRtt && !lossRecent;
     m_tailProbe.FollowLossEvidence(lossRecent);
     const uint32_t quarters =
         lossRecent ? m_config.reorderFloorRttQuarters : m_config.quietReorderFloorRttQuarters;

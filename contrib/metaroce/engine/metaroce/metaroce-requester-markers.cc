@@ -76,7 +76,7 @@ MetaRoceRequester::RemarkTails(const std::optional<Tail>& tail, TimeNs reorderWi
     // The tail's ACK is overdue by the time rule's measure, and the marker behind it brought
     // none: both may have been lost on their route. A marker again behind every flow's newest
     // DATA still in flight, long before the probe's srtt + 4 rttvar (spec 4.5).
-    if (m_tailProbe.RemarkAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail) > now)
+    if (m_tailProbe.RemarkAt(MaySendMore(), m_rack, reorderWindow, JudgingRtt(), tail) > now)
     {
         return;
     }

@@ -415,7 +415,7 @@ MetaRoceRequester::OnTimeout(TimeNs now)
                          MaySendMore(),
                          m_rack,
                          reorderWindow,
-                         m_connectionRtt,
+                         JudgingRtt(),
                          tail,
                          m_rack.valid ? &m_flows[m_deliveringFlow] : nullptr);
 }
@@ -518,7 +518,7 @@ MetaRoceRequester::NextTimeout() const
     TimeNs next =
         std::min({EarliestLossCheck(reorderWindow),
                   m_rtoAt.Min(),
-                  m_tailProbe.WakeAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail)});
+                  m_tailProbe.WakeAt(MaySendMore(), m_rack, reorderWindow, JudgingRtt(), tail)});
     if (next != kNever)
     {
         next = std::max(next, m_now);
@@ -585,7 +585,7 @@ MetaRoceRequester::NextTimeoutByScan() const
     }
     const std::optional<Tail> tail = FindTail(m_flows, m_queue, m_rack);
     const TimeNs tailProbeAt =
-        m_tailProbe.WakeAt(MaySendMore(), m_rack, reorderWindow, m_connectionRtt, tail);
+        m_tailProbe.WakeAt(MaySendMore(), m_rack, reorderWindow, JudgingRtt(), tail);
     if (tailProbeAt != kNever)
     {
         consider(tailProbeAt);

@@ -280,6 +280,10 @@ class MetaRoceRequester
     /// Measured reorder window of the connection (spec 4.6): the time rule's window and the
     /// tail-loss probe's wait.
     TimeNs ReorderWindowNs() const;
+    /// The RTT estimate late packets are judged by (4.5, 4.6, A57): with judgeByNicRtt, while
+    /// the NIC proved no loss lately, the NIC's as read at the connection's last event where its
+    /// RTO is the longer; else the connection's own.
+    const RttEstimator& JudgingRtt() const;
     /// The evidence `flow`'s packets are judged by.
     TimeRule TimeRuleFor(const Flow& flow, TimeNs ruleWindow) const;
 
@@ -361,9 +365,11 @@ class MetaRoceRequester
     /// is in flight on the flow (a timeout leaves nothing); empty until the first deferral, as
     /// most connections never wait that long (4.5).
     std::vector<TimeNs> m_rtoNotBefore;
-    LossEvidence* m_evidence; ///< the NIC's last proven loss (4.6, A47)
-    ReorderWindow m_reorder;  ///< reorder window of the time rule (4.6)
-    uint64_t m_nextTxSeq{0};  ///< transmission order over all flows
+    LossEvidence* m_evidence;    ///< the NIC's last proven loss (4.6, A47) and its RTT (A57)
+    RttEstimator m_nicRtt{0};    ///< m_evidence's RTT at FollowLossEvidence() (A57)
+    bool m_judgeByNicRtt{false}; ///< judgeByNicRtt and no loss proven lately (A57)
+    ReorderWindow m_reorder;     ///< reorder window of the time rule (4.6)
+    uint64_t m_nextTxSeq{0};     ///< transmission order over all flows
     WindowState m_connectionWindow;
     uint64_t m_admissionLimit;   ///< AdmissionLimit()
     uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 9.1)
