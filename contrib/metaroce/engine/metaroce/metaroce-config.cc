@@ -112,11 +112,10 @@ LossDetectionFields()
                        "(oversubscribed fabrics), and finds a real loss there that much later."),
         METAROCE_FIELD(C, judgeByNicRtt, "JudgeByNicRtt", Flag, 0, 1, "4.5",
                        "While no connection of the NIC has proven a loss within LossMemory, a "
-                       "connection judges late packets (the "
-                       "time rule's window, the tail-loss probe's wait, the RTO's floor) by the "
-                       "NIC's RTT estimate, from every connection's ACKs, where it is longer than "
-                       "its own: a connection that hears from its peer rarely (a wide "
-                       "all-to-all) has a stale one."),
+                       "connection judges late packets (the time rule's window, the tail-loss "
+                       "probe's wait, the RTO's floor) by the NIC's RTT estimate, from every "
+                       "connection's ACKs, where it is longer than its own: a connection that "
+                       "hears from its peer rarely (a wide all-to-all) has a stale one."),
     };
 }
 

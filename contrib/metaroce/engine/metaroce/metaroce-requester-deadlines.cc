@@ -112,9 +112,9 @@ MetaRoceRequester::DeferRto(const Flow& flow,
     // its own deadline (later than now, or it would have just declared it lost). Nothing sent
     // after it has come back, but the connection keeps acknowledging what was sent before:
     // it waits in a queue; the timer restarts from that progress (RFC 6298 5.3). Else the
-    // connection's RTO, from every flow's samples, or the NIC's, from every connection's, has
-    // not passed since the packet left: the flow's own sparse samples lag a queue that grows
-    // (A50, A57).
+    // connection's RTO, from every flow's samples (or the NIC's, from every connection's, where
+    // JudgingRtt() says so), has not passed since the packet left: the flow's own sparse samples
+    // lag a queue that grows (A50, A57).
     const TimeNs rto = m_recovery.Rto(flow);
     TimeNs until = kNever;
     if (m_rack.SentAfter(oldest))
