@@ -150,7 +150,10 @@ MetaRoceRequester::OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sam
     {
         flow.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
-        m_evidence->SampleRtt(now - ack.echoTimestamp);
+        if (m_config.judgeByNicRtt)
+        {
+            m_evidence->SampleRtt(now - ack.echoTimestamp); // only read with it (A57)
+        }
         sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 9.6)
     }
     if (ack.rateHintMbps != 0)

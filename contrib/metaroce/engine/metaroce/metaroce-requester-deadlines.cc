@@ -163,7 +163,7 @@ MetaRoceRequester::JudgingRtt() const
     // connection keeps its initial estimate: its first window may sit in an incast queue that
     // no other connection's samples show (4.5).
     const TimeNs horizon = m_config.rtoMaxNs;
-    return m_judgeByNicRtt && m_connectionRtt.HasSample() && m_nicRtt.HasSample() &&
+    return m_connectionRtt.HasSample() && m_nicRtt.HasSample() &&
                    m_nicRtt.Rto(0, horizon) > m_connectionRtt.Rto(0, horizon)
                ? m_nicRtt
                : m_connectionRtt;
@@ -176,8 +176,8 @@ MetaRoceRequester::FollowLossEvidence(TimeNs now)
     // the narrow floor; otherwise a late packet is more likely queued than lost (4.6, A47).
     const bool lossRecent = m_evidence->Recent(now, m_config.lossMemoryNs);
     // Read at the connection's own events, as the floors are: its deadlines stay exact (A57).
-    m_nicRtt = m_evidence->Rtt();
-    m_judgeByNicRtt = m_config.judgeByNicRtt && !lossRecent;
+    // Without judgeByNicRtt, or after a recent proof, it holds no sample and never judges.
+    m_nicRtt = m_config.judgeByNicRtt && !lossRecent ? m_evidence->Rtt() : RttEstimator(0);
     m_tailProbe.FollowLossEvidence(lossRecent);
     const uint32_t quarters =
         lossRecent ? m_config.reorderFloorRttQuarters : m_config.quietReorderFloorRttQuarters;

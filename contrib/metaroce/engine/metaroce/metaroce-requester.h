@@ -365,11 +365,10 @@ class MetaRoceRequester
     /// is in flight on the flow (a timeout leaves nothing); empty until the first deferral, as
     /// most connections never wait that long (4.5).
     std::vector<TimeNs> m_rtoNotBefore;
-    LossEvidence* m_evidence;    ///< the NIC's last proven loss (4.6, A47) and its RTT (A57)
-    RttEstimator m_nicRtt{0};    ///< m_evidence's RTT at FollowLossEvidence() (A57)
-    bool m_judgeByNicRtt{false}; ///< judgeByNicRtt and no loss proven lately (A57)
-    ReorderWindow m_reorder;     ///< reorder window of the time rule (4.6)
-    uint64_t m_nextTxSeq{0};     ///< transmission order over all flows
+    LossEvidence* m_evidence; ///< the NIC's last proven loss (4.6, A47) and its RTT (A57)
+    RttEstimator m_nicRtt{0}; ///< m_evidence's RTT at FollowLossEvidence() where it may judge
+    ReorderWindow m_reorder;  ///< reorder window of the time rule (4.6)
+    uint64_t m_nextTxSeq{0};  ///< transmission order over all flows
     WindowState m_connectionWindow;
     uint64_t m_admissionLimit;   ///< AdmissionLimit()
     uint64_t m_inflightBytes{0}; ///< DATA in flight (PROBEs are held by no window, 9.1)
