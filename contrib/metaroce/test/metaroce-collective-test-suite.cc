@@ -239,14 +239,25 @@ class FatTreeTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.complete, true, "fat-tree all-to-all");
         NS_TEST_ASSERT_MSG_EQ(r.collective.bytesSent, r.collective.bytesExpected, "exact bytes");
         std::map<std::string, uint64_t> byTier;
+        std::map<std::string, uint64_t> deepest;
+        uint64_t planeDeepest = 0;
         for (const auto& l : r.links)
         {
             byTier[l.tier] += l.txBytes;
+            deepest[l.tier] = std::max(deepest[l.tier], l.maxQueueBytes);
+            planeDeepest = std::max(planeDeepest, l.maxQueueBytes);
         }
         for (const std::string tier : {"host-leaf", "leaf-spine", "spine-core", "core-spine"})
         {
             NS_TEST_EXPECT_MSG_GT(byTier[tier], 0, tier << " links carry traffic");
         }
+        // A link's queue is its sending switch port's: none where a NIC sends, and the deepest
+        // port of all is the planes' deepest queue.
+        NS_TEST_EXPECT_MSG_EQ(deepest["host-leaf"], 0, "a NIC's link has no switch queue");
+        NS_TEST_EXPECT_MSG_GT(deepest["leaf-host"], 0, "the all-to-all queues at the host ports");
+        NS_TEST_EXPECT_MSG_EQ(planeDeepest,
+                              r.maxQueueBytes,
+                              "the deepest link is the deepest port");
         // 2 planes x (8 host links + 2 pods x 2 leaves x 2 spines + 4 spines x 2 cores), both
         // directions.
         NS_TEST_EXPECT_MSG_EQ(r.links.size(), 2 * 2 * (8 + 8 + 8), "every link direction");

@@ -63,8 +63,7 @@ MetaRoceFabricMonitor::MetaRoceFabricMonitor(const MetaRoceFabricHelper& fabric)
                 lowerTier = names.at(PeekPointer(link.swA)).first;
                 lowerLabel = names.at(PeekPointer(link.swA)).second;
             }
-            AddLink(link.a,
-                    link.b,
+            AddLink(link,
                     p,
                     lowerTier + "-" + upper.first,
                     upper.first + "-" + lowerTier,
@@ -88,8 +87,7 @@ MetaRoceFabricMonitor::HostOf(Ptr<MetaRoceNic> nic) const
 }
 
 void
-MetaRoceFabricMonitor::AddLink(Ptr<NetDevice> a,
-                               Ptr<NetDevice> b,
+MetaRoceFabricMonitor::AddLink(const MetaRoceFabricLink& link,
                                uint32_t plane,
                                const std::string& tierAB,
                                const std::string& tierBA,
@@ -98,9 +96,11 @@ MetaRoceFabricMonitor::AddLink(Ptr<NetDevice> a,
 {
     for (const bool forward : {true, false})
     {
-        Ptr<NetDevice> tx = forward ? a : b;
-        Ptr<NetDevice> rx = forward ? b : a;
+        Ptr<NetDevice> tx = forward ? link.a : link.b;
+        Ptr<NetDevice> rx = forward ? link.b : link.a;
         Direction d;
+        d.txSwitch = forward ? link.swA : link.swB;
+        d.txPort = forward ? link.portA : link.portB;
         d.record.plane = plane;
         d.record.tier = forward ? tierAB : tierBA;
         d.record.from = forward ? labelA : labelB;
@@ -281,7 +281,8 @@ MetaRoceFabricMonitor::CombineCounters()
     // Each direction is counted where it happens: sent on the transmitter's rank, lost on the
     // receiver's; the copies on the other ranks never see a packet.
     std::vector<uint64_t> counts;
-    counts.reserve(m_directions.size() * 3);
+    constexpr std::size_t kFields = 6;
+    counts.reserve(m_directions.size() * kFields);
     for (auto& d : m_directions)
     {
         if (d.channel != nullptr)
@@ -295,15 +296,33 @@ MetaRoceFabricMonitor::CombineCounters()
             d.record.txPackets = d.sentPackets;
             d.record.txBytes = d.sentBytes;
         }
-        counts.insert(counts.end(), {d.record.txPackets, d.record.txBytes, d.record.lost});
+        if (d.txSwitch != nullptr && MetaRoceMpi::IsLocal(*d.txSwitch->GetObject<Node>()))
+        {
+            const MetaRoceSwitchPortCounters& k = d.txSwitch->GetPortCounters(d.txPort);
+            d.record.maxQueueBytes = k.maxQueueBytes;
+            d.record.dropped = k.Dropped();
+            d.record.ecnMarked = k.ecnMarked;
+        }
+        counts.insert(counts.end(),
+                      {d.record.txPackets,
+                       d.record.txBytes,
+                       d.record.lost,
+                       d.record.maxQueueBytes,
+                       d.record.dropped,
+                       d.record.ecnMarked});
     }
     m_localPacketHops = GetPacketHops();
     counts = MetaRoceMpi::Sum(std::move(counts));
     for (std::size_t i = 0; i < m_directions.size(); ++i)
     {
-        m_directions[i].record.txPackets = counts[i * 3];
-        m_directions[i].record.txBytes = counts[i * 3 + 1];
-        m_directions[i].record.lost = counts[i * 3 + 2];
+        // A switch is local to one rank: the others add zeros.
+        MetaRoceLinkRecord& r = m_directions[i].record;
+        r.txPackets = counts[i * kFields];
+        r.txBytes = counts[i * kFields + 1];
+        r.lost = counts[i * kFields + 2];
+        r.maxQueueBytes = counts[i * kFields + 3];
+        r.dropped = counts[i * kFields + 4];
+        r.ecnMarked = counts[i * kFields + 5];
     }
     const uint32_t planes = m_fabric.GetNPlanes();
     std::vector<uint64_t> sums(planes * 2, 0);

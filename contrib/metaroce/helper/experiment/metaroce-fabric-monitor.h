@@ -84,12 +84,13 @@ class MetaRoceFabricMonitor
         uint64_t rateBps{0};
         Ptr<MetaRoceChannel> channel; ///< counts what tx sent (null: another device's channel)
         Ptr<NetDevice> tx;
-        uint64_t sentPackets{0}; ///< without `channel`: what tx's PhyTxBegin reported
+        Ptr<MetaRoceSwitch> txSwitch; ///< the switch whose egress port tx is (null: a NIC)
+        uint32_t txPort{0};           ///< that port
+        uint64_t sentPackets{0};      ///< without `channel`: what tx's PhyTxBegin reported
         uint64_t sentBytes{0};
     };
 
-    void AddLink(Ptr<NetDevice> a,
-                 Ptr<NetDevice> b,
+    void AddLink(const MetaRoceFabricLink& link,
                  uint32_t plane,
                  const std::string& tierAB,
                  const std::string& tierBA,

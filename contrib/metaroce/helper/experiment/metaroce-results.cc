@@ -379,11 +379,13 @@ MetaRoceExperimentResults::WriteCsvRows(std::ostream& f, std::ostream& h, std::o
         h << r.host << ',' << r.txBytes << ',' << r.deliveredBytes << ',' << r.goodputGbps << ','
           << r.retransmitted << ',' << r.timeouts << ',' << r.ecnMarked << '\n';
     }
-    l << "plane,tier,from,to,tx_packets,tx_bytes,utilisation,lost\n";
+    l << "plane,tier,from,to,tx_packets,tx_bytes,utilisation,lost,max_queue_bytes,dropped,"
+         "ecn_marked\n";
     for (const auto& r : links)
     {
         l << r.plane << ',' << r.tier << ',' << r.from << ',' << r.to << ',' << r.txPackets << ','
-          << r.txBytes << ',' << r.utilisation << ',' << r.lost << '\n';
+          << r.txBytes << ',' << r.utilisation << ',' << r.lost << ',' << r.maxQueueBytes << ','
+          << r.dropped << ',' << r.ecnMarked << '\n';
     }
 }
 

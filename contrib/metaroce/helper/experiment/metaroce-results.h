@@ -59,8 +59,11 @@ struct MetaRoceLinkRecord
     std::string to;
     uint64_t txPackets{0};
     uint64_t txBytes{0};
-    double utilisation{0}; ///< txBytes x 8 over (rate x the workload's duration)
-    uint64_t lost{0};      ///< packets dropped at the receiving end (loss model or failure)
+    double utilisation{0};     ///< txBytes x 8 over (rate x the workload's duration)
+    uint64_t lost{0};          ///< packets dropped at the receiving end (loss model or failure)
+    uint64_t maxQueueBytes{0}; ///< deepest egress queue at the sending switch port (0: a NIC)
+    uint64_t dropped{0};       ///< packets the sending switch port dropped, every reason
+    uint64_t ecnMarked{0};     ///< packets the sending switch port marked CE
 };
 
 /// One plane's totals.
