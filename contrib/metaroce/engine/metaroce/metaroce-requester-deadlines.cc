@@ -148,7 +148,11 @@ MetaRoceRequester::DeferRto(const Flow& flow,
 TimeNs
 MetaRoceRequester::ReorderWindowNs() const
 {
-    return m_reorder.Window(JudgingRtt().Minimum(), JudgingRtt().Smoothed());
+    // The floor is this connection's own: its peer's distance, not the NIC's nearest peer's.
+    // The cap is the longer smoothed RTT: the NIC's longer RTO may come from a wider spread
+    // around a shorter mean, its nearer peers' round trips among them (A57).
+    return m_reorder.Window(m_connectionRtt.Minimum(),
+                            std::max(m_connectionRtt.Smoothed(), JudgingRtt().Smoothed()));
 }
 
 const RttEstimator&
