@@ -62,6 +62,7 @@ set(METAROCE_ENGINE_SOURCES
     engine/metaroce/spurious-loss.cc
     engine/metaroce/tail-index.cc
     engine/metaroce/tail-loss-probe.cc
+    engine/metaroce/injection-rate.cc
     engine/rocev2/rocev2-config.cc
     engine/rocev2/rocev2-queue-pair.cc
     engine/rocev2/rocev2-requester.cc
@@ -92,6 +93,7 @@ set(METAROCE_ENGINE_HEADERS
     engine/metaroce/loss-detection.h
     engine/metaroce/mcrc.h
     engine/metaroce/loss-evidence.h
+    engine/metaroce/injection-rate.h
     engine/metaroce/metaroce-config.h
     engine/metaroce/metaroce-connection.h
     engine/metaroce/metaroce-flow.h

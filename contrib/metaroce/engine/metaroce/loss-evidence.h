@@ -24,12 +24,15 @@
  * own estimate lags a queue that grows meanwhile; the NIC hears an ACK every few hundred
  * nanoseconds and follows the fabric's queues as they move. Where it is the longer and no loss
  * was proven lately, a connection may judge late packets by it: the time rule's window, the
- * tail-loss probe's wait and the RTO's floor (judgeByNicRtt; spec 4.5, 4.6, A57).
+ * tail-loss probe's wait and the RTO's floor (judgeByNicRtt; spec 4.5, 4.6, A57). The same
+ * estimate times the rounds of the NIC's injection rate, which it holds for the NIC's ports
+ * (nicInjectionControl; injection-rate.h, spec 9.7, A58).
  */
 #ifndef METAROCE_ENGINE_LOSS_EVIDENCE_H
 #define METAROCE_ENGINE_LOSS_EVIDENCE_H
 
 #include "../common/engine-types.h"
+#include "injection-rate.h"
 #include "metaroce-flow.h"
 
 namespace metaroce
@@ -50,6 +53,17 @@ class LossEvidence
     const RttEstimator& Rtt() const
     {
         return m_rtt;
+    }
+
+    /// The NIC's DATA injection rate, from every connection's marks (9.7, A58).
+    InjectionRate& Injection()
+    {
+        return m_injection;
+    }
+
+    const InjectionRate& Injection() const
+    {
+        return m_injection;
     }
 
     /// A loss was proven at `now`.
@@ -86,6 +100,7 @@ class LossEvidence
     TimeNs m_lastProof{kNever};
     TimeNs m_lastSpurious{kNever};
     RttEstimator m_rtt{0}; ///< every connection's samples
+    InjectionRate m_injection;
 };
 
 } // namespace metaroce

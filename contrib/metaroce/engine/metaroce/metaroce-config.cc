@@ -71,6 +71,12 @@ SenderFields()
                        "Largest connection window."),
         METAROCE_FIELD(C, honourRateHint, "HonourRateHint", Flag, 0, 1, "9.4",
                        "Pace the sender at the receiver's fair-share rate hint."),
+        METAROCE_FIELD(C, nicInjectionControl, "NicInjectionControl", Flag, 0, 1, "9.7",
+                       "The NIC sends DATA at a share of its line rate that DCTCP's control law "
+                       "sets from the CE marks of all its connections' ACKs together, once per "
+                       "NIC round trip: for wide collectives, whose connections send too few "
+                       "packets for their windows to bind. Marks on one connection (an incast) "
+                       "slow all the NIC's connections."),
         METAROCE_FIELD(C, unscheduledBytes, "UnscheduledBytes", Bytes, 0, kMaxWindowBytes, "9.1",
                        "Bytes a connection may have in flight before its first ACK, the "
                        "unscheduled window of receiver admission (0: no limit but the windows)."),

@@ -67,6 +67,9 @@ struct MetaRoceConfig
     uint64_t initialConnectionWindowBytes{1 << 20}; ///< starting connection window
     uint64_t maxConnectionWindowBytes{16 << 20};    ///< connection window ceiling
     bool honourRateHint{true};                      ///< pace at the receiver's fair-share hint
+    /// The NIC paces its DATA at a share of its line rate cut on its connections' CE marks
+    /// together (9.7, A58; off: at the line rate, windows and rate hints alone limit it).
+    bool nicInjectionControl{false};
     /// Bytes in flight before the connection's first ACK (0: the windows alone decide); with a
     /// receiver that grants admission credit (spec 8.5), the unscheduled first window.
     uint64_t unscheduledBytes{0};

@@ -150,9 +150,9 @@ MetaRoceRequester::OnAckFeedback(Flow& flow, const MrHeader& ack, AckSample& sam
     {
         flow.rtt.Sample(now - ack.echoTimestamp);
         m_connectionRtt.Sample(now - ack.echoTimestamp);
-        if (m_config.judgeByNicRtt)
+        if (m_config.judgeByNicRtt || m_config.nicInjectionControl)
         {
-            m_evidence->SampleRtt(now - ack.echoTimestamp); // only read with it (A57)
+            m_evidence->SampleRtt(now - ack.echoTimestamp); // only read with them (A57, A58)
         }
         sample.rtt = now - ack.echoTimestamp; // delay-based algorithms (Swift, spec 9.6)
     }
@@ -183,6 +183,14 @@ MetaRoceRequester::OnAckProgress(Flow& flow, uint16_t ceCount, AckProgress progr
     m_cc->OnAck(flow.window, m_connectionWindow, sample, now);
     m_recovery.OnMarks(flow, ceCount, sample.ackedPackets, now);
     m_selector->OnAck(m_flows, flow, sample.ackedPackets, ceCount);
+    if (m_config.nicInjectionControl && sample.ackedPackets > 0)
+    {
+        const RttEstimator& nic = m_evidence->Rtt();
+        m_evidence->Injection().OnAck(sample.ackedPackets,
+                                      ceCount,
+                                      now,
+                                      nic.HasSample() ? nic.Smoothed() : 0);
+    }
 }
 
 void

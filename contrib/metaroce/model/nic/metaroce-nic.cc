@@ -247,6 +247,7 @@ MetaRoceNic::DoDispose()
     m_pfc.Clear();
     for (Port& port : m_ports)
     {
+        port.injectionWake.Cancel();
         port.queue->Dispose();
         m_arrivals->ReleasePort(port.device, this);
         port.device = nullptr;
@@ -280,6 +281,12 @@ MetaRoceNic::HasTimerDueBy(Time t) const
 {
     const int64_t step = t.GetTimeStep();
     return m_pfc.HasExpiryDueBy(t) ||
+           std::any_of(m_ports.begin(),
+                       m_ports.end(),
+                       [step](const Port& port) {
+                           return MetaRoceIsPending(port.injectionWake) &&
+                                  port.injectionWake.GetTs() <= static_cast<uint64_t>(step);
+                       }) ||
            std::any_of(m_hosts.begin(), m_hosts.end(), [step](const auto& entry) {
                return entry.second->TimerDueBy(step);
            });
@@ -482,13 +489,69 @@ MetaRoceNic::PullPort(uint32_t index)
     {
         return nullptr;
     }
-    // While DATA is paused (PFC), only control packets leave; data waits in the engines.
-    Ptr<Packet> p = m_scheduler.Pull(index, m_pfc.IsDataPaused(index));
+    // While DATA is paused (PFC) or waits for the injection rate, only control packets leave;
+    // data waits in the engines.
+    const bool paused = m_pfc.IsDataPaused(index);
+    const bool held = !paused && !InjectionAllows(index, false);
+    Ptr<Packet> p = m_scheduler.Pull(index, paused || held);
     if (p != nullptr)
     {
+        if (!paused && !held)
+        {
+            OnInjected(index, p);
+        }
         m_txTrace(p, index);
     }
+    else if (held)
+    {
+        InjectionAllows(index, true);
+    }
     return p;
+}
+
+bool
+MetaRoceNic::InjectionAllows(uint32_t index, bool arm)
+{
+    Port& port = m_ports[index];
+    if (!m_metaRoce.nicInjectionControl || Simulator::Now() >= port.dataReleaseAt)
+    {
+        return true;
+    }
+    if (arm && !MetaRoceIsPending(port.injectionWake))
+    {
+        port.injectionWake = m_arrivals->Schedule(&port.injectionWake,
+                                                  port.dataReleaseAt - Simulator::Now(),
+                                                  &MetaRoceNic::InjectionWake,
+                                                  this,
+                                                  index);
+    }
+    return false;
+}
+
+void
+MetaRoceNic::OnInjected(uint32_t index, const Ptr<Packet>& packet)
+{
+    if (!m_metaRoce.nicInjectionControl)
+    {
+        return;
+    }
+    // Every packet pulled while DATA may go counts, control included: the port's time at the
+    // injection rate (spec 9.7). Control pulled while DATA waits is not charged.
+    const double share = m_lossEvidence.Injection().Share();
+    if (share < 1)
+    {
+        const double seconds = packet->GetSize() * 8.0 / (share * LineRateBps(index));
+        m_ports[index].dataReleaseAt = Simulator::Now() + Seconds(seconds);
+    }
+}
+
+void
+MetaRoceNic::InjectionWake(uint32_t index)
+{
+    if (m_ports[index].up)
+    {
+        m_ports[index].queue->Kick();
+    }
 }
 
 void

@@ -171,7 +171,19 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
         Ipv4Address address;
         bool up{true};
         bool busy{false}; ///< queue->IsBusy(), kept here by PortBusyChanged()
+        /// With NicInjectionControl: no DATA before this (the last packet at the injection
+        /// rate), and the event that kicks the port then if it went idle waiting (spec 9.7).
+        Time dataReleaseAt;
+        EventId injectionWake;
     };
+
+    /// Whether port `index` may pull DATA now under the injection rate (spec 9.7); if not and
+    /// `arm`, makes sure the port is kicked when it may.
+    bool InjectionAllows(uint32_t index, bool arm);
+    /// A packet pulled while DATA may go: the next DATA waits for its time at the injection rate.
+    void OnInjected(uint32_t index, const Ptr<Packet>& packet);
+    /// The injection wake-up of port `index`.
+    void InjectionWake(uint32_t index);
 
     /// The attributes and trace sources that are not engine tunables.
     static TypeId AddHandWrittenAttributes(TypeId tid);
