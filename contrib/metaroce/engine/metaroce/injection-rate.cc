@@ -22,13 +22,10 @@ InjectionRate::OnAck(uint32_t packets, uint32_t marked, TimeNs now, TimeNs round
             m_alpha = (1 - kInjectionGain) * m_alpha + kInjectionGain * f;
             if (m_marked > 0)
             {
-                m_share = std::max(kInjectionMinShare, m_share * (1 - m_alpha / 2));
+                m_share *= 1 - m_alpha / 2;
                 ++m_cuts;
             }
-            else
-            {
-                m_share = std::min(1.0, m_share + kInjectionIncrease);
-            }
+            m_share = std::clamp(m_share + kInjectionIncrease, kInjectionMinShare, 1.0);
         }
         m_packets = 0;
         m_marked = 0;

@@ -11,8 +11,12 @@
  * every few hundred nanoseconds. This class runs DCTCP's control law on the NIC's aggregate:
  * per round trip (the NIC's smoothed RTT, at least kInjectionRoundMinNs) the share of
  * acknowledged packets that were marked, F, updates alpha <- (1 - g) alpha + g F (g = 1/16);
- * a round with marks cuts the rate to rate x (1 - alpha / 2), a round without adds
- * kInjectionIncrease of the line rate, and the rate stays within [kInjectionMinShare, 1].
+ * a round with marks cuts the rate to rate x (1 - alpha / 2), then every round adds
+ * kInjectionIncrease of the line rate, as DCTCP's window grows by a packet each round trip; the
+ * rate stays within [kInjectionMinShare, 1]. A NIC hears marks in almost every round, so the
+ * increase cannot wait for a clean one: the rate falls only where alpha / 2 of it is more than
+ * the increase, about 3% of its packets marked at the line rate. Below that (the few marks of a
+ * fabric's bursts) it stays at the line rate.
  *
  * It reacts to marks anywhere on the NIC's traffic: one connection into an incast cuts every
  * connection's rate by its share of the NIC's marks. That is why it is off by default and meant
@@ -33,9 +37,9 @@ namespace metaroce
 constexpr TimeNs kInjectionRoundMinNs = 8'000;
 /// DCTCP's gain g of the marked share's moving average (A58).
 constexpr double kInjectionGain = 1.0 / 16;
-/// What a round without marks adds, as a share of the line rate (A58): from half the line rate
-/// back to all of it in 128 rounds.
-constexpr double kInjectionIncrease = 1.0 / 256;
+/// What every round adds, as a share of the line rate (A58): from half the line rate back to
+/// all of it in 32 rounds without marks.
+constexpr double kInjectionIncrease = 1.0 / 64;
 /// The least share of its line rate a NIC keeps (A58).
 constexpr double kInjectionMinShare = 1.0 / 16;
 
