@@ -280,13 +280,7 @@ bool
 MetaRoceNic::HasTimerDueBy(Time t) const
 {
     const int64_t step = t.GetTimeStep();
-    return m_pfc.HasExpiryDueBy(t) ||
-           std::any_of(m_ports.begin(),
-                       m_ports.end(),
-                       [step](const Port& port) {
-                           return MetaRoceIsPending(port.injectionWake) &&
-                                  port.injectionWake.GetTs() <= static_cast<uint64_t>(step);
-                       }) ||
+    return m_pfc.HasExpiryDueBy(t) || InjectionWakeDueBy(step) ||
            std::any_of(m_hosts.begin(), m_hosts.end(), [step](const auto& entry) {
                return entry.second->TimerDueBy(step);
            });
@@ -507,51 +501,6 @@ MetaRoceNic::PullPort(uint32_t index)
         InjectionAllows(index, true);
     }
     return p;
-}
-
-bool
-MetaRoceNic::InjectionAllows(uint32_t index, bool arm)
-{
-    Port& port = m_ports[index];
-    if (!m_metaRoce.nicInjectionControl || Simulator::Now() >= port.dataReleaseAt)
-    {
-        return true;
-    }
-    if (arm && !MetaRoceIsPending(port.injectionWake))
-    {
-        port.injectionWake = m_arrivals->Schedule(&port.injectionWake,
-                                                  port.dataReleaseAt - Simulator::Now(),
-                                                  &MetaRoceNic::InjectionWake,
-                                                  this,
-                                                  index);
-    }
-    return false;
-}
-
-void
-MetaRoceNic::OnInjected(uint32_t index, const Ptr<Packet>& packet)
-{
-    if (!m_metaRoce.nicInjectionControl)
-    {
-        return;
-    }
-    // Every packet pulled while DATA may go counts, control included: the port's time at the
-    // injection rate (spec 9.7). Control pulled while DATA waits is not charged.
-    const double share = m_lossEvidence.Injection().Share();
-    if (share < 1)
-    {
-        const double seconds = packet->GetSize() * 8.0 / (share * LineRateBps(index));
-        m_ports[index].dataReleaseAt = Simulator::Now() + Seconds(seconds);
-    }
-}
-
-void
-MetaRoceNic::InjectionWake(uint32_t index)
-{
-    if (m_ports[index].up)
-    {
-        m_ports[index].queue->Kick();
-    }
 }
 
 void

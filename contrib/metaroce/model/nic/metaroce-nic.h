@@ -184,6 +184,8 @@ class MetaRoceNic : public Object, public MetaRocePortOwner, public MetaRoceFram
     void OnInjected(uint32_t index, const Ptr<Packet>& packet);
     /// The injection wake-up of port `index`.
     void InjectionWake(uint32_t index);
+    /// Whether a port's injection wake-up is due by time step `step` (HasTimerDueBy).
+    bool InjectionWakeDueBy(int64_t step) const;
 
     /// The attributes and trace sources that are not engine tunables.
     static TypeId AddHandWrittenAttributes(TypeId tid);
