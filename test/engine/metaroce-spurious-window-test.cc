@@ -49,6 +49,7 @@ TwoPlanesWidening(uint32_t halves)
 {
     MetaRoceConfig c = TwoPlanes();
     c.spuriousWindowSrttHalves = halves;
+    c.judgeByNicRtt = false; // each connection by its own RTT, unless a test says otherwise
     return c;
 }
 
