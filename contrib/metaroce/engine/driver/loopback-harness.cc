@@ -225,7 +225,8 @@ LoopbackHarness::Transmit(int side, const OutPacket& pkt, TimeNs serialisation)
 {
     ++m_stats.sent;
     const uint64_t index = m_txCount[side]++;
-    bool dropped = m_dropNth[side].count(index) > 0;
+    bool dropped =
+        m_dropNth[side].count(index) > 0 || (m_dropIf[side] && m_dropIf[side](pkt, m_now));
     // Draw every random decision for every packet, so that scripted drops do not shift the
     // random sequence of later packets; a channel that impairs nothing has nothing to draw.
     double lossDraw = 1;

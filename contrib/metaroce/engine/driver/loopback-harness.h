@@ -80,6 +80,13 @@ class LoopbackHarness
     /// Drops the n-th packet (counting from 0) that `side` transmits, whatever it is.
     void DropNth(int side, uint64_t n);
 
+    /// Drops every packet that `side` transmits while `pred(packet, now)` holds (a port that
+    /// stays full for one packet, a route that never delivers it).
+    void DropIf(int side, std::function<bool(const OutPacket&, TimeNs)> pred)
+    {
+        m_dropIf[side] = std::move(pred);
+    }
+
     /// Takes plane `port` down at `at` and, when `upAt` != kNever, back up at `upAt`.
     void SchedulePlaneFailure(uint16_t port, TimeNs at, TimeNs upAt = kNever);
 
@@ -224,6 +231,7 @@ class LoopbackHarness
     std::array<Event, 2> m_timers{};
     std::array<uint64_t, 2> m_txCount{};
     std::array<std::set<uint64_t>, 2> m_dropNth;
+    std::array<std::function<bool(const OutPacket&, TimeNs)>, 2> m_dropIf;
     std::vector<Frame> m_frames;
     std::vector<std::size_t> m_freeFrames;
     std::array<std::vector<Completion>, 2> m_completions;

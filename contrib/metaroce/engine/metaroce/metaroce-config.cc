@@ -140,7 +140,8 @@ RecoveryFields()
         METAROCE_FIELD(C, initialRtoNs, "InitialRto", Nanoseconds, 1, kMaxNs, "4.5",
                        "Retransmission timeout of a flow before its first RTT sample."),
         METAROCE_FIELD(C, maxRetransmissions, "MaxRetransmissions", Count, 1, 1000, "7.4",
-                       "Transmissions of one packet beyond its first before the connection fails."),
+                       "Transmissions of one packet beyond its first before the connection fails, "
+                       "once its message's first loss is RtoMax old."),
         METAROCE_FIELD(C, retransmitCopies, "RetransmitCopies", Count, 1, 4, "7.3",
                        "Copies sent of each retransmission, each on the flow the next pull "
                        "picks: a lost retransmission then rarely costs a second recovery."),

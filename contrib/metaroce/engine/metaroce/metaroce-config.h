@@ -93,7 +93,8 @@ struct MetaRoceConfig
     TimeNs initialRttNs{8'000};       ///< RTT assumed before the first sample
     TimeNs initialRtoNs{500'000};     ///< RTO before the first sample: a first window may sit
                                       ///< in an incast queue for hundreds of microseconds
-    uint32_t maxRetransmissions{32};  ///< per packet; beyond it the connection fails
+    uint32_t maxRetransmissions{32};  ///< per packet; beyond it, once its message's first loss
+                                      ///< is rtoMaxNs old, the connection fails (7.4, A19)
     uint32_t retransmitCopies{1};     ///< copies of each retransmission (7.3); 1: no extra
     bool retransmitOtherPlane{true};  ///< a retransmission avoids the plane of its loss (7.3, A54)
     uint32_t tailRetransmitCopies{2}; ///< at least this many once no new data is left (7.3)

@@ -187,12 +187,21 @@ SendQueue::Acknowledge(uint64_t message, uint32_t index, TimeNs now)
 bool
 SendQueue::Requeue(uint64_t message, uint32_t index, TimeNs now, bool urgent, uint8_t lostOn)
 {
-    const Message* m = Undelivered(message, index);
+    Message* m = Undelivered(message, index);
     if (m == nullptr)
     {
         return false;
     }
-    if (m->transmissions[index] > m_config.maxRetransmissions)
+    if (m->firstLossAt == kNever)
+    {
+        m->firstLossAt = now;
+    }
+    // The limit fails a packet that cannot land, not one that meets a full port again and again
+    // for a while (the end of a collective on a congested fabric): losses proven one after
+    // another within microseconds fail the connection only once its message has been losing
+    // packets for rtoMaxNs (7.4, A19).
+    if (m->transmissions[index] > m_config.maxRetransmissions &&
+        now - m->firstLossAt >= m_config.rtoMaxNs)
     {
         Fail(CompletionStatus::RetryExceeded, message, now);
         return false;

@@ -73,6 +73,7 @@ class SendQueue
         uint32_t ackedPackets{0};
         boost::dynamic_bitset<> acked;
         std::vector<uint16_t> transmissions; ///< per packet, to enforce maxRetransmissions
+        TimeNs firstLossAt{kNever};          ///< when a packet of it was first declared lost
         bool finished{false};
         bool completed{false}; ///< its completion left before it reached its stream's front
         CompletionStatus status{CompletionStatus::Success};
