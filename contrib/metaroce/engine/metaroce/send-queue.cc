@@ -1,6 +1,7 @@
 #include "send-queue.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -131,7 +132,9 @@ SendQueue::Take(const QueuedPacket& p)
     {
         ++m.nextPacket;
     }
-    ++m.transmissions[p.index];
+    // Saturates: before the retry limit's time floor (7.4) a packet may go thousands of times.
+    uint16_t& sent = m.transmissions[p.index];
+    sent = sent == std::numeric_limits<uint16_t>::max() ? sent : static_cast<uint16_t>(sent + 1);
     return retx;
 }
 
