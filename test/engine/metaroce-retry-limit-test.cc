@@ -50,9 +50,9 @@ struct TailDroppedUntil
             return now < until && IsTail(p);
         });
         harness->OnTransmit([this](int side, const OutPacket& p, bool) {
-            if (side == 0 && IsTail(p))
+            if (side == 0 && IsTail(p) && tailSent++ == 0)
             {
-                firstTailAt = tailSent++ == 0 ? harness->Now() : firstTailAt;
+                firstTailAt = harness->Now();
             }
         });
         a->PostSend(WorkRequest{1, Opcode::Write, 0, kBytes}, 0);
