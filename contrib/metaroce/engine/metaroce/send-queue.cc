@@ -134,7 +134,10 @@ SendQueue::Take(const QueuedPacket& p)
     }
     // Saturates: before the retry limit's time floor (7.4) a packet may go thousands of times.
     uint16_t& sent = m.transmissions[p.index];
-    sent = sent == std::numeric_limits<uint16_t>::max() ? sent : static_cast<uint16_t>(sent + 1);
+    if (sent < std::numeric_limits<uint16_t>::max())
+    {
+        ++sent;
+    }
     return retx;
 }
 
